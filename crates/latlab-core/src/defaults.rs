@@ -1,0 +1,57 @@
+//! Every default latlab uses, in one place, each with the reason it has that value.
+
+/// Database file when neither `--db` nor `LATLAB_DB` is given: in the current directory,
+/// so a checkout's runs stay with it and nothing is written elsewhere unasked.
+pub const DB_FILE: &str = "latlab.db";
+
+/// Report file `latlab suite` writes: next to the database, one self-contained file.
+pub const SUITE_REPORT: &str = "latlab-report.html";
+
+/// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
+/// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.
+pub const RT_PRIORITY: i32 = 80;
+
+/// Sleep-accuracy sample count per case in `selftest`: 2,000 wake-ups give a stable p99 and
+/// a visible tail while keeping the 1 ms case to 2 s.
+pub const SELFTEST_SLEEP_SAMPLES: usize = 2_000;
+
+/// Sleep-accuracy sample count per case in `suite`'s short selftest: 1 ms × 1,000 = 1 s per
+/// case keeps the whole selftest near 10 s, well inside the suite's 3-minute budget.
+pub const SUITE_SLEEP_SAMPLES: usize = 1_000;
+
+/// Clock reads in the read-cost measurement: 1 M reads take ~20–50 ms and average out
+/// caching effects; a series of 100 k consecutive-read deltas is stored for the report.
+pub const CLOCK_READS: usize = 1_000_000;
+
+/// Stored consecutive clock-read deltas.
+pub const CLOCK_DELTA_SAMPLES: usize = 100_000;
+
+/// Periods swept by `selftest` for the sleep-accuracy curve: from the 1 ms of an ordinary
+/// tick-rate loop down to 50 µs, where seed 001's 5 kHz test (200 µs) sits in between.
+pub const SELFTEST_SWEEP_PERIODS_NS: [u64; 5] = [1_000_000, 500_000, 200_000, 100_000, 50_000];
+
+/// Busy-wait tail of the precise sleeper: 50 µs covers the wake-up latency of a typical
+/// idle CPU, so the spin rarely starts late, and costs at most 5 % CPU at 1 kHz.
+pub const SPIN_TAIL_NS: u64 = 50_000;
+
+/// Timer slack asked for on measuring threads: 1 ns, the smallest the kernel accepts (0
+/// means "reset to the default 50 µs").
+pub const MEASURE_TIMER_SLACK_NS: u64 = 1;
+
+/// Bootstrap resamples in `latlab compare`: 1,000 gives 95 % bounds stable to a few
+/// percent of their width (Efron & Tibshirani).
+pub const BOOTSTRAP_RESAMPLES: usize = 1_000;
+
+/// Largest set resampled by the bootstrap (bigger sets are thinned evenly): keeps `compare`
+/// of two 10 M-sample runs to seconds.
+pub const BOOTSTRAP_MAX_N: usize = 20_000;
+
+/// Seed of the bootstrap generator, fixed so `compare` prints the same interval twice.
+pub const BOOTSTRAP_SEED: u64 = 0x1a71ab;
+
+/// Histogram bins in report plots: enough to show a tail's shape, few enough to read.
+pub const REPORT_HIST_BINS: usize = 60;
+
+/// Points per CDF or time-series curve in the report (series are thinned to this): keeps
+/// the HTML file small (well under 1 MB per run) while tails stay visible.
+pub const REPORT_CURVE_POINTS: usize = 2_000;

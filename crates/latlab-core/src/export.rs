@@ -1,0 +1,187 @@
+//! Exporters of a stored run: JSON (the whole self-describing record), CSV (raw samples,
+//! long format) and a Markdown summary. Each is a pure function of a [`RunRecord`].
+
+use crate::record::{RunRecord, fmt_ns, fmt_value};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The full record as pretty JSON (`docs/run-record.md`).
+    Json,
+    /// Raw samples: `series,unit,index,value`, one row per sample.
+    Csv,
+    /// A human summary in Markdown.
+    Markdown,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            "md" | "markdown" => Ok(Format::Markdown),
+            _ => Err(format!("unknown format '{s}' (json, csv, md)")),
+        }
+    }
+}
+
+/// Write `run` in `format` to `w`.
+pub fn export(run: &RunRecord, format: Format, w: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *w, run).map_err(io::Error::other)?;
+            writeln!(w)
+        }
+        Format::Csv => write_csv(run, w),
+        Format::Markdown => w.write_all(markdown(run).as_bytes()),
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// CSV of every raw sample (long format, so series of different lengths fit one file).
+pub fn write_csv(run: &RunRecord, w: &mut dyn Write) -> io::Result<()> {
+    let mut w = io::BufWriter::new(w);
+    writeln!(w, "series,unit,index,value")?;
+    for s in &run.series {
+        let (name, unit) = (csv_field(&s.name), csv_field(&s.unit));
+        for (i, v) in s.values.iter().enumerate() {
+            writeln!(w, "{name},{unit},{i},{v}")?;
+        }
+    }
+    w.flush()
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown summary: what ran, where, what it got, its metrics and the paper rows.
+pub fn markdown(run: &RunRecord) -> String {
+    let mut o = String::new();
+    let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
+    let _ = writeln!(o, "# latlab {}{id} — {}\n", run.experiment, run.status.as_str());
+    let m = &run.machine.info;
+    let _ = writeln!(
+        o,
+        "- started: {}\n- duration: {}\n- latlab: {}{}\n- machine: {} · {} CPUs · kernel {} ({}) · clocksource {} · virtualization {}\n",
+        humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(run.started_at_ns.max(0) as u64)
+        ),
+        fmt_ns(run.duration_ns() as f64),
+        run.latlab_version,
+        run.git_commit.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),
+        m.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        m.cpus,
+        m.kernel_release.as_deref().unwrap_or("?"),
+        m.preemption.as_deref().unwrap_or("?"),
+        m.clocksource.as_deref().unwrap_or("?"),
+        m.virtualization.as_deref().unwrap_or("?"),
+    );
+    if !run.capabilities.is_empty() {
+        let _ = writeln!(o, "## Capabilities\n\n| knob | requested | obtained | granted |\n|---|---|---|---|");
+        for c in &run.capabilities {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                md_escape(&c.name),
+                md_escape(&c.requested),
+                md_escape(&c.obtained),
+                if c.granted { "yes" } else { "**no**" }
+            );
+        }
+        o.push('\n');
+    }
+    if !run.paper.is_empty() {
+        let _ = writeln!(o, "## Paper vs here\n\n| seed | figure | paper ({}) | here | note |\n|---|---|---|---|---|", "setting");
+        for p in &run.paper {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} ({}) | {} | {} |",
+                p.seed,
+                md_escape(&p.figure),
+                md_escape(&p.paper_value),
+                md_escape(&p.paper_setting),
+                md_escape(&p.here_value),
+                md_escape(&p.note)
+            );
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(o, "## Metrics\n\n| metric | value | unit |\n|---|---:|---|");
+    for mt in &run.metrics {
+        let _ = writeln!(o, "| `{}` | {} | {} |", mt.name, fmt_value(mt.value, &mt.unit), mt.unit);
+    }
+    for t in &run.tables {
+        let _ = writeln!(o, "\n## {}\n", md_escape(&t.title));
+        let head: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| if c.unit.is_empty() { c.name.clone() } else { format!("{} ({})", c.name, c.unit) })
+            .collect();
+        let _ = writeln!(o, "| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
+        for r in &t.rows {
+            let cells: Vec<String> = r
+                .iter()
+                .map(|v| match v {
+                    serde_json::Value::String(s) => md_escape(s),
+                    other => other.to_string(),
+                })
+                .collect();
+            let _ = writeln!(o, "| {} |", cells.join(" | "));
+        }
+    }
+    if !run.warnings.is_empty() {
+        let _ = writeln!(o, "\n## Warnings\n");
+        for w in &run.warnings {
+            let _ = writeln!(o, "- {}", md_escape(w));
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{RunStatus, Series};
+
+    fn sample() -> RunRecord {
+        let mut r = RunRecord::begin("selftest");
+        r.metric("clock.read_cost.mean", 21.5, "ns");
+        r.series.push(Series { name: "a".into(), unit: "ns".into(), description: "x".into(), values: vec![1, 2] });
+        r.series.push(Series { name: "b,c".into(), unit: "ns".into(), description: "y".into(), values: vec![3] });
+        r.finish(RunStatus::Complete);
+        r
+    }
+
+    #[test]
+    fn csv_is_long_format_and_quotes() {
+        let mut out = Vec::new();
+        export(&sample(), Format::Csv, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "series,unit,index,value\na,ns,0,1\na,ns,1,2\n\"b,c\",ns,0,3\n");
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let r = sample();
+        let mut out = Vec::new();
+        export(&r, Format::Json, &mut out).unwrap();
+        let back: RunRecord = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back, r);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["schema"], "latlab.run/1");
+    }
+
+    #[test]
+    fn markdown_has_metrics() {
+        let md = markdown(&sample());
+        assert!(md.starts_with("# latlab selftest — complete"));
+        assert!(md.contains("| `clock.read_cost.mean` | 22 ns | ns |"), "{md}");
+        assert!("json".parse::<Format>().is_ok() && "xml".parse::<Format>().is_err());
+    }
+}

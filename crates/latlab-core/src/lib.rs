@@ -1,0 +1,25 @@
+//! latlab-core: what every latlab experiment shares — clock and deadlines, platform knobs,
+//! machine description, statistics, the run record, the SQLite store, exporters, the HTML
+//! report, progress and Ctrl-C handling, the polygons load, and the selftest.
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod compare;
+pub mod defaults;
+pub mod export;
+pub mod interrupt;
+pub mod load;
+pub mod machine;
+pub mod platform;
+pub mod progress;
+pub mod record;
+pub mod report;
+pub mod selftest;
+pub mod stats;
+pub mod store;
+
+/// latlab's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git commit latlab was built from, when the build could tell.
+pub const GIT_COMMIT: Option<&str> = option_env!("LATLAB_GIT_COMMIT");

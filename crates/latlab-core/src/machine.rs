@@ -1,0 +1,247 @@
+//! Machine description stored with every run: kernel and preemption model, CPU, clocksource,
+//! governor, virtualization, RT throttling, and load/PSI/steal snapshots before and after.
+//!
+//! Everything is read from `/proc` and `/sys`; a fact that cannot be read is `None`, never
+//! guessed.
+
+use crate::platform::RtThrottling;
+use serde::{Deserialize, Serialize};
+
+/// Facts that do not change during a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// Host name.
+    pub hostname: Option<String>,
+    /// `uname -r`.
+    pub kernel_release: Option<String>,
+    /// `uname -v` (build string; names PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC).
+    pub kernel_version: Option<String>,
+    /// Preemption model: `none`, `voluntary`, `full`, `rt`, `dynamic(<mode>)`, as found.
+    pub preemption: Option<String>,
+    /// CPU model name.
+    pub cpu_model: Option<String>,
+    /// Online logical CPUs.
+    pub cpus: usize,
+    /// Current clocksource (`tsc`, `kvm-clock`, …).
+    pub clocksource: Option<String>,
+    /// cpufreq governor of CPU 0, if cpufreq is present.
+    pub governor: Option<String>,
+    /// Hypervisor or container found, or `none`.
+    pub virtualization: Option<String>,
+    /// Total memory in bytes.
+    pub mem_total_bytes: Option<u64>,
+    /// RT throttling as found.
+    pub rt_throttling: Option<RtThrottling>,
+}
+
+/// Load indicators at one instant.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadSnapshot {
+    /// 1, 5 and 15 minute load averages.
+    pub loadavg: Option<[f64; 3]>,
+    /// PSI `some avg10` for cpu, memory, io (percent), where PSI exists.
+    pub psi_some_avg10: Option<Psi>,
+    /// Cumulative steal time over all CPUs, in clock ticks (USER_HZ), from `/proc/stat`.
+    pub steal_ticks: Option<u64>,
+    /// Cumulative total CPU time over all CPUs, in clock ticks.
+    pub total_ticks: Option<u64>,
+}
+
+/// Pressure-stall `some avg10` percentages.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Psi {
+    /// CPU pressure.
+    pub cpu: Option<f64>,
+    /// Memory pressure.
+    pub memory: Option<f64>,
+    /// I/O pressure.
+    pub io: Option<f64>,
+}
+
+/// The machine description of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Static facts.
+    pub info: MachineInfo,
+    /// Load just before measuring.
+    pub before: LoadSnapshot,
+    /// Load just after measuring.
+    pub after: Option<LoadSnapshot>,
+}
+
+impl Machine {
+    /// Describe this machine now (the `before` snapshot is taken here).
+    pub fn describe() -> Self {
+        Self { info: MachineInfo::read(), before: LoadSnapshot::read(), after: None }
+    }
+    /// Take the `after` snapshot.
+    pub fn finish(&mut self) {
+        self.after = Some(LoadSnapshot::read());
+    }
+    /// Fraction of CPU time stolen by the hypervisor between the two snapshots.
+    pub fn steal_fraction(&self) -> Option<f64> {
+        let a = self.after.as_ref()?;
+        let ds = a.steal_ticks?.checked_sub(self.before.steal_ticks?)?;
+        let dt = a.total_ticks?.checked_sub(self.before.total_ticks?)?;
+        (dt > 0).then(|| ds as f64 / dt as f64)
+    }
+}
+
+fn read_trim(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// Preemption model from the kernel's own words: `/sys/kernel/realtime`, the
+/// `sched/preempt` debugfs file for PREEMPT_DYNAMIC kernels, and the `uname -v` string.
+pub fn preemption_model(version: &str, dynamic_mode: Option<&str>, realtime: bool) -> String {
+    if realtime || version.contains("PREEMPT_RT") {
+        return "rt".into();
+    }
+    if version.contains("PREEMPT_DYNAMIC") {
+        // debugfs prints e.g. "none voluntary (full) lazy"; the chosen one is in parentheses.
+        let mode = dynamic_mode
+            .and_then(|m| m.split_whitespace().find(|w| w.starts_with('(')))
+            .map(|w| w.trim_matches(|c| c == '(' || c == ')').to_string());
+        return match mode {
+            Some(m) => format!("dynamic({m})"),
+            None => "dynamic".into(),
+        };
+    }
+    if version.contains("PREEMPT") {
+        return "full".into();
+    }
+    "none or voluntary".into()
+}
+
+/// Pull the first `model name` from `/proc/cpuinfo` text.
+pub fn cpu_model_from_cpuinfo(cpuinfo: &str) -> Option<String> {
+    cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name") || l.starts_with("Model") || l.starts_with("cpu model"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+/// Parse the aggregate `cpu` line of `/proc/stat` into (steal, total) ticks.
+pub fn steal_from_proc_stat(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal guest guest_nice; guest is inside user.
+    let total: u64 = v.iter().take(8).sum();
+    Some((*v.get(7)?, total))
+}
+
+/// Parse `some avg10=…` from a PSI file.
+pub fn psi_some_avg10(text: &str) -> Option<f64> {
+    let line = text.lines().find(|l| l.starts_with("some"))?;
+    line.split_whitespace().find_map(|w| w.strip_prefix("avg10=")).and_then(|v| v.parse().ok())
+}
+
+fn virtualization() -> Option<String> {
+    if std::path::Path::new("/.dockerenv").exists() {
+        return Some("container (docker)".into());
+    }
+    if let Some(c) = read_trim("/run/systemd/container") {
+        return Some(format!("container ({c})"));
+    }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let hv_flag = cpuinfo.lines().any(|l| l.starts_with("flags") && l.split_whitespace().any(|w| w == "hypervisor"));
+    let vendor = read_trim("/sys/class/dmi/id/sys_vendor");
+    let product = read_trim("/sys/class/dmi/id/product_name");
+    let hv_type = read_trim("/sys/hypervisor/type");
+    if hv_flag || hv_type.is_some() {
+        let name = [hv_type, vendor, product].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        return Some(if name.is_empty() { "vm".into() } else { format!("vm ({name})") });
+    }
+    Some("none".into())
+}
+
+impl MachineInfo {
+    /// Read the static facts.
+    pub fn read() -> Self {
+        let uts = nix::sys::utsname::uname().ok();
+        let release = uts.as_ref().map(|u| u.release().to_string_lossy().into_owned());
+        let version = uts.as_ref().map(|u| u.version().to_string_lossy().into_owned());
+        let realtime = read_trim("/sys/kernel/realtime").as_deref() == Some("1");
+        let dyn_mode = read_trim("/sys/kernel/debug/sched/preempt");
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let mem_total_bytes = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+                .map(|kb| kb * 1024)
+        });
+        Self {
+            hostname: nix::unistd::gethostname().ok().map(|h| h.to_string_lossy().into_owned()),
+            preemption: version.as_deref().map(|v| preemption_model(v, dyn_mode.as_deref(), realtime)),
+            kernel_release: release,
+            kernel_version: version,
+            cpu_model: cpu_model_from_cpuinfo(&cpuinfo),
+            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            clocksource: read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+            governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            virtualization: virtualization(),
+            mem_total_bytes,
+            rt_throttling: RtThrottling::read(),
+        }
+    }
+}
+
+impl LoadSnapshot {
+    /// Read load indicators now.
+    pub fn read() -> Self {
+        let loadavg = read_trim("/proc/loadavg").and_then(|s| {
+            let v: Vec<f64> = s.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+            (v.len() == 3).then(|| [v[0], v[1], v[2]])
+        });
+        let psi = |r: &str| std::fs::read_to_string(format!("/proc/pressure/{r}")).ok().and_then(|t| psi_some_avg10(&t));
+        let psi_some_avg10 = if std::path::Path::new("/proc/pressure").exists() {
+            Some(Psi { cpu: psi("cpu"), memory: psi("memory"), io: psi("io") })
+        } else {
+            None
+        };
+        let st = std::fs::read_to_string("/proc/stat").ok().and_then(|s| steal_from_proc_stat(&s));
+        Self { loadavg, psi_some_avg10, steal_ticks: st.map(|s| s.0), total_ticks: st.map(|s| s.1) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preemption_models() {
+        assert_eq!(preemption_model("#1 SMP PREEMPT_RT Tue", None, false), "rt");
+        assert_eq!(preemption_model("#1 SMP", None, true), "rt");
+        assert_eq!(
+            preemption_model("#1 SMP PREEMPT_DYNAMIC Debian", Some("none voluntary (full) lazy"), false),
+            "dynamic(full)"
+        );
+        assert_eq!(preemption_model("#1 SMP PREEMPT_DYNAMIC", None, false), "dynamic");
+        assert_eq!(preemption_model("#1 SMP PREEMPT Mon", None, false), "full");
+        assert_eq!(preemption_model("#1 SMP Mon", None, false), "none or voluntary");
+    }
+
+    #[test]
+    fn proc_parsers() {
+        let stat = "cpu  100 5 50 1000 10 1 2 7 0 0\ncpu0 1 2 3\n";
+        assert_eq!(steal_from_proc_stat(stat), Some((7, 1175)));
+        let psi = "some avg10=1.25 avg60=0.50 avg300=0.10 total=123\nfull avg10=0.00 avg60=0 avg300=0 total=0\n";
+        assert_eq!(psi_some_avg10(psi), Some(1.25));
+        let ci = "processor\t: 0\nvendor_id\t: X\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n";
+        assert_eq!(cpu_model_from_cpuinfo(ci).as_deref(), Some("Intel(R) Xeon(R) CPU @ 2.20GHz"));
+    }
+
+    #[test]
+    fn describe_reads_something_real() {
+        let mut m = Machine::describe();
+        m.finish();
+        assert!(m.info.cpus >= 1);
+        assert!(m.info.kernel_release.is_some());
+        assert!(m.after.is_some());
+        if let Some(f) = m.steal_fraction() {
+            assert!((0.0..=1.0).contains(&f));
+        }
+    }
+}

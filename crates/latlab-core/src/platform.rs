@@ -1,0 +1,409 @@
+//! Platform knobs a measurement asks for — scheduling policy and priority, CPU affinity,
+//! memory locking, `/dev/cpu_dma_latency`, RT throttling — each returning what was actually
+//! obtained, so a refusal becomes a recorded [`Capability`] with advice rather than a crash.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::fs::File;
+use std::io::Write;
+
+/// A scheduling policy as Linux names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// SCHED_OTHER (CFS/EEVDF), the default time-sharing policy.
+    Other,
+    /// SCHED_BATCH.
+    Batch,
+    /// SCHED_IDLE: runs only when nothing else wants the CPU.
+    Idle,
+    /// SCHED_FIFO real-time.
+    Fifo,
+    /// SCHED_RR real-time.
+    Rr,
+}
+
+impl Policy {
+    fn raw(self) -> libc::c_int {
+        match self {
+            Policy::Other => libc::SCHED_OTHER,
+            Policy::Batch => libc::SCHED_BATCH,
+            Policy::Idle => libc::SCHED_IDLE,
+            Policy::Fifo => libc::SCHED_FIFO,
+            Policy::Rr => libc::SCHED_RR,
+        }
+    }
+    fn from_raw(r: libc::c_int) -> Option<Self> {
+        Some(match r & !libc::SCHED_RESET_ON_FORK {
+            libc::SCHED_OTHER => Policy::Other,
+            libc::SCHED_BATCH => Policy::Batch,
+            libc::SCHED_IDLE => Policy::Idle,
+            libc::SCHED_FIFO => Policy::Fifo,
+            libc::SCHED_RR => Policy::Rr,
+            _ => return None,
+        })
+    }
+    /// True for the real-time policies, which take a priority 1..=99.
+    pub fn is_realtime(self) -> bool {
+        matches!(self, Policy::Fifo | Policy::Rr)
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Policy::Other => "other",
+            Policy::Batch => "batch",
+            Policy::Idle => "idle",
+            Policy::Fifo => "fifo",
+            Policy::Rr => "rr",
+        })
+    }
+}
+
+impl std::str::FromStr for Policy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_lowercase().trim_start_matches("sched_") {
+            "other" | "normal" => Policy::Other,
+            "batch" => Policy::Batch,
+            "idle" => Policy::Idle,
+            "fifo" => Policy::Fifo,
+            "rr" => Policy::Rr,
+            _ => return Err(format!("unknown scheduling policy '{s}' (other, batch, idle, fifo, rr)")),
+        })
+    }
+}
+
+/// Scheduling of a thread: policy plus real-time priority (0 for non-RT policies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sched {
+    /// The policy.
+    pub policy: Policy,
+    /// Real-time priority 1..=99 for fifo/rr, 0 otherwise.
+    pub priority: i32,
+}
+
+impl fmt::Display for Sched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.policy.is_realtime() {
+            write!(f, "{}:{}", self.policy, self.priority)
+        } else {
+            write!(f, "{}", self.policy)
+        }
+    }
+}
+
+/// What one requested knob came to. Stored in every run record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capability {
+    /// Short stable name, e.g. `sched.fifo`, `mlockall`, `cpu_dma_latency`.
+    pub name: String,
+    /// What was asked for, in words.
+    pub requested: String,
+    /// What the run actually got.
+    pub obtained: String,
+    /// True if `obtained` is what was requested.
+    pub granted: bool,
+    /// When refused: why, and what the user can do about it.
+    pub advice: Option<String>,
+}
+
+impl Capability {
+    /// A granted capability.
+    pub fn granted(name: &str, requested: impl Into<String>, obtained: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            requested: requested.into(),
+            obtained: obtained.into(),
+            granted: true,
+            advice: None,
+        }
+    }
+    /// A refused capability with the reason and advice.
+    pub fn refused(
+        name: &str,
+        requested: impl Into<String>,
+        obtained: impl Into<String>,
+        advice: impl Into<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            requested: requested.into(),
+            obtained: obtained.into(),
+            granted: false,
+            advice: Some(advice.into()),
+        }
+    }
+    /// The one-line warning shown on stderr for a refusal.
+    pub fn warning(&self) -> Option<String> {
+        if self.granted {
+            return None;
+        }
+        Some(format!(
+            "{}: asked for {}, got {}{}",
+            self.name,
+            self.requested,
+            self.obtained,
+            self.advice.as_deref().map(|a| format!(" — {a}")).unwrap_or_default()
+        ))
+    }
+}
+
+/// Raised under `--strict` when the machine refuses a requested capability.
+#[derive(Debug, thiserror::Error)]
+#[error("capability refused (--strict): {0}")]
+pub struct CapabilityRefused(pub String);
+
+const RT_ADVICE: &str = "run as root, grant CAP_SYS_NICE (setcap cap_sys_nice+ep latlab), or raise \
+     the rtprio limit in /etc/security/limits.conf; the run continues at normal priority";
+
+/// The calling thread's current scheduling.
+pub fn current_sched() -> Sched {
+    // SAFETY: sched_getscheduler/sched_getparam with pid 0 refer to the calling thread; the
+    // param struct is a valid out-pointer on the stack.
+    let (pol, prio) = unsafe {
+        let p = libc::sched_getscheduler(0);
+        let mut param: libc::sched_param = std::mem::zeroed();
+        libc::sched_getparam(0, &mut param);
+        (p, param.sched_priority)
+    };
+    Sched { policy: Policy::from_raw(pol).unwrap_or(Policy::Other), priority: prio }
+}
+
+fn sched_setscheduler_self(policy: Policy, priority: i32) -> std::io::Result<()> {
+    let param = libc::sched_param { sched_priority: if policy.is_realtime() { priority } else { 0 } };
+    // SAFETY: pid 0 is the calling thread; `param` is a valid pointer for the call's duration.
+    let rc = unsafe { libc::sched_setscheduler(0, policy.raw(), &param) };
+    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Set the calling thread's scheduling; returns the capability record of what it got.
+pub fn set_sched(want: Sched) -> Capability {
+    let name = format!("sched.{}", want.policy);
+    match sched_setscheduler_self(want.policy, want.priority) {
+        Ok(()) => {
+            let got = current_sched();
+            if got == want || (!want.policy.is_realtime() && got.policy == want.policy) {
+                Capability::granted(&name, want.to_string(), got.to_string())
+            } else {
+                Capability::refused(&name, want.to_string(), got.to_string(), "the kernel changed the request")
+            }
+        }
+        Err(e) => {
+            let got = current_sched();
+            let advice = if e.raw_os_error() == Some(libc::EPERM) {
+                format!("permission denied; {RT_ADVICE}")
+            } else {
+                format!("{e}")
+            };
+            Capability::refused(&name, want.to_string(), got.to_string(), advice)
+        }
+    }
+}
+
+/// Whether the machine grants SCHED_FIFO to this process, tested on a throw-away thread.
+pub fn probe_fifo(priority: i32) -> Capability {
+    std::thread::spawn(move || set_sched(Sched { policy: Policy::Fifo, priority }))
+        .join()
+        .unwrap_or_else(|_| Capability::refused("sched.fifo", "probe", "unknown", "probe thread panicked"))
+}
+
+/// Pin the calling thread to the given CPUs.
+pub fn set_affinity(cpus: &[usize]) -> Capability {
+    use nix::sched::{CpuSet, sched_setaffinity};
+    let req = format!("cpus {cpus:?}");
+    let mut set = CpuSet::new();
+    for &c in cpus {
+        if let Err(e) = set.set(c) {
+            return Capability::refused("affinity", req, "unpinned", format!("cpu {c}: {e}"));
+        }
+    }
+    match sched_setaffinity(nix::unistd::Pid::from_raw(0), &set) {
+        Ok(()) => Capability::granted("affinity", req.clone(), req),
+        Err(e) => Capability::refused(
+            "affinity",
+            req,
+            "unpinned",
+            format!("{e}; check the CPU numbers against `nproc` and any cpuset the process is in"),
+        ),
+    }
+}
+
+/// Lock all current and future memory (`mlockall`), so page faults do not hit timed loops.
+pub fn lock_memory() -> Capability {
+    use nix::sys::mman::{MlockAllFlags, mlockall};
+    match mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE) {
+        Ok(()) => Capability::granted("mlockall", "current+future", "locked"),
+        Err(e) => Capability::refused(
+            "mlockall",
+            "current+future",
+            "unlocked",
+            format!("{e}; raise RLIMIT_MEMLOCK (ulimit -l unlimited) or run with CAP_IPC_LOCK"),
+        ),
+    }
+}
+
+/// Holds `/dev/cpu_dma_latency` open with a requested limit; the kernel restores the
+/// default when the file is closed (on drop).
+#[derive(Debug)]
+pub struct DmaLatencyGuard {
+    _file: Option<File>,
+}
+
+/// Ask the kernel to keep CPU exit latency at `us` microseconds (0 = no deep C-states)
+/// for as long as the returned guard lives.
+pub fn hold_cpu_dma_latency(us: i32) -> (DmaLatencyGuard, Capability) {
+    let req = format!("{us} µs");
+    let path = "/dev/cpu_dma_latency";
+    match std::fs::OpenOptions::new().write(true).open(path).and_then(|mut f| {
+        f.write_all(&us.to_ne_bytes())?;
+        Ok(f)
+    }) {
+        Ok(f) => (DmaLatencyGuard { _file: Some(f) }, Capability::granted("cpu_dma_latency", req.clone(), req)),
+        Err(e) => (
+            DmaLatencyGuard { _file: None },
+            Capability::refused(
+                "cpu_dma_latency",
+                req,
+                "system default",
+                format!("{path}: {e}; run as root or give write access to {path} — deep idle states may add wake-up latency"),
+            ),
+        ),
+    }
+}
+
+/// The kernel's real-time throttling setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RtThrottling {
+    /// `sched_rt_runtime_us`; -1 means throttling is off.
+    pub runtime_us: i64,
+    /// `sched_rt_period_us`.
+    pub period_us: i64,
+}
+
+impl RtThrottling {
+    /// Read `/proc/sys/kernel/sched_rt_{runtime,period}_us`.
+    pub fn read() -> Option<Self> {
+        let rd = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<i64>().ok();
+        Some(Self {
+            runtime_us: rd("/proc/sys/kernel/sched_rt_runtime_us")?,
+            period_us: rd("/proc/sys/kernel/sched_rt_period_us")?,
+        })
+    }
+    /// True if RT tasks are limited to less than the whole period.
+    pub fn is_on(&self) -> bool {
+        self.runtime_us >= 0 && self.runtime_us < self.period_us
+    }
+}
+
+impl fmt::Display for RtThrottling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_on() {
+            write!(f, "on ({} ms per {} ms)", self.runtime_us / 1000, self.period_us / 1000)
+        } else {
+            write!(f, "off")
+        }
+    }
+}
+
+/// Collects capability outcomes for one run and prints each refusal as a warning.
+#[derive(Debug, Default, Clone)]
+pub struct Capabilities {
+    /// Everything requested so far, in order.
+    pub list: Vec<Capability>,
+    /// Turn refusals into errors.
+    pub strict: bool,
+}
+
+impl Capabilities {
+    /// A collector; `strict` turns the first refusal into an error.
+    pub fn new(strict: bool) -> Self {
+        Self { list: Vec::new(), strict }
+    }
+    /// Record an outcome. Refusals warn on stderr (once per name) and, under strict, fail.
+    pub fn record(&mut self, c: Capability) -> Result<(), CapabilityRefused> {
+        let seen = self.list.iter().any(|o| o.name == c.name && o.granted == c.granted);
+        if let Some(w) = c.warning() {
+            if self.strict {
+                self.list.push(c);
+                return Err(CapabilityRefused(w));
+            }
+            if !seen {
+                eprintln!("warning: {w}");
+            }
+        }
+        if !seen {
+            self.list.push(c);
+        }
+        Ok(())
+    }
+    /// The warnings to copy into the run record.
+    pub fn warnings(&self) -> Vec<String> {
+        self.list.iter().filter_map(Capability::warning).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_parses_and_prints() {
+        for p in ["other", "batch", "idle", "fifo", "rr", "SCHED_FIFO"] {
+            let pol: Policy = p.parse().unwrap();
+            assert_eq!(pol.to_string(), p.to_ascii_lowercase().trim_start_matches("sched_"));
+        }
+        assert!("deadline".parse::<Policy>().is_err());
+        assert_eq!(Sched { policy: Policy::Fifo, priority: 80 }.to_string(), "fifo:80");
+        assert_eq!(Sched { policy: Policy::Other, priority: 0 }.to_string(), "other");
+    }
+
+    #[test]
+    fn sched_request_reports_what_was_obtained() {
+        // Whatever the machine grants, the record must describe the thread's real state.
+        std::thread::spawn(|| {
+            let c = set_sched(Sched { policy: Policy::Fifo, priority: 10 });
+            let now = current_sched();
+            assert_eq!(c.obtained, now.to_string());
+            assert_eq!(c.granted, now == Sched { policy: Policy::Fifo, priority: 10 });
+            // Back to normal works without privilege.
+            let back = set_sched(Sched { policy: Policy::Other, priority: 0 });
+            assert!(back.granted, "{back:?}");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn strict_turns_refusal_into_error_and_lenient_keeps_going() {
+        let refused = Capability::refused("sched.fifo", "fifo:80", "other", "no CAP_SYS_NICE");
+        let mut lenient = Capabilities::new(false);
+        assert!(lenient.record(refused.clone()).is_ok());
+        assert_eq!(lenient.warnings().len(), 1);
+        assert!(lenient.warnings()[0].contains("no CAP_SYS_NICE"));
+        let mut strict = Capabilities::new(true);
+        let err = strict.record(refused).unwrap_err();
+        assert!(err.to_string().contains("--strict"));
+        assert!(strict.record(Capability::granted("mlockall", "x", "x")).is_ok());
+    }
+
+    #[test]
+    fn affinity_to_a_bad_cpu_is_refused_not_fatal() {
+        std::thread::spawn(|| {
+            let c = set_affinity(&[100_000]);
+            assert!(!c.granted);
+            assert!(c.advice.is_some());
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn throttling_display() {
+        let t = RtThrottling { runtime_us: 950_000, period_us: 1_000_000 };
+        assert!(t.is_on());
+        assert_eq!(t.to_string(), "on (950 ms per 1000 ms)");
+        assert!(!RtThrottling { runtime_us: -1, period_us: 1_000_000 }.is_on());
+    }
+}

@@ -1,0 +1,210 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no scripts, no network
+//! fetches) rendered from a template compiled into the binary. This module turns run
+//! records into a serializable context of preformatted strings and SVG plots; the template
+//! holds no arithmetic.
+
+pub mod plots;
+
+use crate::record::{RunRecord, fmt_ns, fmt_value};
+use serde::Serialize;
+
+const TEMPLATE: &str = include_str!("template.html");
+
+#[derive(Serialize)]
+struct Plot {
+    title: String,
+    svg: String,
+}
+
+#[derive(Serialize)]
+struct KeyVal {
+    key: String,
+    value: String,
+}
+
+#[derive(Serialize)]
+struct MetricRow {
+    name: String,
+    value: String,
+    unit: String,
+}
+
+#[derive(Serialize)]
+struct TableCtx {
+    title: String,
+    head: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+#[derive(Serialize)]
+struct PaperCtx {
+    run: String,
+    seed: String,
+    figure: String,
+    setting: String,
+    paper: String,
+    here: String,
+    note: String,
+}
+
+#[derive(Serialize)]
+struct RunCtx {
+    anchor: String,
+    title: String,
+    status: String,
+    facts: Vec<KeyVal>,
+    capabilities: Vec<crate::platform::Capability>,
+    warnings: Vec<String>,
+    metrics: Vec<MetricRow>,
+    tables: Vec<TableCtx>,
+    plots: Vec<Plot>,
+}
+
+#[derive(Serialize)]
+struct Ctx {
+    generated: String,
+    version: String,
+    runs: Vec<RunCtx>,
+    paper: Vec<PaperCtx>,
+}
+
+fn strip_xml_decl(svg: String) -> String {
+    match svg.strip_prefix("<?xml") {
+        Some(rest) => rest.split_once("?>").map(|(_, r)| r.trim_start().to_string()).unwrap_or_default(),
+        None => svg,
+    }
+}
+
+fn when(ns: i64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0) as u64))
+        .to_string()
+}
+
+fn run_title(r: &RunRecord) -> String {
+    format!("{} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
+}
+
+fn run_ctx(r: &RunRecord) -> RunCtx {
+    let m = &r.machine.info;
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
+    let mut facts = vec![
+        KeyVal { key: "started".into(), value: when(r.started_at_ns) },
+        KeyVal { key: "duration".into(), value: fmt_ns(r.duration_ns() as f64) },
+        KeyVal {
+            key: "latlab".into(),
+            value: format!("{} {}", r.latlab_version, r.git_commit.clone().unwrap_or_default()),
+        },
+        KeyVal { key: "host".into(), value: opt(&m.hostname) },
+        KeyVal { key: "CPU".into(), value: format!("{} × {}", m.cpus, opt(&m.cpu_model)) },
+        KeyVal { key: "kernel".into(), value: format!("{} (preemption: {})", opt(&m.kernel_release), opt(&m.preemption)) },
+        KeyVal { key: "clocksource".into(), value: opt(&m.clocksource) },
+        KeyVal { key: "governor".into(), value: opt(&m.governor) },
+        KeyVal { key: "virtualization".into(), value: opt(&m.virtualization) },
+        KeyVal {
+            key: "RT throttling".into(),
+            value: m.rt_throttling.map(|t| t.to_string()).unwrap_or_else(|| "unknown".into()),
+        },
+    ];
+    let la = |s: &crate::machine::LoadSnapshot| {
+        s.loadavg.map(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2])).unwrap_or_else(|| "unknown".into())
+    };
+    facts.push(KeyVal {
+        key: "load average before → after".into(),
+        value: format!("{} → {}", la(&r.machine.before), r.machine.after.as_ref().map(la).unwrap_or_default()),
+    });
+    if let Some(f) = r.machine.steal_fraction() {
+        facts.push(KeyVal { key: "steal during run".into(), value: format!("{:.2} %", f * 100.0) });
+    }
+    for (k, v) in &r.config {
+        facts.push(KeyVal { key: format!("config: {k}"), value: v.to_string() });
+    }
+    let metrics = r
+        .metrics
+        .iter()
+        .map(|mt| MetricRow { name: mt.name.clone(), value: fmt_value(mt.value, &mt.unit), unit: mt.unit.clone() })
+        .collect();
+    let tables = r
+        .tables
+        .iter()
+        .map(|t| TableCtx {
+            title: t.title.clone(),
+            head: t
+                .columns
+                .iter()
+                .map(|c| if c.unit.is_empty() { c.name.clone() } else { format!("{} ({})", c.name, c.unit) })
+                .collect(),
+            rows: t
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(i, v)| match (v, t.columns.get(i).map(|c| c.unit.as_str())) {
+                            (serde_json::Value::String(s), _) => s.clone(),
+                            (serde_json::Value::Number(n), Some("ns")) => fmt_ns(n.as_f64().unwrap_or(0.0)),
+                            (other, _) => other.to_string(),
+                        })
+                        .collect()
+                })
+                .collect(),
+        })
+        .collect();
+    let mut plots = Vec::new();
+    for t in &r.tables {
+        if let Some(svg) = plots::sweep(t) {
+            plots.push(Plot { title: t.title.clone(), svg: strip_xml_decl(svg) });
+        }
+    }
+    for s in &r.series {
+        for (kind, svg) in [
+            ("histogram", plots::histogram(s)),
+            ("CDF", plots::cdf(&[s])),
+            ("time series", plots::time_series(s)),
+        ] {
+            if let Some(svg) = svg {
+                plots.push(Plot { title: format!("{} — {kind}: {}", s.name, s.description), svg: strip_xml_decl(svg) });
+            }
+        }
+    }
+    RunCtx {
+        anchor: format!("run-{}", r.id.unwrap_or(0)),
+        title: run_title(r),
+        status: r.status.as_str().into(),
+        facts,
+        capabilities: r.capabilities.clone(),
+        warnings: r.warnings.clone(),
+        metrics,
+        tables,
+        plots,
+    }
+}
+
+/// Render runs into one self-contained HTML document.
+pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
+    let mut env = minijinja::Environment::new();
+    env.add_template("report.html", TEMPLATE)?;
+    let paper = runs
+        .iter()
+        .flat_map(|r| {
+            r.paper.iter().map(move |p| PaperCtx {
+                run: run_title(r),
+                seed: p.seed.clone(),
+                figure: p.figure.clone(),
+                setting: p.paper_setting.clone(),
+                paper: p.paper_value.clone(),
+                here: p.here_value.clone(),
+                note: p.note.clone(),
+            })
+        })
+        .collect();
+    let ctx = Ctx {
+        generated: when(crate::clock::unix_now_ns()),
+        version: crate::VERSION.into(),
+        runs: runs.iter().map(run_ctx).collect(),
+        paper,
+    };
+    env.get_template("report.html")?.render(minijinja::value::Serde(&ctx))
+}
+
+#[cfg(test)]
+mod tests;

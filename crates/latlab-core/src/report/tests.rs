@@ -1,0 +1,122 @@
+//! Report tests: the document parses, every SVG is well-formed, nothing is fetched.
+
+use super::*;
+use crate::record::{Column, PaperRow, RunStatus, Series, Table, TablePlot};
+use quick_xml::events::Event;
+
+/// Parse `xml` with quick-xml end to end; returns the number of `<svg>` elements.
+pub(crate) fn check_well_formed(xml: &str) -> Result<usize, String> {
+    let mut r = quick_xml::Reader::from_str(xml);
+    r.config_mut().check_end_names = true;
+    let mut depth = 0i64;
+    let mut svgs = 0;
+    loop {
+        match r.read_event() {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                if e.name().as_ref() == b"svg" {
+                    svgs += 1;
+                }
+            }
+            Ok(Event::End(_)) => depth -= 1,
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => return Err(format!("at byte {}: {e}", r.error_position())),
+        }
+    }
+    if depth != 0 {
+        return Err(format!("unbalanced elements (depth {depth} at end)"));
+    }
+    Ok(svgs)
+}
+
+fn sample_run() -> RunRecord {
+    let mut r = RunRecord::begin("selftest");
+    r.id = Some(7);
+    r.metric("sleep.other.1ms.p99", 51_234i64, "ns");
+    r.metric("clock.resolution", 1i64, "ns");
+    r.series.push(Series {
+        name: "sleep.other.1ms".into(),
+        unit: "ns".into(),
+        description: "lateness <of> each & every wake-up".into(),
+        values: (0..5000).map(|i| 50_000 + (i * 7919) % 3000 + if i == 4000 { 900_000 } else { 0 }).collect(),
+    });
+    r.series.push(Series { name: "one".into(), unit: "ns".into(), description: "single".into(), values: vec![5] });
+    r.tables.push(Table {
+        name: "sleep.sweep".into(),
+        title: "Sleep lateness against period".into(),
+        columns: vec![
+            Column { name: "period".into(), unit: "ns".into() },
+            Column { name: "p50".into(), unit: "ns".into() },
+            Column { name: "p99".into(), unit: "ns".into() },
+        ],
+        rows: vec![
+            vec![1_000_000.into(), 55_000.into(), 70_000.into()],
+            vec![100_000.into(), 52_000.into(), 66_000.into()],
+            vec![50_000.into(), 51_000.into(), 64_000.into()],
+        ],
+        plot: Some(TablePlot { x: "period".into(), ys: vec!["p50".into(), "p99".into()], log_x: true, log_y: false }),
+    });
+    r.paper.push(PaperRow {
+        seed: "001".into(),
+        figure: "Fig. 11 CE 3.0 ISR max".into(),
+        paper_setting: "SA-1110 206 MHz".into(),
+        paper_value: "5.2 µs".into(),
+        here_value: "12.0 µs".into(),
+        note: "timer wake-up <not an ISR>".into(),
+    });
+    r.warn("sched.fifo: asked for fifo:80, got other — permission denied");
+    r.finish(RunStatus::Interrupted);
+    r
+}
+
+#[test]
+fn report_is_well_formed_with_every_plot() {
+    let html = render(&[sample_run()]).unwrap();
+    let svgs = check_well_formed(&html).expect("report must be well-formed");
+    // 1 sweep + 3 per series × 2 series.
+    assert_eq!(svgs, 7, "plots found: {svgs}");
+    // Each SVG on its own is well-formed too.
+    let mut rest = html.as_str();
+    let mut n = 0;
+    while let Some(i) = rest.find("<svg") {
+        let end = rest[i..].find("</svg>").unwrap() + i + 6;
+        check_well_formed(&rest[i..end]).unwrap();
+        n += 1;
+        rest = &rest[end..];
+    }
+    assert_eq!(n, 7);
+    // Escaped user text, the paper row, the warning and the status are all there.
+    assert!(html.contains("lateness &lt;of&gt; each &amp; every wake-up"));
+    assert!(html.contains("timer wake-up &lt;not an ISR&gt;"));
+    assert!(html.contains("5.2 µs") && html.contains("12.0 µs"));
+    assert!(html.contains("warning: sched.fifo"));
+    assert!(html.contains("(interrupted)"));
+}
+
+#[test]
+fn report_fetches_nothing() {
+    let html = render(&[sample_run()]).unwrap();
+    for bad in ["<script", "<link", "src=", "url(", "@import", "<img"] {
+        assert!(!html.contains(bad), "report contains {bad}");
+    }
+}
+
+#[test]
+fn report_of_nothing_and_of_empty_runs() {
+    let html = render(&[]).unwrap();
+    assert_eq!(check_well_formed(&html).unwrap(), 0);
+    let mut r = RunRecord::begin("selftest");
+    r.finish(RunStatus::Failed);
+    let html = render(&[r]).unwrap();
+    assert_eq!(check_well_formed(&html).unwrap(), 0);
+    assert!(html.contains("No run in this report has a paper row yet."));
+}
+
+#[test]
+fn axis_units() {
+    assert_eq!(plots::axis_unit("ns", 500.0).label, "ns");
+    assert_eq!(plots::axis_unit("ns", 50_000.0).label, "µs");
+    assert_eq!(plots::axis_unit("ns", 5e6).div, 1e6);
+    assert_eq!(plots::axis_unit("count", 5e6).div, 1.0);
+}

@@ -32,8 +32,10 @@ impl std::str::FromStr for Format {
 pub fn export(run: &RunRecord, format: Format, w: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *w, run).map_err(io::Error::other)?;
-            writeln!(w)
+            // Serialize first so a write error (a closed pipe) reaches the caller as itself.
+            let mut text = serde_json::to_vec_pretty(run).map_err(io::Error::other)?;
+            text.push(b'\n');
+            w.write_all(&text)
         }
         Format::Csv => write_csv(run, w),
         Format::Markdown => w.write_all(markdown(run).as_bytes()),
@@ -70,9 +72,7 @@ pub fn markdown(run: &RunRecord) -> String {
     let _ = writeln!(
         o,
         "- started: {}\n- duration: {}\n- latlab: {}{}\n- machine: {} · {} CPUs · kernel {} ({}) · clocksource {} · virtualization {}\n",
-        humantime::format_rfc3339_seconds(
-            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(run.started_at_ns.max(0) as u64)
-        ),
+        crate::record::fmt_unix_ns(run.started_at_ns),
         fmt_ns(run.duration_ns() as f64),
         run.latlab_version,
         run.git_commit.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),

@@ -300,6 +300,12 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
+/// Format a wall-clock time (ns since the Unix epoch) as RFC 3339 UTC, to the second.
+pub fn fmt_unix_ns(ns: i64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0) as u64))
+        .to_string()
+}
+
 /// Format a metric value with its unit for people.
 pub fn fmt_value(v: Value, unit: &str) -> String {
     match unit {

@@ -87,7 +87,7 @@ const MIGRATIONS: &[&str] = &[
         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
         seq    INTEGER NOT NULL,
         name   TEXT    NOT NULL,
-        value  ANY     NOT NULL,  -- INTEGER or REAL, as measured
+        value          NOT NULL,  -- no declared type (BLOB affinity): INTEGER or REAL kept as measured
         unit   TEXT    NOT NULL,
         PRIMARY KEY (run_id, name)
     );

@@ -76,8 +76,7 @@ fn strip_xml_decl(svg: String) -> String {
 }
 
 fn when(ns: i64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0) as u64))
-        .to_string()
+    crate::record::fmt_unix_ns(ns)
 }
 
 fn run_title(r: &RunRecord) -> String {

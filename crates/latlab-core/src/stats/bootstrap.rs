@@ -35,7 +35,7 @@ pub fn percentile_diff_ci(a: &[i64], b: &[i64], p: f64, resamples: usize, max_n:
         return None;
     }
     let (sa, sb) = (sorted(a), sorted(b));
-    let diff = (percentile_sorted(&sb, p)? - percentile_sorted(&sa, p)?) as f64;
+    let diff = percentile_sorted(&sb, p)? as f64 - percentile_sorted(&sa, p)? as f64;
     let (ta, tb) = (thin(&sa, max_n.max(2)), thin(&sb, max_n.max(2)));
     let mut rng = StdRng::seed_from_u64(seed);
     let mut diffs = Vec::with_capacity(resamples);
@@ -50,7 +50,7 @@ pub fn percentile_diff_ci(a: &[i64], b: &[i64], p: f64, resamples: usize, max_n:
         }
         buf_a.sort_unstable();
         buf_b.sort_unstable();
-        diffs.push(percentile_sorted(&buf_b, p)? - percentile_sorted(&buf_a, p)?);
+        diffs.push(percentile_sorted(&buf_b, p)?.saturating_sub(percentile_sorted(&buf_a, p)?));
     }
     diffs.sort_unstable();
     Some(DiffCi { diff, lo: percentile_sorted(&diffs, 2.5)? as f64, hi: percentile_sorted(&diffs, 97.5)? as f64 })

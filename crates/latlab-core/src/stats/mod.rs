@@ -98,7 +98,7 @@ pub fn stddev(samples: &[i64]) -> Option<f64> {
 /// Median absolute deviation of sorted samples.
 pub fn mad_sorted(sorted: &[i64]) -> Option<i64> {
     let med = percentile_sorted(sorted, 50.0)?;
-    let mut dev: Vec<i64> = sorted.iter().map(|&x| (x - med).abs()).collect();
+    let mut dev: Vec<i64> = sorted.iter().map(|&x| i64::try_from(x.abs_diff(med)).unwrap_or(i64::MAX)).collect();
     dev.sort_unstable();
     percentile_sorted(&dev, 50.0)
 }
@@ -123,7 +123,7 @@ pub fn summarize_sorted(s: &[i64]) -> Option<Summary> {
         p90: percentile_sorted(s, 90.0)?,
         p99: percentile_sorted(s, 99.0)?,
         p999: percentile_sorted(s, 99.9)?,
-        jitter: max - min,
+        jitter: max.saturating_sub(min),
         mad: mad_sorted(s)?,
     })
 }
@@ -317,6 +317,14 @@ mod tests {
             prop_assert!(s.p99 <= s.p999 && s.p999 <= s.max);
             prop_assert!(s.min as f64 <= s.mean + 1e-6 && s.mean <= s.max as f64 + 1e-6);
             prop_assert!(s.stddev >= 0.0 && s.mad >= 0 && s.jitter == s.max - s.min);
+        }
+
+        #[test]
+        fn extremes_never_overflow(x in proptest::collection::vec(any::<i64>(), 1..50)) {
+            let s = summarize(&x).unwrap();
+            prop_assert!(s.min <= s.p50 && s.p50 <= s.max && s.jitter >= 0 && s.mad >= 0);
+            prop_assert_eq!(histogram_linear(&x, 7).iter().map(|b| b.count).sum::<u64>(), x.len() as u64);
+            prop_assert_eq!(histogram_log(&x, 7).iter().map(|b| b.count).sum::<u64>(), x.len() as u64);
             prop_assert!(x.contains(&s.p50) && x.contains(&s.p99));
             let n = x.len() as u64;
             prop_assert_eq!(histogram_linear(&x, 17).iter().map(|b| b.count).sum::<u64>(), n);

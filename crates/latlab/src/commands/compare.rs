@@ -1,0 +1,22 @@
+//! `latlab compare A B`: differences of medians and p99 with bootstrap intervals.
+
+use super::{open_existing, out};
+use crate::cli::CompareArgs;
+use latlab_core::compare::compare;
+use std::path::Path;
+
+pub fn run(db: &Path, a: CompareArgs) -> anyhow::Result<i32> {
+    let store = open_existing(db)?;
+    let ra = store.load(store.resolve(&a.a)?)?;
+    let rb = store.load(store.resolve(&a.b)?)?;
+    if ra.experiment != rb.experiment {
+        eprintln!("note: comparing runs of different experiments ({} and {}); only shared names are compared", ra.experiment, rb.experiment);
+    }
+    let c = compare(&ra, &rb);
+    if a.json {
+        out(&(serde_json::to_string_pretty(&c)? + "\n"))?;
+    } else {
+        out(&c.to_text())?;
+    }
+    Ok(crate::exit::OK)
+}

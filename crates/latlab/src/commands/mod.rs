@@ -1,0 +1,80 @@
+//! Subcommand dispatch and what the subcommands share: opening the store, saving a run,
+//! printing to stdout so that a closed pipe ends quietly.
+
+mod compare;
+mod export;
+mod report;
+mod runs;
+mod selftest;
+mod suite;
+
+use crate::cli::{Cli, Command};
+use anyhow::Context;
+use latlab_core::record::{RunRecord, RunStatus};
+use latlab_core::store::Store;
+use std::path::Path;
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let db = cli.db.clone();
+    match cli.command {
+        Command::Suite(a) => suite::run(&db, cli.strict, a),
+        Command::Selftest(a) => selftest::run(&db, cli.strict, a),
+        Command::Runs(a) => runs::list(&db, a),
+        Command::Show(a) => runs::show(&db, a),
+        Command::Report(a) => report::run(&db, a),
+        Command::Export(a) => export::run(&db, a),
+        Command::Compare(a) => compare::run(&db, a),
+    }
+}
+
+/// Open the database, creating it if needed.
+pub fn open_store(db: &Path) -> anyhow::Result<Store> {
+    Store::open(db).with_context(|| format!("cannot open the database '{}'", db.display()))
+}
+
+/// Open an existing database (read commands never create an empty one by accident).
+pub fn open_existing(db: &Path) -> anyhow::Result<Store> {
+    if !db.exists() {
+        anyhow::bail!(
+            "no database at '{}': run `latlab suite` or `latlab selftest` first, or point --db / LATLAB_DB at one",
+            db.display()
+        );
+    }
+    open_store(db)
+}
+
+/// Store a finished run and say so on stderr; returns its id.
+pub fn save(db: &Path, rec: &mut RunRecord) -> anyhow::Result<i64> {
+    let mut store = open_store(db)?;
+    let id = store.insert(rec).with_context(|| format!("cannot store the {} run in '{}'", rec.experiment, db.display()))?;
+    rec.id = Some(id);
+    let note = match rec.status {
+        RunStatus::Complete => String::new(),
+        s => format!(" ({}: kept what was measured)", s.as_str()),
+    };
+    eprintln!("stored {} run #{id} in {}{note}", rec.experiment, db.display());
+    Ok(id)
+}
+
+/// Print to stdout, propagating errors (a closed pipe becomes a quiet exit in main).
+pub fn out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())?;
+    o.flush()?;
+    Ok(())
+}
+
+/// Install the Ctrl-C handler for a measuring command.
+pub fn install_interrupt() -> anyhow::Result<()> {
+    latlab_core::interrupt::install().map_err(anyhow::Error::msg)
+}
+
+/// Exit code for a stored run.
+pub fn status_code(rec: &RunRecord) -> i32 {
+    match rec.status {
+        RunStatus::Complete => crate::exit::OK,
+        RunStatus::Interrupted => crate::exit::INTERRUPTED,
+        RunStatus::Failed => crate::exit::ERROR,
+    }
+}

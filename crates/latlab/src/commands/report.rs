@@ -1,0 +1,37 @@
+//! `latlab report`: render stored runs into one HTML file, without measuring anything.
+
+use super::open_existing;
+use crate::cli::ReportArgs;
+use anyhow::Context;
+use latlab_core::record::RunRecord;
+use latlab_core::store::Store;
+use std::path::Path;
+
+/// Load the runs named (or the latest of each experiment) and write the report.
+pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::Result<Vec<RunRecord>> {
+    let ids = if specs.is_empty() {
+        store.latest_per_experiment()?
+    } else {
+        specs.iter().map(|s| store.resolve(s)).collect::<Result<Vec<_>, _>>()?
+    };
+    if ids.is_empty() {
+        anyhow::bail!("the database has no runs to report: run `latlab suite` first");
+    }
+    let runs = ids.iter().map(|&id| store.load(id)).collect::<Result<Vec<_>, _>>()?;
+    let html = latlab_core::report::render(&runs).context("cannot render the report")?;
+    std::fs::write(output, html).with_context(|| format!("cannot write the report '{}'", output.display()))?;
+    Ok(runs)
+}
+
+pub fn run(db: &Path, a: ReportArgs) -> anyhow::Result<i32> {
+    let store = open_existing(db)?;
+    let runs = write_report(&store, &a.runs, &a.output)?;
+    eprintln!(
+        "wrote {} ({} run{}: {})",
+        a.output.display(),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+        runs.iter().map(|r| format!("{} #{}", r.experiment, r.id.unwrap_or(0))).collect::<Vec<_>>().join(", ")
+    );
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,46 @@
+//! `latlab runs` and `latlab show`: what is stored.
+
+use super::{open_existing, out};
+use crate::cli::{RunsArgs, ShowArgs};
+use latlab_core::export::markdown;
+use latlab_core::record::{fmt_ns, fmt_unix_ns};
+use std::fmt::Write;
+use std::path::Path;
+
+pub fn list(db: &Path, a: RunsArgs) -> anyhow::Result<i32> {
+    let store = open_existing(db)?;
+    let runs = store.list()?;
+    if a.json {
+        out(&(serde_json::to_string_pretty(&runs)? + "\n"))?;
+        return Ok(crate::exit::OK);
+    }
+    let mut o = String::new();
+    writeln!(o, "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  host", "id", "experiment", "status", "started (UTC)", "duration", "metrics", "samples")?;
+    for r in &runs {
+        let started = fmt_unix_ns(r.started_at_ns);
+        writeln!(
+            o,
+            "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  {}",
+            r.id,
+            r.experiment,
+            r.status,
+            started,
+            fmt_ns(r.duration_ns as f64),
+            r.metrics,
+            r.samples,
+            r.hostname.as_deref().unwrap_or("")
+        )?;
+    }
+    if runs.is_empty() {
+        writeln!(o, "(no runs yet: try `latlab suite`)")?;
+    }
+    out(&o)?;
+    Ok(crate::exit::OK)
+}
+
+pub fn show(db: &Path, a: ShowArgs) -> anyhow::Result<i32> {
+    let store = open_existing(db)?;
+    let id = store.resolve(&a.run)?;
+    out(&markdown(&store.load(id)?))?;
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,85 @@
+//! `latlab suite`: the main job — every registered experiment, short; stored; reported;
+//! summarized with the papers' figures beside this machine's.
+
+use super::report::write_report;
+use super::{install_interrupt, open_store, out, save};
+use crate::cli::SuiteArgs;
+use crate::registry::{SuiteContext, experiments};
+use latlab_core::interrupt::stop_requested;
+use latlab_core::progress::Progress;
+use latlab_core::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
+use std::fmt::Write;
+use std::path::Path;
+
+pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
+    let all = experiments();
+    for name in &a.only {
+        if !all.iter().any(|e| e.name == name) {
+            anyhow::bail!(
+                "unknown experiment '{name}' in --only (registered: {})",
+                all.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    let chosen: Vec<_> = all.into_iter().filter(|e| a.only.is_empty() || a.only.iter().any(|n| n == e.name)).collect();
+    install_interrupt()?;
+    let ctx = SuiteContext { strict };
+    let mut done: Vec<(RunRecord, &[(&str, &str)])> = Vec::new();
+    let mut interrupted = false;
+    for (i, e) in chosen.iter().enumerate() {
+        if stop_requested() {
+            interrupted = true;
+            break;
+        }
+        eprintln!("suite [{}/{}] {}: {} (Ctrl-C stops and keeps what was measured)", i + 1, chosen.len(), e.name, e.about);
+        let progress = Progress::new(e.name, (e.steps)(&ctx));
+        let result = (e.run_short)(&ctx, progress.counter());
+        progress.finish();
+        let mut rec = result?;
+        save(db, &mut rec)?;
+        interrupted |= rec.status == RunStatus::Interrupted;
+        done.push((rec, e.headline));
+    }
+    let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();
+    if !ids.is_empty() {
+        let store = open_store(db)?;
+        write_report(&store, &ids, &a.output)?;
+        eprintln!("wrote {}", a.output.display());
+    }
+    out(&summary(&done, &a.output, db))?;
+    Ok(if interrupted { crate::exit::INTERRUPTED } else { crate::exit::OK })
+}
+
+fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "\nlatlab suite — summary\n");
+    let _ = writeln!(o, "{:<10} {:>5} {:<12} {:>9}  headline figures", "experiment", "run", "status", "time");
+    for (r, headline) in done {
+        let figs: Vec<String> = headline
+            .iter()
+            .filter_map(|(name, label)| r.get_metric(name).map(|m| format!("{label} {}", fmt_value(m.value, &m.unit))))
+            .collect();
+        let _ = writeln!(
+            o,
+            "{:<10} {:>5} {:<12} {:>9}  {}",
+            r.experiment,
+            r.id.map(|i| format!("#{i}")).unwrap_or_default(),
+            r.status.as_str(),
+            fmt_ns(r.duration_ns() as f64),
+            figs.join(" · ")
+        );
+        for w in &r.warnings {
+            let _ = writeln!(o, "{:<10} warning: {w}", "");
+        }
+    }
+    let rows: Vec<_> = done.iter().flat_map(|(r, _)| r.paper.iter()).collect();
+    let _ = writeln!(o, "\npaper vs here");
+    if rows.is_empty() {
+        let _ = writeln!(o, "  (no experiment in this suite has a paper row)");
+    }
+    for p in rows {
+        let _ = writeln!(o, "  [{}] {}\n        paper: {} ({})\n        here:  {}\n        {}", p.seed, p.figure, p.paper_value, p.paper_setting, p.here_value, p.note);
+    }
+    let _ = writeln!(o, "\nreport: {}   database: {}", report.display(), db.display());
+    o
+}

@@ -1,0 +1,58 @@
+//! The latlab binary's library: the CLI, one module per subcommand, and the registry of
+//! experiments `latlab suite` runs. Exit codes are documented in [`exit`].
+
+pub mod cli;
+mod commands;
+pub mod registry;
+
+use std::io::Write;
+
+/// Exit codes.
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// An error (message on stderr).
+    pub const ERROR: i32 = 1;
+    /// Invalid command line.
+    pub const USAGE: i32 = 2;
+    /// `--strict` and the machine refused a requested capability.
+    pub const CAPABILITY: i32 = 3;
+    /// Interrupted by Ctrl-C; what was measured is stored as an `interrupted` run.
+    pub const INTERRUPTED: i32 = latlab_core::interrupt::EXIT_INTERRUPTED;
+}
+
+/// Parse the command line and run; returns the process exit code.
+pub fn main_exit_code() -> i32 {
+    use clap::Parser;
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return exit::OK;
+            }
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            if e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some() {
+                exit::CAPABILITY
+            } else {
+                exit::ERROR
+            }
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+/// Run a parsed command line; returns the exit code for outcomes that are not errors.
+pub fn run(cli: cli::Cli) -> anyhow::Result<i32> {
+    commands::dispatch(cli)
+}

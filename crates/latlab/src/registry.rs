@@ -1,0 +1,62 @@
+//! The experiments `latlab suite` runs, in order. Each experiment issue adds its entry here
+//! (the binary is the only crate that knows every experiment crate).
+
+use latlab_core::platform::CapabilityRefused;
+use latlab_core::record::RunRecord;
+use latlab_core::selftest::{self, SelftestConfig};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// What the suite passes to every experiment.
+#[derive(Debug, Clone, Copy)]
+pub struct SuiteContext {
+    /// Turn refused capabilities into errors.
+    pub strict: bool,
+}
+
+/// A registered experiment.
+pub struct Experiment {
+    /// Experiment (subcommand) name.
+    pub name: &'static str,
+    /// One line on what it measures.
+    pub about: &'static str,
+    /// Steps its short run will report through the progress counter.
+    pub steps: fn(&SuiteContext) -> u64,
+    /// Run the short version.
+    pub run_short: fn(&SuiteContext, Arc<AtomicU64>) -> Result<RunRecord, CapabilityRefused>,
+    /// Metrics shown in the suite summary (name, label).
+    pub headline: &'static [(&'static str, &'static str)],
+}
+
+fn selftest_short(ctx: &SuiteContext) -> SelftestConfig {
+    SelftestConfig { strict: ctx.strict, ..SelftestConfig::short() }
+}
+
+/// Every experiment, in the order the suite runs them.
+pub fn experiments() -> Vec<Experiment> {
+    vec![Experiment {
+        name: "selftest",
+        about: "clock and timer trustworthiness, scheduling granted",
+        steps: |ctx| selftest_short(ctx).total_steps(),
+        run_short: |ctx, progress| selftest::run(&selftest_short(ctx), Some(progress)),
+        headline: &[
+            ("clock.read_cost.mean", "clock read"),
+            ("sleep.other.1ms.p99", "1 ms sleep p99 (default)"),
+            ("sleep.fifo.100us.p99", "100 µs sleep p99 (FIFO)"),
+            ("sleep.fifo.100us.max", "100 µs sleep max (FIFO)"),
+        ],
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_are_unique_and_valid() {
+        let e = super::experiments();
+        let mut names: Vec<_> = e.iter().map(|x| x.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), e.len());
+        assert!(names.iter().all(|n| latlab_core::record::valid_name(n)));
+    }
+}

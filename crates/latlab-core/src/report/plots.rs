@@ -48,6 +48,24 @@ fn unit_label(u: AxisUnit, raw_unit: &str) -> String {
     if u.label.is_empty() { raw_unit.to_string() } else { u.label.to_string() }
 }
 
+/// Compact tick label: no trailing `.0`, at most three significant decimals.
+pub fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        let d = if a >= 10.0 { 1 } else if a >= 1.0 { 2 } else { 3 };
+        let s = format!("{v:.d$}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A series is drawn on a logarithmic value axis when it is positive and heavy-tailed (its
+/// maximum more than 50× its median), so the bulk and the tail are both visible.
+pub fn wants_log_axis(min: i64, p50: i64, max: i64) -> bool {
+    min > 0 && max > p50.max(1).saturating_mul(50)
+}
+
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
 fn render(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> PlotResult) -> Option<String> {
@@ -65,26 +83,41 @@ fn render(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Pl
 pub fn histogram(s: &Series) -> Option<String> {
     let sum = stats::summarize(&s.values)?;
     let u = axis_unit(&s.unit, sum.p50 as f64);
-    let bins = stats::histogram_linear(&s.values, REPORT_HIST_BINS);
+    let log_x = wants_log_axis(sum.min, sum.p50, sum.max);
+    let bins = if log_x {
+        stats::histogram_log(&s.values, REPORT_HIST_BINS)
+    } else {
+        stats::histogram_linear(&s.values, REPORT_HIST_BINS)
+    };
     let maxc = bins.iter().map(|b| b.count).max().unwrap_or(1).max(1) as f64;
     let (x0, x1) = (bins.first()?.lo / u.div, bins.last()?.hi / u.div);
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    let xdesc = format!("{}{}", unit_label(u, &s.unit), if log_x { " (log)" } else { "" });
     render(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("{} — histogram", s.name), ("sans-serif", 14))
-            .margin(8)
-            .x_label_area_size(34)
-            .y_label_area_size(52)
-            .build_cartesian_2d(x0..x1, (0.8f64..maxc * 1.5).log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc(unit_label(u, &s.unit))
-            .y_desc("count (log)")
-            .label_style(("sans-serif", 11))
-            .draw()?;
-        chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
-            Rectangle::new([(b.lo / u.div, 0.8), (b.hi / u.div, b.count as f64)], PALETTE[0].mix(0.8).filled())
-        }))?;
+        let mut b = ChartBuilder::on(root);
+        b.caption(format!("{} — histogram", s.name), ("sans-serif", 14)).margin(8).x_label_area_size(34).y_label_area_size(52);
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_desc(xdesc.clone())
+                    .y_desc("count (log)")
+                    .x_labels(8)
+                    .x_label_formatter(&tick)
+                    .y_label_formatter(&tick)
+                    .label_style(("sans-serif", 11))
+                    .draw()?;
+                chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
+                    Rectangle::new([(b.lo / u.div, 0.8), (b.hi / u.div, b.count as f64)], PALETTE[0].mix(0.8).filled())
+                }))?;
+            }};
+        }
+        if log_x {
+            draw!(b.build_cartesian_2d((x0..x1).log_scale(), (0.8f64..maxc * 1.5).log_scale())?);
+        } else {
+            draw!(b.build_cartesian_2d(x0..x1, (0.8f64..maxc * 1.5).log_scale())?);
+        }
         Ok(())
     })
 }
@@ -95,39 +128,50 @@ pub fn cdf(series: &[&Series]) -> Option<String> {
     let sorted: Vec<Vec<i64>> = series.iter().map(|s| stats::sorted(&s.values)).collect();
     let hi = sorted.iter().filter_map(|v| v.last().copied()).max()? as f64;
     let lo = sorted.iter().filter_map(|v| v.first().copied()).min()? as f64;
-    let med = stats::percentile_sorted(&sorted[0], 50.0)? as f64;
-    let u = axis_unit(&first.unit, med);
+    let med = stats::percentile_sorted(&sorted[0], 50.0)?;
+    let u = axis_unit(&first.unit, med as f64);
+    let log_x = wants_log_axis(lo as i64, med, hi as i64);
     let (x0, x1) = (lo / u.div, if hi > lo { hi / u.div } else { lo / u.div + 1.0 });
     let title = if series.len() == 1 { format!("{} — CDF", first.name) } else { "CDF".to_string() };
+    let xdesc = format!("{}{}", unit_label(u, &first.unit), if log_x { " (log)" } else { "" });
     render(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 14))
-            .margin(8)
-            .x_label_area_size(34)
-            .y_label_area_size(44)
-            .build_cartesian_2d(x0..x1, 0f64..1.0)?;
-        chart
-            .configure_mesh()
-            .x_desc(unit_label(u, &first.unit))
-            .y_desc("fraction ≤ x")
-            .label_style(("sans-serif", 11))
-            .draw()?;
-        for (i, (s, v)) in series.iter().zip(&sorted).enumerate() {
-            let c = PALETTE[i % PALETTE.len()];
-            let pts = stats::cdf_points(v, REPORT_CURVE_POINTS);
-            chart
-                .draw_series(LineSeries::new(pts.into_iter().map(|(x, f)| (x as f64 / u.div, f)), c.stroke_width(2)))?
-                .label(s.name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+        let mut b = ChartBuilder::on(root);
+        b.caption(title, ("sans-serif", 14)).margin(8).x_label_area_size(34).y_label_area_size(44);
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_desc(xdesc.clone())
+                    .y_desc("fraction ≤ x")
+                    .x_labels(8)
+                    .x_label_formatter(&tick)
+                    .y_label_formatter(&tick)
+                    .label_style(("sans-serif", 11))
+                    .draw()?;
+                for (i, (s, v)) in series.iter().zip(&sorted).enumerate() {
+                    let c = PALETTE[i % PALETTE.len()];
+                    let pts = stats::cdf_points(v, REPORT_CURVE_POINTS);
+                    chart
+                        .draw_series(LineSeries::new(pts.into_iter().map(|(x, f)| (x as f64 / u.div, f)), c.stroke_width(2)))?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                }
+                if series.len() > 1 {
+                    chart
+                        .configure_series_labels()
+                        .position(SeriesLabelPosition::LowerRight)
+                        .background_style(WHITE.mix(0.8))
+                        .border_style(BLACK)
+                        .label_font(("sans-serif", 10))
+                        .draw()?;
+                }
+            }};
         }
-        if series.len() > 1 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 10))
-                .draw()?;
+        if log_x {
+            draw!(b.build_cartesian_2d((x0..x1).log_scale(), 0f64..1.0)?);
+        } else {
+            draw!(b.build_cartesian_2d(x0..x1, 0f64..1.0)?);
         }
         Ok(())
     })
@@ -164,6 +208,8 @@ pub fn time_series(s: &Series) -> Option<String> {
             .configure_mesh()
             .x_desc("sample")
             .y_desc(unit_label(u, &s.unit))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .label_style(("sans-serif", 11))
             .draw()?;
         chart.draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.2 as f64 / u.div)), PALETTE[1].stroke_width(1)))?;
@@ -202,7 +248,15 @@ pub fn sweep(t: &Table) -> Option<String> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart.configure_mesh().x_desc(xl.clone()).y_desc(yl.clone()).label_style(("sans-serif", 11)).draw()?;
+                chart
+                    .configure_mesh()
+                    .x_desc(xl.clone())
+                    .y_desc(yl.clone())
+                    .x_labels(8)
+                    .x_label_formatter(&tick)
+                    .y_label_formatter(&tick)
+                    .label_style(("sans-serif", 11))
+                    .draw()?;
                 for (i, (name, v)) in ys.iter().enumerate() {
                     let c = PALETTE[i % PALETTE.len()];
                     let pts: Vec<(f64, f64)> = xs.iter().zip(v).map(|(&x, &y)| (x / ux.div, y / uy.div)).collect();

@@ -114,6 +114,18 @@ fn report_of_nothing_and_of_empty_runs() {
 }
 
 #[test]
+fn ticks_and_log_rule() {
+    assert_eq!(plots::tick(&5000.0), "5000");
+    assert_eq!(plots::tick(&0.30000000000000004), "0.3");
+    assert_eq!(plots::tick(&2.5), "2.5");
+    assert_eq!(plots::tick(&12.26), "12.3");
+    assert_eq!(plots::tick(&40.0), "40");
+    assert!(plots::wants_log_axis(40, 40, 30_000));
+    assert!(!plots::wants_log_axis(40, 40, 1_000));
+    assert!(!plots::wants_log_axis(0, 40, 30_000));
+}
+
+#[test]
 fn axis_units() {
     assert_eq!(plots::axis_unit("ns", 500.0).label, "ns");
     assert_eq!(plots::axis_unit("ns", 50_000.0).label, "µs");

@@ -1,0 +1,168 @@
+//! Smoke tests of the real `latlab` binary: the stored-run workflow, exports, report,
+//! error messages and exit codes, Ctrl-C, and the suite.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn latlab(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("latlab").unwrap();
+    c.current_dir(dir).env_remove("LATLAB_DB");
+    c
+}
+
+/// Run a tiny selftest into `dir/latlab.db` and return nothing; panics on failure.
+fn tiny_selftest(dir: &Path) {
+    latlab(dir)
+        .args(["selftest", "--samples", "20", "--no-mlock"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("# latlab selftest #"))
+        .stderr(predicate::str::contains("stored selftest run #"));
+}
+
+fn well_formed(xml: &str) -> usize {
+    use quick_xml::events::Event;
+    let mut r = quick_xml::Reader::from_str(xml);
+    r.config_mut().check_end_names = true;
+    let mut svgs = 0;
+    loop {
+        match r.read_event() {
+            Ok(Event::Start(e)) if e.name().as_ref() == b"svg" => svgs += 1,
+            Ok(Event::Eof) => return svgs,
+            Ok(_) => {}
+            Err(e) => panic!("report not well-formed at {}: {e}", r.error_position()),
+        }
+    }
+}
+
+#[test]
+fn selftest_store_export_report_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tiny_selftest(d);
+    tiny_selftest(d);
+    assert!(d.join("latlab.db").exists());
+
+    let runs = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    let runs: serde_json::Value = serde_json::from_slice(&runs).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 2);
+    assert_eq!(runs[0]["status"], "complete");
+
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(rec["schema"], "latlab.run/1");
+    assert_eq!(rec["experiment"], "selftest");
+    assert!(rec["machine"]["info"]["cpus"].as_u64().unwrap() >= 1);
+    assert!(rec["machine"]["info"]["kernel_release"].is_string());
+    let caps = rec["capabilities"].as_array().unwrap();
+    assert!(caps.iter().any(|c| c["name"] == "sched.fifo"), "what was obtained must be recorded");
+    let metrics = rec["metrics"].as_array().unwrap();
+    assert!(metrics.iter().any(|m| m["name"] == "sleep.other.1ms.p99" && m["unit"] == "ns"));
+
+    latlab(d)
+        .args(["export", "latest", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("series,unit,index,value\nclock.read_delta,ns,0,"));
+    latlab(d).args(["export", "selftest", "--format", "md"]).assert().success().stdout(predicate::str::contains("## Metrics"));
+    latlab(d).args(["show", "latest"]).assert().success().stdout(predicate::str::contains("selftest #2"));
+    latlab(d)
+        .args(["compare", "1", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("comparing #1 (A) with #2 (B)").and(predicate::str::contains("sleep.other.1ms")));
+
+    // The report re-renders from the store: no measuring, so the run count stays at 2.
+    latlab(d).args(["report", "-o", "r.html"]).assert().success().stderr(predicate::str::contains("selftest #2"));
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(well_formed(&html) >= 10, "expected the selftest's plots");
+    latlab(d).args(["report", "1", "2", "-o", "both.html"]).assert().success();
+    let runs = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&runs).unwrap().as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn clear_errors_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["show", "1"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with("error: no database at 'latlab.db'"));
+    assert!(!d.join("latlab.db").exists(), "read commands must not create a database");
+    latlab(d).args(["selftest", "--fifo-priority", "0"]).assert().code(2);
+    latlab(d).args(["frobnicate"]).assert().code(2);
+    tiny_selftest(d);
+    latlab(d)
+        .args(["show", "42"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no run '42' in the database"));
+    latlab(d).args(["suite", "--only", "nope"]).assert().code(1).stderr(predicate::str::contains("unknown experiment 'nope'"));
+    // LATLAB_DB and --db both pick the file.
+    latlab(d).env("LATLAB_DB", d.join("latlab.db")).current_dir("/").args(["runs"]).assert().success();
+    latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);
+}
+
+#[test]
+fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = assert_cmd::cargo::cargo_bin("latlab");
+    // 100,000 samples per case would take minutes: the run can only end by the signal.
+    let mut child = std::process::Command::new(bin)
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["selftest", "--samples", "100000", "--no-mlock"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("measuring"), "{line}");
+    // Let it get into the sleep loops, then interrupt.
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "latlab did not stop after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(130), "stderr: {rest}");
+    assert!(rest.contains("interrupted: kept what was measured"), "{rest}");
+    let runs = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    let runs: serde_json::Value = serde_json::from_slice(&runs).unwrap();
+    assert_eq!(runs[0]["status"], "interrupted");
+    assert!(runs[0]["samples"].as_i64().unwrap() > 0, "what was measured is kept");
+}
+
+#[test]
+fn suite_leaves_database_report_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["suite"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("latlab suite — summary")
+                .and(predicate::str::contains("selftest"))
+                .and(predicate::str::contains("paper vs here"))
+                .and(predicate::str::contains("report: latlab-report.html")),
+        );
+    assert!(d.join("latlab.db").exists());
+    let html = std::fs::read_to_string(d.join("latlab-report.html")).unwrap();
+    assert!(well_formed(&html) > 0);
+}

@@ -27,7 +27,8 @@ fn main() {
     let back = Store::open(&path).expect("open").load(id).expect("load");
     let read = t.elapsed();
     assert_eq!(back.series[0].values.len(), 10_000_000);
-    let bytes: u64 = std::fs::read_dir(dir.path()).expect("dir").map(|e| e.expect("entry").metadata().expect("meta").len()).sum();
+    let bytes: u64 =
+        std::fs::read_dir(dir.path()).expect("dir").map(|e| e.expect("entry").metadata().expect("meta").len()).sum();
     println!(
         "store 10M samples: write {:.2} s, read {:.2} s, {:.1} MB on disk ({:.2} bytes/sample)",
         write.as_secs_f64(),

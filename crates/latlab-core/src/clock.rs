@@ -39,10 +39,7 @@ pub fn monotonic_resolution() -> Nanos {
 
 /// Wall-clock time as nanoseconds since the Unix epoch (for run records, not for measuring).
 pub fn unix_now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0)
 }
 
 /// Sleep until an absolute `CLOCK_MONOTONIC` deadline with `TIMER_ABSTIME`, retrying on EINTR.
@@ -55,14 +52,8 @@ pub fn clock_nanosleep_abs(deadline: Nanos) {
     loop {
         // SAFETY: `ts` is a valid timespec on the stack; a null remainder is allowed with
         // TIMER_ABSTIME. clock_nanosleep has no other memory effects.
-        let rc = unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
+        let rc =
+            unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
         if rc != libc::EINTR {
             return;
         }
@@ -133,11 +124,7 @@ impl FakeClock {
     /// A fake clock whose k-th sleep wakes `lateness[k % len]` nanoseconds late.
     pub fn with_lateness(start: Nanos, lateness: Vec<Nanos>) -> Self {
         let lateness = if lateness.is_empty() { vec![0] } else { lateness };
-        Self {
-            now: Arc::new(AtomicU64::new(start)),
-            lateness: Arc::new(lateness),
-            wakes: Arc::new(AtomicU64::new(0)),
-        }
+        Self { now: Arc::new(AtomicU64::new(start)), lateness: Arc::new(lateness), wakes: Arc::new(AtomicU64::new(0)) }
     }
     /// Move time forward by `d` nanoseconds (simulates work taking time).
     pub fn advance(&self, d: Nanos) {
@@ -205,11 +192,7 @@ impl Periodic {
     #[inline]
     pub fn overrun(&self, k: u64, now: Nanos) -> u64 {
         let d = self.deadline(k);
-        if now <= d || self.interval == 0 {
-            0
-        } else {
-            (now - d - 1) / self.interval
-        }
+        if now <= d || self.interval == 0 { 0 } else { (now - d - 1) / self.interval }
     }
 }
 

@@ -103,11 +103,20 @@ impl Comparison {
         use std::fmt::Write;
         let id = |i: Option<i64>| i.map(|i| format!("#{i}")).unwrap_or_else(|| "?".into());
         let mut o = String::new();
-        let _ = writeln!(o, "comparing {} (A) with {} (B): differences are B − A, [95% bootstrap CI]\n", id(self.a), id(self.b));
+        let _ = writeln!(
+            o,
+            "comparing {} (A) with {} (B): differences are B − A, [95% bootstrap CI]\n",
+            id(self.a),
+            id(self.b)
+        );
         if self.series.is_empty() {
             let _ = writeln!(o, "no shared sample series");
         } else {
-            let _ = writeln!(o, "{:<28} {:>10} {:>10} {:>32} {:>10} {:>10} {:>32}", "series", "p50 A", "p50 B", "Δp50 [CI]", "p99 A", "p99 B", "Δp99 [CI]");
+            let _ = writeln!(
+                o,
+                "{:<28} {:>10} {:>10} {:>32} {:>10} {:>10} {:>32}",
+                "series", "p50 A", "p50 B", "Δp50 [CI]", "p99 A", "p99 B", "Δp99 [CI]"
+            );
             for s in &self.series {
                 let f = |v: f64| fmt_value(Value::Float(v), &s.unit);
                 let fi = |v: i64| fmt_value(Value::Int(v), &s.unit);

@@ -98,7 +98,7 @@ pub fn markdown(run: &RunRecord) -> String {
         o.push('\n');
     }
     if !run.paper.is_empty() {
-        let _ = writeln!(o, "## Paper vs here\n\n| seed | figure | paper ({}) | here | note |\n|---|---|---|---|---|", "setting");
+        o.push_str("## Paper vs here\n\n| seed | figure | paper (setting) | here | note |\n|---|---|---|---|---|\n");
         for p in &run.paper {
             let _ = writeln!(
                 o,

@@ -195,7 +195,8 @@ impl LoadSnapshot {
             let v: Vec<f64> = s.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
             (v.len() == 3).then(|| [v[0], v[1], v[2]])
         });
-        let psi = |r: &str| std::fs::read_to_string(format!("/proc/pressure/{r}")).ok().and_then(|t| psi_some_avg10(&t));
+        let psi =
+            |r: &str| std::fs::read_to_string(format!("/proc/pressure/{r}")).ok().and_then(|t| psi_some_avg10(&t));
         let psi_some_avg10 = if std::path::Path::new("/proc/pressure").exists() {
             Some(Psi { cpu: psi("cpu"), memory: psi("memory"), io: psi("io") })
         } else {

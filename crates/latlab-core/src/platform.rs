@@ -112,13 +112,7 @@ pub struct Capability {
 impl Capability {
     /// A granted capability.
     pub fn granted(name: &str, requested: impl Into<String>, obtained: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            requested: requested.into(),
-            obtained: obtained.into(),
-            granted: true,
-            advice: None,
-        }
+        Self { name: name.into(), requested: requested.into(), obtained: obtained.into(), granted: true, advice: None }
     }
     /// A refused capability with the reason and advice.
     pub fn refused(
@@ -267,7 +261,9 @@ pub fn hold_cpu_dma_latency(us: i32) -> (DmaLatencyGuard, Capability) {
                 "cpu_dma_latency",
                 req,
                 "system default",
-                format!("{path}: {e}; run as root or give write access to {path} — deep idle states may add wake-up latency"),
+                format!(
+                    "{path}: {e}; run as root or give write access to {path} — deep idle states may add wake-up latency"
+                ),
             ),
         ),
     }

@@ -13,7 +13,9 @@
 //!   (SCHED_FIFO), `fifo_spin` (SCHED_FIFO + busy-wait tail) and period `1ms`, `100us`
 //! - table `sleep.sweep`: lateness against period for the best policy granted.
 
-use crate::clock::{MonotonicClock, Nanos, Periodic, Timebase, monotonic_now, monotonic_resolution, set_timer_slack, timer_slack};
+use crate::clock::{
+    MonotonicClock, Nanos, Periodic, Timebase, monotonic_now, monotonic_resolution, set_timer_slack, timer_slack,
+};
 use crate::defaults;
 use crate::interrupt::stop_requested;
 use crate::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
@@ -59,7 +61,11 @@ impl SelftestConfig {
     }
     /// The short version `latlab suite` runs.
     pub fn short() -> Self {
-        Self { sleep_samples: defaults::SUITE_SLEEP_SAMPLES, sweep_samples: defaults::SUITE_SLEEP_SAMPLES / 2, ..Self::full() }
+        Self {
+            sleep_samples: defaults::SUITE_SLEEP_SAMPLES,
+            sweep_samples: defaults::SUITE_SLEEP_SAMPLES / 2,
+            ..Self::full()
+        }
     }
     /// Total wake-ups, for progress.
     pub fn total_steps(&self) -> u64 {
@@ -81,7 +87,13 @@ pub struct SleepResult {
 /// Sleep `n` times on absolute deadlines `start + k·period` and record each wake-up's
 /// lateness. The timed loop reads the clock, stores into preallocated memory, bumps a
 /// relaxed counter and checks the stop flag: nothing else.
-pub fn sleep_lateness(tb: &dyn Timebase, period: Nanos, n: usize, progress: &AtomicU64, stop: &dyn Fn() -> bool) -> SleepResult {
+pub fn sleep_lateness(
+    tb: &dyn Timebase,
+    period: Nanos,
+    n: usize,
+    progress: &AtomicU64,
+    stop: &dyn Fn() -> bool,
+) -> SleepResult {
     let mut lateness = vec![0i64; n];
     let mut missed = 0u64;
     let sched = Periodic { start: tb.now() + period, interval: period };
@@ -133,8 +145,15 @@ fn run_case(
         if let Some(ns) = slack {
             // Real-time threads ignore slack; asking is harmless and recorded.
             match set_timer_slack(ns) {
-                Ok(got) => caps.push(platform::Capability::granted("timer_slack", format!("{ns} ns"), format!("{got} ns"))),
-                Err(e) => caps.push(platform::Capability::refused("timer_slack", format!("{ns} ns"), "default", e.to_string())),
+                Ok(got) => {
+                    caps.push(platform::Capability::granted("timer_slack", format!("{ns} ns"), format!("{got} ns")))
+                }
+                Err(e) => caps.push(platform::Capability::refused(
+                    "timer_slack",
+                    format!("{ns} ns"),
+                    "default",
+                    e.to_string(),
+                )),
             }
         }
         let clock = MonotonicClock::with_spin_tail(spin);
@@ -195,7 +214,9 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
         rec.metric("rt_throttling.runtime", t.runtime_us.saturating_mul(1000), "ns");
         rec.metric("rt_throttling.period", t.period_us.saturating_mul(1000), "ns");
         if t.is_on() {
-            rec.warn(format!("RT throttling is {t}: a real-time thread that spins longer is paused until the next period"));
+            rec.warn(format!(
+                "RT throttling is {t}: a real-time thread that spins longer is paused until the next period"
+            ));
         }
     }
     if let Some(s) = timer_slack() {
@@ -264,7 +285,14 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
     let mut at_5khz = None;
     if !interrupted {
         for &period in &cfg.sweep_periods_ns {
-            let (r, _) = run_case(sweep_sched, Some(defaults::MEASURE_TIMER_SLACK_NS), 0, period, cfg.sweep_samples, progress.clone());
+            let (r, _) = run_case(
+                sweep_sched,
+                Some(defaults::MEASURE_TIMER_SLACK_NS),
+                0,
+                period,
+                cfg.sweep_samples,
+                progress.clone(),
+            );
             if let Some(s) = stats::summarize(&r.lateness) {
                 rows.push(vec![period.into(), s.min.into(), s.p50.into(), s.p99.into(), s.max.into(), r.missed.into()]);
                 if period == 200_000 {
@@ -284,13 +312,27 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
             "Sleep lateness against period ({})",
             sweep_sched.map(|s| s.to_string()).unwrap_or_else(|| "default policy".into())
         ),
-        columns: vec![col("period", "ns"), col("min", "ns"), col("p50", "ns"), col("p99", "ns"), col("max", "ns"), col("missed", "count")],
+        columns: vec![
+            col("period", "ns"),
+            col("min", "ns"),
+            col("p50", "ns"),
+            col("p99", "ns"),
+            col("max", "ns"),
+            col("missed", "count"),
+        ],
         rows,
-        plot: Some(TablePlot { x: "period".into(), ys: vec!["p50".into(), "p99".into(), "max".into()], log_x: true, log_y: true }),
+        plot: Some(TablePlot {
+            x: "period".into(),
+            ys: vec!["p50".into(), "p99".into(), "max".into()],
+            log_x: true,
+            log_y: true,
+        }),
     });
 
     if let Some(s) = at_5khz {
-        let who = sweep_sched.map(|s| format!("a SCHED_FIFO:{} thread", s.priority)).unwrap_or_else(|| "a normal-priority thread (FIFO refused)".into());
+        let who = sweep_sched
+            .map(|s| format!("a SCHED_FIFO:{} thread", s.priority))
+            .unwrap_or_else(|| "a normal-priority thread (FIFO refused)".into());
         rec.paper.push(PaperRow {
             seed: "001".into(),
             figure: "Fig. 11, CE 3.0 ISR start, max / min / jitter".into(),

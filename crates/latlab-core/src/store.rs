@@ -171,7 +171,8 @@ impl Store {
         )?;
         let id = tx.last_insert_rowid();
         {
-            let mut m = tx.prepare("INSERT INTO metrics (run_id, seq, name, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            let mut m =
+                tx.prepare("INSERT INTO metrics (run_id, seq, name, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)")?;
             for (i, metric) in run.metrics.iter().enumerate() {
                 let value: rusqlite::types::Value = match metric.value {
                     Value::Int(v) => v.into(),
@@ -275,8 +276,7 @@ impl Store {
             if encoding != ENCODING_DELTA_VARINT {
                 return Err(corrupt(format!("series '{name}' has unknown encoding '{encoding}'")));
             }
-            let values = decode_series(&data, count as usize)
-                .map_err(|e| corrupt(format!("series '{name}': {e}")))?;
+            let values = decode_series(&data, count as usize).map_err(|e| corrupt(format!("series '{name}': {e}")))?;
             rec.series.push(Series { name, unit, description, values });
         }
         Ok(rec)

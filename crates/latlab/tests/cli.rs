@@ -68,13 +68,15 @@ fn selftest_store_export_report_compare() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("series,unit,index,value\nclock.read_delta,ns,0,"));
-    latlab(d).args(["export", "selftest", "--format", "md"]).assert().success().stdout(predicate::str::contains("## Metrics"));
-    latlab(d).args(["show", "latest"]).assert().success().stdout(predicate::str::contains("selftest #2"));
     latlab(d)
-        .args(["compare", "1", "2"])
+        .args(["export", "selftest", "--format", "md"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("comparing #1 (A) with #2 (B)").and(predicate::str::contains("sleep.other.1ms")));
+        .stdout(predicate::str::contains("## Metrics"));
+    latlab(d).args(["show", "latest"]).assert().success().stdout(predicate::str::contains("selftest #2"));
+    latlab(d).args(["compare", "1", "2"]).assert().success().stdout(
+        predicate::str::contains("comparing #1 (A) with #2 (B)").and(predicate::str::contains("sleep.other.1ms")),
+    );
 
     // The report re-renders from the store: no measuring, so the run count stays at 2.
     latlab(d).args(["report", "-o", "r.html"]).assert().success().stderr(predicate::str::contains("selftest #2"));
@@ -98,12 +100,12 @@ fn clear_errors_and_exit_codes() {
     latlab(d).args(["selftest", "--fifo-priority", "0"]).assert().code(2);
     latlab(d).args(["frobnicate"]).assert().code(2);
     tiny_selftest(d);
+    latlab(d).args(["show", "42"]).assert().code(1).stderr(predicate::str::contains("no run '42' in the database"));
     latlab(d)
-        .args(["show", "42"])
+        .args(["suite", "--only", "nope"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("no run '42' in the database"));
-    latlab(d).args(["suite", "--only", "nope"]).assert().code(1).stderr(predicate::str::contains("unknown experiment 'nope'"));
+        .stderr(predicate::str::contains("unknown experiment 'nope'"));
     // LATLAB_DB and --db both pick the file.
     latlab(d).env("LATLAB_DB", d.join("latlab.db")).current_dir("/").args(["runs"]).assert().success();
     latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);
@@ -152,16 +154,12 @@ fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
 fn suite_leaves_database_report_and_summary() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    latlab(d)
-        .args(["suite"])
-        .assert()
-        .success()
-        .stdout(
-            predicate::str::contains("latlab suite — summary")
-                .and(predicate::str::contains("selftest"))
-                .and(predicate::str::contains("paper vs here"))
-                .and(predicate::str::contains("report: latlab-report.html")),
-        );
+    latlab(d).args(["suite"]).assert().success().stdout(
+        predicate::str::contains("latlab suite — summary")
+            .and(predicate::str::contains("selftest"))
+            .and(predicate::str::contains("paper vs here"))
+            .and(predicate::str::contains("report: latlab-report.html")),
+    );
     assert!(d.join("latlab.db").exists());
     let html = std::fs::read_to_string(d.join("latlab-report.html")).unwrap();
     assert!(well_formed(&html) > 0);

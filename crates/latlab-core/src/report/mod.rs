@@ -95,7 +95,10 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
         },
         KeyVal { key: "host".into(), value: opt(&m.hostname) },
         KeyVal { key: "CPU".into(), value: format!("{} × {}", m.cpus, opt(&m.cpu_model)) },
-        KeyVal { key: "kernel".into(), value: format!("{} (preemption: {})", opt(&m.kernel_release), opt(&m.preemption)) },
+        KeyVal {
+            key: "kernel".into(),
+            value: format!("{} (preemption: {})", opt(&m.kernel_release), opt(&m.preemption)),
+        },
         KeyVal { key: "clocksource".into(), value: opt(&m.clocksource) },
         KeyVal { key: "governor".into(), value: opt(&m.governor) },
         KeyVal { key: "virtualization".into(), value: opt(&m.virtualization) },
@@ -155,13 +158,13 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
         }
     }
     for s in &r.series {
-        for (kind, svg) in [
-            ("histogram", plots::histogram(s)),
-            ("CDF", plots::cdf(&[s])),
-            ("time series", plots::time_series(s)),
-        ] {
+        for (kind, svg) in
+            [("histogram", plots::histogram(s)), ("CDF", plots::cdf(&[s])), ("time series", plots::time_series(s))]
+        {
             if let Some(svg) = svg {
-                plots.push(Plot { title: format!("{} — {kind}: {}", s.name, s.description), svg: strip_xml_decl(svg) });
+                plots.push(Plot {
+                    title: format!("{} — {kind}: {}", s.name, s.description), svg: strip_xml_decl(svg)
+                });
             }
         }
     }

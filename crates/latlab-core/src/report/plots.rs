@@ -54,7 +54,13 @@ pub fn tick(v: &f64) -> String {
     if a >= 100.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
-        let d = if a >= 10.0 { 1 } else if a >= 1.0 { 2 } else { 3 };
+        let d = if a >= 10.0 {
+            1
+        } else if a >= 1.0 {
+            2
+        } else {
+            3
+        };
         let s = format!("{v:.d$}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
@@ -95,7 +101,10 @@ pub fn histogram(s: &Series) -> Option<String> {
     let xdesc = format!("{}{}", unit_label(u, &s.unit), if log_x { " (log)" } else { "" });
     render(|root| {
         let mut b = ChartBuilder::on(root);
-        b.caption(format!("{} — histogram", s.name), ("sans-serif", 14)).margin(8).x_label_area_size(34).y_label_area_size(52);
+        b.caption(format!("{} — histogram", s.name), ("sans-serif", 14))
+            .margin(8)
+            .x_label_area_size(34)
+            .y_label_area_size(52);
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
@@ -153,7 +162,10 @@ pub fn cdf(series: &[&Series]) -> Option<String> {
                     let c = PALETTE[i % PALETTE.len()];
                     let pts = stats::cdf_points(v, REPORT_CURVE_POINTS);
                     chart
-                        .draw_series(LineSeries::new(pts.into_iter().map(|(x, f)| (x as f64 / u.div, f)), c.stroke_width(2)))?
+                        .draw_series(LineSeries::new(
+                            pts.into_iter().map(|(x, f)| (x as f64 / u.div, f)),
+                            c.stroke_width(2),
+                        ))?
                         .label(s.name.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
                 }
@@ -212,8 +224,10 @@ pub fn time_series(s: &Series) -> Option<String> {
             .y_label_formatter(&tick)
             .label_style(("sans-serif", 11))
             .draw()?;
-        chart.draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.2 as f64 / u.div)), PALETTE[1].stroke_width(1)))?;
-        chart.draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.1 as f64 / u.div)), PALETTE[0].stroke_width(1)))?;
+        chart
+            .draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.2 as f64 / u.div)), PALETTE[1].stroke_width(1)))?;
+        chart
+            .draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.1 as f64 / u.div)), PALETTE[0].stroke_width(1)))?;
         Ok(())
     })
 }
@@ -277,7 +291,9 @@ pub fn sweep(t: &Table) -> Option<String> {
         }
         let y_lo_log = (y0.max(1e-9) * 0.8).max(1e-9);
         match (p.log_x && x0 > 0.0, p.log_y && y0 > 0.0) {
-            (true, true) => draw!(b.build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), (y_lo_log..y1 * 1.2).log_scale())?),
+            (true, true) => {
+                draw!(b.build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), (y_lo_log..y1 * 1.2).log_scale())?)
+            }
             (true, false) => draw!(b.build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), y0.min(0.0)..y1 * 1.1)?),
             (false, true) => draw!(b.build_cartesian_2d(x0..x1, (y_lo_log..y1 * 1.2).log_scale())?),
             (false, false) => draw!(b.build_cartesian_2d(x0..x1, y0.min(0.0)..y1 * 1.1)?),

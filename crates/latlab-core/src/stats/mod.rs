@@ -173,8 +173,17 @@ pub fn histogram_log(samples: &[i64], bins: usize) -> Vec<Bin> {
     let lo = (lo.max(1)) as f64;
     let hi = (hi.max(1) as f64).max(lo * 1.000_001);
     let ratio = (hi / lo).powf(1.0 / bins as f64);
-    let edges: Vec<f64> =
-        (0..=bins).map(|i| if i == bins { hi } else if i == 0 { lo } else { lo * ratio.powi(i as i32) }).collect();
+    let edges: Vec<f64> = (0..=bins)
+        .map(|i| {
+            if i == bins {
+                hi
+            } else if i == 0 {
+                lo
+            } else {
+                lo * ratio.powi(i as i32)
+            }
+        })
+        .collect();
     bin_by_edges(samples, &edges)
 }
 

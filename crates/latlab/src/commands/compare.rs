@@ -10,7 +10,10 @@ pub fn run(db: &Path, a: CompareArgs) -> anyhow::Result<i32> {
     let ra = store.load(store.resolve(&a.a)?)?;
     let rb = store.load(store.resolve(&a.b)?)?;
     if ra.experiment != rb.experiment {
-        eprintln!("note: comparing runs of different experiments ({} and {}); only shared names are compared", ra.experiment, rb.experiment);
+        eprintln!(
+            "note: comparing runs of different experiments ({} and {}); only shared names are compared",
+            ra.experiment, rb.experiment
+        );
     }
     let c = compare(&ra, &rb);
     if a.json {

@@ -46,7 +46,8 @@ pub fn open_existing(db: &Path) -> anyhow::Result<Store> {
 /// Store a finished run and say so on stderr; returns its id.
 pub fn save(db: &Path, rec: &mut RunRecord) -> anyhow::Result<i64> {
     let mut store = open_store(db)?;
-    let id = store.insert(rec).with_context(|| format!("cannot store the {} run in '{}'", rec.experiment, db.display()))?;
+    let id =
+        store.insert(rec).with_context(|| format!("cannot store the {} run in '{}'", rec.experiment, db.display()))?;
     rec.id = Some(id);
     let note = match rec.status {
         RunStatus::Complete => String::new(),

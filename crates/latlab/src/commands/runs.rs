@@ -15,7 +15,11 @@ pub fn list(db: &Path, a: RunsArgs) -> anyhow::Result<i32> {
         return Ok(crate::exit::OK);
     }
     let mut o = String::new();
-    writeln!(o, "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  host", "id", "experiment", "status", "started (UTC)", "duration", "metrics", "samples")?;
+    writeln!(
+        o,
+        "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  host",
+        "id", "experiment", "status", "started (UTC)", "duration", "metrics", "samples"
+    )?;
     for r in &runs {
         let started = fmt_unix_ns(r.started_at_ns);
         writeln!(

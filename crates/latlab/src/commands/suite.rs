@@ -31,7 +31,13 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             interrupted = true;
             break;
         }
-        eprintln!("suite [{}/{}] {}: {} (Ctrl-C stops and keeps what was measured)", i + 1, chosen.len(), e.name, e.about);
+        eprintln!(
+            "suite [{}/{}] {}: {} (Ctrl-C stops and keeps what was measured)",
+            i + 1,
+            chosen.len(),
+            e.name,
+            e.about
+        );
         let progress = Progress::new(e.name, (e.steps)(&ctx));
         let result = (e.run_short)(&ctx, progress.counter());
         progress.finish();
@@ -78,7 +84,11 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
         let _ = writeln!(o, "  (no experiment in this suite has a paper row)");
     }
     for p in rows {
-        let _ = writeln!(o, "  [{}] {}\n        paper: {} ({})\n        here:  {}\n        {}", p.seed, p.figure, p.paper_value, p.paper_setting, p.here_value, p.note);
+        let _ = writeln!(
+            o,
+            "  [{}] {}\n        paper: {} ({})\n        here:  {}\n        {}",
+            p.seed, p.figure, p.paper_value, p.paper_setting, p.here_value, p.note
+        );
     }
     let _ = writeln!(o, "\nreport: {}   database: {}", report.display(), db.display());
     o

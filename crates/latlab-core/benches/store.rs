@@ -8,15 +8,7 @@ use std::time::Instant;
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bench.db");
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let values: Vec<i64> = (0..10_000_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            3_000 + (x % 4_000) as i64 + if x % 10_000 == 0 { 300_000 } else { 0 }
-        })
-        .collect();
+    let values = latlab_core::synth::latency_like(10_000_000);
     let mut r = RunRecord::begin("rt");
     r.series.push(Series { name: "l1.latency".into(), unit: "ns".into(), description: String::new(), values });
     r.finish(RunStatus::Complete);

@@ -17,6 +17,7 @@ pub mod report;
 pub mod selftest;
 pub mod stats;
 pub mod store;
+pub mod synth;
 
 /// latlab's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -60,17 +60,7 @@ fn store_round_trips_every_field() {
 fn ten_million_samples_store_compactly_and_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.db");
-    // Latency-like values: a few µs with a pseudo-random spread and rare long tails.
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let values: Vec<i64> = (0..10_000_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let base = 3_000 + (x % 4_000) as i64;
-            if x % 10_000 == 0 { base * 100 } else { base }
-        })
-        .collect();
+    let values = latlab_core::synth::latency_like(10_000_000);
     let mut r = RunRecord::begin("rt");
     r.series.push(Series { name: "l1.latency".into(), unit: "ns".into(), description: String::new(), values });
     r.finish(RunStatus::Complete);

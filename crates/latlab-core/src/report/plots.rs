@@ -72,6 +72,34 @@ pub fn wants_log_axis(min: i64, p50: i64, max: i64) -> bool {
     min > 0 && max > p50.max(1).saturating_mul(50)
 }
 
+/// The mesh every chart uses: axis descriptions, compact tick labels, small font.
+macro_rules! mesh {
+    ($chart:expr, $xdesc:expr, $ydesc:expr) => {
+        $chart
+            .configure_mesh()
+            .x_desc($xdesc)
+            .y_desc($ydesc)
+            .x_labels(8)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .label_style(("sans-serif", 11))
+            .draw()?
+    };
+}
+
+/// The legend box of multi-curve charts.
+macro_rules! legend {
+    ($chart:expr, $pos:expr) => {
+        $chart
+            .configure_series_labels()
+            .position($pos)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 10))
+            .draw()?
+    };
+}
+
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
 fn render(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> PlotResult) -> Option<String> {
@@ -108,15 +136,7 @@ pub fn histogram(s: &Series) -> Option<String> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .x_desc(xdesc.clone())
-                    .y_desc("count (log)")
-                    .x_labels(8)
-                    .x_label_formatter(&tick)
-                    .y_label_formatter(&tick)
-                    .label_style(("sans-serif", 11))
-                    .draw()?;
+                mesh!(chart, xdesc.clone(), "count (log)");
                 chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
                     Rectangle::new([(b.lo / u.div, 0.8), (b.hi / u.div, b.count as f64)], PALETTE[0].mix(0.8).filled())
                 }))?;
@@ -149,15 +169,7 @@ pub fn cdf(series: &[&Series]) -> Option<String> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .x_desc(xdesc.clone())
-                    .y_desc("fraction ≤ x")
-                    .x_labels(8)
-                    .x_label_formatter(&tick)
-                    .y_label_formatter(&tick)
-                    .label_style(("sans-serif", 11))
-                    .draw()?;
+                mesh!(chart, xdesc.clone(), "fraction ≤ x");
                 for (i, (s, v)) in series.iter().zip(&sorted).enumerate() {
                     let c = PALETTE[i % PALETTE.len()];
                     let pts = stats::cdf_points(v, REPORT_CURVE_POINTS);
@@ -170,13 +182,7 @@ pub fn cdf(series: &[&Series]) -> Option<String> {
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
                 }
                 if series.len() > 1 {
-                    chart
-                        .configure_series_labels()
-                        .position(SeriesLabelPosition::LowerRight)
-                        .background_style(WHITE.mix(0.8))
-                        .border_style(BLACK)
-                        .label_font(("sans-serif", 10))
-                        .draw()?;
+                    legend!(chart, SeriesLabelPosition::LowerRight);
                 }
             }};
         }
@@ -216,14 +222,7 @@ pub fn time_series(s: &Series) -> Option<String> {
             .x_label_area_size(34)
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..n.max(2) as f64, y0..y1)?;
-        chart
-            .configure_mesh()
-            .x_desc("sample")
-            .y_desc(unit_label(u, &s.unit))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .label_style(("sans-serif", 11))
-            .draw()?;
+        mesh!(chart, "sample", unit_label(u, &s.unit));
         chart
             .draw_series(LineSeries::new(env.iter().map(|e| (e.0, e.2 as f64 / u.div)), PALETTE[1].stroke_width(1)))?;
         chart
@@ -262,15 +261,7 @@ pub fn sweep(t: &Table) -> Option<String> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .x_desc(xl.clone())
-                    .y_desc(yl.clone())
-                    .x_labels(8)
-                    .x_label_formatter(&tick)
-                    .y_label_formatter(&tick)
-                    .label_style(("sans-serif", 11))
-                    .draw()?;
+                mesh!(chart, xl.clone(), yl.clone());
                 for (i, (name, v)) in ys.iter().enumerate() {
                     let c = PALETTE[i % PALETTE.len()];
                     let pts: Vec<(f64, f64)> = xs.iter().zip(v).map(|(&x, &y)| (x / ux.div, y / uy.div)).collect();
@@ -280,13 +271,7 @@ pub fn sweep(t: &Table) -> Option<String> {
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
                     chart.draw_series(pts.into_iter().map(|pt| Circle::new(pt, 3, c.filled())))?;
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.8))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 10))
-                    .draw()?;
+                legend!(chart, SeriesLabelPosition::UpperLeft);
             }};
         }
         let y_lo_log = (y0.max(1e-9) * 0.8).max(1e-9);

@@ -150,7 +150,7 @@ impl Capability {
 pub struct CapabilityRefused(pub String);
 
 const RT_ADVICE: &str = "run as root, grant CAP_SYS_NICE (setcap cap_sys_nice+ep latlab), or raise \
-     the rtprio limit in /etc/security/limits.conf; the run continues at normal priority";
+     the rtprio limit in /etc/security/limits.conf";
 
 /// The calling thread's current scheduling.
 pub fn current_sched() -> Sched {
@@ -323,10 +323,10 @@ impl Capabilities {
         if let Some(w) = c.warning() {
             if self.strict {
                 self.list.push(c);
-                return Err(CapabilityRefused(w));
+                return Err(CapabilityRefused(format!("{w} (without --strict the run goes on without it)")));
             }
             if !seen {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {w}; continuing without it");
             }
         }
         if !seen {

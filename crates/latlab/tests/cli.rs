@@ -164,3 +164,42 @@ fn suite_leaves_database_report_and_summary() {
     let html = std::fs::read_to_string(d.join("latlab-report.html")).unwrap();
     assert!(well_formed(&html) > 0);
 }
+
+/// Run latlab without privileges: directly when not root, else dropped to `nobody` with
+/// util-linux `setpriv` (capabilities go with the uid change).
+fn unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("latlab");
+    let mut c = if nix::unistd::Uid::effective().is_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    c.current_dir(dir)
+        .env_remove("LATLAB_DB")
+        .args(args)
+        .output()
+        .expect("run latlab unprivileged (setpriv from util-linux when root)")
+}
+
+#[test]
+fn refused_capabilities_warn_and_continue_or_fail_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let out = unprivileged(d, &["selftest", "--samples", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: sched.fifo: asked for fifo:80, got other"), "{err}");
+    assert!(err.contains("continuing without it"), "{err}");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("| sched.fifo | fifo:80 | other | **no** |"), "{md}");
+    assert!(md.contains("a normal-priority thread (FIFO refused)"), "the paper row says what ran: {md}");
+
+    let out = unprivileged(d, &["--strict", "selftest", "--samples", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("error: capability refused (--strict): sched.fifo"), "{err}");
+    assert!(!err.contains("continuing"), "{err}");
+}

@@ -198,9 +198,14 @@ pub fn set_sched(want: Sched) -> Capability {
 
 /// Whether the machine grants SCHED_FIFO to this process, tested on a throw-away thread.
 pub fn probe_fifo(priority: i32) -> Capability {
-    std::thread::spawn(move || set_sched(Sched { policy: Policy::Fifo, priority }))
-        .join()
-        .unwrap_or_else(|_| Capability::refused("sched.fifo", "probe", "unknown", "probe thread panicked"))
+    probe_sched(Sched { policy: Policy::Fifo, priority })
+}
+
+/// Whether the machine grants `want` to this process, tested on a throw-away thread.
+pub fn probe_sched(want: Sched) -> Capability {
+    std::thread::spawn(move || set_sched(want)).join().unwrap_or_else(|_| {
+        Capability::refused(&format!("sched.{}", want.policy), "probe", "unknown", "probe thread panicked")
+    })
 }
 
 /// Pin the calling thread to the given CPUs.

@@ -1,0 +1,333 @@
+//! `latlab rt` — seed 001, "Benchmarking Real-time Determinism in Windows CE", on Linux: a
+//! periodic stimulus at absolute deadlines wakes level 1 (the ISR_TEST analog, SCHED_FIFO 80)
+//! which signals level 2 (the APP_TEST analog, normal priority); both are timed from the
+//! intended stimulus time, unloaded and under latlab's polygons load, and a frequency sweep
+//! finds where each level starts missing pulses (MF) and where the load stops (SF).
+//!
+//! Metric names (documented in `docs/experiments/rt.md`): for phase `unloaded` / `loaded`
+//! and level `l1` / `l2` / `hop`: `<phase>.<level>.latency.{min,p50,p99,p999,max,mean,
+//! jitter,count}`, `<phase>.<level>.missed`; `<phase>.pulses`, `<phase>.l1.delivered`,
+//! `<phase>.l2.delivered`, `loaded.load.progress`; `baseline.load.polygons_per_s`;
+//! `overhead.record_per_sample`; `sweep.mf_l1_hz`, `sweep.mf_l2_hz`, `sweep.sf_hz`,
+//! `sweep.max_rate_hz`.
+
+pub mod chain;
+pub mod config;
+pub mod cyclictest;
+pub mod load;
+mod paper;
+pub mod phase;
+pub mod signal;
+pub mod sweep;
+
+use chain::{ChainStats, MISSED, analyze, pulses_for};
+use config::{LoadSpec, RtConfig};
+use latlab_core::clock::{MonotonicClock, monotonic_now};
+use latlab_core::defaults::rt as d;
+use latlab_core::interrupt::stop_requested;
+use latlab_core::platform::{self, Capabilities, CapabilityRefused};
+use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
+use signal::SignalKind;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// Why `latlab rt` could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RtError {
+    /// `--strict` and a capability was refused.
+    #[error(transparent)]
+    Capability(#[from] CapabilityRefused),
+    /// The configuration does not make sense.
+    #[error("invalid rt configuration: {0}")]
+    Config(String),
+    /// A thread, signal or load could not be created.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A run's record plus what only the run itself can write out (per-pulse cycle numbers for
+/// the cyclictest-format histogram).
+pub struct Outcome {
+    /// The stored record.
+    pub record: RunRecord,
+    /// (column name, [(pulse number, latency ns)]) per phase and level.
+    pub columns: Vec<(String, Vec<(u64, i64)>)>,
+}
+
+impl Outcome {
+    /// The cyclictest `-h` histogram of every column (see [`cyclictest`]).
+    pub fn cyclictest_histogram(&self) -> String {
+        let cols: Vec<cyclictest::Column<'_>> =
+            self.columns.iter().map(|(_, s)| cyclictest::Column { samples: s }).collect();
+        cyclictest::histogram(&cols, d::CYCLICTEST_HIST_US)
+    }
+}
+
+fn cycles(lat: &[i64]) -> Vec<(u64, i64)> {
+    lat.iter().enumerate().filter(|(_, v)| **v != MISSED).map(|(k, v)| (k as u64, *v)).collect()
+}
+
+/// One measured phase.
+struct Phase {
+    stats: ChainStats,
+    l1: Vec<i64>,
+    l2: Option<Vec<i64>>,
+    interrupted: bool,
+}
+
+fn run_phase(
+    cfg: &RtConfig,
+    caps: &mut Capabilities,
+    progress: &AtomicU64,
+    period: u64,
+    pulses: usize,
+) -> Result<Phase, RtError> {
+    let raw = phase::run(cfg, period, pulses, progress)?;
+    for c in raw.capabilities {
+        caps.record(c)?;
+    }
+    let stats = analyze(&raw.l1.latency, raw.l2.as_deref(), raw.l1.pulses);
+    Ok(Phase { stats, interrupted: raw.l1.interrupted, l1: raw.l1.latency, l2: raw.l2 })
+}
+
+fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows: &mut Vec<Vec<serde_json::Value>>) {
+    let s = &p.stats;
+    rec.metric(&format!("{name}.pulses"), s.pulses, "count");
+    rec.metric(&format!("{name}.l1.delivered"), s.l1_delivered, "ratio");
+    if with_l2 {
+        rec.metric(&format!("{name}.l2.delivered"), s.l2_delivered, "ratio");
+    }
+    for (lvl, ls, what) in [
+        ("l1", &s.l1, "level-1 (ISR analog) wake-up latency from the intended stimulus time"),
+        ("l2", &s.l2, "level-2 (APP analog) wake-up latency from the intended stimulus time"),
+        ("hop", &s.hop, "level 1 → level 2 hop (level-2 time minus level-1 time)"),
+    ] {
+        if lvl != "l1" && !with_l2 {
+            continue;
+        }
+        if let Some(sum) = &ls.summary {
+            rec.summary_metrics(&format!("{name}.{lvl}.latency"), sum, "ns");
+            rows.push(vec![
+                name.into(),
+                lvl.into(),
+                sum.min.into(),
+                sum.p50.into(),
+                sum.p99.into(),
+                sum.p999.into(),
+                sum.max.into(),
+                sum.jitter.into(),
+                ls.missed.into(),
+                ls.served.into(),
+            ]);
+        }
+        rec.metric(&format!("{name}.{lvl}.missed"), ls.missed, "count");
+        rec.series.push(Series {
+            name: format!("{name}.{lvl}.latency"),
+            unit: "ns".into(),
+            description: format!("{what}, {name}"),
+            values: ls.samples.clone(),
+        });
+    }
+}
+
+/// Measure the polygons load alone for a moment: its unloaded progress rate (polygons/s).
+fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
+    if !matches!(cfg.load, LoadSpec::Polygons { .. }) {
+        return Ok(None);
+    }
+    let Some(l) = load::start(cfg, 7)? else { return Ok(None) };
+    let (p0, t0) = (l.progress().unwrap_or(0), monotonic_now());
+    std::thread::sleep(std::time::Duration::from_nanos(d::LOAD_BASELINE_NS));
+    let (p1, t1) = (l.progress().unwrap_or(0), monotonic_now());
+    l.stop();
+    Ok(Some((p1 - p0) as f64 * 1e9 / (t1 - t0).max(1) as f64))
+}
+
+/// Run `latlab rt` as configured; `progress` counts pulses.
+pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError> {
+    cfg.validate().map_err(RtError::Config)?;
+    let mut rec = RunRecord::begin("rt");
+    rec.config("rt", cfg);
+    let mut caps = Capabilities::new(cfg.strict);
+    let with_l2 = cfg.signal != SignalKind::None;
+
+    caps.record(platform::probe_sched(cfg.l1))?;
+    let _dma = if cfg.hold_cpu_dma_latency {
+        let (guard, c) = platform::hold_cpu_dma_latency(0);
+        caps.record(c)?;
+        Some(guard)
+    } else {
+        None
+    };
+    if cfg.lock_memory {
+        caps.record(platform::lock_memory())?;
+    }
+    if let Some(t) = platform::RtThrottling::read() {
+        rec.metric("rt_throttling.enabled", t.is_on() as i64, "bool");
+        if t.is_on() {
+            rec.warn(format!(
+                "RT throttling is {t}: level 1 can hold a CPU for at most that share, which caps the sweep's MF-L1 and lets the load survive (SF)"
+            ));
+        }
+    }
+    rec.metric("overhead.record_per_sample", chain::record_cost(&MonotonicClock::new(), 100_000), "ns");
+
+    let mut columns = Vec::new();
+    let mut rows = Vec::new();
+    let mut interrupted = false;
+    let mut measured: Vec<(&str, ChainStats)> = Vec::new();
+    let baseline = if matches!(cfg.load, LoadSpec::None) { None } else { load_baseline(cfg)? };
+    if let Some(b) = baseline {
+        rec.metric("baseline.load.polygons_per_s", b, "Hz");
+    }
+
+    if cfg.phases {
+        let pulses = pulses_for(cfg.phase_ns, cfg.period_ns);
+        let un = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses)?;
+        phase_record(&mut rec, "unloaded", &un, with_l2, &mut rows);
+        columns.push(("unloaded.l1".to_string(), cycles(&un.l1)));
+        if let Some(l2) = &un.l2 {
+            columns.push(("unloaded.l2".to_string(), cycles(l2)));
+        }
+        interrupted |= un.interrupted;
+        measured.push(("unloaded", un.stats));
+        if !interrupted && !matches!(cfg.load, LoadSpec::None) {
+            let l = load::start(cfg, 11)?.expect("a load was configured");
+            for c in l.capabilities() {
+                caps.record(platform::Capability { name: format!("load.{}", c.name), ..c })?;
+            }
+            let (p0, t0) = (l.progress(), monotonic_now());
+            let lo = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses);
+            let (p1, t1) = (l.progress(), monotonic_now());
+            l.stop();
+            let lo = lo?;
+            if let (Some(p0), Some(p1), Some(b)) = (p0, p1, baseline) {
+                let rate = (p1 - p0) as f64 * 1e9 / (t1 - t0).max(1) as f64;
+                rec.metric("loaded.load.polygons_per_s", rate, "Hz");
+                rec.metric("loaded.load.progress", rate / b.max(1e-9), "ratio");
+            }
+            phase_record(&mut rec, "loaded", &lo, with_l2, &mut rows);
+            columns.push(("loaded.l1".to_string(), cycles(&lo.l1)));
+            if let Some(l2) = &lo.l2 {
+                columns.push(("loaded.l2".to_string(), cycles(l2)));
+            }
+            interrupted |= lo.interrupted;
+            measured.push(("loaded", lo.stats));
+        }
+        let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+        rec.tables.push(Table {
+            name: "rt.phases".into(),
+            title: format!(
+                "Wake-up chain at {:.0} Hz (latency from the intended stimulus time)",
+                1e9 / cfg.period_ns as f64
+            ),
+            columns: vec![
+                col("phase", ""),
+                col("level", ""),
+                col("min", "ns"),
+                col("p50", "ns"),
+                col("p99", "ns"),
+                col("p99.9", "ns"),
+                col("max", "ns"),
+                col("jitter", "ns"),
+                col("missed", "count"),
+                col("served", "count"),
+            ],
+            rows,
+            plot: None,
+        });
+    }
+
+    let mut sweep_result = None;
+    if let (Some(sc), false) = (&cfg.sweep, interrupted) {
+        let running = load::start(cfg, 13)?;
+        let load_known = baseline.is_some() && running.as_ref().is_some_and(|l| l.progress().is_some());
+        let mut err = None;
+        let (steps, thresholds, intr) = sweep::drive(sc, with_l2, load_known, |rate| {
+            let period = (1e9 / rate).round() as u64;
+            let pulses = pulses_for(sc.step_ns, period);
+            let (p0, t0) = (running.as_ref().and_then(|l| l.progress()), monotonic_now());
+            let ph = match run_phase(cfg, &mut caps, &progress, period, pulses) {
+                Ok(p) => p,
+                Err(e) => {
+                    err = Some(e);
+                    return None;
+                }
+            };
+            let (p1, t1) = (running.as_ref().and_then(|l| l.progress()), monotonic_now());
+            if ph.interrupted || stop_requested() {
+                return None;
+            }
+            let load_progress = match (p0, p1, baseline) {
+                (Some(a), Some(b), Some(base)) => Some((b - a) as f64 * 1e9 / (t1 - t0).max(1) as f64 / base.max(1e-9)),
+                _ => None,
+            };
+            Some(sweep::Step {
+                rate_hz: rate,
+                l1_delivered: ph.stats.l1_delivered,
+                l2_delivered: ph.stats.l2_delivered,
+                load_progress,
+                l1_p99: ph.stats.l1.summary.map(|s| s.p99),
+                l2_p99: ph.stats.l2.summary.map(|s| s.p99),
+            })
+        });
+        if let Some(l) = running {
+            l.stop();
+        }
+        if let Some(e) = err {
+            return Err(e);
+        }
+        interrupted |= intr;
+        if let Some(v) = thresholds.mf_l1_hz {
+            rec.metric("sweep.mf_l1_hz", v, "Hz");
+        }
+        if let Some(v) = thresholds.mf_l2_hz {
+            rec.metric("sweep.mf_l2_hz", v, "Hz");
+        }
+        if let Some(v) = thresholds.sf_hz {
+            rec.metric("sweep.sf_hz", v, "Hz");
+        }
+        let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
+        rec.metric("sweep.max_rate_hz", max_rate, "Hz");
+        let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+        let opt = |v: Option<f64>| v.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);
+        rec.tables.push(Table {
+            name: "rt.sweep".into(),
+            title: "Frequency sweep under load: delivered pulses and load progress against stimulus rate".into(),
+            columns: vec![
+                col("rate_hz", "Hz"),
+                col("l1_delivered", "ratio"),
+                col("l2_delivered", "ratio"),
+                col("load_progress", "ratio"),
+                col("l1_p99", "ns"),
+                col("l2_p99", "ns"),
+            ],
+            rows: steps
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.rate_hz.into(),
+                        s.l1_delivered.into(),
+                        if with_l2 { s.l2_delivered.into() } else { serde_json::Value::Null },
+                        opt(s.load_progress),
+                        opt(s.l1_p99.map(|v| v as f64)),
+                        opt(s.l2_p99.map(|v| v as f64)),
+                    ]
+                })
+                .collect(),
+            plot: Some(TablePlot {
+                x: "rate_hz".into(),
+                ys: vec!["l1_delivered".into(), "l2_delivered".into(), "load_progress".into()],
+                log_x: true,
+                log_y: false,
+            }),
+        });
+        sweep_result = Some((thresholds, max_rate, load_known));
+    }
+
+    paper::rows(&mut rec, cfg, &measured, sweep_result);
+    rec.capabilities = caps.list.clone();
+    rec.warnings.extend(caps.warnings());
+    rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(Outcome { record: rec, columns })
+}

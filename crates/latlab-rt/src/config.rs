@@ -29,6 +29,17 @@ pub enum LoadSpec {
     },
 }
 
+impl std::fmt::Display for LoadSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadSpec::None => f.write_str("none"),
+            LoadSpec::Polygons { workers, sched: Some(s) } => write!(f, "polygons:{workers} at {s}"),
+            LoadSpec::Polygons { workers, sched: None } => write!(f, "polygons:{workers} at level 2's priority"),
+            LoadSpec::Cmd { command } => write!(f, "cmd:'{command}'"),
+        }
+    }
+}
+
 impl std::str::FromStr for LoadSpec {
     type Err = String;
     /// `none`, `polygons`, `polygons:N`, `polygons:N:POLICY:PRIO`, or `cmd:COMMAND`.

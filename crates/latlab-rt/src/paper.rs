@@ -54,7 +54,7 @@ pub fn rows(
                     sum.count,
                     hz(rate),
                     if ls.missed > 0 { format!("; {} pulses missed", ls.missed) } else { String::new() },
-                    if *phase == "loaded" { format!("; load {:?}", cfg.load) } else { String::new() },
+                    if *phase == "loaded" { format!("; load {}", cfg.load) } else { String::new() },
                 ),
             });
         }
@@ -92,7 +92,7 @@ pub fn rows(
                 paper_value: paper.into(),
                 here_value: here,
                 note: format!(
-                    "geometric sweep ×{} from {} with the load {:?} running, all threads on {}",
+                    "geometric sweep ×{} from {} with the load {} running, all threads on {}",
                     cfg.sweep.as_ref().map(|s| s.factor).unwrap_or(2.0),
                     hz(cfg.sweep.as_ref().map(|s| s.start_hz).unwrap_or(0.0)),
                     cfg.load,

@@ -31,6 +31,10 @@ pub enum Command {
     /// Measure how far this machine's clock and timers can be trusted, and what scheduling
     /// it grants. Stored as a run.
     Selftest(SelftestArgs),
+    /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO,
+    /// the ISR analog), which signals level 2 (normal priority, the APP analog); unloaded
+    /// and under load. `latlab rt sweep` finds the maximum and saturation frequencies.
+    Rt(RtArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -69,6 +73,117 @@ pub struct SelftestArgs {
     /// Do not lock memory (mlockall).
     #[arg(long)]
     pub no_mlock: bool,
+}
+
+/// `latlab rt`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct RtArgs {
+    /// `sweep`, or nothing for the unloaded and loaded phases.
+    #[command(subcommand)]
+    pub command: Option<RtCommand>,
+    /// Options of the phases.
+    #[command(flatten)]
+    pub common: RtCommon,
+    /// Stimulus period of the phases (e.g. 200us, 1ms); default 200us = the paper's 5 kHz.
+    #[arg(long, value_parser = parse_duration_ns, conflicts_with = "rate")]
+    pub period: Option<u64>,
+    /// Stimulus rate of the phases in Hz (instead of --period).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Length of each phase (e.g. 5s).
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub duration: Option<u64>,
+    /// Output: a Markdown summary, or cyclictest's `-h` histogram text (columns: unloaded
+    /// L1, unloaded L2, loaded L1, loaded L2) for scripts written for cyclictest.
+    #[arg(long, default_value = "markdown", value_parser = ["markdown", "cyclictest"])]
+    pub histogram_format: String,
+}
+
+/// Subcommands of `latlab rt`.
+#[derive(Debug, Subcommand)]
+pub enum RtCommand {
+    /// Raise the stimulus rate geometrically under load; find MF-L1, MF-L2 (a level misses
+    /// more than the threshold of pulses) and SF (the load's progress falls below a fraction
+    /// of its unloaded rate) — the paper's Figure 8.
+    Sweep(RtSweepArgs),
+}
+
+/// `latlab rt sweep`.
+#[derive(Debug, Args)]
+pub struct RtSweepArgs {
+    /// Options shared with the phases.
+    #[command(flatten)]
+    pub common: RtCommon,
+    /// First rate, Hz.
+    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_START_HZ)]
+    pub start: f64,
+    /// Factor between rates (> 1).
+    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_FACTOR)]
+    pub factor: f64,
+    /// Highest rate, Hz.
+    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_MAX_HZ)]
+    pub max: f64,
+    /// Duration of each step (e.g. 1s, 500ms).
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub step: Option<u64>,
+    /// A level misses at a rate when more than this fraction of pulses went unserved.
+    #[arg(long, default_value_t = latlab_core::defaults::rt::MISS_THRESHOLD)]
+    pub miss_threshold: f64,
+    /// Saturation: the load's progress below this fraction of its unloaded rate.
+    #[arg(long, default_value_t = latlab_core::defaults::rt::SF_PROGRESS_FRACTION)]
+    pub sf_fraction: f64,
+}
+
+/// Options of both `latlab rt` and `latlab rt sweep`.
+#[derive(Debug, Args)]
+pub struct RtCommon {
+    /// Level 1 scheduling policy (fifo, rr, other, batch, idle).
+    #[arg(long, default_value = "fifo")]
+    pub l1_policy: String,
+    /// Level 1 real-time priority (1–99).
+    #[arg(long, default_value_t = latlab_core::defaults::RT_PRIORITY, value_parser = clap::value_parser!(i32).range(1..=99))]
+    pub l1_priority: i32,
+    /// Level 2 scheduling policy.
+    #[arg(long, default_value = "other")]
+    pub l2_policy: String,
+    /// Level 2 real-time priority (for fifo/rr).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=99))]
+    pub l2_priority: i32,
+    /// How level 1 wakes level 2: eventfd, futex, pipe, condvar, or none (level 1 only).
+    #[arg(long, default_value = "eventfd")]
+    pub signal: String,
+    /// Pin level 1, level 2 and the load to this CPU (default: the last CPU).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Pin level 1 to this CPU (overrides --cpu).
+    #[arg(long)]
+    pub l1_cpu: Option<usize>,
+    /// Pin level 2 to this CPU (overrides --cpu).
+    #[arg(long)]
+    pub l2_cpu: Option<usize>,
+    /// Pin the load's workers to these CPUs (comma-separated; overrides --cpu).
+    #[arg(long, value_delimiter = ',')]
+    pub load_cpus: Option<Vec<usize>>,
+    /// Pin nothing.
+    #[arg(long, conflicts_with_all = ["cpu", "l1_cpu", "l2_cpu", "load_cpus"])]
+    pub no_pin: bool,
+    /// Load: none, polygons[:N[:POLICY:PRIO]] (default polygons:1 at level 2's priority), or
+    /// cmd:'COMMAND'.
+    #[arg(long, default_value = "polygons")]
+    pub load: String,
+    /// Leave /dev/cpu_dma_latency at the system default.
+    #[arg(long)]
+    pub no_dma_latency: bool,
+    /// Do not lock memory.
+    #[arg(long)]
+    pub no_mlock: bool,
+}
+
+/// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
+    u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
 }
 
 /// `latlab runs`.
@@ -140,5 +255,22 @@ mod tests {
         assert_eq!(c.db, PathBuf::from("/tmp/x.db"));
         assert!(Cli::try_parse_from(["latlab", "selftest", "--fifo-priority", "100"]).is_err());
         assert!(Cli::try_parse_from(["latlab", "export", "1", "--format", "xml"]).is_err());
+    }
+
+    #[test]
+    fn rt_arguments() {
+        let c = Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--signal", "futex", "--cpu", "0"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        assert_eq!(a.period, Some(1_000_000));
+        assert!(a.command.is_none());
+        let c = Cli::try_parse_from(["latlab", "rt", "sweep", "--max", "8000", "--step", "200ms"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        let Some(RtCommand::Sweep(s)) = a.command else { panic!() };
+        assert_eq!((s.max, s.step), (8000.0, Some(200_000_000)));
+        assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "sweep"]).is_err());
+        assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--rate", "5"]).is_err());
+        assert!(Cli::try_parse_from(["latlab", "rt", "--no-pin", "--cpu", "1"]).is_err());
+        assert_eq!(parse_duration_ns("200us"), Ok(200_000));
+        assert!(parse_duration_ns("fast").is_err());
     }
 }

@@ -39,13 +39,16 @@ pub fn main_exit_code() -> i32 {
                 return exit::OK;
             }
             let _ = writeln!(std::io::stderr(), "error: {e:#}");
-            if e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some() {
-                exit::CAPABILITY
-            } else {
-                exit::ERROR
-            }
+            if is_capability_refusal(&e) { exit::CAPABILITY } else { exit::ERROR }
         }
     }
+}
+
+/// True if the error is a refused capability under `--strict`, however it was wrapped.
+fn is_capability_refusal(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some()
+        || matches!(e.downcast_ref::<latlab_rt::RtError>(), Some(latlab_rt::RtError::Capability(_)))
+        || matches!(e.downcast_ref::<registry::SuiteError>(), Some(registry::SuiteError::Capability(_)))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

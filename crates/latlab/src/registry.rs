@@ -23,7 +23,7 @@ pub struct Experiment {
     /// Steps its short run will report through the progress counter.
     pub steps: fn(&SuiteContext) -> u64,
     /// Run the short version.
-    pub run_short: fn(&SuiteContext, Arc<AtomicU64>) -> Result<RunRecord, CapabilityRefused>,
+    pub run_short: fn(&SuiteContext, Arc<AtomicU64>) -> Result<RunRecord, SuiteError>,
     /// Metrics shown in the suite summary (name, label).
     pub headline: &'static [(&'static str, &'static str)],
 }
@@ -32,20 +32,55 @@ fn selftest_short(ctx: &SuiteContext) -> SelftestConfig {
     SelftestConfig { strict: ctx.strict, ..SelftestConfig::short() }
 }
 
+fn rt_short(ctx: &SuiteContext) -> latlab_rt::config::RtConfig {
+    latlab_rt::config::RtConfig { strict: ctx.strict, ..latlab_rt::config::RtConfig::suite() }
+}
+
 /// Every experiment, in the order the suite runs them.
 pub fn experiments() -> Vec<Experiment> {
-    vec![Experiment {
-        name: "selftest",
-        about: "clock and timer trustworthiness, scheduling granted",
-        steps: |ctx| selftest_short(ctx).total_steps(),
-        run_short: |ctx, progress| selftest::run(&selftest_short(ctx), Some(progress)),
-        headline: &[
-            ("clock.read_cost.mean", "clock read"),
-            ("sleep.other.1ms.p99", "1 ms sleep p99 (default)"),
-            ("sleep.fifo.100us.p99", "100 µs sleep p99 (FIFO)"),
-            ("sleep.fifo.100us.max", "100 µs sleep max (FIFO)"),
-        ],
-    }]
+    vec![
+        Experiment {
+            name: "selftest",
+            about: "clock and timer trustworthiness, scheduling granted",
+            steps: |ctx| selftest_short(ctx).total_steps(),
+            run_short: |ctx, progress| Ok(selftest::run(&selftest_short(ctx), Some(progress))?),
+            headline: &[
+                ("clock.read_cost.mean", "clock read"),
+                ("sleep.other.1ms.p99", "1 ms sleep p99 (default)"),
+                ("sleep.fifo.100us.p99", "100 µs sleep p99 (FIFO)"),
+                ("sleep.fifo.100us.max", "100 µs sleep max (FIFO)"),
+            ],
+        },
+        Experiment {
+            name: "rt",
+            about: "wake-up chain determinism, unloaded and loaded, with a quick MF/SF sweep (seed 001)",
+            steps: |ctx| rt_short(ctx).total_steps(),
+            run_short: |ctx, progress| {
+                latlab_rt::run(&rt_short(ctx), progress).map(|o| o.record).map_err(|e| match e {
+                    latlab_rt::RtError::Capability(c) => SuiteError::Capability(c),
+                    other => SuiteError::Other(other.to_string()),
+                })
+            },
+            headline: &[
+                ("unloaded.l1.latency.p99", "L1 p99"),
+                ("loaded.l2.latency.p99", "L2 p99 loaded"),
+                ("sweep.mf_l1_hz", "MF-L1"),
+                ("sweep.mf_l2_hz", "MF-L2"),
+                ("sweep.sf_hz", "SF"),
+            ],
+        },
+    ]
+}
+
+/// Why a suite experiment could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// `--strict` and a capability was refused.
+    #[error(transparent)]
+    Capability(#[from] CapabilityRefused),
+    /// Anything else, with its message.
+    #[error("{0}")]
+    Other(String),
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use crate::clock::{
 use crate::defaults;
 use crate::interrupt::stop_requested;
 use crate::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
-use crate::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot, fmt_ns};
+use crate::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot, fmt_ns};
 use crate::stats;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -282,7 +282,6 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
     // Period sweep with the best policy granted.
     let sweep_sched = fifo_ok.then_some(Sched { policy: Policy::Fifo, priority: prio });
     let mut rows = Vec::new();
-    let mut at_5khz = None;
     if !interrupted {
         for &period in &cfg.sweep_periods_ns {
             let (r, _) = run_case(
@@ -295,9 +294,6 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
             );
             if let Some(s) = stats::summarize(&r.lateness) {
                 rows.push(vec![period.into(), s.min.into(), s.p50.into(), s.p99.into(), s.max.into(), r.missed.into()]);
-                if period == 200_000 {
-                    at_5khz = Some(s);
-                }
             }
             if r.interrupted {
                 interrupted = true;
@@ -328,23 +324,6 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
             log_y: true,
         }),
     });
-
-    if let Some(s) = at_5khz {
-        let who = sweep_sched
-            .map(|s| format!("a SCHED_FIFO:{} thread", s.priority))
-            .unwrap_or_else(|| "a normal-priority thread (FIFO refused)".into());
-        rec.paper.push(PaperRow {
-            seed: "001".into(),
-            figure: "Fig. 11, CE 3.0 ISR start, max / min / jitter".into(),
-            paper_setting: "SA-1110 206 MHz, 5 kHz stimulus, unloaded".into(),
-            paper_value: "5.2 / 1.4 / 3.8 µs".into(),
-            here_value: format!("{} / {} / {}", fmt_ns(s.max as f64), fmt_ns(s.min as f64), fmt_ns(s.jitter as f64)),
-            note: format!(
-                "timer wake-up lateness of {who} at 5 kHz (selftest sweep, {} wake-ups, unloaded): the level-1 analog only; `latlab rt` measures the full chain",
-                s.count
-            ),
-        });
-    }
 
     if cfg.lock_memory {
         let _ = nix::sys::mman::munlockall();
@@ -401,7 +380,7 @@ mod tests {
         assert_eq!(r.get_series("sleep.other.100us").unwrap().values.len(), 20);
         let fifo = r.get_metric("sched.fifo.granted").unwrap().value.as_f64() == 1.0;
         assert_eq!(r.get_series("sleep.fifo.1ms").is_some(), fifo);
-        assert_eq!(r.paper.len(), 1, "the 200 µs sweep row feeds the seed-001 paper row");
+        assert!(r.paper.is_empty(), "selftest has no paper figure of its own (latlab rt has seed 001's)");
         assert_eq!(r.tables[0].rows.len(), 2);
     }
 }

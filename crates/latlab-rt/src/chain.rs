@@ -30,7 +30,9 @@ pub struct Level1 {
 /// Run level 1 for `pulses` pulses of `sched`. For each pulse: sleep to its deadline,
 /// timestamp, store, publish `seq`, notify. A wake-up past the next deadline skips the
 /// deadlines it overran (they stay [`MISSED`]): a stimulus that fired while level 1 was
-/// still busy is a missed pulse, not a late one. Always publishes [`STOP`] at the end.
+/// still busy is a missed pulse, not a late one. After the last pulse it waits until the
+/// next pulse *would* have fired, so level 2 gets the same one-period window for the last
+/// pulse as for every other, then publishes [`STOP`] (also when interrupted).
 pub fn level1(
     tb: &dyn Timebase,
     sched: Periodic,
@@ -56,6 +58,9 @@ pub fn level1(
         let over = sched.overrun(k, t);
         k += 1 + over;
         progress.fetch_add(1 + over, Ordering::Relaxed);
+    }
+    if !interrupted {
+        tb.sleep_until(sched.deadline(k));
     }
     seq.store(STOP, Ordering::Release);
     signal.notify();
@@ -122,8 +127,8 @@ fn level_stats(samples: Vec<i64>, missed: u64) -> LevelStats {
 }
 
 /// Account a phase from the two per-pulse arrays (same length; `pulses` of them scheduled).
-/// Level 2's misses are pulses level 1 served that level 2 did not; the last pulse is not
-/// counted as a level-2 miss if level 2 had no chance to serve it (run cut short).
+/// Level 2's misses are pulses level 1 served that level 2 did not serve before the next
+/// pulse fired (for the last pulse: before [`level1`]'s closing wait ended).
 pub fn analyze(l1: &[i64], l2: Option<&[i64]>, pulses: usize) -> ChainStats {
     let n = pulses.min(l1.len());
     let l1s: Vec<i64> = l1[..n].iter().copied().filter(|&v| v != MISSED).collect();
@@ -215,6 +220,28 @@ mod tests {
         let s = analyze(&r.latency, None, r.pulses);
         assert_eq!((s.l1.missed, s.l1.served), (4, 6));
         assert_eq!(s.l1_delivered, 0.6);
+    }
+
+    #[test]
+    fn the_last_pulse_gets_a_full_period_before_stop() {
+        struct Probe(Mutex<Vec<(u64, u64)>>, FakeClock, AtomicU64);
+        impl Signal for Probe {
+            fn notify(&self) {
+                self.0.lock().unwrap().push((self.2.load(Ordering::Relaxed), self.1.now()));
+            }
+            fn wait(&self) {}
+        }
+        let clock = FakeClock::new(0);
+        let sched = Periodic { start: 1_000, interval: 1_000 };
+        let seq = AtomicU64::new(0);
+        let probe = Probe(Mutex::new(Vec::new()), clock.clone(), AtomicU64::new(0));
+        let p = AtomicU64::new(0);
+        level1(&clock, sched, 3, &seq, &probe, &p, &|| false);
+        // Pulses 0, 1, 2 fire at 1000, 2000, 3000; STOP is published at 4000, when pulse 3
+        // would have fired — not right after pulse 2.
+        let times: Vec<u64> = probe.0.lock().unwrap().iter().map(|e| e.1).collect();
+        assert_eq!(times, vec![1_000, 2_000, 3_000, 4_000]);
+        assert_eq!(seq.load(Ordering::Relaxed), STOP);
     }
 
     #[test]

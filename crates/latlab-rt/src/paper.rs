@@ -60,12 +60,10 @@ pub fn rows(
         }
     }
     if let Some((t, max_rate, load_known)) = sweep {
+        let (start, pct) = cfg.sweep.as_ref().map(|s| (s.start_hz, s.miss_threshold * 100.0)).unwrap_or((0.0, 0.1));
         let found = |v: Option<f64>| match v {
-            Some(v) => format!(
-                "{} (first step missing > {:.1} %)",
-                hz(v),
-                cfg.sweep.as_ref().map(|s| s.miss_threshold * 100.0).unwrap_or(0.1)
-            ),
+            Some(v) if v <= start => format!("≤ {} (missing > {pct:.1} % already at the sweep's first rate)", hz(v)),
+            Some(v) => format!("{} (first rate missing > {pct:.1} %)", hz(v)),
             None => format!("not reached up to {}", hz(max_rate)),
         };
         let rows = [

@@ -34,7 +34,7 @@ pub enum Command {
     /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO,
     /// the ISR analog), which signals level 2 (normal priority, the APP analog); unloaded
     /// and under load. `latlab rt sweep` finds the maximum and saturation frequencies.
-    Rt(RtArgs),
+    Rt(Box<RtArgs>),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.

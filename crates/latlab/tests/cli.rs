@@ -111,16 +111,16 @@ fn clear_errors_and_exit_codes() {
     latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);
 }
 
-#[test]
-fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
+/// Start `latlab ARGS` (which would run for minutes), wait until it says it is measuring,
+/// send SIGINT, and check it exits 130 with an `interrupted` run stored holding samples.
+fn interrupt_and_check(args: &[&str], ready: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let bin = assert_cmd::cargo::cargo_bin("latlab");
-    // 100,000 samples per case would take minutes: the run can only end by the signal.
     let mut child = std::process::Command::new(bin)
         .current_dir(d)
         .env_remove("LATLAB_DB")
-        .args(["selftest", "--samples", "100000", "--no-mlock"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -128,9 +128,9 @@ fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     err.read_line(&mut line).unwrap();
-    assert!(line.contains("measuring"), "{line}");
-    // Let it get into the sleep loops, then interrupt.
-    std::thread::sleep(Duration::from_millis(300));
+    assert!(line.contains(ready), "{line}");
+    // Let it get into its timed loops, then interrupt.
+    std::thread::sleep(Duration::from_millis(2500));
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
     let t0 = Instant::now();
     let status = loop {
@@ -148,6 +148,17 @@ fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
     let runs: serde_json::Value = serde_json::from_slice(&runs).unwrap();
     assert_eq!(runs[0]["status"], "interrupted");
     assert!(runs[0]["samples"].as_i64().unwrap() > 0, "what was measured is kept");
+}
+
+#[test]
+fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
+    // 100,000 samples per case would take minutes: the run can only end by the signal.
+    interrupt_and_check(&["selftest", "--samples", "100000", "--no-mlock"], "measuring");
+}
+
+#[test]
+fn ctrl_c_stops_rt_cleanly() {
+    interrupt_and_check(&["rt", "--duration", "120s", "--no-mlock"], "rt: level 1");
 }
 
 #[test]

@@ -20,7 +20,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Suite(a) => suite::run(&db, cli.strict, a),
         Command::Selftest(a) => selftest::run(&db, cli.strict, a),
-        Command::Rt(a) => rt::run(&db, cli.strict, a),
+        Command::Rt(a) => rt::run(&db, cli.strict, *a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, a),

@@ -311,6 +311,8 @@ pub fn fmt_value(v: Value, unit: &str) -> String {
         },
         "ratio" => format!("{:.2} %", v.as_f64() * 100.0),
         "bool" => (if v.as_f64() != 0.0 { "yes" } else { "no" }).into(),
+        "Hz" if v.as_f64().abs() >= 1e6 => format!("{:.3} MHz", v.as_f64() / 1e6),
+        "Hz" if v.as_f64().abs() >= 1e3 => format!("{:.3} kHz", v.as_f64() / 1e3).replace(".000 kHz", " kHz"),
         u => match v {
             Value::Int(i) => format!("{i} {u}"),
             Value::Float(f) if f.abs() >= 100.0 => format!("{f:.0} {u}"),
@@ -341,7 +343,10 @@ mod tests {
         assert_eq!(fmt_ns(1_234_000_000.0), "1.234 s");
         assert_eq!(fmt_value(Value::Float(0.5), "ratio"), "50.00 %");
         assert_eq!(fmt_value(Value::Int(3), "count"), "3");
-        assert_eq!(fmt_value(Value::Float(1000.0), "Hz"), "1000 Hz");
+        assert_eq!(fmt_value(Value::Float(999.0), "Hz"), "999 Hz");
+        assert_eq!(fmt_value(Value::Float(32000.0), "Hz"), "32 kHz");
+        assert_eq!(fmt_value(Value::Float(15742.5), "Hz"), "15.743 kHz");
+        assert_eq!(fmt_value(Value::Float(2.5e6), "Hz"), "2.500 MHz");
     }
 
     #[test]

@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(fmt_value(Value::Int(3), "count"), "3");
         assert_eq!(fmt_value(Value::Float(999.0), "Hz"), "999 Hz");
         assert_eq!(fmt_value(Value::Float(32000.0), "Hz"), "32 kHz");
-        assert_eq!(fmt_value(Value::Float(15742.5), "Hz"), "15.743 kHz");
+        assert_eq!(fmt_value(Value::Float(15742.6), "Hz"), "15.743 kHz");
         assert_eq!(fmt_value(Value::Float(2.5e6), "Hz"), "2.500 MHz");
     }
 

@@ -168,7 +168,7 @@ pub struct RtCommon {
     /// Pin nothing.
     #[arg(long, conflicts_with_all = ["cpu", "l1_cpu", "l2_cpu", "load_cpus"])]
     pub no_pin: bool,
-    /// Load: none, polygons[:N[:POLICY:PRIO]] (default polygons:1 at level 2's priority), or
+    /// Load: none, `polygons[:N[:POLICY:PRIO]]` (default polygons:1 at level 2's priority), or
     /// cmd:'COMMAND'.
     #[arg(long, default_value = "polygons")]
     pub load: String,

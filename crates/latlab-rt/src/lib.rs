@@ -130,6 +130,31 @@ fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows:
     }
 }
 
+/// Record a measured phase (metrics, series, table rows, histogram columns); returns
+/// whether it was interrupted.
+fn keep_phase(
+    name: &'static str,
+    p: Phase,
+    rec: &mut RunRecord,
+    with_l2: bool,
+    rows: &mut Vec<Vec<serde_json::Value>>,
+    columns: &mut Vec<(String, Vec<(u64, i64)>)>,
+    measured: &mut Vec<(&'static str, ChainStats)>,
+) -> bool {
+    phase_record(rec, name, &p, with_l2, rows);
+    columns.push((format!("{name}.l1"), cycles(&p.l1)));
+    if let Some(l2) = &p.l2 {
+        columns.push((format!("{name}.l2"), cycles(l2)));
+    }
+    measured.push((name, p.stats));
+    p.interrupted
+}
+
+/// Progress per second between two readings of a counter.
+fn per_second(p0: u64, p1: u64, t0: u64, t1: u64) -> f64 {
+    p1.saturating_sub(p0) as f64 * 1e9 / t1.saturating_sub(t0).max(1) as f64
+}
+
 /// Measure the polygons load alone for a moment: its unloaded progress rate (polygons/s).
 fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
     if !matches!(cfg.load, LoadSpec::Polygons { .. }) {
@@ -140,7 +165,7 @@ fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
     std::thread::sleep(std::time::Duration::from_nanos(d::LOAD_BASELINE_NS));
     let (p1, t1) = (l.progress().unwrap_or(0), monotonic_now());
     l.stop();
-    Ok(Some((p1 - p0) as f64 * 1e9 / (t1 - t0).max(1) as f64))
+    Ok(Some(per_second(p0, p1, t0, t1)))
 }
 
 /// The baseline used for progress ratios: the better of the measurements before and after
@@ -187,7 +212,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
     let mut columns = Vec::new();
     let mut rows = Vec::new();
     let mut interrupted = false;
-    let mut measured: Vec<(&str, ChainStats)> = Vec::new();
+    let mut measured: Vec<(&'static str, ChainStats)> = Vec::new();
     // The load's unloaded rate, measured before the run (and again after it; see below).
     let baseline = if matches!(cfg.load, LoadSpec::None) { None } else { load_baseline(cfg)? };
     let mut loaded_rate = None;
@@ -195,13 +220,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
     if cfg.phases {
         let pulses = pulses_for(cfg.phase_ns, cfg.period_ns);
         let un = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses)?;
-        phase_record(&mut rec, "unloaded", &un, with_l2, &mut rows);
-        columns.push(("unloaded.l1".to_string(), cycles(&un.l1)));
-        if let Some(l2) = &un.l2 {
-            columns.push(("unloaded.l2".to_string(), cycles(l2)));
-        }
-        interrupted |= un.interrupted;
-        measured.push(("unloaded", un.stats));
+        interrupted |= keep_phase("unloaded", un, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
         if !interrupted && !matches!(cfg.load, LoadSpec::None) {
             let l = load::start(cfg, 11)?.expect("a load was configured");
             for c in l.capabilities() {
@@ -213,15 +232,9 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
             l.stop();
             let lo = lo?;
             if let (Some(p0), Some(p1)) = (p0, p1) {
-                loaded_rate = Some((p1 - p0) as f64 * 1e9 / (t1 - t0).max(1) as f64);
+                loaded_rate = Some(per_second(p0, p1, t0, t1));
             }
-            phase_record(&mut rec, "loaded", &lo, with_l2, &mut rows);
-            columns.push(("loaded.l1".to_string(), cycles(&lo.l1)));
-            if let Some(l2) = &lo.l2 {
-                columns.push(("loaded.l2".to_string(), cycles(l2)));
-            }
-            interrupted |= lo.interrupted;
-            measured.push(("loaded", lo.stats));
+            interrupted |= keep_phase("loaded", lo, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
         }
         let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
         rec.tables.push(Table {
@@ -269,7 +282,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
                 return None;
             }
             let load_progress = match (p0, p1, baseline) {
-                (Some(a), Some(b), Some(base)) => Some((b - a) as f64 * 1e9 / (t1 - t0).max(1) as f64 / base.max(1e-9)),
+                (Some(a), Some(b), Some(base)) => Some(per_second(a, b, t0, t1) / base.max(1e-9)),
                 _ => None,
             };
             Some(sweep::Step {

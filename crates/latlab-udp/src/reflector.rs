@@ -1,0 +1,169 @@
+//! The reflector (`latlab udp serve`): answers each valid probe with a reply of the same
+//! size carrying the kernel's receive timestamp (`SO_TIMESTAMPNS`) and its send time.
+//!
+//! Safe on an open network: a reply is never larger than its request (it *is* the request,
+//! rewritten in place); malformed and unauthenticated datagrams are counted and dropped; each
+//! source address gets a token bucket, and the table of sources is bounded (the least
+//! recently seen source is forgotten first), so a flood from many addresses cannot grow
+//! memory or amplify traffic.
+
+use crate::socket::{Received, TimestampedSocket, cmsg_buffer};
+use crate::wire;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Reflector settings.
+#[derive(Debug, Clone)]
+pub struct ReflectorConfig {
+    /// Shared key: probes must carry a valid HMAC-SHA256, and replies do.
+    pub key: Option<Vec<u8>>,
+    /// Most replies per second to one source (token bucket rate; burst = one second's worth).
+    pub max_pps_per_source: u32,
+    /// Most sources tracked at once.
+    pub max_sources: usize,
+}
+
+impl Default for ReflectorConfig {
+    fn default() -> Self {
+        Self { key: None, max_pps_per_source: 200_000, max_sources: 4096 }
+    }
+}
+
+/// What the reflector did, updated as it runs.
+#[derive(Debug, Default)]
+pub struct ReflectorStats {
+    /// Datagrams received.
+    pub received: AtomicU64,
+    /// Replies sent.
+    pub replied: AtomicU64,
+    /// Dropped: not a latlab probe (short, bad magic, version or kind).
+    pub malformed: AtomicU64,
+    /// Dropped: missing or wrong MAC.
+    pub unauthenticated: AtomicU64,
+    /// Dropped: the source exceeded its rate.
+    pub rate_limited: AtomicU64,
+}
+
+impl ReflectorStats {
+    /// (received, replied, malformed, unauthenticated, rate_limited).
+    pub fn snapshot(&self) -> (u64, u64, u64, u64, u64) {
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        (l(&self.received), l(&self.replied), l(&self.malformed), l(&self.unauthenticated), l(&self.rate_limited))
+    }
+}
+
+struct Bucket {
+    tokens: f64,
+    last_ns: u64,
+}
+
+/// Per-source token buckets in a bounded table.
+struct Limiter {
+    rate: f64,
+    max: usize,
+    table: HashMap<SocketAddr, Bucket>,
+}
+
+impl Limiter {
+    fn allow(&mut self, src: SocketAddr, now_ns: u64) -> bool {
+        if !self.table.contains_key(&src) && self.table.len() >= self.max {
+            // Forget the least recently seen source.
+            if let Some(old) = self.table.iter().min_by_key(|(_, b)| b.last_ns).map(|(a, _)| *a) {
+                self.table.remove(&old);
+            }
+        }
+        let rate = self.rate;
+        let b = self.table.entry(src).or_insert(Bucket { tokens: rate, last_ns: now_ns });
+        b.tokens = (b.tokens + (now_ns.saturating_sub(b.last_ns)) as f64 * rate / 1e9).min(rate);
+        b.last_ns = now_ns;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Serve until `stop` is set (checked at least every 100 ms).
+pub fn serve(sock: &TimestampedSocket, cfg: &ReflectorConfig, stats: &ReflectorStats, stop: &AtomicBool) -> std::io::Result<()> {
+    let mut buf = vec![0u8; wire::MAX_SIZE + 64];
+    let mut cmsg = cmsg_buffer();
+    let mut lim = Limiter { rate: cfg.max_pps_per_source.max(1) as f64, max: cfg.max_sources.max(1), table: HashMap::new() };
+    let key = cfg.key.as_deref();
+    while !stop.load(Ordering::Relaxed) {
+        let Some(Received { len, from, kernel_rx_ns }) = sock.recv(&mut buf, &mut cmsg)? else { continue };
+        stats.received.fetch_add(1, Ordering::Relaxed);
+        let data = &mut buf[..len];
+        match wire::decode(data, key) {
+            Ok(p) if p.kind == wire::KIND_PROBE => {}
+            Err(wire::WireError::Auth) => {
+                stats.unauthenticated.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            _ => {
+                stats.malformed.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+        }
+        if !lim.allow(from, latlab_core::clock::monotonic_now()) {
+            stats.rate_limited.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        wire::make_reply(data, kernel_rx_ns, latlab_core::clock::unix_now_ns(), key);
+        if sock.send_to(data, from).is_ok() {
+            stats.replied.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    Ok(())
+}
+
+/// A reflector on its own thread, stopped on drop.
+pub struct Running {
+    /// Its address.
+    pub addr: SocketAddr,
+    /// Its counters.
+    pub stats: Arc<ReflectorStats>,
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+/// Start a reflector on `bind` in a background thread.
+pub fn spawn(bind: SocketAddr, cfg: ReflectorConfig) -> std::io::Result<Running> {
+    let sock = TimestampedSocket::bind(bind)?;
+    let addr = sock.local_addr()?;
+    let stats = Arc::new(ReflectorStats::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (s2, st2) = (stats.clone(), stop.clone());
+    let handle = std::thread::Builder::new().name("latlab-udp-reflector".into()).spawn(move || serve(&sock, &cfg, &s2, &st2))?;
+    Ok(Running { addr, stats, stop, handle: Some(handle) })
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limiter_bounds_rate_and_table() {
+        let mut l = Limiter { rate: 10.0, max: 2, table: HashMap::new() };
+        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let allowed = (0..100).filter(|_| l.allow(a, 0)).count();
+        assert_eq!(allowed, 10, "one second's burst, then nothing without time passing");
+        assert!(l.allow(a, 200_000_000), "tokens come back with time");
+        for p in 2..50 {
+            l.allow(format!("127.0.0.1:{p}").parse().unwrap(), p as u64);
+        }
+        assert!(l.table.len() <= 2);
+    }
+}

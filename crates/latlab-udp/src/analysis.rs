@@ -157,9 +157,8 @@ pub fn detect_bursts(pairs: &[Pair], interval_ns: u64) -> BurstReport {
         recv_gap_p50,
         verdict: String::new(),
     };
-    let kept = send_gap_p50
-        .map(|g| ((g as f64) - interval_ns as f64).abs() <= 0.1 * interval_ns as f64)
-        .unwrap_or(false);
+    let kept =
+        send_gap_p50.map(|g| ((g as f64) - interval_ns as f64).abs() <= 0.1 * interval_ns as f64).unwrap_or(false);
     let sender = if kept {
         format!("while the sender kept its interval (median send gap {})", fmt_ms(send_gap_p50.unwrap_or(0) as f64))
     } else {
@@ -293,8 +292,14 @@ mod tests {
     /// The seed 002 pattern: sent every `iv`, held and released every `period` (+ jitter).
     fn held_trace(iv: i64, period: i64, n: usize, jitter: &dyn Fn(usize) -> i64) -> Vec<Pair> {
         let send: Vec<i64> = (0..n as i64).map(|k| 1_000_000 + k * iv + jitter(k as usize) / 10).collect();
-        let arrive: Vec<i64> = send.iter().enumerate().map(|(k, &s)| ((s / period) + 1) * period + 20_000 + (k as i64 % 3) * 50 + jitter(k)).collect();
-        (0..n - 1).map(|k| Pair { k: k as u64, s: send[k + 1] - send[k], r: arrive[k + 1] - arrive[k], t: arrive[k] }).collect()
+        let arrive: Vec<i64> = send
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| ((s / period) + 1) * period + 20_000 + (k as i64 % 3) * 50 + jitter(k))
+            .collect();
+        (0..n - 1)
+            .map(|k| Pair { k: k as u64, s: send[k + 1] - send[k], r: arrive[k + 1] - arrive[k], t: arrive[k] })
+            .collect()
     }
 
     #[test]
@@ -304,7 +309,12 @@ mod tests {
         assert!(r.detected(), "{}", r.verdict);
         let p = r.release_period_ns.unwrap();
         assert!((p - 1.23e9).abs() < 0.05 * 1.23e9, "period {p}");
-        assert!(r.verdict.starts_with("packets held and released in bursts every ~1230 ms while the sender kept its interval"), "{}", r.verdict);
+        assert!(
+            r.verdict
+                .starts_with("packets held and released in bursts every ~1230 ms while the sender kept its interval"),
+            "{}",
+            r.verdict
+        );
         // ~12.3 packets per release (the trace ends mid-release, so the last is shorter);
         // the hold before each burst is about the period.
         let sizes: Vec<u64> = r.bursts.iter().map(|b| b.size).collect();
@@ -314,7 +324,9 @@ mod tests {
 
     #[test]
     fn a_steady_stream_has_no_bursts() {
-        let pairs: Vec<Pair> = (0..1000).map(|k| Pair { k, s: 1_000_000, r: 1_000_000 + ((k * 7919) % 200) as i64 - 100, t: k as i64 * 1_000_000 }).collect();
+        let pairs: Vec<Pair> = (0..1000)
+            .map(|k| Pair { k, s: 1_000_000, r: 1_000_000 + ((k * 7919) % 200) as i64 - 100, t: k as i64 * 1_000_000 })
+            .collect();
         let r = detect_bursts(&pairs, 1_000_000);
         assert!(!r.detected());
         assert_eq!(r.coalesced, 0);

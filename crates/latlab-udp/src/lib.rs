@@ -7,5 +7,133 @@
 pub mod analysis;
 pub mod probe;
 pub mod reflector;
+pub mod relay;
+mod report;
 pub mod socket;
 pub mod wire;
+
+use latlab_core::record::{RunRecord, RunStatus};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// Default UDP port of `latlab udp serve` (unassigned by IANA, easy to remember: "LL").
+pub const DEFAULT_PORT: u16 = 4848;
+
+/// Where the probes go.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "mode", rename_all = "lowercase")]
+pub enum Mode {
+    /// Sender and reflector in this process on loopback (optionally through a relay).
+    Loopback {
+        /// Use `::1` instead of `127.0.0.1`.
+        ipv6: bool,
+        /// Put an impairment relay between them.
+        relay: Option<relay::Impairment>,
+    },
+    /// A reflector on another host (`latlab udp serve` there).
+    Probe {
+        /// Its address.
+        target: SocketAddr,
+    },
+}
+
+/// Everything `latlab udp` needs.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UdpConfig {
+    /// Loopback or a remote reflector.
+    pub mode: Mode,
+    /// Interval between packets, ns.
+    pub interval_ns: u64,
+    /// How long to send, ns.
+    pub duration_ns: u64,
+    /// Datagram size, bytes.
+    pub size: usize,
+    /// Shared key for HMAC-SHA256 on every packet (not stored in the run record).
+    #[serde(skip)]
+    pub key: Option<Vec<u8>>,
+    /// Wait after the last send before counting a packet lost, ns.
+    pub wait_ns: u64,
+}
+
+impl UdpConfig {
+    /// Packets the run sends.
+    pub fn count(&self) -> usize {
+        (self.duration_ns / self.interval_ns.max(1)).max(1) as usize
+    }
+    /// Check the values.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(10_000..=60_000_000_000).contains(&self.interval_ns) {
+            return Err(format!("interval {} ns must be between 10 µs and 60 s", self.interval_ns));
+        }
+        if self.duration_ns < self.interval_ns {
+            return Err("duration must be at least one interval".into());
+        }
+        if self.count() > 100_000_000 {
+            return Err(format!("{} packets is more than the 100 M a run may hold", self.count()));
+        }
+        if self.size > wire::MAX_SIZE {
+            return Err(format!("size {} is above the {} bytes latlab sends", self.size, wire::MAX_SIZE));
+        }
+        Ok(())
+    }
+}
+
+/// Why `latlab udp` could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum UdpError {
+    /// Bad configuration.
+    #[error("invalid udp configuration: {0}")]
+    Config(String),
+    /// A socket could not be opened or used.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Run `latlab udp` as configured; `progress` counts packets sent.
+pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpError> {
+    cfg.validate().map_err(UdpError::Config)?;
+    let mut rec = RunRecord::begin("udp");
+    rec.config("udp", cfg);
+    rec.config("keyed", cfg.key.is_some());
+    let (target, same_clock, _refl, _relay) = match &cfg.mode {
+        Mode::Loopback { ipv6, relay } => {
+            let bind: SocketAddr = if *ipv6 { "[::1]:0".parse().unwrap() } else { "127.0.0.1:0".parse().unwrap() };
+            let refl =
+                reflector::spawn(bind, reflector::ReflectorConfig { key: cfg.key.clone(), ..Default::default() })?;
+            let rl = match relay {
+                Some(imp) => Some(relay::spawn(bind, refl.addr, imp.clone(), 4)?),
+                None => None,
+            };
+            let target = rl.as_ref().map(|r| r.listen).unwrap_or(refl.addr);
+            (target, true, Some(refl), rl)
+        }
+        Mode::Probe { target } => (*target, false, None, None),
+    };
+    let pc = probe::ProbeConfig {
+        target,
+        interval_ns: cfg.interval_ns,
+        count: cfg.count(),
+        size: cfg.size,
+        key: cfg.key.clone(),
+        wait_ns: cfg.wait_ns,
+        same_clock,
+    };
+    let (trace, counts) = probe::run(&pc, &progress)?;
+    report::fill(&mut rec, cfg, &trace, &counts);
+    if let Some(r) = &_refl {
+        let (rx, replied, malformed, unauth, limited) = r.stats.snapshot();
+        rec.metric("reflector.received", rx, "count");
+        rec.metric("reflector.replied", replied, "count");
+        rec.metric("reflector.malformed", malformed, "count");
+        rec.metric("reflector.unauthenticated", unauth, "count");
+        rec.metric("reflector.rate_limited", limited, "count");
+    }
+    if let Some(r) = &_relay {
+        use std::sync::atomic::Ordering::Relaxed;
+        rec.metric("relay.dropped", r.stats.dropped.load(Relaxed), "count");
+        rec.metric("relay.forwarded", r.stats.forwarded_out.load(Relaxed), "count");
+    }
+    rec.finish(if counts.interrupted { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}

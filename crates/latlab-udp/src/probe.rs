@@ -115,8 +115,11 @@ pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, P
     let sock = Arc::new(TimestampedSocket::bind(bind)?);
     let done_at = Arc::new(AtomicU64::new(0));
     let len = wire::datagram_len(cfg.size, cfg.key.is_some());
-    let clock =
-        if cfg.interval_ns < SPIN_BELOW_NS { MonotonicClock::with_spin_tail(SPIN_TAIL_NS.min(cfg.interval_ns)) } else { MonotonicClock::new() };
+    let clock = if cfg.interval_ns < SPIN_BELOW_NS {
+        MonotonicClock::with_spin_tail(SPIN_TAIL_NS.min(cfg.interval_ns))
+    } else {
+        MonotonicClock::new()
+    };
     let (replies, mut trace, mut counts) = std::thread::scope(|s| {
         let rx = {
             let (sock, done_at) = (sock.clone(), done_at.clone());
@@ -176,7 +179,9 @@ mod tests {
     #[test]
     fn loopback_probe_collects_every_reply() {
         for (bind, key) in [("127.0.0.1:0", None), ("127.0.0.1:0", Some(b"k".to_vec())), ("[::1]:0", None)] {
-            let Ok(refl) = reflector::spawn(bind.parse().unwrap(), ReflectorConfig { key: key.clone(), ..Default::default() }) else {
+            let Ok(refl) =
+                reflector::spawn(bind.parse().unwrap(), ReflectorConfig { key: key.clone(), ..Default::default() })
+            else {
                 eprintln!("note: {bind} not available here; skipping");
                 continue;
             };

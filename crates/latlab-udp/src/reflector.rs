@@ -88,10 +88,16 @@ impl Limiter {
 }
 
 /// Serve until `stop` is set (checked at least every 100 ms).
-pub fn serve(sock: &TimestampedSocket, cfg: &ReflectorConfig, stats: &ReflectorStats, stop: &AtomicBool) -> std::io::Result<()> {
+pub fn serve(
+    sock: &TimestampedSocket,
+    cfg: &ReflectorConfig,
+    stats: &ReflectorStats,
+    stop: &AtomicBool,
+) -> std::io::Result<()> {
     let mut buf = vec![0u8; wire::MAX_SIZE + 64];
     let mut cmsg = cmsg_buffer();
-    let mut lim = Limiter { rate: cfg.max_pps_per_source.max(1) as f64, max: cfg.max_sources.max(1), table: HashMap::new() };
+    let mut lim =
+        Limiter { rate: cfg.max_pps_per_source.max(1) as f64, max: cfg.max_sources.max(1), table: HashMap::new() };
     let key = cfg.key.as_deref();
     while !stop.load(Ordering::Relaxed) {
         let Some(Received { len, from, kernel_rx_ns }) = sock.recv(&mut buf, &mut cmsg)? else { continue };
@@ -137,7 +143,8 @@ pub fn spawn(bind: SocketAddr, cfg: ReflectorConfig) -> std::io::Result<Running>
     let stats = Arc::new(ReflectorStats::default());
     let stop = Arc::new(AtomicBool::new(false));
     let (s2, st2) = (stats.clone(), stop.clone());
-    let handle = std::thread::Builder::new().name("latlab-udp-reflector".into()).spawn(move || serve(&sock, &cfg, &s2, &st2))?;
+    let handle =
+        std::thread::Builder::new().name("latlab-udp-reflector".into()).spawn(move || serve(&sock, &cfg, &s2, &st2))?;
     Ok(Running { addr, stats, stop, handle: Some(handle) })
 }
 

@@ -77,7 +77,11 @@ impl TimestampedSocket {
                 }
             }
         }
-        let from = msg.address.as_ref().and_then(to_std).ok_or_else(|| std::io::Error::other("datagram without a source address"))?;
+        let from = msg
+            .address
+            .as_ref()
+            .and_then(to_std)
+            .ok_or_else(|| std::io::Error::other("datagram without a source address"))?;
         Ok(Some(Received { len: msg.bytes, from, kernel_rx_ns: ts.unwrap_or_else(latlab_core::clock::unix_now_ns) }))
     }
 }

@@ -53,6 +53,8 @@ pub struct ProbeCounts {
     pub foreign: u64,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
+    /// Timer slack the sending thread ran with, ns.
+    pub timer_slack_ns: Option<u64>,
 }
 
 struct Replies {
@@ -120,6 +122,8 @@ pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, P
     } else {
         MonotonicClock::new()
     };
+    // The sender is the calling thread: 1 ns timer slack, so sleeps end on time.
+    let slack = latlab_core::clock::set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS).ok();
     let (replies, mut trace, mut counts) = std::thread::scope(|s| {
         let rx = {
             let (sock, done_at) = (sock.clone(), done_at.clone());
@@ -168,6 +172,7 @@ pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, P
     counts.malformed = r.malformed;
     counts.unauthenticated = r.unauthenticated;
     counts.foreign = r.foreign;
+    counts.timer_slack_ns = slack;
     Ok((trace, counts))
 }
 

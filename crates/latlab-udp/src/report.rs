@@ -28,6 +28,9 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     rec.metric("dup.count", t.duplicates, "count");
     rec.metric("timer.missed", c.timer_missed, "count");
     rec.metric("send.errors", c.send_errors, "count");
+    if let Some(sl) = c.timer_slack_ns {
+        rec.metric("sender.timer_slack", sl, "ns");
+    }
     rec.metric("dropped.malformed", c.malformed, "count");
     rec.metric("dropped.unauthenticated", c.unauthenticated, "count");
     rec.metric("dropped.foreign", c.foreign, "count");

@@ -35,6 +35,10 @@ pub enum Command {
     /// the ISR analog), which signals level 2 (normal priority, the APP analog); unloaded
     /// and under load. `latlab rt sweep` finds the maximum and saturation frequencies.
     Rt(Box<RtArgs>),
+    /// Isochronous UDP interval timing (seed 002): sender on absolute deadlines, reflector
+    /// with kernel timestamps; loss, reordering, IPDV, RTT, burst detection (packets held
+    /// and released together) and the de-jitter cost. Loopback by default.
+    Udp(Box<UdpArgs>),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -184,6 +188,117 @@ pub struct RtCommon {
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
     u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// `latlab udp`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct UdpArgs {
+    /// `serve`, `probe`, `relay`, or nothing for a loopback run.
+    #[command(subcommand)]
+    pub command: Option<UdpCommand>,
+    /// Sending options.
+    #[command(flatten)]
+    pub send: UdpSend,
+    /// Use IPv6 loopback (::1).
+    #[arg(long)]
+    pub ipv6: bool,
+    /// Put an impairment relay between sender and reflector: hold and release every D.
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub relay_hold_every: Option<u64>,
+    /// Relay: fixed extra delay.
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub relay_delay: Option<u64>,
+    /// Relay: uniform extra delay up to D.
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub relay_jitter: Option<u64>,
+    /// Relay: drop this fraction of packets (0–1).
+    #[arg(long)]
+    pub relay_loss: Option<f64>,
+}
+
+/// Options of a sending run (`latlab udp` and `latlab udp probe`).
+#[derive(Debug, Args)]
+pub struct UdpSend {
+    /// Interval between packets (10us … 60s).
+    #[arg(long, default_value = "1ms", value_parser = parse_duration_ns)]
+    pub interval: u64,
+    /// How long to send.
+    #[arg(long, default_value = "10s", value_parser = parse_duration_ns)]
+    pub duration: u64,
+    /// Datagram size in bytes (at least the 64-byte header).
+    #[arg(long, default_value_t = 64)]
+    pub size: usize,
+    /// How long to wait for replies after the last send before counting loss.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_ns)]
+    pub wait: u64,
+    /// Shared key for HMAC-SHA256 on every packet (both ends must use it).
+    #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
+    pub key: Option<String>,
+}
+
+/// Subcommands of `latlab udp`.
+#[derive(Debug, Subcommand)]
+pub enum UdpCommand {
+    /// Run a reflector for probes from other hosts (until Ctrl-C).
+    Serve(UdpServeArgs),
+    /// Probe a reflector on another host.
+    Probe(UdpProbeArgs),
+    /// A deterministic impairment relay: delay, jitter, loss, rate, hold-and-release.
+    Relay(UdpRelayArgs),
+}
+
+/// `latlab udp serve`.
+#[derive(Debug, Args)]
+pub struct UdpServeArgs {
+    /// Address to listen on (default port 4848).
+    #[arg(long, default_value = "0.0.0.0:4848")]
+    pub bind: String,
+    /// Shared key: only probes with a valid HMAC-SHA256 are answered.
+    #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
+    pub key: Option<String>,
+    /// Most replies per second to one source.
+    #[arg(long, default_value_t = 200_000)]
+    pub max_pps_per_source: u32,
+}
+
+/// `latlab udp probe`.
+#[derive(Debug, Args)]
+pub struct UdpProbeArgs {
+    /// The reflector: HOST or HOST:PORT (default port 4848); IPv6 as [ADDR]:PORT.
+    pub host: String,
+    /// Sending options.
+    #[command(flatten)]
+    pub send: UdpSend,
+}
+
+/// `latlab udp relay`.
+#[derive(Debug, Args)]
+pub struct UdpRelayArgs {
+    /// Address clients send to.
+    #[arg(long)]
+    pub listen: String,
+    /// Address datagrams are forwarded to.
+    #[arg(long)]
+    pub to: String,
+    /// Fixed extra delay.
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub delay: Option<u64>,
+    /// Uniform extra delay up to D.
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub jitter: Option<u64>,
+    /// Drop this fraction of packets (0–1).
+    #[arg(long, default_value_t = 0.0)]
+    pub loss: f64,
+    /// Rate limit in bits per second.
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// Hold everything and release it every D (seed 002's pattern: 1.23s).
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub hold_every: Option<u64>,
+    /// Seed of the random decisions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// `latlab runs`.

@@ -22,8 +22,8 @@ pub struct Experiment {
     pub about: &'static str,
     /// Steps its short run will report through the progress counter.
     pub steps: fn(&SuiteContext) -> u64,
-    /// Run the short version.
-    pub run_short: fn(&SuiteContext, Arc<AtomicU64>) -> Result<RunRecord, SuiteError>,
+    /// Run the short version (one or more stored runs).
+    pub run_short: fn(&SuiteContext, Arc<AtomicU64>) -> Result<Vec<RunRecord>, SuiteError>,
     /// Metrics shown in the suite summary (name, label).
     pub headline: &'static [(&'static str, &'static str)],
 }
@@ -43,7 +43,7 @@ pub fn experiments() -> Vec<Experiment> {
             name: "selftest",
             about: "clock and timer trustworthiness, scheduling granted",
             steps: |ctx| selftest_short(ctx).total_steps(),
-            run_short: |ctx, progress| Ok(selftest::run(&selftest_short(ctx), Some(progress))?),
+            run_short: |ctx, progress| Ok(vec![selftest::run(&selftest_short(ctx), Some(progress))?]),
             headline: &[
                 ("clock.read_cost.mean", "clock read"),
                 ("sleep.other.1ms.p99", "1 ms sleep p99 (default)"),
@@ -56,7 +56,7 @@ pub fn experiments() -> Vec<Experiment> {
             about: "wake-up chain determinism, unloaded and loaded, with a quick MF/SF sweep (seed 001)",
             steps: |ctx| rt_short(ctx).total_steps(),
             run_short: |ctx, progress| {
-                latlab_rt::run(&rt_short(ctx), progress).map(|o| o.record).map_err(|e| match e {
+                latlab_rt::run(&rt_short(ctx), progress).map(|o| vec![o.record]).map_err(|e| match e {
                     latlab_rt::RtError::Capability(c) => SuiteError::Capability(c),
                     other => SuiteError::Other(other.to_string()),
                 })
@@ -68,6 +68,56 @@ pub fn experiments() -> Vec<Experiment> {
                 ("sweep.mf_l2_hz", "MF-L2"),
                 ("sweep.sf_hz", "SF"),
             ],
+        },
+        Experiment {
+            name: "udp",
+            about: "UDP interval timing on loopback, then seed 002's hold-and-release pattern through the relay",
+            steps: |_| udp_short().iter().map(|c| c.count() as u64).sum(),
+            run_short: |_, progress| {
+                let mut out = Vec::new();
+                for cfg in udp_short() {
+                    out.push(latlab_udp::run(&cfg, progress.clone()).map_err(|e| SuiteError::Other(e.to_string()))?);
+                    if latlab_core::interrupt::stop_requested() {
+                        break;
+                    }
+                }
+                Ok(out)
+            },
+            headline: &[
+                ("rtt.p50", "RTT p50"),
+                ("timer_error.p99", "timer error p99"),
+                ("loss.ratio", "loss"),
+                ("burst.release_period", "release period"),
+                ("dejitter.delay_for_1pct_late", "de-jitter for 1 % late"),
+            ],
+        },
+    ]
+}
+
+/// The suite's udp runs: 5 s at 1 ms on clean loopback, then the study's pattern — a 100 ms
+/// sender through a relay that holds packets and releases them every 1.23 s, for 7.5 s
+/// (six releases) plus 2 s to collect the last ones.
+fn udp_short() -> Vec<latlab_udp::UdpConfig> {
+    use latlab_udp::{Mode, UdpConfig, relay::Impairment};
+    vec![
+        UdpConfig {
+            mode: Mode::Loopback { ipv6: false, relay: None },
+            interval_ns: 1_000_000,
+            duration_ns: 5_000_000_000,
+            size: 64,
+            key: None,
+            wait_ns: 500_000_000,
+        },
+        UdpConfig {
+            mode: Mode::Loopback {
+                ipv6: false,
+                relay: Some(Impairment { hold_every_ns: Some(1_230_000_000), ..Impairment::default() }),
+            },
+            interval_ns: 100_000_000,
+            duration_ns: 7_500_000_000,
+            size: 64,
+            key: None,
+            wait_ns: 2_000_000_000,
         },
     ]
 }

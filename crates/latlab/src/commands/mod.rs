@@ -8,6 +8,7 @@ mod rt;
 mod runs;
 mod selftest;
 mod suite;
+mod udp;
 
 use crate::cli::{Cli, Command};
 use anyhow::Context;
@@ -21,6 +22,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Suite(a) => suite::run(&db, cli.strict, a),
         Command::Selftest(a) => selftest::run(&db, cli.strict, a),
         Command::Rt(a) => rt::run(&db, cli.strict, *a),
+        Command::Udp(a) => udp::run(&db, *a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, a),

@@ -41,10 +41,11 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         let progress = Progress::new(e.name, (e.steps)(&ctx));
         let result = (e.run_short)(&ctx, progress.counter());
         progress.finish();
-        let mut rec = result?;
-        save(db, &mut rec)?;
-        interrupted |= rec.status == RunStatus::Interrupted;
-        done.push((rec, e.headline));
+        for mut rec in result? {
+            save(db, &mut rec)?;
+            interrupted |= rec.status == RunStatus::Interrupted;
+            done.push((rec, e.headline));
+        }
     }
     let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();
     if !ids.is_empty() {

@@ -1,0 +1,148 @@
+//! `latlab udp` (loopback), `udp serve`, `udp probe HOST`, `udp relay`.
+
+use super::{install_interrupt, out, save, status_code};
+use crate::cli::{UdpArgs, UdpCommand, UdpSend};
+use anyhow::Context;
+use latlab_core::export::markdown;
+use latlab_core::interrupt::stop_requested;
+use latlab_core::progress::Progress;
+use latlab_udp::relay::Impairment;
+use latlab_udp::{DEFAULT_PORT, Mode, UdpConfig};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+
+/// Resolve HOST, HOST:PORT or [V6]:PORT, with the default port.
+fn resolve(host: &str) -> anyhow::Result<SocketAddr> {
+    let with_port = if host.parse::<SocketAddr>().is_ok()
+        || (host.contains(':') && !host.contains("::") && !host.starts_with('['))
+    {
+        host.to_string()
+    } else if host.starts_with('[') {
+        host.to_string()
+    } else if host.parse::<std::net::Ipv6Addr>().is_ok() {
+        format!("[{host}]:{DEFAULT_PORT}")
+    } else {
+        format!("{host}:{DEFAULT_PORT}")
+    };
+    with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve '{host}'"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("'{host}' resolves to no address"))
+}
+
+fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
+    UdpConfig {
+        mode,
+        interval_ns: send.interval,
+        duration_ns: send.duration,
+        size: send.size,
+        key: send.key.as_ref().map(|k| k.as_bytes().to_vec()),
+        wait_ns: send.wait,
+    }
+}
+
+fn measure(db: &Path, cfg: UdpConfig) -> anyhow::Result<i32> {
+    cfg.validate().map_err(anyhow::Error::msg)?;
+    install_interrupt()?;
+    eprintln!(
+        "udp: {} packets of {} bytes every {} ({:?}) (Ctrl-C stops and keeps what was measured)",
+        cfg.count(),
+        cfg.size.max(latlab_udp::wire::HEADER),
+        latlab_core::record::fmt_ns(cfg.interval_ns as f64),
+        cfg.mode
+    );
+    let progress = Progress::new("udp", cfg.count() as u64);
+    let result = latlab_udp::run(&cfg, progress.counter());
+    progress.finish();
+    let mut rec = result?;
+    save(db, &mut rec)?;
+    out(&markdown(&rec))?;
+    Ok(status_code(&rec))
+}
+
+fn wait_for_ctrl_c() -> anyhow::Result<()> {
+    install_interrupt()?;
+    while !stop_requested() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
+    match a.command {
+        None => {
+            let relay = if a.relay_hold_every.is_some()
+                || a.relay_delay.is_some()
+                || a.relay_jitter.is_some()
+                || a.relay_loss.is_some()
+            {
+                Some(Impairment {
+                    delay_ns: a.relay_delay.unwrap_or(0),
+                    jitter_ns: a.relay_jitter.unwrap_or(0),
+                    loss: a.relay_loss.unwrap_or(0.0),
+                    hold_every_ns: a.relay_hold_every,
+                    ..Impairment::default()
+                })
+            } else {
+                None
+            };
+            measure(db, config(&a.send, Mode::Loopback { ipv6: a.ipv6, relay }))
+        }
+        Some(UdpCommand::Probe(p)) => {
+            let target = resolve(&p.host)?;
+            measure(db, config(&p.send, Mode::Probe { target }))
+        }
+        Some(UdpCommand::Serve(s)) => {
+            let bind: SocketAddr = s.bind.parse().with_context(|| format!("--bind '{}' is not ADDR:PORT", s.bind))?;
+            let cfg = latlab_udp::reflector::ReflectorConfig {
+                key: s.key.map(|k| k.into_bytes()),
+                max_pps_per_source: s.max_pps_per_source,
+                ..Default::default()
+            };
+            let r = latlab_udp::reflector::spawn(bind, cfg).with_context(|| format!("cannot listen on {bind}"))?;
+            eprintln!("udp serve: reflecting on {} (Ctrl-C stops)", r.addr);
+            wait_for_ctrl_c()?;
+            let (rx, replied, malformed, unauth, limited) = r.stats.snapshot();
+            eprintln!(
+                "udp serve: {rx} received, {replied} replied, {malformed} malformed, {unauth} unauthenticated, {limited} rate-limited"
+            );
+            Ok(crate::exit::OK)
+        }
+        Some(UdpCommand::Relay(r)) => {
+            if !(0.0..=1.0).contains(&r.loss) {
+                anyhow::bail!("--loss {} must be between 0 and 1", r.loss);
+            }
+            let listen: SocketAddr =
+                r.listen.parse().with_context(|| format!("--listen '{}' is not ADDR:PORT", r.listen))?;
+            let to = resolve(&r.to)?;
+            let imp = Impairment {
+                delay_ns: r.delay.unwrap_or(0),
+                jitter_ns: r.jitter.unwrap_or(0),
+                loss: r.loss,
+                rate_bps: r.rate,
+                hold_every_ns: r.hold_every,
+                seed: r.seed,
+            };
+            let relay =
+                latlab_udp::relay::spawn(listen, to, imp, 64).with_context(|| format!("cannot listen on {listen}"))?;
+            eprintln!("udp relay: {} → {to} (Ctrl-C stops)", relay.listen);
+            wait_for_ctrl_c()?;
+            Ok(crate::exit::OK)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn addresses_get_the_default_port() {
+        assert_eq!(resolve("127.0.0.1").unwrap().to_string(), "127.0.0.1:4848");
+        assert_eq!(resolve("127.0.0.1:9").unwrap().to_string(), "127.0.0.1:9");
+        assert_eq!(resolve("::1").unwrap().to_string(), "[::1]:4848");
+        assert_eq!(resolve("[::1]:9").unwrap().to_string(), "[::1]:9");
+        assert_eq!(resolve("198.18.0.2").unwrap().port(), 4848);
+    }
+}

@@ -55,7 +55,8 @@ impl Trace {
     pub fn sent(&self) -> usize {
         self.sent_mono.iter().take_while(|&&t| t != 0).count()
     }
-    fn received(&self, k: usize) -> bool {
+    /// True if packet `k`'s reply came back.
+    pub fn received(&self, k: usize) -> bool {
         self.rx_client[k] != 0
     }
 }
@@ -125,31 +126,41 @@ fn fmt_ms(ns: f64) -> String {
 
 /// Detect bursts among consecutive pairs (ordered by `k`) for a nominal `interval`.
 pub fn detect_bursts(pairs: &[Pair], interval_ns: u64) -> BurstReport {
-    let thresh = (interval_ns as f64 * COALESCED_FRACTION) as i64;
-    let mut bursts = Vec::new();
-    let mut coalesced = 0u64;
-    let mut i = 0;
-    while i < pairs.len() {
-        if pairs[i].r < thresh {
-            // A run of coalesced pairs with consecutive k is one burst.
-            let first = i;
-            while i + 1 < pairs.len() && pairs[i + 1].r < thresh && pairs[i + 1].k == pairs[i].k + 1 {
-                i += 1;
-            }
-            let run = (i - first + 1) as u64;
-            coalesced += run;
-            let hold = (first > 0 && pairs[first - 1].k + 1 == pairs[first].k).then(|| pairs[first - 1].r);
-            bursts.push(Burst { start_ns: pairs[first].t, size: run + 1, hold_gap_ns: hold });
-        }
-        i += 1;
-    }
     let s: Vec<i64> = pairs.iter().map(|p| p.s).collect();
     let r: Vec<i64> = pairs.iter().map(|p| p.r).collect();
-    let send_gap_p50 = stats::percentile(&s, 50.0);
-    let recv_gap_p50 = stats::percentile(&r, 50.0);
+    detect_bursts_iter(pairs.iter().copied(), interval_ns, stats::percentile(&s, 50.0), stats::percentile(&r, 50.0))
+}
+
+/// The detector in one pass over pairs of consecutively *received* packets (a lost packet
+/// inside a burst does not split it), given the median send and receive gaps.
+pub fn detect_bursts_iter(
+    pairs: impl Iterator<Item = Pair>,
+    interval_ns: u64,
+    send_gap_p50: Option<i64>,
+    recv_gap_p50: Option<i64>,
+) -> BurstReport {
+    let thresh = (interval_ns as f64 * COALESCED_FRACTION) as i64;
+    let mut bursts = Vec::new();
+    let (mut coalesced, mut count) = (0u64, 0u64);
+    let mut prev: Option<Pair> = None;
+    let mut open: Option<Burst> = None;
+    for p in pairs {
+        count += 1;
+        if p.r < thresh {
+            coalesced += 1;
+            match open.as_mut() {
+                Some(b) => b.size += 1,
+                None => open = Some(Burst { start_ns: p.t, size: 2, hold_gap_ns: prev.map(|q| q.r) }),
+            }
+        } else if let Some(b) = open.take() {
+            bursts.push(b);
+        }
+        prev = Some(p);
+    }
+    bursts.extend(open);
     let release_period_ns = release_period(&bursts);
     let mut rep = BurstReport {
-        pairs: pairs.len() as u64,
+        pairs: count,
         coalesced,
         bursts,
         release_period_ns,
@@ -157,33 +168,37 @@ pub fn detect_bursts(pairs: &[Pair], interval_ns: u64) -> BurstReport {
         recv_gap_p50,
         verdict: String::new(),
     };
+    rep.verdict = verdict(&rep, interval_ns);
+    rep
+}
+
+fn verdict(rep: &BurstReport, interval_ns: u64) -> String {
     let kept =
-        send_gap_p50.map(|g| ((g as f64) - interval_ns as f64).abs() <= 0.1 * interval_ns as f64).unwrap_or(false);
+        rep.send_gap_p50.map(|g| ((g as f64) - interval_ns as f64).abs() <= 0.1 * interval_ns as f64).unwrap_or(false);
     let sender = if kept {
-        format!("while the sender kept its interval (median send gap {})", fmt_ms(send_gap_p50.unwrap_or(0) as f64))
+        format!("while the sender kept its interval (median send gap {})", fmt_ms(rep.send_gap_p50.unwrap_or(0) as f64))
     } else {
         format!(
             "but the sender did not keep its interval either (median send gap {} for {})",
-            fmt_ms(send_gap_p50.unwrap_or(0) as f64),
+            fmt_ms(rep.send_gap_p50.unwrap_or(0) as f64),
             fmt_ms(interval_ns as f64)
         )
     };
     let sizes: Vec<i64> = rep.bursts.iter().map(|b| b.size as i64).collect();
-    rep.verdict = if rep.pairs == 0 {
+    let median_size = stats::percentile(&sizes, 50.0).unwrap_or(0);
+    if rep.pairs == 0 {
         "not enough consecutive packets arrived to look for bursts".into()
     } else if rep.detected() {
         match rep.release_period_ns {
             Some(p) => format!(
-                "packets held and released in bursts every ~{} {sender}: {} bursts of median {} packets, {:.0} % of arrivals coalesced",
+                "packets held and released in bursts every ~{} {sender}: {} bursts of median {median_size} packets, {:.0} % of arrivals coalesced",
                 fmt_ms(p),
                 rep.bursts.len(),
-                stats::percentile(&sizes, 50.0).unwrap_or(0),
                 rep.coalesced_ratio() * 100.0
             ),
             None => format!(
-                "packets arrived in bursts with no regular release period {sender}: {} bursts of median {} packets, {:.0} % of arrivals coalesced",
+                "packets arrived in bursts with no regular release period {sender}: {} bursts of median {median_size} packets, {:.0} % of arrivals coalesced",
                 rep.bursts.len(),
-                stats::percentile(&sizes, 50.0).unwrap_or(0),
                 rep.coalesced_ratio() * 100.0
             ),
         }
@@ -193,8 +208,7 @@ pub fn detect_bursts(pairs: &[Pair], interval_ns: u64) -> BurstReport {
             rep.coalesced_ratio() * 100.0,
             (COALESCED_FRACTION * 100.0) as u32
         )
-    };
-    rep
+    }
 }
 
 /// The release period when burst starts recur regularly: at least 3 bursts whose spacing
@@ -223,18 +237,24 @@ pub fn release_period(bursts: &[Burst]) -> Option<f64> {
     }
 }
 
-/// Consecutive pairs of the forward path (sender → reflector) from a trace.
-pub fn forward_pairs(t: &Trace) -> Vec<Pair> {
+/// Pairs of consecutively received packets on the forward path (sender → reflector), in
+/// sequence order; a lost packet is skipped, so its neighbours form a pair.
+pub fn forward_pairs(t: &Trace) -> impl Iterator<Item = Pair> + '_ {
     let n = t.sent();
-    (0..n.saturating_sub(1))
-        .filter(|&k| t.received(k) && t.received(k + 1))
-        .map(|k| Pair {
-            k: k as u64,
-            s: t.sent_mono[k + 1] as i64 - t.sent_mono[k] as i64,
-            r: t.refl_rx[k + 1] - t.refl_rx[k],
-            t: t.refl_rx[k],
-        })
-        .collect()
+    let mut last: Option<usize> = None;
+    (0..n).filter_map(move |k| {
+        if !t.received(k) {
+            return None;
+        }
+        let out = last.map(|j| Pair {
+            k: j as u64,
+            s: t.sent_mono[k] as i64 - t.sent_mono[j] as i64,
+            r: t.refl_rx[k] - t.refl_rx[j],
+            t: t.refl_rx[j],
+        });
+        last = Some(k);
+        out
+    })
 }
 
 /// The de-jitter cost curve: for each playout delay D (added to the smallest one-way delay
@@ -267,22 +287,34 @@ pub fn dejitter_delays(max_pdv: i64) -> Vec<i64> {
 
 /// RFC 4737 reordering on the forward path: in order of arrival at the reflector, a packet
 /// is reordered when its sequence number is below the next expected one (the highest seen
-/// plus one). Returns (reordered, received).
-pub fn reordered(t: &Trace) -> (u64, u64) {
+/// plus one). Also returns the RFC 3550 interarrival jitter over the same arrival order.
+/// Returns (reordered, received, final RFC 3550 jitter in ns).
+pub fn arrival_order_stats(t: &Trace) -> (u64, u64, f64) {
     let n = t.sent();
     let mut idx: Vec<u32> = (0..n as u32).filter(|&k| t.received(k as usize)).collect();
-    idx.sort_by_key(|&k| (t.refl_rx[k as usize], k));
+    idx.sort_unstable_by_key(|&k| (t.refl_rx[k as usize], k));
     let mut next_exp = 0u64;
     let mut re = 0;
-    for &k in &idx {
-        let k = k as u64;
-        if k < next_exp {
+    let mut j = 0.0f64;
+    for (i, &k) in idx.iter().enumerate() {
+        if (k as u64) < next_exp {
             re += 1;
         } else {
-            next_exp = k + 1;
+            next_exp = k as u64 + 1;
+        }
+        if i > 0 {
+            let (a, b) = (idx[i - 1] as usize, k as usize);
+            let d = (t.refl_rx[b] - t.refl_rx[a]) - (t.sent_wall[b] - t.sent_wall[a]);
+            j += ((d.abs() as f64) - j) / 16.0;
         }
     }
-    (re, idx.len() as u64)
+    (re, idx.len() as u64, j)
+}
+
+/// Reordering only: (reordered, received).
+pub fn reordered(t: &Trace) -> (u64, u64) {
+    let (r, n, _) = arrival_order_stats(t);
+    (r, n)
 }
 
 #[cfg(test)]
@@ -374,6 +406,23 @@ mod tests {
         assert_eq!(d[1], 10_000);
         assert_eq!(*d.last().unwrap(), 1_000_000);
         assert!(d.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_lost_packet_inside_a_burst_does_not_split_it() {
+        let mut t = Trace::with_capacity(8, 1_000_000, 0, true);
+        for k in 0..8 {
+            t.sent_mono[k] = 1 + k as u64 * 1_000_000;
+            t.rx_client[k] = 1;
+        }
+        // Held, then 0..=3 released together, 4 lost, 5..=7 released together later.
+        t.refl_rx = vec![10_000_000, 10_000_100, 10_000_200, 10_000_300, 0, 20_000_000, 20_000_100, 20_000_200];
+        t.rx_client[4] = 0;
+        let pairs: Vec<Pair> = forward_pairs(&t).collect();
+        assert_eq!(pairs.len(), 6);
+        assert_eq!((pairs[3].k, pairs[3].s), (3, 2_000_000), "3 → 5 skips the lost packet");
+        let r = detect_bursts(&pairs, 1_000_000);
+        assert_eq!(r.bursts.iter().map(|b| b.size).collect::<Vec<_>>(), vec![4, 3]);
     }
 
     #[test]

@@ -137,3 +137,11 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
     rec.finish(if counts.interrupted { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
+
+/// Analyse a trace into a fresh `udp` run record (what [`run`] does after probing).
+pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCounts) -> RunRecord {
+    let mut rec = RunRecord::begin("udp");
+    report::fill(&mut rec, cfg, trace, counts);
+    rec.finish(RunStatus::Complete);
+    rec
+}

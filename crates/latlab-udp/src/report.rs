@@ -6,24 +6,45 @@ use crate::UdpConfig;
 use crate::analysis::{self, Trace};
 use crate::probe::ProbeCounts;
 use latlab_core::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
-use latlab_core::stats::{self, delay};
+use latlab_core::stats;
 
-fn summary(rec: &mut RunRecord, name: &str, description: &str, values: Vec<i64>) {
-    if let Some(s) = stats::summarize(&values) {
+/// Raw series longer than this are stored thinned (every k-th sample) to keep the database
+/// and report small; every summary is computed from all samples.
+pub const SERIES_CAP: usize = 1_000_000;
+
+/// Store `values` (thinned above [`SERIES_CAP`]) as a series, then sort them in place and
+/// record their summary; returns the sorted values. Sorting in place keeps the analysis
+/// within a few bytes per packet beyond the trace.
+fn summary(rec: &mut RunRecord, name: &str, description: &str, mut values: Vec<i64>) -> Vec<i64> {
+    let step = values.len().div_ceil(SERIES_CAP).max(1);
+    let description = if step > 1 {
+        format!("{description} (every {step}th of {} samples stored; statistics use all)", values.len())
+    } else {
+        description.to_string()
+    };
+    rec.series.push(Series {
+        name: name.into(),
+        unit: "ns".into(),
+        description,
+        values: values.iter().step_by(step).copied().collect(),
+    });
+    values.sort_unstable();
+    if let Some(s) = stats::summarize_sorted(&values) {
         rec.summary_metrics(name, &s, "ns");
     }
-    rec.series.push(Series { name: name.into(), unit: "ns".into(), description: description.into(), values });
+    values
 }
 
 /// Fill `rec` from `t`.
 pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     let n = t.sent();
-    let recv: Vec<usize> = (0..n).filter(|&k| t.rx_client[k] != 0).collect();
+    let received = (0..n).filter(|&k| t.received(k)).count();
+    let got = |k: &usize| t.received(*k);
     let iv = t.interval_ns;
     rec.metric("packets.sent", n as u64, "count");
-    rec.metric("packets.received", recv.len() as u64, "count");
-    rec.metric("loss.count", (n - recv.len()) as u64, "count");
-    rec.metric("loss.ratio", if n == 0 { 0.0 } else { (n - recv.len()) as f64 / n as f64 }, "ratio");
+    rec.metric("packets.received", received as u64, "count");
+    rec.metric("loss.count", (n - received) as u64, "count");
+    rec.metric("loss.ratio", if n == 0 { 0.0 } else { (n - received) as f64 / n as f64 }, "ratio");
     rec.metric("loss.wait", cfg.wait_ns, "ns");
     rec.metric("dup.count", t.duplicates, "count");
     rec.metric("timer.missed", c.timer_missed, "count");
@@ -35,56 +56,42 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     rec.metric("dropped.unauthenticated", c.unauthenticated, "count");
     rec.metric("dropped.foreign", c.foreign, "count");
 
-    // Sender fidelity.
-    let timer: Vec<i64> = (0..n).map(|k| t.sent_mono[k] as i64 - (t.start_ns + k as u64 * iv) as i64).collect();
-    summary(rec, "timer_error", "sender wake-up lateness from each packet's planned send time", timer);
-    let send_gap: Vec<i64> = (1..n).map(|k| t.sent_mono[k] as i64 - t.sent_mono[k - 1] as i64).collect();
-    summary(rec, "send_gap", "gap between consecutive sends (sender clock)", send_gap);
-    let pairs = analysis::forward_pairs(t);
-    summary(
-        rec,
-        "recv_gap",
-        "gap between consecutive arrivals at the reflector (kernel timestamps)",
-        pairs.iter().map(|p| p.r).collect(),
-    );
+    // Sender fidelity, and the two gap distributions side by side. One figure at a time:
+    // each vector is dropped before the next is built.
+    let timer = (0..n).map(|k| t.sent_mono[k] as i64 - (t.start_ns + k as u64 * iv) as i64).collect();
+    drop(summary(rec, "timer_error", "sender wake-up lateness from each packet's planned send time", timer));
+    let send_gap = (1..n).map(|k| t.sent_mono[k] as i64 - t.sent_mono[k - 1] as i64).collect();
+    let send_sorted = summary(rec, "send_gap", "gap between consecutive sends (sender clock)", send_gap);
+    let send_p50 = stats::percentile_sorted(&send_sorted, 50.0);
+    drop(send_sorted);
+    let recv_gap = analysis::forward_pairs(t).map(|p| p.r).collect();
+    let recv_sorted =
+        summary(rec, "recv_gap", "gap between consecutive arrivals at the reflector (kernel timestamps)", recv_gap);
+    let recv_p50 = stats::percentile_sorted(&recv_sorted, 50.0);
+    drop(recv_sorted);
 
     // Round trip and one-way.
-    summary(
-        rec,
-        "rtt",
-        "round-trip time: reply arrival minus send (both sender realtime)",
-        recv.iter().map(|&k| t.rx_client[k] - t.sent_wall[k]).collect(),
-    );
-    let fwd: Vec<(i64, i64)> = recv.iter().map(|&k| (t.sent_wall[k], t.refl_rx[k])).collect();
+    let rtt = (0..n).filter(got).map(|k| t.rx_client[k] - t.sent_wall[k]).collect();
+    drop(summary(rec, "rtt", "round-trip time: reply arrival minus send (both sender realtime)", rtt));
+    let owd = |k: usize| t.refl_rx[k] - t.sent_wall[k];
     if t.same_clock {
-        summary(
-            rec,
-            "owd",
-            "one-way delay sender → reflector (same clock: loopback)",
-            fwd.iter().map(|p| p.1 - p.0).collect(),
-        );
+        let v = (0..n).filter(got).map(owd).collect();
+        drop(summary(rec, "owd", "one-way delay sender → reflector (same clock: loopback)", v));
     }
-    let pdv = delay::rfc5481_pdv(&fwd);
-    summary(rec, "pdv", "forward delay minus its minimum (RFC 5481 PDV; needs no clock sync)", pdv.clone());
-    let by_seq: Vec<Option<(i64, i64)>> =
-        (0..n).map(|k| (t.rx_client[k] != 0).then(|| (t.sent_wall[k], t.refl_rx[k]))).collect();
-    summary(
-        rec,
-        "ipdv",
-        "forward inter-packet delay variation, consecutive packets (RFC 3393, signed)",
-        delay::rfc3393_ipdv(&by_seq),
-    );
-    let mut arrival = fwd.clone();
-    arrival.sort_by_key(|p| p.1);
-    if let Some(j) = delay::rfc3550_jitter(&arrival).last() {
-        rec.metric("jitter.rfc3550", *j, "ns");
+    let min_owd = (0..n).filter(got).map(owd).min().unwrap_or(0);
+    let pdv = (0..n).filter(got).map(|k| owd(k) - min_owd).collect();
+    let pdv_sorted = summary(rec, "pdv", "forward delay minus its minimum (RFC 5481 PDV; needs no clock sync)", pdv);
+    let ipdv = (1..n).filter(|&k| t.received(k) && t.received(k - 1)).map(|k| owd(k) - owd(k - 1)).collect();
+    drop(summary(rec, "ipdv", "forward inter-packet delay variation, consecutive packets (RFC 3393, signed)", ipdv));
+    let (re, arrived, jitter) = analysis::arrival_order_stats(t);
+    if arrived > 0 {
+        rec.metric("jitter.rfc3550", jitter, "ns");
     }
-    let (re, got) = analysis::reordered(t);
     rec.metric("reorder.count", re, "count");
-    rec.metric("reorder.ratio", if got == 0 { 0.0 } else { re as f64 / got as f64 }, "ratio");
+    rec.metric("reorder.ratio", if arrived == 0 { 0.0 } else { re as f64 / arrived as f64 }, "ratio");
 
     // Bursts.
-    let b = analysis::detect_bursts(&pairs, iv);
+    let b = analysis::detect_bursts_iter(analysis::forward_pairs(t), iv, send_p50, recv_p50);
     rec.metric("burst.detected", b.detected() as i64, "bool");
     rec.metric("burst.pairs", b.pairs, "count");
     rec.metric("burst.coalesced", b.coalesced, "count");
@@ -137,7 +144,7 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     }
 
     // De-jitter cost.
-    let pdv_sorted = stats::sorted(&pdv);
+
     if let (Some(p99), Some(max)) = (stats::percentile_sorted(&pdv_sorted, 99.0), pdv_sorted.last()) {
         rec.metric("dejitter.delay_for_1pct_late", p99, "ns");
         rec.metric("dejitter.delay_for_0pct_late", *max, "ns");

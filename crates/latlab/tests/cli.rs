@@ -289,7 +289,11 @@ fn udp_loopback_serve_probe_and_relay_commands() {
             .and(predicate::str::contains("`rtt.p50`"))
             .and(predicate::str::contains("no bursts")),
     );
-    latlab(d).args(["udp", "--interval", "1us"]).assert().code(1).stderr(predicate::str::contains("must be between 10 µs and 60 s"));
+    latlab(d)
+        .args(["udp", "--interval", "1us"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("must be between 10 µs and 60 s"));
     latlab(d)
         .args(["udp", "probe", "no.such.host.invalid"])
         .assert()

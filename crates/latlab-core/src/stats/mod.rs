@@ -95,12 +95,34 @@ pub fn stddev(samples: &[i64]) -> Option<f64> {
     Some((ss / (samples.len() - 1) as f64).sqrt())
 }
 
-/// Median absolute deviation of sorted samples.
+/// Median absolute deviation of sorted samples, without allocating: the deviations
+/// `|x − median|` are two already sorted runs (walking left and right from the median), so a
+/// two-pointer merge finds their nearest-rank median in one pass.
 pub fn mad_sorted(sorted: &[i64]) -> Option<i64> {
     let med = percentile_sorted(sorted, 50.0)?;
-    let mut dev: Vec<i64> = sorted.iter().map(|&x| i64::try_from(x.abs_diff(med)).unwrap_or(i64::MAX)).collect();
-    dev.sort_unstable();
-    percentile_sorted(&dev, 50.0)
+    let n = sorted.len();
+    let rank = ((0.5 * n as f64) - 1e-9).ceil().max(1.0) as usize; // nearest rank of p50
+    let split = sorted.partition_point(|&x| x < med);
+    let dev = |x: i64| i64::try_from(x.abs_diff(med)).unwrap_or(i64::MAX);
+    // Left run: sorted[split-1], sorted[split-2], … (growing deviations);
+    // right run: sorted[split], sorted[split+1], … (growing deviations).
+    let (mut l, mut r) = (split, split);
+    let mut last = 0;
+    for _ in 0..rank {
+        let take_left = match (l > 0, r < n) {
+            (true, true) => dev(sorted[l - 1]) <= dev(sorted[r]),
+            (true, false) => true,
+            (false, _) => false,
+        };
+        if take_left {
+            l -= 1;
+            last = dev(sorted[l]);
+        } else {
+            last = dev(sorted[r]);
+            r += 1;
+        }
+    }
+    Some(last)
 }
 
 /// Summarize samples; `None` when empty.
@@ -326,6 +348,14 @@ mod tests {
             prop_assert!(s.p99 <= s.p999 && s.p999 <= s.max);
             prop_assert!(s.min as f64 <= s.mean + 1e-6 && s.mean <= s.max as f64 + 1e-6);
             prop_assert!(s.stddev >= 0.0 && s.mad >= 0 && s.jitter == s.max - s.min);
+        }
+
+        #[test]
+        fn mad_matches_the_definition(x in proptest::collection::vec(-1_000i64..1_000, 1..300)) {
+            let s = sorted(&x);
+            let med = percentile_sorted(&s, 50.0).unwrap();
+            let dev = sorted(&s.iter().map(|&v| (v - med).abs()).collect::<Vec<_>>());
+            prop_assert_eq!(mad_sorted(&s), percentile_sorted(&dev, 50.0));
         }
 
         #[test]

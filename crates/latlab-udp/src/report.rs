@@ -48,6 +48,10 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     rec.metric("loss.wait", cfg.wait_ns, "ns");
     rec.metric("dup.count", t.duplicates, "count");
     rec.metric("timer.missed", c.timer_missed, "count");
+    if n >= 2 {
+        let span = t.sent_mono[n - 1].saturating_sub(t.sent_mono[0]).max(1);
+        rec.metric("send.rate", (n - 1) as f64 * 1e9 / span as f64, "Hz");
+    }
     rec.metric("send.errors", c.send_errors, "count");
     if let Some(sl) = c.timer_slack_ns {
         rec.metric("sender.timer_slack", sl, "ns");

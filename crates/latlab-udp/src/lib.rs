@@ -57,6 +57,23 @@ pub struct UdpConfig {
 }
 
 impl UdpConfig {
+    /// Seed 002's pattern on loopback: a 100 ms sender through a relay that holds packets and
+    /// releases them every 1.23 s (the Omnia 7's gaps), for `duration_ns`, waiting 2 s for
+    /// the last release.
+    pub fn study_pattern(duration_ns: u64) -> Self {
+        Self {
+            mode: Mode::Loopback {
+                ipv6: false,
+                relay: Some(relay::Impairment { hold_every_ns: Some(1_230_000_000), ..relay::Impairment::default() }),
+            },
+            interval_ns: 100_000_000,
+            duration_ns,
+            size: 64,
+            key: None,
+            wait_ns: 2_000_000_000,
+        }
+    }
+
     /// Packets the run sends.
     pub fn count(&self) -> usize {
         (self.duration_ns / self.interval_ns.max(1)).max(1) as usize

@@ -61,7 +61,7 @@ impl TimestampedSocket {
 
     /// Receive one datagram into `buf`; `Ok(None)` when the read timeout passed first.
     /// `cmsg` comes from [`cmsg_buffer`].
-    pub fn recv(&self, buf: &mut [u8], cmsg: &mut Vec<u8>) -> std::io::Result<Option<Received>> {
+    pub fn recv(&self, buf: &mut [u8], cmsg: &mut [u8]) -> std::io::Result<Option<Received>> {
         let mut iov = [IoSliceMut::new(buf)];
         let r = socket::recvmsg::<SockaddrStorage>(self.sock.as_raw_fd(), &mut iov, Some(cmsg), MsgFlags::empty());
         let msg = match r {

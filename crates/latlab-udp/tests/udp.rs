@@ -2,7 +2,6 @@
 //! relay (the study's pattern), and under a flood of junk. Asserts on logic and counts, and
 //! on the relay's *configured* period, never on the machine's timing.
 
-use latlab_udp::relay::Impairment;
 use latlab_udp::{Mode, UdpConfig};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -47,17 +46,7 @@ fn clean_loopback_has_no_bursts() {
 #[test]
 fn the_study_pattern_through_the_relay_is_detected_with_its_period() {
     // Seed 002: a 100 ms sender; the relay holds everything and releases it every 1.23 s.
-    let cfg = UdpConfig {
-        mode: Mode::Loopback {
-            ipv6: false,
-            relay: Some(Impairment { hold_every_ns: Some(1_230_000_000), ..Impairment::default() }),
-        },
-        interval_ns: 100_000_000,
-        duration_ns: 7_500_000_000,
-        size: 64,
-        key: Some(b"shared secret".to_vec()),
-        wait_ns: 2_000_000_000,
-    };
+    let cfg = UdpConfig { key: Some(b"shared secret".to_vec()), ..UdpConfig::study_pattern(7_500_000_000) };
     let r = latlab_udp::run(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
     assert_eq!(metric(&r, "burst.detected"), 1.0);
     let p = metric(&r, "burst.release_period");

@@ -265,7 +265,7 @@ pub struct UdpServeArgs {
 /// `latlab udp probe`.
 #[derive(Debug, Args)]
 pub struct UdpProbeArgs {
-    /// The reflector: HOST or HOST:PORT (default port 4848); IPv6 as [ADDR]:PORT.
+    /// The reflector: HOST or HOST:PORT (default port 4848); IPv6 as `[ADDR]:PORT`.
     pub host: String,
     /// Sending options.
     #[command(flatten)]

@@ -98,7 +98,7 @@ pub fn experiments() -> Vec<Experiment> {
 /// sender through a relay that holds packets and releases them every 1.23 s, for 7.5 s
 /// (six releases) plus 2 s to collect the last ones.
 fn udp_short() -> Vec<latlab_udp::UdpConfig> {
-    use latlab_udp::{Mode, UdpConfig, relay::Impairment};
+    use latlab_udp::{Mode, UdpConfig};
     vec![
         UdpConfig {
             mode: Mode::Loopback { ipv6: false, relay: None },
@@ -108,17 +108,7 @@ fn udp_short() -> Vec<latlab_udp::UdpConfig> {
             key: None,
             wait_ns: 500_000_000,
         },
-        UdpConfig {
-            mode: Mode::Loopback {
-                ipv6: false,
-                relay: Some(Impairment { hold_every_ns: Some(1_230_000_000), ..Impairment::default() }),
-            },
-            interval_ns: 100_000_000,
-            duration_ns: 7_500_000_000,
-            size: 64,
-            key: None,
-            wait_ns: 2_000_000_000,
-        },
+        UdpConfig::study_pattern(7_500_000_000),
     ]
 }
 

@@ -13,11 +13,10 @@ use std::path::Path;
 
 /// Resolve HOST, HOST:PORT or [V6]:PORT, with the default port.
 fn resolve(host: &str) -> anyhow::Result<SocketAddr> {
-    let with_port = if host.parse::<SocketAddr>().is_ok()
-        || (host.contains(':') && !host.contains("::") && !host.starts_with('['))
-    {
-        host.to_string()
-    } else if host.starts_with('[') {
+    // Already has a port: an IP socket address, `[v6]:port`, or `name:port`.
+    let has_port =
+        host.parse::<SocketAddr>().is_ok() || host.starts_with('[') || (host.contains(':') && !host.contains("::"));
+    let with_port = if has_port {
         host.to_string()
     } else if host.parse::<std::net::Ipv6Addr>().is_ok() {
         format!("[{host}]:{DEFAULT_PORT}")

@@ -83,6 +83,28 @@ fn run_title(r: &RunRecord) -> String {
     format!("{} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
 }
 
+/// A table cell for people: units applied, floats rounded, missing values as a dash.
+fn cell(v: &serde_json::Value, unit: &str) -> String {
+    use crate::record::Value;
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "—".into(),
+        serde_json::Value::Number(n) => {
+            let value = n.as_i64().map(Value::Int).unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0)));
+            match unit {
+                "ns" => fmt_ns(value.as_f64()),
+                "" | "count" => match value {
+                    Value::Int(i) => i.to_string(),
+                    Value::Float(f) if f.fract() == 0.0 => format!("{f:.0}"),
+                    Value::Float(f) => format!("{f:.4}"),
+                },
+                u => fmt_value(value, u),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
 fn run_ctx(r: &RunRecord) -> RunCtx {
     let m = &r.machine.info;
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
@@ -141,11 +163,7 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
                 .map(|row| {
                     row.iter()
                         .enumerate()
-                        .map(|(i, v)| match (v, t.columns.get(i).map(|c| c.unit.as_str())) {
-                            (serde_json::Value::String(s), _) => s.clone(),
-                            (serde_json::Value::Number(n), Some("ns")) => fmt_ns(n.as_f64().unwrap_or(0.0)),
-                            (other, _) => other.to_string(),
-                        })
+                        .map(|(i, v)| cell(v, t.columns.get(i).map(|c| c.unit.as_str()).unwrap_or("")))
                         .collect()
                 })
                 .collect(),

@@ -54,12 +54,13 @@ pub fn tick(v: &f64) -> String {
     if a >= 100.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
+        // Enough decimals for three significant digits, however small the value.
         let d = if a >= 10.0 {
             1
         } else if a >= 1.0 {
             2
         } else {
-            3
+            ((-a.log10()).floor() as usize + 3).min(12)
         };
         let s = format!("{v:.d$}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()

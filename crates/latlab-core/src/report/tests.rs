@@ -120,9 +120,22 @@ fn ticks_and_log_rule() {
     assert_eq!(plots::tick(&2.5), "2.5");
     assert_eq!(plots::tick(&12.26), "12.3");
     assert_eq!(plots::tick(&40.0), "40");
+    assert_eq!(plots::tick(&0.0001), "0.0001");
+    assert_eq!(plots::tick(&0.00025), "0.00025");
+    assert_eq!(plots::tick(&0.05), "0.05");
     assert!(plots::wants_log_axis(40, 40, 30_000));
     assert!(!plots::wants_log_axis(40, 40, 1_000));
     assert!(!plots::wants_log_axis(0, 40, 30_000));
+}
+
+#[test]
+fn table_cells_for_people() {
+    assert_eq!(cell(&serde_json::json!(0.9866666), "ratio"), "98.67 %");
+    assert_eq!(cell(&serde_json::json!(null), "ns"), "—");
+    assert_eq!(cell(&serde_json::json!(1_230_000_000), "ns"), "1.230 s");
+    assert_eq!(cell(&serde_json::json!(12), "count"), "12");
+    assert_eq!(cell(&serde_json::json!(64000.0), "Hz"), "64 kHz");
+    assert_eq!(cell(&serde_json::json!("rt"), ""), "rt");
 }
 
 #[test]

@@ -212,7 +212,7 @@ impl MppcCompressor {
             w.put(0, 1);
         } else {
             // k+1 = number of bits after the prefix; length in [2^(k+1), 2^(k+2)).
-            let nbits = (usize::BITS - 1 - len.leading_zeros()) as u32; // floor(log2(len))
+            let nbits = usize::BITS - 1 - len.leading_zeros(); // floor(log2(len))
             let k = nbits - 1;
             w.put((1u32 << k) - 1, k); // k ones
             w.put(0, 1);

@@ -102,7 +102,8 @@ impl BurstReport {
     }
 }
 
-/// A pair counts as coalesced when its receive gap is under this fraction of the interval.
+/// A pair counts as coalesced when its receive gap is under this fraction of the interval
+/// while its send gap was at least half the interval.
 pub const COALESCED_FRACTION: f64 = 0.1;
 /// Bursts are reported when at least this share of pairs coalesced (a stray pair is noise).
 pub const MIN_COALESCED_RATIO: f64 = 0.05;
@@ -140,13 +141,16 @@ pub fn detect_bursts_iter(
     recv_gap_p50: Option<i64>,
 ) -> BurstReport {
     let thresh = (interval_ns as f64 * COALESCED_FRACTION) as i64;
+    let sender_min = (interval_ns / 2) as i64;
     let mut bursts = Vec::new();
     let (mut coalesced, mut count) = (0u64, 0u64);
     let mut prev: Option<Pair> = None;
     let mut open: Option<Burst> = None;
     for p in pairs {
         count += 1;
-        if p.r < thresh {
+        // Coalesced: arrived together although the sender spaced them (a sender that stalled
+        // and caught up is not the pathology being looked for).
+        if p.r < thresh && p.s >= sender_min {
             coalesced += 1;
             match open.as_mut() {
                 Some(b) => b.size += 1,
@@ -423,6 +427,20 @@ mod tests {
         assert_eq!((pairs[3].k, pairs[3].s), (3, 2_000_000), "3 → 5 skips the lost packet");
         let r = detect_bursts(&pairs, 1_000_000);
         assert_eq!(r.bursts.iter().map(|b| b.size).collect::<Vec<_>>(), vec![4, 3]);
+    }
+
+    #[test]
+    fn a_stalled_sender_catching_up_is_not_a_burst() {
+        // The sender stalled, then sent 5 late packets back to back: receive gaps are tiny,
+        // but so were the send gaps.
+        let mut pairs = Vec::new();
+        for k in 0..200u64 {
+            let (s, r) = if k % 20 < 5 { (20_000, 21_000) } else { (1_000_000, 1_000_000) };
+            pairs.push(Pair { k, s, r, t: k as i64 * 1_000_000 });
+        }
+        let r = detect_bursts(&pairs, 1_000_000);
+        assert_eq!(r.coalesced, 0);
+        assert!(!r.detected(), "{}", r.verdict);
     }
 
     #[test]

@@ -38,6 +38,31 @@ fn variant(t: CompressionType) -> Result<Variant, BulkError> {
     }
 }
 
+/// One row of a copy-offset encoding table: offsets up to `max` are written as `prefix`
+/// (`prefix_bits` long) followed by `offset − base` in `value_bits` bits.
+struct OffsetCode {
+    max: usize,
+    prefix: u32,
+    prefix_bits: u32,
+    value_bits: u32,
+    base: usize,
+}
+
+/// RDP 4.0 copy-offsets (MS-RDPBCGR 3.1.8.4.1.2.1).
+const OFFSETS_8K: [OffsetCode; 3] = [
+    OffsetCode { max: 63, prefix: 0b1111, prefix_bits: 4, value_bits: 6, base: 0 },
+    OffsetCode { max: 319, prefix: 0b1110, prefix_bits: 4, value_bits: 8, base: 64 },
+    OffsetCode { max: 8191, prefix: 0b110, prefix_bits: 3, value_bits: 13, base: 320 },
+];
+
+/// RDP 5.0 copy-offsets (MS-RDPBCGR 3.1.8.4.2.2.1).
+const OFFSETS_64K: [OffsetCode; 4] = [
+    OffsetCode { max: 63, prefix: 0b11111, prefix_bits: 5, value_bits: 6, base: 0 },
+    OffsetCode { max: 319, prefix: 0b11110, prefix_bits: 5, value_bits: 8, base: 64 },
+    OffsetCode { max: 2367, prefix: 0b1110, prefix_bits: 4, value_bits: 11, base: 320 },
+    OffsetCode { max: 65535, prefix: 0b110, prefix_bits: 3, value_bits: 16, base: 2368 },
+];
+
 /// Hash-chain parameters: candidates examined per position (more = better ratio, slower).
 const CHAIN_DEPTH: usize = 48;
 const HASH_BITS: u32 = 15;
@@ -172,42 +197,10 @@ impl MppcCompressor {
     }
 
     fn put_copy(&self, w: &mut BitWriter<'_>, off: usize, len: usize) {
-        let o = off as u32;
-        if self.v.history == 8192 {
-            match off {
-                0..=63 => {
-                    w.put(0b1111, 4);
-                    w.put(o, 6);
-                }
-                64..=319 => {
-                    w.put(0b1110, 4);
-                    w.put(o - 64, 8);
-                }
-                _ => {
-                    w.put(0b110, 3);
-                    w.put(o - 320, 13);
-                }
-            }
-        } else {
-            match off {
-                0..=63 => {
-                    w.put(0b11111, 5);
-                    w.put(o, 6);
-                }
-                64..=319 => {
-                    w.put(0b11110, 5);
-                    w.put(o - 64, 8);
-                }
-                320..=2367 => {
-                    w.put(0b1110, 4);
-                    w.put(o - 320, 11);
-                }
-                _ => {
-                    w.put(0b110, 3);
-                    w.put(o - 2368, 16);
-                }
-            }
-        }
+        let table: &[OffsetCode] = if self.v.history == 8192 { &OFFSETS_8K } else { &OFFSETS_64K };
+        let code = table.iter().find(|c| off <= c.max).unwrap_or(&table[table.len() - 1]);
+        w.put(code.prefix, code.prefix_bits);
+        w.put((off - code.base) as u32, code.value_bits);
         if len == 3 {
             w.put(0, 1);
         } else {

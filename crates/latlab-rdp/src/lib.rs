@@ -19,6 +19,8 @@
 //! ```
 
 pub mod bits;
+pub mod corpus;
+pub mod framing;
 pub mod mppc;
 
 /// The payload is compressed (MS-RDPBCGR 3.1.8.2).

@@ -215,8 +215,8 @@ impl MppcCompressor {
 }
 
 /// Physical history of every decompressor: 64 KB. An RDP 4.0 packet may not exceed its 8 KB
-/// history by the spec, but senders derived from FreeRDP keep a 64 KB buffer in 8K mode and
-/// do send larger packets; accepting them (offsets still limited to 8 KB) keeps those
+/// history by the spec (MS-RDPBCGR 3.1.8.1), but some senders keep a 64 KB buffer in 8K mode
+/// and send larger packets; accepting them (offsets still limited to 8 KB) keeps those
 /// streams decodable at a bounded cost.
 const DECODE_HISTORY: usize = 65536;
 
@@ -292,15 +292,28 @@ impl MppcDecompressor {
                 }
             }
             let len = if k == 0 { 3 } else { (1usize << (k + 1)) + r.bits(k + 1)? as usize };
-            if off == 0 || off > self.pos {
-                return Err(BulkError::Corrupt("copy-offset reaches before the history"));
+            if off == 0 || off > self.v.max_offset {
+                // 13 bits + 320 can say 8,511 and 16 bits + 2,368 can say 67,903: beyond the history.
+                return Err(BulkError::Corrupt("copy-offset 0 or beyond the history"));
             }
             if self.pos + len > self.hist.len() {
                 return Err(BulkError::Corrupt("copy runs past the history buffer"));
             }
-            let from = self.pos - off;
-            for j in 0..len {
-                self.hist[self.pos + j] = self.hist[from + j];
+            // The whole history is valid from the start (MS-RDPBCGR 3.1.8.1): an offset reaching
+            // back past the current position continues at the end of the history (circularly),
+            // where older data (or the initial zeros) still is.
+            let size = self.v.history;
+            if off <= self.pos {
+                let from = self.pos - off;
+                for j in 0..len {
+                    self.hist[self.pos + j] = self.hist[from + j];
+                }
+            } else {
+                let mut from = self.pos + size - off;
+                for j in 0..len {
+                    self.hist[self.pos + j] = self.hist[from];
+                    from = if from + 1 == size { 0 } else { from + 1 };
+                }
             }
             self.pos += len;
         }
@@ -385,8 +398,15 @@ mod tests {
     #[test]
     fn hostile_offsets_and_lengths_are_errors() {
         let mut d = MppcDecompressor::new(CompressionType::Mppc8k).unwrap();
-        // A copy with an empty history.
-        assert!(d.decompress(&[0b1111_0000, 0b0100_0000], PACKET_COMPRESSED).is_err());
+        // A copy at the very start reads the zero-filled history, which is valid by the spec:
+        // offset 1 ("1111 000001"), length 3 ("0") → three zeros.
+        assert_eq!(d.decompress(&[0b1111_0000, 0b0100_0000], PACKET_COMPRESSED).unwrap(), &[0, 0, 0]);
+        // Offset 0 is not a copy.
+        let mut d = MppcDecompressor::new(CompressionType::Mppc8k).unwrap();
+        assert!(d.decompress(&[0b1111_0000, 0b0000_0000], PACKET_COMPRESSED).is_err());
+        // Offset 8,511 ("110" + 13 ones) is beyond an 8 KB history.
+        let mut d = MppcDecompressor::new(CompressionType::Mppc8k).unwrap();
+        assert!(d.decompress(&[0b1101_1111, 0b1111_1111, 0b0000_0000], PACKET_COMPRESSED).is_err());
         // Wrong type.
         assert!(d.decompress(&[0], PACKET_COMPRESSED | 1).is_err());
         // All ones: an endless length prefix.
@@ -402,6 +422,22 @@ mod tests {
             let f = c.compress(p, &mut out);
             assert_eq!(d.decompress(&out, f).unwrap(), &p[..]);
         }
+    }
+
+    #[test]
+    fn after_at_front_offsets_reach_the_older_end_of_the_history() {
+        // 8K: fill the history with a known pattern up to 8000, then wrap to the front and copy
+        // from offset 100 at position 0 → bytes 8092.. of the old history.
+        let mut d = MppcDecompressor::new(CompressionType::Mppc8k).unwrap();
+        let mut c = MppcCompressor::new(CompressionType::Mppc8k).unwrap();
+        let old: Vec<u8> = (0..8000u32).map(|i| (i % 200) as u8).collect();
+        let mut wire = Vec::new();
+        let f = c.compress(&old, &mut wire);
+        assert_eq!(d.decompress(&wire, f).unwrap(), &old[..]);
+        // Hand-built: offset 100 = "1110" + (100-64=36 in 8 bits) = 1110 00100100, length 4 = "1000".
+        let out = d.decompress(&[0b1110_0010, 0b0100_1000], PACKET_COMPRESSED | PACKET_AT_FRONT).unwrap();
+        // Position 0 − 100 → 8092: bytes 8092..8095 of the history; 8000.. are still zero.
+        assert_eq!(out, &[0, 0, 0, 0]);
     }
 
     #[test]

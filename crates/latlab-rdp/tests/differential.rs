@@ -1,78 +1,19 @@
 //! Differential tests against `ironrdp-bulk` (an independent implementation, used only as a
 //! black box): our compressed streams must decompress there and theirs here, packet after
 //! packet with persistent history, over thousands of packets of display-like and random data.
-//! Inputs are generated here from a seeded generator (provenance: this file).
+//! Inputs come from latlab's own seeded corpus generator (`latlab_rdp::corpus`).
 
 use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
 use latlab_rdp::CompressionType;
 use latlab_rdp::mppc::{MppcCompressor, MppcDecompressor};
 
-struct Gen(u64);
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use latlab_rdp::corpus::{Gen, Kind, pdu};
 
-/// A display-update-like payload: 16 bpp scanlines with flat areas, gradients and "text"
-/// (two colours in glyph-like patterns), order records with varying coordinates, and
-/// occasionally pure noise.
+/// Display-like and random payloads from latlab's own corpus generator.
 fn packet(g: &mut Gen, max: usize) -> Vec<u8> {
-    let len = 51 + g.below(max as u64 - 51) as usize;
-    let mut p = Vec::with_capacity(len);
-    match g.below(5) {
-        0 => {
-            let c = g.next() as u16;
-            while p.len() < len {
-                let run = 1 + g.below(200);
-                let col = if g.below(4) == 0 { g.next() as u16 } else { c };
-                for _ in 0..run {
-                    p.extend_from_slice(&col.to_le_bytes());
-                }
-            }
-        }
-        1 => {
-            let (fg, bg) = (g.next() as u16, g.next() as u16);
-            let glyphs: Vec<u8> = (0..16).map(|_| g.next() as u8).collect();
-            while p.len() < len {
-                let row = glyphs[g.below(16) as usize];
-                for bit in 0..8 {
-                    p.extend_from_slice(&(if row >> bit & 1 == 1 { fg } else { bg }).to_le_bytes());
-                }
-            }
-        }
-        2 => {
-            let mut v = g.next() as u16;
-            while p.len() < len {
-                v = v.wrapping_add(1 + g.below(3) as u16);
-                p.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        3 => {
-            while p.len() < len {
-                // A MemBlt-like record: control, order type, then coordinates and a cache index.
-                p.extend_from_slice(&[0x09, 0x0d, (g.below(4) << 4) as u8]);
-                for _ in 0..4 {
-                    p.extend_from_slice(&(g.below(1024) as u16).to_le_bytes());
-                }
-                p.push(g.below(3) as u8);
-                p.extend_from_slice(&(g.below(120) as u16).to_le_bytes());
-            }
-        }
-        _ => {
-            while p.len() < len {
-                p.push(g.next() as u8);
-            }
-        }
-    }
-    p.truncate(len);
-    p
+    let kinds = [Kind::Flat, Kind::Text, Kind::Gradient, Kind::Orders, Kind::Noise];
+    let k = kinds[g.below(5) as usize];
+    pdu(g, k, max)
 }
 
 /// Equal, or panic naming the first differing byte (never printing whole packets).
@@ -93,7 +34,7 @@ fn theirs(t: CompressionType) -> Theirs {
 #[test]
 fn ours_decompress_with_theirs() {
     for t in [CompressionType::Mppc8k, CompressionType::Mppc64k] {
-        let mut g = Gen(0x1a71ab ^ t as u64);
+        let mut g = Gen::new(0x1a71ab ^ t as u64);
         let mut ours = MppcCompressor::new(t).unwrap();
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
         let mut wire = Vec::new();
@@ -109,18 +50,16 @@ fn ours_decompress_with_theirs() {
             let got = them.decompress(&wire, flags as u32).unwrap_or_else(|e| panic!("{t:?} packet {i}: {e:?}"));
             same(got, &p, &format!("{t:?} packet {i} (flags {flags:#x})"));
         }
-        assert!(compressed > 1500, "{t:?}: most display-like packets compress ({compressed})");
+        // One payload in five is noise and is sent flushed; most of the rest compress.
+        assert!(compressed > 1250, "{t:?}: display-like packets compress ({compressed} of 2500)");
         assert!(outb < inb, "{t:?}: {outb} bytes out for {inb} in");
     }
 }
 
 #[test]
 fn theirs_decompress_with_ours() {
-    // RDP 5.0 (64 KB). RDP 4.0 from this sender does not decode here yet: after
-    // PACKET_AT_FRONT it sends copy-offsets reaching before the start of the history, which
-    // MS-RDPBCGR 3.1.8 does not define; left open in the project's issue.
-    for t in [CompressionType::Mppc64k] {
-        let mut g = Gen(0x5eed ^ t as u64);
+    for t in [CompressionType::Mppc8k, CompressionType::Mppc64k] {
+        let mut g = Gen::new(0x5eed ^ t as u64);
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
         let mut ours = MppcDecompressor::new(t).unwrap();
         // RDP 4.0 packets within the spec's 8 KB history (their sender also compresses larger

@@ -35,11 +35,14 @@ impl<'a> BitWriter<'a> {
     }
 }
 
-/// Reads bits most-significant first from a byte slice.
+/// Reads bits most-significant first from a byte slice, through a 64-bit accumulator
+/// (left-aligned: its top bit is the next bit of the stream).
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
-    pos: usize,
+    byte: usize,
+    acc: u64,
+    n: u32,
 }
 
 /// Reading past the end of the stream.
@@ -49,31 +52,41 @@ pub struct OutOfBits;
 impl<'a> BitReader<'a> {
     /// Read from `data`.
     pub fn new(data: &'a [u8]) -> Self {
-        Self { data, pos: 0 }
+        Self { data, byte: 0, acc: 0, n: 0 }
     }
     /// Bits left.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.data.len() * 8 - self.pos
+        self.n as usize + (self.data.len() - self.byte) * 8
+    }
+    #[inline]
+    fn refill(&mut self) {
+        while self.n <= 56 && self.byte < self.data.len() {
+            self.acc |= (self.data[self.byte] as u64) << (56 - self.n);
+            self.n += 8;
+            self.byte += 1;
+        }
     }
     /// Read one bit.
     #[inline]
     pub fn bit(&mut self) -> Result<u32, OutOfBits> {
-        let byte = *self.data.get(self.pos / 8).ok_or(OutOfBits)?;
-        let b = (byte >> (7 - (self.pos % 8))) & 1;
-        self.pos += 1;
-        Ok(b as u32)
+        self.bits(1)
     }
-    /// Read `n` bits (n ≤ 32) as an unsigned number.
+    /// Read `k` bits (k ≤ 32) as an unsigned number.
     #[inline]
-    pub fn bits(&mut self, n: u32) -> Result<u32, OutOfBits> {
-        if (n as usize) > self.remaining() {
-            return Err(OutOfBits);
+    pub fn bits(&mut self, k: u32) -> Result<u32, OutOfBits> {
+        if k == 0 {
+            return Ok(0);
         }
-        let mut v = 0u32;
-        for _ in 0..n {
-            v = (v << 1) | self.bit()?;
+        if k > self.n {
+            self.refill();
+            if k > self.n {
+                return Err(OutOfBits);
+            }
         }
+        let v = (self.acc >> (64 - k)) as u32;
+        self.acc <<= k;
+        self.n -= k;
         Ok(v)
     }
 }

@@ -303,7 +303,12 @@ impl MppcDecompressor {
             // back past the current position continues at the end of the history (circularly),
             // where older data (or the initial zeros) still is.
             let size = self.v.history;
-            if off <= self.pos {
+            if off >= len && off <= self.pos {
+                // No overlap: one block copy.
+                let from = self.pos - off;
+                self.hist.copy_within(from..from + len, self.pos);
+            } else if off <= self.pos {
+                // Overlapping (a run): byte by byte, each byte may be one just written.
                 let from = self.pos - off;
                 for j in 0..len {
                     self.hist[self.pos + j] = self.hist[from + j];

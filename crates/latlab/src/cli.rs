@@ -39,6 +39,9 @@ pub enum Command {
     /// with kernel timestamps; loss, reordering, IPDV, RTT, burst detection (packets held
     /// and released together) and the de-jitter cost. Loopback by default.
     Udp(Box<UdpArgs>),
+    /// RDP bulk compression on packet files, and its throughput on a built-in corpus of
+    /// display-update PDUs (MPPC 8K/64K so far).
+    Codec(CodecArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -299,6 +302,66 @@ pub struct UdpRelayArgs {
     /// Seed of the random decisions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// `latlab codec`.
+#[derive(Debug, Args)]
+pub struct CodecArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: CodecCommand,
+}
+
+/// Subcommands of `latlab codec`.
+#[derive(Debug, Subcommand)]
+pub enum CodecCommand {
+    /// Compress every packet of a packet file (see docs/codec.md for the framing).
+    Compress(CodecIo),
+    /// Decompress every packet of a packet file, with the flags stored beside each.
+    Decompress(CodecIo),
+    /// Write latlab's built-in corpus of display-update PDUs as a packet file.
+    Corpus(CodecCorpus),
+    /// Compression ratio and MB/s in and out per algorithm on the built-in corpus.
+    Bench(CodecBench),
+}
+
+/// Input and output of `compress` / `decompress`.
+#[derive(Debug, Args)]
+pub struct CodecIo {
+    /// Algorithm: mppc8 (RDP 4.0), mppc64 (RDP 5.0), ncrush (RDP 6.0), xcrush (RDP 6.1).
+    #[arg(long, value_parser = ["mppc8", "mppc64", "ncrush", "xcrush"])]
+    pub algo: String,
+    /// Packet file to read.
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// Packet file to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
+}
+
+/// `latlab codec corpus`.
+#[derive(Debug, Args)]
+pub struct CodecCorpus {
+    /// Packet file to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
+    /// Number of PDUs.
+    #[arg(long, default_value_t = 2000)]
+    pub packets: usize,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `latlab codec bench`.
+#[derive(Debug, Args)]
+pub struct CodecBench {
+    /// Number of PDUs in the corpus.
+    #[arg(long, default_value_t = 2000)]
+    pub packets: usize,
+    /// Passes over the corpus (the best is reported).
+    #[arg(long, default_value_t = 3)]
+    pub passes: usize,
 }
 
 /// `latlab runs`.

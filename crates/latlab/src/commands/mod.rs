@@ -1,6 +1,7 @@
 //! Subcommand dispatch and what the subcommands share: opening the store, saving a run,
 //! printing to stdout so that a closed pipe ends quietly.
 
+mod codec;
 mod compare;
 mod export;
 mod report;
@@ -23,6 +24,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Selftest(a) => selftest::run(&db, cli.strict, a),
         Command::Rt(a) => rt::run(&db, cli.strict, *a),
         Command::Udp(a) => udp::run(&db, *a),
+        Command::Codec(a) => codec::run(a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, a),

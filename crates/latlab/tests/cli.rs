@@ -418,3 +418,36 @@ fn udp_between_two_network_namespaces() {
     assert!(md.contains("`rtt.p50`") && md.contains("to a remote reflector"), "{md}");
     assert!(!md.contains("`owd.p50`"), "no absolute one-way delay without a shared clock");
 }
+
+#[test]
+fn codec_round_trips_packet_files_and_refuses_what_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d).args(["codec", "corpus", "--out", "c.pkt", "--packets", "200"]).assert().success();
+    for algo in ["mppc8", "mppc64"] {
+        latlab(d).args(["codec", "compress", "--algo", algo, "--in", "c.pkt", "--out", "z.pkt"]).assert().success();
+        latlab(d)
+            .args(["codec", "decompress", "--algo", algo, "--in", "z.pkt", "--out", "back.pkt"])
+            .assert()
+            .success();
+        assert_eq!(std::fs::read(d.join("c.pkt")).unwrap(), std::fs::read(d.join("back.pkt")).unwrap(), "{algo}");
+    }
+    let mut z = std::fs::read(d.join("z.pkt")).unwrap();
+    z.truncate(z.len() - 3);
+    std::fs::write(d.join("cut.pkt"), z).unwrap();
+    latlab(d)
+        .args(["codec", "decompress", "--algo", "mppc64", "--in", "cut.pkt", "--out", "x.pkt"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("record 199: truncated payload"));
+    latlab(d)
+        .args(["codec", "compress", "--algo", "ncrush", "--in", "c.pkt", "--out", "x.pkt"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not implemented yet"));
+    latlab(d)
+        .args(["codec", "bench", "--packets", "50", "--passes", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mppc64"));
+}

@@ -38,9 +38,3 @@ pub fn stop_requested() -> bool {
 pub fn request_stop() {
     STOP.store(true, Ordering::SeqCst);
 }
-
-/// Clear the flag (tests; and `suite` does not clear it between experiments on purpose).
-pub fn reset() {
-    STOP.store(false, Ordering::SeqCst);
-    HITS.store(0, Ordering::SeqCst);
-}

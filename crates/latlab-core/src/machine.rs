@@ -137,14 +137,13 @@ pub fn psi_some_avg10(text: &str) -> Option<f64> {
     line.split_whitespace().find_map(|w| w.strip_prefix("avg10=")).and_then(|v| v.parse().ok())
 }
 
-fn virtualization() -> Option<String> {
+fn virtualization(cpuinfo: &str) -> Option<String> {
     if std::path::Path::new("/.dockerenv").exists() {
         return Some("container (docker)".into());
     }
     if let Some(c) = read_trim("/run/systemd/container") {
         return Some(format!("container ({c})"));
     }
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let hv_flag = cpuinfo.lines().any(|l| l.starts_with("flags") && l.split_whitespace().any(|w| w == "hypervisor"));
     let vendor = read_trim("/sys/class/dmi/id/sys_vendor");
     let product = read_trim("/sys/class/dmi/id/product_name");
@@ -181,7 +180,7 @@ impl MachineInfo {
             cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             clocksource: read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
             governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-            virtualization: virtualization(),
+            virtualization: virtualization(&cpuinfo),
             mem_total_bytes,
             rt_throttling: RtThrottling::read(),
         }

@@ -172,6 +172,12 @@ fn sched_setscheduler_self(policy: Policy, priority: i32) -> std::io::Result<()>
     if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
+/// Highest real-time priority the kernel accepts for `policy` (`sched_get_priority_max`).
+pub fn max_priority(policy: Policy) -> i32 {
+    // SAFETY: sched_get_priority_max takes a policy number and touches no memory.
+    unsafe { libc::sched_get_priority_max(policy.raw()) }
+}
+
 /// Set the calling thread's scheduling; returns the capability record of what it got.
 pub fn set_sched(want: Sched) -> Capability {
     let name = format!("sched.{}", want.policy);

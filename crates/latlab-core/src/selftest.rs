@@ -191,8 +191,7 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
     let fifo_probe = platform::probe_fifo(cfg.fifo_priority);
     let fifo_ok = fifo_probe.granted;
     caps.record(fifo_probe)?;
-    // SAFETY-free: sched_get_priority_max only returns a number.
-    let fifo_max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) };
+    let fifo_max = platform::max_priority(Policy::Fifo);
     let _dma = if cfg.hold_cpu_dma_latency {
         let (guard, c) = platform::hold_cpu_dma_latency(0);
         rec.metric("cpu_dma_latency.held", c.granted as i64, "bool");

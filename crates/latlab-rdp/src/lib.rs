@@ -22,6 +22,7 @@ pub mod bits;
 pub mod corpus;
 pub mod framing;
 pub mod mppc;
+pub mod throughput;
 
 /// The payload is compressed (MS-RDPBCGR 3.1.8.2).
 pub const PACKET_COMPRESSED: u8 = 0x20;

@@ -25,7 +25,9 @@ pub struct Raw {
     pub capabilities: Vec<Capability>,
 }
 
-fn prepare_thread(cpu: Option<usize>, sched: Sched, slack: Nanos) -> Vec<Capability> {
+/// Apply a level's CPU, scheduling and timer slack on the calling thread; the capability
+/// records are named `<level>.<knob>` (e.g. `l1.sched.fifo`).
+fn prepare_thread(level: &str, cpu: Option<usize>, sched: Sched, slack: Nanos) -> Vec<Capability> {
     let mut caps = Vec::new();
     if let Some(c) = cpu {
         caps.push(platform::set_affinity(&[c]));
@@ -35,7 +37,7 @@ fn prepare_thread(cpu: Option<usize>, sched: Sched, slack: Nanos) -> Vec<Capabil
         Ok(got) => Capability::granted("timer_slack", format!("{slack} ns"), format!("{got} ns")),
         Err(e) => Capability::refused("timer_slack", format!("{slack} ns"), "default", e.to_string()),
     });
-    caps
+    caps.into_iter().map(|c| Capability { name: format!("{level}.{}", c.name), ..c }).collect()
 }
 
 /// Run the chain for `pulses` pulses of `period` on real threads. Progress counts pulses.
@@ -52,7 +54,7 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
             std::thread::Builder::new()
                 .name("latlab-rt-l2".into())
                 .spawn_scoped(s, move || {
-                    let caps = prepare_thread(cfg.l2_cpu, cfg.l2, cfg.timer_slack_ns);
+                    let caps = prepare_thread("l2", cfg.l2_cpu, cfg.l2, cfg.timer_slack_ns);
                     barrier.wait();
                     // Level 1 sets the start before it passes the barrier's second wait.
                     barrier.wait();
@@ -65,7 +67,7 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
         let h1 = std::thread::Builder::new()
             .name("latlab-rt-l1".into())
             .spawn_scoped(s, || {
-                let caps = prepare_thread(cfg.l1_cpu, cfg.l1, cfg.timer_slack_ns);
+                let caps = prepare_thread("l1", cfg.l1_cpu, cfg.l1, cfg.timer_slack_ns);
                 barrier.wait();
                 let t0 = clock.now() + LEAD_NS;
                 start.store(t0, Ordering::Release);
@@ -78,19 +80,12 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
         let (l1, mut caps) = h1.join().expect("level 1 thread panicked");
         let l2 = h2.map(|h| {
             let (lat, c2) = h.join().expect("level 2 thread panicked");
-            for c in c2 {
-                let c = Capability { name: format!("l2.{}", c.name), ..c };
-                caps.push(c);
-            }
+            caps.extend(c2);
             lat
         });
         (l1, l2, caps)
     });
-    let capabilities = caps
-        .into_iter()
-        .map(|c| if c.name.starts_with("l2.") { c } else { Capability { name: format!("l1.{}", c.name), ..c } })
-        .collect();
-    Ok(Raw { l1, l2, capabilities })
+    Ok(Raw { l1, l2, capabilities: caps })
 }
 
 #[cfg(test)]

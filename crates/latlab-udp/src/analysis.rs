@@ -299,19 +299,14 @@ pub fn arrival_order_stats(t: &Trace) -> (u64, u64, f64) {
     idx.sort_unstable_by_key(|&k| (t.refl_rx[k as usize], k));
     let mut next_exp = 0u64;
     let mut re = 0;
-    let mut j = 0.0f64;
-    for (i, &k) in idx.iter().enumerate() {
+    for &k in &idx {
         if (k as u64) < next_exp {
             re += 1;
         } else {
             next_exp = k as u64 + 1;
         }
-        if i > 0 {
-            let (a, b) = (idx[i - 1] as usize, k as usize);
-            let d = (t.refl_rx[b] - t.refl_rx[a]) - (t.sent_wall[b] - t.sent_wall[a]);
-            j += ((d.abs() as f64) - j) / 16.0;
-        }
     }
+    let j = stats::delay::rfc3550_jitter_final(idx.iter().map(|&k| (t.sent_wall[k as usize], t.refl_rx[k as usize])));
     (re, idx.len() as u64, j)
 }
 

@@ -6,7 +6,7 @@ use crate::UdpConfig;
 use crate::analysis::{self, Trace};
 use crate::probe::ProbeCounts;
 use latlab_core::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
-use latlab_core::stats;
+use latlab_core::stats::{self, delay};
 
 /// Raw series longer than this are stored thinned (every k-th sample) to keep the database
 /// and report small; every summary is computed from all samples.
@@ -82,10 +82,11 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
         let v = (0..n).filter(got).map(owd).collect();
         drop(summary(rec, "owd", "one-way delay sender → reflector (same clock: loopback)", v));
     }
-    let min_owd = (0..n).filter(got).map(owd).min().unwrap_or(0);
-    let pdv = (0..n).filter(got).map(|k| owd(k) - min_owd).collect();
+    let fwd = |k: usize| (t.sent_wall[k], t.refl_rx[k]);
+    let mut pdv: Vec<i64> = (0..n).filter(got).map(owd).collect();
+    delay::rfc5481_pdv_in_place(&mut pdv);
     let pdv_sorted = summary(rec, "pdv", "forward delay minus its minimum (RFC 5481 PDV; needs no clock sync)", pdv);
-    let ipdv = (1..n).filter(|&k| t.received(k) && t.received(k - 1)).map(|k| owd(k) - owd(k - 1)).collect();
+    let ipdv = delay::rfc3393_ipdv_iter((0..n).map(|k| t.received(k).then(|| fwd(k)))).collect();
     drop(summary(rec, "ipdv", "forward inter-packet delay variation, consecutive packets (RFC 3393, signed)", ipdv));
     let (re, arrived, jitter) = analysis::arrival_order_stats(t);
     if arrived > 0 {

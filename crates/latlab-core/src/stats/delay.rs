@@ -30,6 +30,14 @@ impl Stamped for (i64, i64) {
     }
 }
 
+/// One RFC 3550 jitter update: `J ← J + (|D| − J)/16` for consecutive packets `prev`, `cur`
+/// in arrival order.
+#[inline]
+pub fn rfc3550_step<T: Stamped>(j: f64, prev: &T, cur: &T) -> f64 {
+    let d = (cur.received() - prev.received()) - (cur.sent() - prev.sent());
+    j + ((d.abs() as f64) - j) / 16.0
+}
+
 /// RFC 3550 running interarrival jitter, given packets in arrival order. The first packet
 /// yields 0. Output has the same length as the input.
 pub fn rfc3550_jitter<T: Stamped>(arrival_order: &[T]) -> Vec<f64> {
@@ -37,33 +45,58 @@ pub fn rfc3550_jitter<T: Stamped>(arrival_order: &[T]) -> Vec<f64> {
     let mut j = 0.0f64;
     for (i, p) in arrival_order.iter().enumerate() {
         if i > 0 {
-            let q = &arrival_order[i - 1];
-            let d = (p.received() - q.received()) - (p.sent() - q.sent());
-            j += ((d.abs() as f64) - j) / 16.0;
+            j = rfc3550_step(j, &arrival_order[i - 1], p);
         }
         out.push(j);
     }
     out
 }
 
-/// RFC 3393 IPDV for consecutive packets in sending order. `None` entries are lost packets;
-/// a pair with a loss on either side yields no value (RFC 3393 §3.4 "undefined").
-pub fn rfc3393_ipdv<T: Stamped>(send_order: &[Option<T>]) -> Vec<i64> {
-    send_order
-        .windows(2)
-        .filter_map(|w| match (&w[0], &w[1]) {
+/// The final RFC 3550 jitter over packets in arrival order, without storing the running
+/// values (0 for fewer than two packets).
+pub fn rfc3550_jitter_final<T: Stamped>(arrival_order: impl IntoIterator<Item = T>) -> f64 {
+    let mut it = arrival_order.into_iter();
+    let Some(mut prev) = it.next() else { return 0.0 };
+    let mut j = 0.0;
+    for cur in it {
+        j = rfc3550_step(j, &prev, &cur);
+        prev = cur;
+    }
+    j
+}
+
+/// RFC 3393 IPDV for consecutive packets in sending order, lazily: `None` entries are lost
+/// packets, and a pair with a loss on either side yields no value (RFC 3393 §3.4
+/// "undefined").
+pub fn rfc3393_ipdv_iter<T: Stamped>(send_order: impl IntoIterator<Item = Option<T>>) -> impl Iterator<Item = i64> {
+    let mut prev: Option<T> = None;
+    send_order.into_iter().filter_map(move |cur| {
+        let out = match (&prev, &cur) {
             (Some(a), Some(b)) => Some((b.received() - b.sent()) - (a.received() - a.sent())),
             _ => None,
-        })
-        .collect()
+        };
+        prev = cur;
+        out
+    })
+}
+
+/// RFC 3393 IPDV for consecutive packets in sending order (see [`rfc3393_ipdv_iter`]).
+pub fn rfc3393_ipdv<T: Stamped + Clone>(send_order: &[Option<T>]) -> Vec<i64> {
+    rfc3393_ipdv_iter(send_order.iter().cloned()).collect()
+}
+
+/// RFC 5481 PDV from one-way delays, in place: each delay minus the smallest.
+pub fn rfc5481_pdv_in_place(delays: &mut [i64]) {
+    if let Some(&min) = delays.iter().min() {
+        delays.iter_mut().for_each(|d| *d -= min);
+    }
 }
 
 /// RFC 5481 PDV: each packet's delay minus the minimum delay of the set.
 pub fn rfc5481_pdv<T: Stamped>(packets: &[T]) -> Vec<i64> {
-    let Some(min) = packets.iter().map(|p| p.received() - p.sent()).min() else {
-        return Vec::new();
-    };
-    packets.iter().map(|p| p.received() - p.sent() - min).collect()
+    let mut d: Vec<i64> = packets.iter().map(|p| p.received() - p.sent()).collect();
+    rfc5481_pdv_in_place(&mut d);
+    d
 }
 
 #[cfg(test)]

@@ -4,13 +4,13 @@
 use super::out;
 use crate::cli::{CodecArgs, CodecCommand};
 use anyhow::Context;
+use latlab_rdp::CompressionType;
 use latlab_rdp::corpus::display_pdus;
 use latlab_rdp::framing::{read_records, write_record};
 use latlab_rdp::mppc::{MppcCompressor, MppcDecompressor};
-use latlab_rdp::{CompressionType, PACKET_COMPRESSED};
+use latlab_rdp::throughput::measure;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::time::Instant;
 
 /// Largest PDU in the built-in corpus: a fast-path update fragment stays under 16 KB.
 const CORPUS_MAX_PDU: usize = 16_000;
@@ -93,33 +93,14 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
                 "algo", "ratio", "compressed", "compress MB/s", "decomp MB/s"
             )?;
             for (name, t) in [("mppc8", CompressionType::Mppc8k), ("mppc64", CompressionType::Mppc64k)] {
-                let (mut best_c, mut best_d, mut out_bytes, mut compressed) = (f64::MAX, f64::MAX, 0usize, 0usize);
-                for _ in 0..b.passes.max(1) {
-                    let mut c = MppcCompressor::new(t)?;
-                    let mut wire = Vec::new();
-                    let mut stream = Vec::with_capacity(pdus.len());
-                    let t0 = Instant::now();
-                    for p in &pdus {
-                        let f = c.compress(p, &mut wire);
-                        stream.push((f, wire.clone()));
-                    }
-                    best_c = best_c.min(t0.elapsed().as_secs_f64());
-                    out_bytes = stream.iter().map(|s| s.1.len()).sum();
-                    compressed = stream.iter().filter(|s| s.0 & PACKET_COMPRESSED != 0).count();
-                    let mut d = MppcDecompressor::new(t)?;
-                    let t0 = Instant::now();
-                    for (f, w) in &stream {
-                        std::hint::black_box(d.decompress(w, *f)?);
-                    }
-                    best_d = best_d.min(t0.elapsed().as_secs_f64());
-                }
+                let m = measure(t, &pdus, b.passes)?;
                 writeln!(
                     o,
                     "{name:<8} {:>8.3} {:>11.1}% {:>14.1} {:>12.1}",
-                    total as f64 / out_bytes.max(1) as f64,
-                    compressed as f64 * 100.0 / pdus.len() as f64,
-                    total as f64 / 1e6 / best_c,
-                    total as f64 / 1e6 / best_d
+                    m.ratio(),
+                    m.compressed as f64 * 100.0 / pdus.len() as f64,
+                    m.compress_mb_s(),
+                    m.decompress_mb_s()
                 )?;
             }
             writeln!(

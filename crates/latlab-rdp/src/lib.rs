@@ -19,10 +19,13 @@
 //! ```
 
 pub mod bits;
+pub mod bulk;
 pub mod corpus;
 pub mod framing;
 pub mod mppc;
+pub mod ncrush;
 pub mod throughput;
+pub mod xcrush;
 
 /// The payload is compressed (MS-RDPBCGR 3.1.8.2).
 pub const PACKET_COMPRESSED: u8 = 0x20;

@@ -1,7 +1,7 @@
 //! Ratio and throughput of a bulk compressor over a set of PDUs, as `latlab codec bench` and
 //! the `mppc` benchmark report them: best of several passes, one persistent context per pass.
 
-use crate::mppc::{MppcCompressor, MppcDecompressor};
+use crate::bulk::{Compressor, Decompressor};
 use crate::{BulkError, CompressionType, PACKET_COMPRESSED};
 use std::time::Instant;
 
@@ -42,12 +42,12 @@ pub fn measure(t: CompressionType, pdus: &[Vec<u8>], passes: usize) -> Result<Me
     let (mut best_c, mut best_d) = (f64::MAX, f64::MAX);
     let mut stream = Vec::new();
     for _ in 0..passes.max(1) {
-        let mut c = MppcCompressor::new(t)?;
+        let mut c = Compressor::new(t)?;
         let mut wire = Vec::new();
         let t0 = Instant::now();
         stream = pdus.iter().map(|p| (c.compress(p, &mut wire), wire.clone())).collect();
         best_c = best_c.min(t0.elapsed().as_secs_f64());
-        let mut d = MppcDecompressor::new(t)?;
+        let mut d = Decompressor::new(t)?;
         let t0 = Instant::now();
         for (f, w) in &stream {
             std::hint::black_box(d.decompress(w, *f)?);

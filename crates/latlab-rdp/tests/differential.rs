@@ -5,7 +5,7 @@
 
 use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
 use latlab_rdp::CompressionType;
-use latlab_rdp::mppc::{MppcCompressor, MppcDecompressor};
+use latlab_rdp::bulk::{Compressor, Decompressor};
 
 use latlab_rdp::corpus::{Gen, Kind, pdu};
 
@@ -27,15 +27,17 @@ fn same(got: &[u8], want: &[u8], what: &str) {
 fn theirs(t: CompressionType) -> Theirs {
     match t {
         CompressionType::Mppc8k => Theirs::Rdp4,
-        _ => Theirs::Rdp5,
+        CompressionType::Mppc64k => Theirs::Rdp5,
+        CompressionType::Ncrush => Theirs::Rdp6,
+        CompressionType::Xcrush => Theirs::Rdp61,
     }
 }
 
 #[test]
 fn ours_decompress_with_theirs() {
-    for t in [CompressionType::Mppc8k, CompressionType::Mppc64k] {
+    for t in CompressionType::ALL {
         let mut g = Gen::new(0x1a71ab ^ t as u64);
-        let mut ours = MppcCompressor::new(t).unwrap();
+        let mut ours = Compressor::new(t).unwrap();
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
         let mut wire = Vec::new();
         let (mut inb, mut outb, mut compressed) = (0usize, 0usize, 0usize);
@@ -58,10 +60,10 @@ fn ours_decompress_with_theirs() {
 
 #[test]
 fn theirs_decompress_with_ours() {
-    for t in [CompressionType::Mppc8k, CompressionType::Mppc64k] {
+    for t in CompressionType::ALL {
         let mut g = Gen::new(0x5eed ^ t as u64);
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
-        let mut ours = MppcDecompressor::new(t).unwrap();
+        let mut ours = Decompressor::new(t).unwrap();
         // RDP 4.0 packets within the spec's 8 KB history (their sender also compresses larger
         // ones in 8K mode, outside the spec; see the crate docs).
         let max = if t == CompressionType::Mppc8k { 8_000 } else { 12_000 };

@@ -5,9 +5,9 @@ use super::out;
 use crate::cli::{CodecArgs, CodecCommand};
 use anyhow::Context;
 use latlab_rdp::CompressionType;
+use latlab_rdp::bulk::{Compressor, Decompressor};
 use latlab_rdp::corpus::display_pdus;
 use latlab_rdp::framing::{read_records, write_record};
-use latlab_rdp::mppc::{MppcCompressor, MppcDecompressor};
 use latlab_rdp::throughput::measure;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -16,15 +16,12 @@ use std::io::Write;
 const CORPUS_MAX_PDU: usize = 16_000;
 
 fn algo(name: &str) -> anyhow::Result<CompressionType> {
-    match name {
-        "mppc8" => Ok(CompressionType::Mppc8k),
-        "mppc64" => Ok(CompressionType::Mppc64k),
-        "ncrush" | "xcrush" => anyhow::bail!(
-            "{name} (RDP {}) is not implemented yet: latlab-rdp has MPPC 8K/64K so far",
-            if name == "ncrush" { "6.0" } else { "6.1" }
-        ),
-        other => anyhow::bail!("unknown algorithm '{other}'"),
-    }
+    CompressionType::from_name(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown algorithm '{name}' (one of: {})",
+            CompressionType::ALL.map(CompressionType::name).join(", ")
+        )
+    })
 }
 
 fn read(path: &std::path::Path) -> anyhow::Result<Vec<(u8, Vec<u8>)>> {
@@ -46,7 +43,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
         CodecCommand::Compress(io) => {
             let t = algo(&io.algo)?;
             let input = read(&io.input)?;
-            let mut c = MppcCompressor::new(t)?;
+            let mut c = Compressor::new(t)?;
             let mut wire = Vec::new();
             let mut outp = Vec::with_capacity(input.len());
             let (mut bin, mut bout) = (0usize, 0usize);
@@ -62,7 +59,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
         CodecCommand::Decompress(io) => {
             let t = algo(&io.algo)?;
             let input = read(&io.input)?;
-            let mut d = MppcDecompressor::new(t)?;
+            let mut d = Decompressor::new(t)?;
             let mut outp = Vec::with_capacity(input.len());
             for (i, (flags, p)) in input.iter().enumerate() {
                 let got = d.decompress(p, *flags).with_context(|| format!("packet {i} (flags {flags:#04x})"))?;
@@ -92,7 +89,8 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
                 "{:<8} {:>8} {:>12} {:>14} {:>12}",
                 "algo", "ratio", "compressed", "compress MB/s", "decomp MB/s"
             )?;
-            for (name, t) in [("mppc8", CompressionType::Mppc8k), ("mppc64", CompressionType::Mppc64k)] {
+            for t in CompressionType::ALL {
+                let name = t.name();
                 let m = measure(t, &pdus, b.passes)?;
                 writeln!(
                     o,
@@ -105,7 +103,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             }
             writeln!(
                 o,
-                "(ratio = corpus bytes / bytes on the wire; compressed = packets sent compressed rather than flushed; ncrush and xcrush are not implemented yet)"
+                "(ratio = corpus bytes / bytes on the wire; compressed = packets sent compressed rather than flushed)"
             )?;
             out(&o)?;
         }

@@ -1,0 +1,710 @@
+//! RDP 6.0 bulk compression ("NCRUSH"), MS-RDPEGDI 3.1.8.1: LZ77 over a 64 KB history with
+//! static Huffman codes, an offset cache and a half-sliding history.
+//!
+//! - Stream (3.1.8.1.4): bits least-significant first. Each item is a code from the
+//!   LiteralOrEosOrCopyOffset ("LEC") alphabet of 294 symbols: 0–255 literals, 256 end of
+//!   stream, 257–288 copy-offset classes (followed by `CopyOffsetBitsLUT[i]` extra bits:
+//!   offset = `CopyOffsetBaseLUT[i]` + extra − 1), 289–292 the four cached offsets. A copy is
+//!   followed by a length-of-match ("LoM") code of 32 symbols (then `LoMBitsLUT[i]` extra
+//!   bits: length = `LoMBaseLUT[i]` + extra). The codes are canonical Huffman codes built
+//!   from the bit lengths of tables 1 and 4 (3.1.8.1.4.1, 3.1.8.1.4.2), written bit-reversed.
+//! - Offset cache (3.1.8.1.1): the last four offsets. A new offset is pushed at the front; a
+//!   cache hit swaps the hit entry with the front one. Emptied (zeros) when the history is.
+//! - History (3.1.8.1.1–3): 65,536 bytes. When a packet does not fit, the sender slides the
+//!   history back by half (the 32 KB before the current offset move to the front, the offset
+//!   becomes 32,768) and sets `PACKET_AT_FRONT`; `PACKET_FLUSHED` reinitializes it. As in the
+//!   deployed implementations, offsets reaching past the start of the buffer continue at its
+//!   end (the whole history is valid from initialization on).
+//!
+//! The tables here are transcribed from the specification (tables 1, 3, 4 and 6 of
+//! 3.1.8.1.4); the codebooks (tables 2 and 5) are derived from them and checked against the
+//! spec's printed values in the tests.
+
+use crate::bits::{LsbReader, LsbWriter};
+use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
+
+const HISTORY: usize = 65536;
+const HALF: usize = HISTORY / 2;
+/// Room the sender keeps free at the end of the history (the deployed encoders slide when a
+/// packet would come within a few bytes of the end; so do we, to stay decodable by them).
+const END_GUARD: usize = 8;
+const TYPE: u8 = CompressionType::Ncrush as u8;
+
+/// Table 1 (HuffLengthLEC): bit lengths of the 294 LEC codes.
+#[rustfmt::skip]
+pub const HUFF_LENGTH_LEC: [u8; 294] = [
+    6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, // 0
+    8, 8, 9, 8, 9, 9, 9, 9, 8, 8, 9, 9, 9, 9, 9, 9, // 16
+    8, 9, 9, 10, 9, 9, 9, 9, 9, 9, 9, 10, 9, 10, 10, 10, // 32
+    9, 9, 10, 9, 10, 9, 10, 9, 9, 9, 10, 10, 9, 10, 9, 9, // 48
+    8, 9, 9, 9, 9, 10, 10, 10, 9, 9, 10, 10, 10, 10, 10, 10, // 64
+    9, 9, 10, 10, 10, 10, 10, 10, 10, 9, 10, 10, 10, 10, 10, 10, // 80
+    8, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, // 96
+    9, 10, 10, 10, 10, 10, 10, 10, 9, 10, 10, 10, 10, 10, 10, 9, // 112
+    7, 9, 9, 10, 9, 10, 10, 10, 9, 10, 10, 10, 10, 10, 10, 10, // 128
+    9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, // 144
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 13, 10, 10, 10, 10, // 160
+    10, 10, 11, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, // 176
+    9, 10, 10, 10, 10, 10, 9, 10, 10, 10, 10, 10, 9, 10, 10, 10, // 192
+    9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, // 208
+    9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 9, 10, // 224
+    8, 9, 9, 10, 9, 10, 10, 10, 9, 10, 10, 10, 9, 9, 8, 7, // 240
+    13, 13, 7, 7, 10, 7, 7, 6, 6, 6, 6, 5, 6, 6, 6, 5, // 256
+    6, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, // 272
+    8, 5, 6, 7, 7, 13, // 288
+];
+
+/// Table 4 (HuffLengthL): bit lengths of the 32 LoM codes.
+#[rustfmt::skip]
+pub const HUFF_LENGTH_LOM: [u8; 32] = [
+    4, 2, 3, 4, 3, 4, 4, 5, 4, 5, 5, 6, 6, 7, 7, 8,
+    7, 8, 8, 9, 9, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+];
+
+/// Table 3: extra bits and base of the 32 copy-offset classes (the table's 33rd row, base
+/// 65,537, has no LEC code and is never used).
+#[rustfmt::skip]
+const COPY_OFFSET_BITS: [u8; 32] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14,
+];
+#[rustfmt::skip]
+const COPY_OFFSET_BASE: [u32; 32] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
+    4097, 6145, 8193, 12289, 16385, 24577, 32769, 49153,
+];
+
+/// Table 6: extra bits and base of the 30 LoM classes (codes 30 and 31 are unused).
+#[rustfmt::skip]
+const LOM_BITS: [u8; 30] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 6, 6, 8, 8, 14, 14,
+];
+#[rustfmt::skip]
+const LOM_BASE: [u32; 30] = [
+    2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 18, 22, 26, 30, 34, 42, 50, 58, 66, 82, 98, 114, 130, 194, 258, 514,
+    2, 2,
+];
+
+/// Longest match a LoM code can say: class 28, base 2 plus 14 extra bits.
+const MAX_LOM: usize = 2 + (1 << 14) - 1;
+const LEC_BITS: u32 = 13;
+const LOM_BITS_MAX: u32 = 9;
+
+/// Canonical Huffman codes (per [SAYOOD] 4.2.4, as the spec says) for `lengths`, bit-reversed
+/// so that writing them least-significant first sends the code's first bit first.
+const fn canonical<const N: usize>(lengths: &[u8; N]) -> [u16; N] {
+    let mut codes = [0u16; N];
+    let mut code: u32 = 0;
+    let mut len = 1;
+    while len <= 16 {
+        let mut s = 0;
+        while s < N {
+            if lengths[s] as u32 == len {
+                // Reverse `len` bits of `code`.
+                let mut r = 0u32;
+                let mut b = 0;
+                while b < len {
+                    r |= ((code >> b) & 1) << (len - 1 - b);
+                    b += 1;
+                }
+                codes[s] = r as u16;
+                code += 1;
+            }
+            s += 1;
+        }
+        code <<= 1;
+        len += 1;
+    }
+    codes
+}
+
+/// Table 2 (HuffCodeLEC), derived.
+pub const HUFF_CODE_LEC: [u16; 294] = canonical(&HUFF_LENGTH_LEC);
+/// Table 5 (HuffCodeL), derived.
+pub const HUFF_CODE_LOM: [u16; 32] = canonical(&HUFF_LENGTH_LOM);
+
+/// A decoding table: for every `BITS`-bit window (next stream bits in the low bits), the
+/// symbol whose code is its prefix and that code's length, packed `symbol | length << 9`.
+const fn decode_table<const N: usize, const M: usize>(lengths: &[u8; N], codes: &[u16; N]) -> [u16; M] {
+    let mut t = [0u16; M];
+    let mut s = 0;
+    while s < N {
+        let len = lengths[s] as usize;
+        let step = 1usize << len;
+        let mut w = codes[s] as usize;
+        while w < M {
+            t[w] = (s as u16) | ((len as u16) << 9);
+            w += step;
+        }
+        s += 1;
+    }
+    t
+}
+
+static LEC_TABLE: [u16; 1 << LEC_BITS] = decode_table(&HUFF_LENGTH_LEC, &HUFF_CODE_LEC);
+static LOM_TABLE: [u16; 1 << LOM_BITS_MAX] = decode_table(&HUFF_LENGTH_LOM, &HUFF_CODE_LOM);
+
+#[inline]
+fn lom_class(len: usize) -> usize {
+    if len > 769 {
+        return 28;
+    }
+    // Largest class whose base is ≤ len (bases 0..28 ascend).
+    LOM_BASE[..28].partition_point(|&b| b as usize <= len) - 1
+}
+
+#[inline]
+fn offset_class(off: usize) -> usize {
+    COPY_OFFSET_BASE.partition_point(|&b| b as usize <= off + 1) - 1
+}
+
+/// Bits a copy of `len` costs after its offset code.
+#[inline]
+fn lom_cost(len: usize) -> u32 {
+    let c = lom_class(len);
+    HUFF_LENGTH_LOM[c] as u32 + LOM_BITS[c] as u32
+}
+
+#[inline]
+fn offset_cost(off: usize) -> u32 {
+    let c = offset_class(off);
+    HUFF_LENGTH_LEC[257 + c] as u32 + COPY_OFFSET_BITS[c] as u32
+}
+
+/// An RDP 6.0 decompressor with its persistent history and offset cache. Total: any input
+/// returns a result or an error, never panics; memory is the fixed 64 KB history.
+pub struct NcrushDecompressor {
+    hist: Vec<u8>,
+    pos: usize,
+    cache: [u32; 4],
+}
+
+impl Default for NcrushDecompressor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NcrushDecompressor {
+    /// A fresh decompressor (history zeroed, offset cache empty).
+    pub fn new() -> Self {
+        Self { hist: vec![0; HISTORY], pos: 0, cache: [0; 4] }
+    }
+
+    /// Decompress one packet sent with `flags`; returns the original bytes.
+    pub fn decompress<'a>(&'a mut self, src: &'a [u8], flags: u8) -> Result<&'a [u8], BulkError> {
+        let t = flags & 0x0F;
+        if flags & (PACKET_COMPRESSED | PACKET_FLUSHED | PACKET_AT_FRONT) != 0 && t != TYPE {
+            return Err(BulkError::TypeMismatch { expected: TYPE, found: t });
+        }
+        if flags & PACKET_AT_FRONT != 0 {
+            if self.pos < HALF {
+                return Err(BulkError::Corrupt("PACKET_AT_FRONT with less than half the history used"));
+            }
+            self.hist.copy_within(self.pos - HALF..self.pos, 0);
+            self.hist[HALF..].fill(0);
+            self.pos = HALF;
+        }
+        if flags & PACKET_FLUSHED != 0 {
+            self.hist.fill(0);
+            self.pos = 0;
+            self.cache = [0; 4];
+        }
+        if flags & PACKET_COMPRESSED == 0 {
+            return Ok(src);
+        }
+        let start = self.pos;
+        let mut r = LsbReader::new(src);
+        loop {
+            let e = LEC_TABLE[r.peek(LEC_BITS) as usize];
+            r.consume((e >> 9) as u32)?;
+            let sym = (e & 0x1FF) as usize;
+            if sym < 256 {
+                if self.pos >= HISTORY {
+                    return Err(BulkError::Corrupt("literal past the end of the history"));
+                }
+                self.hist[self.pos] = sym as u8;
+                self.pos += 1;
+                continue;
+            }
+            if sym == 256 {
+                break;
+            }
+            let off = if sym < 289 {
+                let c = sym - 257;
+                let off = COPY_OFFSET_BASE[c] + r.bits(COPY_OFFSET_BITS[c] as u32)? - 1;
+                self.cache = [off, self.cache[0], self.cache[1], self.cache[2]];
+                off as usize
+            } else {
+                let k = sym - 289;
+                let off = self.cache[k];
+                self.cache.swap(0, k);
+                off as usize
+            };
+            let e = LOM_TABLE[r.peek(LOM_BITS_MAX) as usize];
+            r.consume((e >> 9) as u32)?;
+            let c = (e & 0x1FF) as usize;
+            if c >= LOM_BASE.len() {
+                return Err(BulkError::Corrupt("unused length-of-match code"));
+            }
+            let len = (LOM_BASE[c] + r.bits(LOM_BITS[c] as u32)?) as usize;
+            if off == 0 {
+                return Err(BulkError::Corrupt("copy-offset 0 (empty offset cache entry)"));
+            }
+            if self.pos + len > HISTORY {
+                return Err(BulkError::Corrupt("copy runs past the end of the history"));
+            }
+            copy_match(&mut self.hist, self.pos, off, len);
+            self.pos += len;
+        }
+        Ok(&self.hist[start..self.pos])
+    }
+}
+
+/// Copy `len` bytes from `off` back to `pos` in a circular history of `hist.len()` bytes
+/// (`0 < off < hist.len()`, `pos + len ≤ hist.len()`): a block copy when source and
+/// destination do not overlap, byte by byte (a run) when they do.
+#[inline]
+pub(crate) fn copy_match(hist: &mut [u8], pos: usize, off: usize, len: usize) {
+    if off <= pos {
+        let from = pos - off;
+        if off >= len {
+            hist.copy_within(from..from + len, pos);
+        } else {
+            for j in 0..len {
+                hist[pos + j] = hist[from + j];
+            }
+        }
+    } else {
+        let size = hist.len();
+        let mut from = pos + size - off;
+        for j in 0..len {
+            hist[pos + j] = hist[from];
+            from = if from + 1 == size { 0 } else { from + 1 };
+        }
+    }
+}
+
+const HASH_BITS: u32 = 16;
+/// Hash-chain candidates examined per position: more finds longer matches, slower.
+const CHAIN_DEPTH: usize = 64;
+/// A match found this long is taken without looking further.
+const GOOD_ENOUGH: usize = 258;
+
+#[inline]
+fn hash3(b: &[u8]) -> usize {
+    let v = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+    (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+}
+
+/// One way to code the bytes at a position.
+#[derive(Debug, Clone, Copy, Default)]
+struct Choice {
+    len: usize,
+    off: usize,
+    /// Offset-cache slot, or 4 for a plain offset.
+    slot: usize,
+    /// Bits saved against sending the bytes as literals (may be ≤ 0: not worth it).
+    gain: i64,
+}
+
+/// An RDP 6.0 compressor: hash-chain match finder over the history, offset-cache matches
+/// tried first, each candidate weighed by its exact Huffman cost against the literals it
+/// replaces, with one step of lazy evaluation.
+pub struct NcrushCompressor {
+    hist: Vec<u8>,
+    pos: usize,
+    cache: [u32; 4],
+    head: Vec<u32>,
+    prev: Vec<u32>,
+    /// Prefix sums of literal costs (bits) over the current packet.
+    lit_cost: Vec<u32>,
+}
+
+impl Default for NcrushCompressor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NcrushCompressor {
+    /// A fresh compressor.
+    pub fn new() -> Self {
+        Self {
+            hist: vec![0; HISTORY],
+            pos: 0,
+            cache: [0; 4],
+            head: vec![0; 1 << HASH_BITS],
+            prev: vec![0; HISTORY],
+            lit_cost: Vec::new(),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.hist.fill(0);
+        self.pos = 0;
+        self.cache = [0; 4];
+        self.head.fill(0);
+    }
+
+    /// Slide the history back by half: the 32 KB before the offset move to the front.
+    fn slide(&mut self) {
+        self.hist.copy_within(self.pos - HALF..self.pos, 0);
+        self.hist[HALF..].fill(0);
+        self.pos = HALF;
+        self.head.fill(0);
+        for j in 0..HALF - 2 {
+            self.index(j);
+        }
+    }
+
+    #[inline]
+    fn index(&mut self, j: usize) {
+        let h = hash3(&self.hist[j..j + 3]);
+        self.prev[j] = self.head[h];
+        self.head[h] = j as u32 + 1;
+    }
+
+    /// Compress one packet into `out` (cleared first); returns the flags to send with it.
+    /// When compression would not make the packet smaller, `out` holds the packet as is with
+    /// `PACKET_FLUSHED` (both histories reset), as the spec requires.
+    pub fn compress(&mut self, src: &[u8], out: &mut Vec<u8>) -> u8 {
+        out.clear();
+        let mut flags = TYPE;
+        if src.is_empty() {
+            return flags | PACKET_COMPRESSED;
+        }
+        if src.len() > HISTORY - END_GUARD {
+            return self.flush(src, out);
+        }
+        if self.pos + src.len() > HISTORY - END_GUARD {
+            if src.len() <= HALF - END_GUARD {
+                self.slide();
+                flags |= PACKET_AT_FRONT;
+            } else {
+                self.reset();
+                flags |= PACKET_FLUSHED;
+            }
+        }
+        let start = self.pos;
+        let end = start + src.len();
+        self.hist[start..end].copy_from_slice(src);
+        self.lit_cost.clear();
+        let mut acc = 0u32;
+        self.lit_cost.push(0);
+        for &b in src {
+            acc += HUFF_LENGTH_LEC[b as usize] as u32;
+            self.lit_cost.push(acc);
+        }
+        let saved_cache = self.cache;
+        {
+            let mut w = LsbWriter::new(out);
+            let mut i = start;
+            let mut pending: Option<Choice> = None;
+            while i < end {
+                let here = match pending.take() {
+                    Some(c) => c,
+                    None => self.best(i, start, end),
+                };
+                if here.gain <= 0 {
+                    self.literal(&mut w, i, end);
+                    i += 1;
+                    continue;
+                }
+                // Lazy step: a better copy starting at the next byte wins over this one.
+                if here.len < GOOD_ENOUGH && i + 3 < end {
+                    self.index(i);
+                    let next = self.best(i + 1, start, end);
+                    let lit = (self.lit_cost[i + 1 - start] - self.lit_cost[i - start]) as i64;
+                    if next.gain > here.gain + lit / 2 {
+                        self.put_lit(&mut w, i);
+                        i += 1;
+                        pending = Some(next);
+                        continue;
+                    }
+                    self.put_copy(&mut w, here);
+                    for j in i + 1..i + here.len {
+                        if j + 3 <= end {
+                            self.index(j);
+                        }
+                    }
+                } else {
+                    self.put_copy(&mut w, here);
+                    for j in i..i + here.len {
+                        if j + 3 <= end {
+                            self.index(j);
+                        }
+                    }
+                }
+                i += here.len;
+                if w.len_bytes() >= src.len() {
+                    break;
+                }
+            }
+            w.put(HUFF_CODE_LEC[256] as u32, HUFF_LENGTH_LEC[256] as u32);
+            w.finish();
+        }
+        // Some deployed decoders read the first 32 bits at once.
+        while out.len() < 4 {
+            out.push(0);
+        }
+        if out.len() >= src.len() {
+            self.cache = saved_cache;
+            return self.flush(src, out);
+        }
+        self.pos = end;
+        flags | PACKET_COMPRESSED
+    }
+
+    fn flush(&mut self, src: &[u8], out: &mut Vec<u8>) -> u8 {
+        out.clear();
+        out.extend_from_slice(src);
+        self.reset();
+        TYPE | PACKET_FLUSHED
+    }
+
+    #[inline]
+    fn literal(&mut self, w: &mut LsbWriter<'_>, i: usize, end: usize) {
+        self.put_lit(w, i);
+        if i + 3 <= end {
+            self.index(i);
+        }
+    }
+
+    #[inline]
+    fn put_lit(&self, w: &mut LsbWriter<'_>, i: usize) {
+        let b = self.hist[i] as usize;
+        w.put(HUFF_CODE_LEC[b] as u32, HUFF_LENGTH_LEC[b] as u32);
+    }
+
+    fn put_copy(&mut self, w: &mut LsbWriter<'_>, c: Choice) {
+        if c.slot < 4 {
+            let s = 289 + c.slot;
+            w.put(HUFF_CODE_LEC[s] as u32, HUFF_LENGTH_LEC[s] as u32);
+            self.cache.swap(0, c.slot);
+        } else {
+            let k = offset_class(c.off);
+            let s = 257 + k;
+            w.put(HUFF_CODE_LEC[s] as u32, HUFF_LENGTH_LEC[s] as u32);
+            w.put((c.off + 1) as u32 - COPY_OFFSET_BASE[k], COPY_OFFSET_BITS[k] as u32);
+            self.cache = [c.off as u32, self.cache[0], self.cache[1], self.cache[2]];
+        }
+        let k = lom_class(c.len);
+        w.put(HUFF_CODE_LOM[k] as u32, HUFF_LENGTH_LOM[k] as u32);
+        w.put((c.len as u32) - LOM_BASE[k], LOM_BITS[k] as u32);
+    }
+
+    #[inline]
+    fn match_len(&self, a: usize, b: usize, max: usize) -> usize {
+        let h = &self.hist;
+        let mut l = 0;
+        while l + 8 <= max {
+            let x = u64::from_le_bytes(h[a + l..a + l + 8].try_into().unwrap_or([0; 8]));
+            let y = u64::from_le_bytes(h[b + l..b + l + 8].try_into().unwrap_or([0; 8]));
+            let d = x ^ y;
+            if d != 0 {
+                return l + (d.trailing_zeros() / 8) as usize;
+            }
+            l += 8;
+        }
+        while l < max && h[a + l] == h[b + l] {
+            l += 1;
+        }
+        l
+    }
+
+    /// The best copy for position `i` of the packet `start..end`, by bits saved.
+    fn best(&self, i: usize, start: usize, end: usize) -> Choice {
+        let max = (end - i).min(MAX_LOM);
+        let mut best = Choice::default();
+        if max < 2 {
+            return best;
+        }
+        let lits = |len: usize| (self.lit_cost[i + len - start] - self.lit_cost[i - start]) as i64;
+        // Offset-cache candidates: cheap codes, worth it from two bytes.
+        for (slot, &off) in self.cache.iter().enumerate() {
+            let off = off as usize;
+            if off == 0 || off > i {
+                continue;
+            }
+            let len = self.match_len(i - off, i, max);
+            if len >= 2 {
+                let cost = HUFF_LENGTH_LEC[289 + slot] as u32 + lom_cost(len);
+                let gain = lits(len) - cost as i64;
+                if gain > best.gain {
+                    best = Choice { len, off, slot, gain };
+                }
+            }
+        }
+        if max < 3 || i + 3 > end {
+            return best;
+        }
+        let mut cand = self.head[hash3(&self.hist[i..i + 3])];
+        let mut best_len = best.len;
+        for _ in 0..CHAIN_DEPTH {
+            if cand == 0 {
+                break;
+            }
+            let c = cand as usize - 1;
+            if c >= i {
+                break;
+            }
+            let off = i - c;
+            // Quick reject: cannot beat the best length found so far.
+            if best_len >= 3 && (i + best_len >= end || self.hist[c + best_len] != self.hist[i + best_len]) {
+                cand = self.prev[c];
+                continue;
+            }
+            let len = self.match_len(c, i, max);
+            if len >= 3 {
+                let slot = self.cache.iter().position(|&o| o as usize == off).unwrap_or(4);
+                let cost = if slot < 4 { HUFF_LENGTH_LEC[289 + slot] as u32 } else { offset_cost(off) } + lom_cost(len);
+                let gain = lits(len) - cost as i64;
+                if gain > best.gain {
+                    best = Choice { len, off, slot, gain };
+                }
+                if len > best_len {
+                    best_len = len;
+                }
+                if len >= GOOD_ENOUGH || len == max {
+                    break;
+                }
+            }
+            cand = self.prev[c];
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn codes_are_complete_prefix_codes() {
+        // Kraft: a complete code sums to exactly 1 — a transcription slip in a length breaks it.
+        let kraft = |l: &[u8]| l.iter().map(|&n| 1u64 << (16 - n)).sum::<u64>();
+        assert_eq!(kraft(&HUFF_LENGTH_LEC), 1 << 16);
+        assert_eq!(kraft(&HUFF_LENGTH_LOM), 1 << 16);
+        assert!(LEC_TABLE.iter().all(|&e| e >> 9 != 0));
+        assert!(LOM_TABLE.iter().all(|&e| e >> 9 != 0));
+    }
+
+    #[test]
+    fn derived_codebooks_match_the_spec() {
+        // MS-RDPEGDI 3.1.8.1.4.2, table 5 (HuffCodeL), all 32 values.
+        #[rustfmt::skip]
+        let table5: [u16; 32] = [
+            0x0001, 0x0000, 0x0002, 0x0009, 0x0006, 0x0005, 0x000d, 0x000b,
+            0x0003, 0x001b, 0x0007, 0x0017, 0x0037, 0x000f, 0x004f, 0x006f,
+            0x002f, 0x00ef, 0x001f, 0x005f, 0x015f, 0x009f, 0x00df, 0x01df,
+            0x003f, 0x013f, 0x00bf, 0x01bf, 0x007f, 0x017f, 0x00ff, 0x01ff,
+        ];
+        assert_eq!(HUFF_CODE_LOM, table5);
+        // Table 2 values the spec and its walkthrough quote: code 131 is 0x02a7 (10 bits),
+        // literal 0x01 is 0x24 and 0x00 is 0x04 (6 bits), code 258 is 0x39 (7 bits).
+        assert_eq!((HUFF_CODE_LEC[131], HUFF_LENGTH_LEC[131]), (0x02a7, 10));
+        assert_eq!((HUFF_CODE_LEC[1], HUFF_LENGTH_LEC[1]), (0x24, 6));
+        assert_eq!((HUFF_CODE_LEC[0], HUFF_LENGTH_LEC[0]), (0x04, 6));
+        assert_eq!((HUFF_CODE_LEC[258], HUFF_LENGTH_LEC[258]), (0x39, 7));
+    }
+
+    #[test]
+    fn classes_follow_the_spec_examples() {
+        // 3.1.8.1.4.4.2.1: LoM code 23 with extra 3 → 117.
+        assert_eq!(lom_class(117), 23);
+        assert_eq!(LOM_BASE[23] + 3, 117);
+        assert_eq!(lom_class(2), 0);
+        assert_eq!(lom_class(769), 27);
+        assert_eq!(lom_class(770), 28);
+        // The walkthrough: a copy one byte back uses LUT index 1 (base 2).
+        assert_eq!(offset_class(1), 1);
+        assert_eq!(offset_class(65535), 31);
+    }
+
+    #[test]
+    fn walkthrough_stream_decodes() {
+        // Hand-assembled: literal 0x01, literal 0x00, copy offset 1 (code 258, no extra bits)
+        // length 2 (LoM code 0, no extra bits), end of stream.
+        let mut out = Vec::new();
+        let mut w = LsbWriter::new(&mut out);
+        w.put(0x24, 6);
+        w.put(0x04, 6);
+        w.put(0x39, 7);
+        w.put(0x1, 4);
+        w.put(HUFF_CODE_LEC[256] as u32, 13);
+        w.finish();
+        let mut d = NcrushDecompressor::new();
+        assert_eq!(d.decompress(&out, PACKET_COMPRESSED | TYPE).unwrap(), &[1, 0, 0, 0]);
+        // The offset went into the cache: code 289 (cache slot 0), length 3, then EOS.
+        let mut out = Vec::new();
+        let mut w = LsbWriter::new(&mut out);
+        w.put(HUFF_CODE_LEC[289] as u32, HUFF_LENGTH_LEC[289] as u32);
+        w.put(HUFF_CODE_LOM[1] as u32, HUFF_LENGTH_LOM[1] as u32);
+        w.put(HUFF_CODE_LEC[256] as u32, 13);
+        w.finish();
+        assert_eq!(d.decompress(&out, PACKET_COMPRESSED | TYPE).unwrap(), &[0, 0, 0]);
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        let mut d = NcrushDecompressor::new();
+        // No EOS: runs out of bits.
+        assert!(d.decompress(&[0x24], PACKET_COMPRESSED | TYPE).is_err());
+        // An empty cache slot (offset 0).
+        let mut out = Vec::new();
+        let mut w = LsbWriter::new(&mut out);
+        w.put(HUFF_CODE_LEC[290] as u32, HUFF_LENGTH_LEC[290] as u32);
+        w.put(HUFF_CODE_LOM[0] as u32, HUFF_LENGTH_LOM[0] as u32);
+        w.finish();
+        let mut d = NcrushDecompressor::new();
+        assert!(d.decompress(&out, PACKET_COMPRESSED | TYPE).is_err());
+        // AT_FRONT on an empty history, and a foreign type.
+        let mut d = NcrushDecompressor::new();
+        assert!(d.decompress(&[0; 4], PACKET_COMPRESSED | PACKET_AT_FRONT | TYPE).is_err());
+        assert!(d.decompress(&[0; 4], PACKET_COMPRESSED | 1).is_err());
+        // Unused LoM codes 30/31.
+        let mut out = Vec::new();
+        let mut w = LsbWriter::new(&mut out);
+        w.put(HUFF_CODE_LEC[257] as u32, HUFF_LENGTH_LEC[257] as u32);
+        w.put(HUFF_CODE_LOM[31] as u32, HUFF_LENGTH_LOM[31] as u32);
+        w.finish();
+        let mut d = NcrushDecompressor::new();
+        assert!(d.decompress(&out, PACKET_COMPRESSED | TYPE).is_err());
+    }
+
+    fn roundtrip(packets: &[Vec<u8>]) {
+        let mut c = NcrushCompressor::new();
+        let mut d = NcrushDecompressor::new();
+        let mut out = Vec::new();
+        for (i, p) in packets.iter().enumerate() {
+            let f = c.compress(p, &mut out);
+            assert_eq!(d.decompress(&out, f).unwrap(), &p[..], "packet {i} flags {f:#x}");
+        }
+    }
+
+    #[test]
+    fn history_slides_and_flushes() {
+        let block: Vec<u8> = (0..7000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut packets: Vec<Vec<u8>> =
+            (0..30).map(|i| block.iter().map(|b| b.wrapping_add(i % 3)).collect()).collect();
+        packets.push(vec![9; 40_000]); // larger than half: flushed and compressed from the front
+        packets.push(vec![1; 65_530]); // larger than the history allows: sent as is
+        packets.extend((0..5).map(|_| block.clone()));
+        roundtrip(&packets);
+    }
+
+    proptest! {
+        #[test]
+        fn any_packets_round_trip(packets in proptest::collection::vec(proptest::collection::vec(0u8..6, 0..5000), 1..30)) {
+            roundtrip(&packets);
+        }
+
+        #[test]
+        fn hostile_input_never_panics(data in proptest::collection::vec(any::<u8>(), 0..400), flags in any::<u8>()) {
+            let mut d = NcrushDecompressor::new();
+            let _ = d.decompress(&data, flags);
+            let _ = d.decompress(&data, flags | PACKET_COMPRESSED | TYPE);
+        }
+    }
+}

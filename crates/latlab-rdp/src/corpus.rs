@@ -91,6 +91,37 @@ pub fn pdu(g: &mut Gen, kind: Kind, max_len: usize) -> Vec<u8> {
     p
 }
 
+/// A `w`×`h` bitmap at `bpp` (8, 15, 16 or 24; little-endian pixels, rows bottom-up as on
+/// the wire) that looks like a piece of a desktop: a flat window background, rows of
+/// two-colour text from a small glyph set, and a gradient strip every third text band.
+pub fn screen_bitmap(g: &mut Gen, w: usize, h: usize, bpp: u32) -> Vec<u8> {
+    let (ps, m) = match bpp {
+        8 => (1, 0xFF),
+        15 => (2, 0x7FFF),
+        16 => (2, 0xFFFF),
+        _ => (3, 0xFF_FFFF),
+    };
+    let bgc = g.next_u64() as u32 & m;
+    let (tfg, tbg) = (g.next_u64() as u32 & m, g.next_u64() as u32 & m);
+    let glyphs: Vec<u8> = (0..32).map(|_| g.next_u64() as u8).collect();
+    let mut out = Vec::with_capacity(w * h * ps);
+    for y in 0..h {
+        for x in 0..w {
+            let band = y / 16;
+            let v = if y % 16 < 10 && x > 4 && x + 4 < w && band % 3 != 2 {
+                let gl = glyphs[(x / 8 + band * 7) % 32].rotate_left(y as u32 % 8);
+                if gl >> (x % 8) & 1 == 1 { tfg } else { tbg }
+            } else if band % 3 == 2 && y % 16 < 4 {
+                (x as u32 * 3 + y as u32) & m
+            } else {
+                bgc
+            };
+            out.extend_from_slice(&v.to_le_bytes()[..ps]);
+        }
+    }
+    out
+}
+
 /// `n` PDUs of mixed kinds (one in five of each), each at most `max_len` bytes.
 pub fn display_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
     let mut g = Gen::new(seed);

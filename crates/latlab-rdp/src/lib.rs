@@ -24,6 +24,7 @@ pub mod corpus;
 pub mod framing;
 pub mod mppc;
 pub mod ncrush;
+pub mod orders;
 pub mod rle;
 pub mod throughput;
 pub mod xcrush;

@@ -26,6 +26,7 @@ pub mod mppc;
 pub mod ncrush;
 pub mod orders;
 pub mod rle;
+pub mod security;
 pub mod throughput;
 pub mod xcrush;
 

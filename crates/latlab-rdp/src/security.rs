@@ -13,7 +13,7 @@ use aes_gcm::Aes128Gcm;
 use chacha20poly1305::ChaCha20Poly1305;
 use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use md5::{Digest, Md5};
-use rc4::{KeyInit as _, Rc4, StreamCipher, consts::U16};
+use rc4::{Rc4, StreamCipher, consts::U16};
 use sha1::Sha1;
 use thiserror::Error;
 

@@ -323,6 +323,30 @@ pub enum CodecCommand {
     Corpus(CodecCorpus),
     /// Compression ratio and MB/s in and out per algorithm on the built-in corpus.
     Bench(CodecBench),
+    /// Compress a raw bitmap (scanlines bottom-up, little-endian pixels) with interleaved RLE.
+    RleEncode(RleIo),
+    /// Decompress an interleaved-RLE bitmap stream into raw scanlines (bottom-up).
+    RleDecode(RleIo),
+}
+
+/// Input, output and geometry of `rle-encode` / `rle-decode`.
+#[derive(Debug, Args)]
+pub struct RleIo {
+    /// Bitmap width in pixels.
+    #[arg(long)]
+    pub width: usize,
+    /// Bitmap height in pixels.
+    #[arg(long)]
+    pub height: usize,
+    /// Colour depth: 8, 15, 16 or 24.
+    #[arg(long, value_parser = ["8", "15", "16", "24"])]
+    pub bpp: String,
+    /// File to read.
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// File to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
 }
 
 /// Input and output of `compress` / `decompress`.

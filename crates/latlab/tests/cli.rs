@@ -467,6 +467,27 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("packet 0"));
+    // RLE: a 16 bpp bitmap of flat rows and a stripe, encoded and decoded back.
+    let raw: Vec<u8> = (0..64 * 16u32).flat_map(|i| (if i % 64 < 8 { 0x1234u16 } else { (i / 64) as u16 }).to_le_bytes()).collect();
+    std::fs::write(d.join("b.raw"), &raw).unwrap();
+    let geo = ["--width", "64", "--height", "16", "--bpp", "16"];
+    latlab(d).args(["codec", "rle-encode", "--in", "b.raw", "--out", "b.rle"]).args(geo).assert().success();
+    let rle = std::fs::read(d.join("b.rle")).unwrap();
+    assert!(rle.len() * 10 < raw.len(), "flat bitmap shrinks: {} of {}", rle.len(), raw.len());
+    latlab(d).args(["codec", "rle-decode", "--in", "b.rle", "--out", "b2.raw"]).args(geo).assert().success();
+    assert_eq!(std::fs::read(d.join("b2.raw")).unwrap(), raw);
+    std::fs::write(d.join("bad.rle"), [0xA0u8, 1, 2]).unwrap();
+    latlab(d)
+        .args(["codec", "rle-decode", "--in", "bad.rle", "--out", "x.raw"])
+        .args(geo)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown order header 0xa0 at byte 0"));
+    latlab(d)
+        .args(["codec", "rle-encode", "--in", "b.raw", "--out", "x.rle", "--width", "63", "--height", "16", "--bpp", "16"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("2048 bytes, 2016 expected"));
     latlab(d)
         .args(["codec", "bench", "--packets", "50", "--passes", "1"])
         .assert()

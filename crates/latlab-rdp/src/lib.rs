@@ -2,20 +2,35 @@
 //! public specifications so that streams from other RDP implementations decode here and
 //! ours decode there.
 //!
-//! So far: MPPC bulk compression for RDP 4.0 and 5.0 ([`mppc`], MS-RDPBCGR 3.1.8 and
-//! RFC 2118). Still to come (see the project's issue): RDP 6.0 NCRUSH and 6.1 XCRUSH
-//! (MS-RDPEGDI 3.1.8), the interleaved RLE bitmap codec, drawing orders, RDP security.
+//! - bulk compression ([`bulk`]): MPPC for RDP 4.0 and 5.0 ([`mppc`], MS-RDPBCGR 3.1.8,
+//!   RFC 2118), RDP 6.0 ([`ncrush`], MS-RDPEGDI 3.1.8.1) and RDP 6.1 ([`xcrush`], 3.1.8.2);
+//! - the interleaved RLE bitmap codec ([`rle`], MS-RDPBCGR 2.2.9.1.1.3.1.2.4);
+//! - drawing orders, cache-bitmap orders, bitmap updates, the bitmap cache capability set
+//!   ([`orders`], MS-RDPEGDI 2.2.2.2);
+//! - Standard RDP Security and AEAD channels ([`security`], MS-RDPBCGR 5.3);
+//! - a built-in corpus of display-update PDUs ([`corpus`]) and the packet-file framing
+//!   ([`framing`]) of `latlab codec`.
+//!
+//! Every decoder is total: hostile input gives an error, never a panic, an overrun or an
+//! unbounded allocation.
 //!
 //! ```
-//! use latlab_rdp::{CompressionType, mppc::{MppcCompressor, MppcDecompressor}};
+//! use latlab_rdp::CompressionType;
+//! use latlab_rdp::bulk::{Compressor, Decompressor};
 //!
-//! let mut c = MppcCompressor::new(CompressionType::Mppc64k).unwrap();
-//! let mut d = MppcDecompressor::new(CompressionType::Mppc64k).unwrap();
+//! // Bulk compression, packet by packet with persistent history.
+//! let mut c = Compressor::new(CompressionType::Ncrush).unwrap();
+//! let mut d = Decompressor::new(CompressionType::Ncrush).unwrap();
 //! let pdu = b"a screen update, a screen update, a screen update".repeat(4);
 //! let mut wire = Vec::new();
 //! let flags = c.compress(&pdu, &mut wire);
 //! assert!(wire.len() < pdu.len());
 //! assert_eq!(d.decompress(&wire, flags).unwrap(), &pdu[..]);
+//!
+//! // A 16 bpp bitmap (bottom-up scanlines), interleaved RLE both ways.
+//! let raw: Vec<u8> = (0..8 * 4u16).flat_map(|i| (if i < 16 { 0x1F } else { i }).to_le_bytes()).collect();
+//! let rle = latlab_rdp::rle::encode(&raw, 8, 4, 16).unwrap();
+//! assert_eq!(latlab_rdp::rle::decode(&rle, 8, 4, 16).unwrap(), raw);
 //! ```
 
 pub mod bits;

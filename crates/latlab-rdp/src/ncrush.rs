@@ -235,7 +235,12 @@ impl NcrushDecompressor {
                 self.cache = [off, self.cache[0], self.cache[1], self.cache[2]];
                 off as usize
             } else {
+                // LEC code 293 has a length in table 1 but no meaning (3.1.8.1.4.1 defines
+                // 0–292): found by fuzzing.
                 let k = sym - 289;
+                if k >= 4 {
+                    return Err(BulkError::Corrupt("LEC code 293 (undefined)"));
+                }
                 let off = self.cache[k];
                 self.cache.swap(0, k);
                 off as usize
@@ -663,6 +668,9 @@ mod tests {
         let mut d = NcrushDecompressor::new();
         assert!(d.decompress(&[0; 4], PACKET_COMPRESSED | PACKET_AT_FRONT | TYPE).is_err());
         assert!(d.decompress(&[0; 4], PACKET_COMPRESSED | 1).is_err());
+        // LEC code 293: defined length, no meaning (fuzzer's find: flags 0x32, ff ff ff 08).
+        let mut d = NcrushDecompressor::new();
+        assert!(d.decompress(&[0xff, 0xff, 0xff, 0x08], 0x32).is_err());
         // Unused LoM codes 30/31.
         let mut out = Vec::new();
         let mut w = LsbWriter::new(&mut out);

@@ -468,7 +468,8 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
         .code(1)
         .stderr(predicate::str::contains("packet 0"));
     // RLE: a 16 bpp bitmap of flat rows and a stripe, encoded and decoded back.
-    let raw: Vec<u8> = (0..64 * 16u32).flat_map(|i| (if i % 64 < 8 { 0x1234u16 } else { (i / 64) as u16 }).to_le_bytes()).collect();
+    let raw: Vec<u8> =
+        (0..64 * 16u32).flat_map(|i| (if i % 64 < 8 { 0x1234u16 } else { (i / 64) as u16 }).to_le_bytes()).collect();
     std::fs::write(d.join("b.raw"), &raw).unwrap();
     let geo = ["--width", "64", "--height", "16", "--bpp", "16"];
     latlab(d).args(["codec", "rle-encode", "--in", "b.raw", "--out", "b.rle"]).args(geo).assert().success();
@@ -484,7 +485,20 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
         .code(1)
         .stderr(predicate::str::contains("unknown order header 0xa0 at byte 0"));
     latlab(d)
-        .args(["codec", "rle-encode", "--in", "b.raw", "--out", "x.rle", "--width", "63", "--height", "16", "--bpp", "16"])
+        .args([
+            "codec",
+            "rle-encode",
+            "--in",
+            "b.raw",
+            "--out",
+            "x.rle",
+            "--width",
+            "63",
+            "--height",
+            "16",
+            "--bpp",
+            "16",
+        ])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("2048 bytes, 2016 expected"));

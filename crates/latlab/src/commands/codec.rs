@@ -110,16 +110,18 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
         CodecCommand::RleEncode(io) => {
             let bpp: u32 = io.bpp.parse()?;
             let raw = std::fs::read(&io.input).with_context(|| format!("cannot read '{}'", io.input.display()))?;
-            let enc = latlab_rdp::rle::encode(&raw, io.width, io.height, bpp)
-                .with_context(|| format!("'{}' as a {}×{} {bpp} bpp bitmap", io.input.display(), io.width, io.height))?;
+            let enc = latlab_rdp::rle::encode(&raw, io.width, io.height, bpp).with_context(|| {
+                format!("'{}' as a {}×{} {bpp} bpp bitmap", io.input.display(), io.width, io.height)
+            })?;
             std::fs::write(&io.output, &enc).with_context(|| format!("cannot write '{}'", io.output.display()))?;
             eprintln!("{} → {} bytes (ratio {:.3})", raw.len(), enc.len(), raw.len() as f64 / enc.len().max(1) as f64);
         }
         CodecCommand::RleDecode(io) => {
             let bpp: u32 = io.bpp.parse()?;
             let src = std::fs::read(&io.input).with_context(|| format!("cannot read '{}'", io.input.display()))?;
-            let raw = latlab_rdp::rle::decode(&src, io.width, io.height, bpp)
-                .with_context(|| format!("'{}' is not a {}×{} {bpp} bpp RLE bitmap", io.input.display(), io.width, io.height))?;
+            let raw = latlab_rdp::rle::decode(&src, io.width, io.height, bpp).with_context(|| {
+                format!("'{}' is not a {}×{} {bpp} bpp RLE bitmap", io.input.display(), io.width, io.height)
+            })?;
             std::fs::write(&io.output, &raw).with_context(|| format!("cannot write '{}'", io.output.display()))?;
             eprintln!("{} → {} bytes", src.len(), raw.len());
         }

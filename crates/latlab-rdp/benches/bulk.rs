@@ -1,0 +1,88 @@
+//! Criterion benchmarks of latlab-rdp on the built-in corpus (`latlab_rdp::corpus`): compress
+//! and decompress throughput per bulk algorithm, ironrdp-bulk's decompression of the very
+//! same streams for comparison, and the interleaved RLE codec on screen-like bitmaps. The
+//! compression ratio per algorithm is printed first (criterion measures time only).
+//! `cargo bench -p latlab-rdp --bench bulk`
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
+use latlab_rdp::CompressionType;
+use latlab_rdp::bulk::{Compressor, Decompressor};
+use latlab_rdp::corpus::{Gen, display_pdus, screen_bitmap};
+use latlab_rdp::throughput::measure;
+
+fn theirs(t: CompressionType) -> Theirs {
+    match t {
+        CompressionType::Mppc8k => Theirs::Rdp4,
+        CompressionType::Mppc64k => Theirs::Rdp5,
+        CompressionType::Ncrush => Theirs::Rdp6,
+        CompressionType::Xcrush => Theirs::Rdp61,
+    }
+}
+
+fn bulk(c: &mut Criterion) {
+    let pdus = display_pdus(1, 1000, 16_000);
+    let bytes: usize = pdus.iter().map(Vec::len).sum();
+    let mut g = c.benchmark_group("bulk");
+    g.throughput(Throughput::Bytes(bytes as u64)).sample_size(10);
+    for t in CompressionType::ALL {
+        let m = measure(t, &pdus, 1).unwrap();
+        eprintln!(
+            "{}: ratio {:.3} on {:.2} MB ({} of {} PDUs compressed)",
+            t.name(),
+            m.ratio(),
+            bytes as f64 / 1e6,
+            m.compressed,
+            pdus.len()
+        );
+        g.bench_function(BenchmarkId::new("compress", t.name()), |b| {
+            let mut out = Vec::new();
+            b.iter(|| {
+                let mut c = Compressor::new(t).unwrap();
+                for p in &pdus {
+                    std::hint::black_box(c.compress(p, &mut out));
+                }
+            })
+        });
+        g.bench_function(BenchmarkId::new("decompress", t.name()), |b| {
+            b.iter(|| {
+                let mut d = Decompressor::new(t).unwrap();
+                for (f, w) in &m.stream {
+                    std::hint::black_box(d.decompress(w, *f).unwrap());
+                }
+            })
+        });
+        g.bench_function(BenchmarkId::new("decompress-ironrdp-bulk", t.name()), |b| {
+            b.iter(|| {
+                let mut d = BulkCompressor::new(theirs(t)).unwrap();
+                for (f, w) in &m.stream {
+                    std::hint::black_box(d.decompress(w, *f as u32).unwrap());
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+fn rle(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rle");
+    for bpp in [8u32, 16, 24] {
+        let mut rng = Gen::new(9);
+        let bitmaps: Vec<Vec<u8>> = (0..64).map(|_| screen_bitmap(&mut rng, 64, 64, bpp)).collect();
+        let raw: usize = bitmaps.iter().map(Vec::len).sum();
+        let enc: Vec<Vec<u8>> = bitmaps.iter().map(|b| latlab_rdp::rle::encode(b, 64, 64, bpp).unwrap()).collect();
+        let encb: usize = enc.iter().map(Vec::len).sum();
+        eprintln!("rle {bpp} bpp: ratio {:.2} on 64 screen-like 64×64 tiles", raw as f64 / encb as f64);
+        g.throughput(Throughput::Bytes(raw as u64));
+        g.bench_function(BenchmarkId::new("encode", bpp), |b| {
+            b.iter(|| bitmaps.iter().map(|x| latlab_rdp::rle::encode(x, 64, 64, bpp).unwrap().len()).sum::<usize>())
+        });
+        g.bench_function(BenchmarkId::new("decode", bpp), |b| {
+            b.iter(|| enc.iter().map(|x| latlab_rdp::rle::decode(x, 64, 64, bpp).unwrap().len()).sum::<usize>())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bulk, rle);
+criterion_main!(benches);

@@ -376,7 +376,8 @@ impl NcrushCompressor {
         out.clear();
         let mut flags = TYPE;
         if src.is_empty() {
-            return flags | PACKET_COMPRESSED;
+            // Nothing to code (a compressed stream needs at least its end-of-stream code).
+            return flags;
         }
         if src.len() > HISTORY - END_GUARD {
             return self.flush(src, out);
@@ -689,6 +690,12 @@ mod tests {
             let f = c.compress(p, &mut out);
             assert_eq!(d.decompress(&out, f).unwrap(), &p[..], "packet {i} flags {f:#x}");
         }
+    }
+
+    #[test]
+    fn empty_packets_round_trip() {
+        // Found by proptest in CI: an empty packet was flagged compressed with no EOS code.
+        roundtrip(&[vec![], vec![1, 2, 3], vec![]]);
     }
 
     #[test]

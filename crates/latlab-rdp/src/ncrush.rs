@@ -401,7 +401,6 @@ impl NcrushCompressor {
             acc += HUFF_LENGTH_LEC[b as usize] as u32;
             self.lit_cost.push(acc);
         }
-        let saved_cache = self.cache;
         {
             let mut w = LsbWriter::new(out);
             let mut i = start;
@@ -454,7 +453,7 @@ impl NcrushCompressor {
             out.push(0);
         }
         if out.len() >= src.len() {
-            self.cache = saved_cache;
+            // flush() resets the history and the offset cache the copies above touched.
             return self.flush(src, out);
         }
         self.pos = end;

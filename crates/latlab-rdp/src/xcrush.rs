@@ -62,6 +62,8 @@ pub struct XcrushCompressor {
     l1: Vec<u8>,
     lits: Vec<u8>,
     l2out: Vec<u8>,
+    /// The level-1 output block, reused across packets.
+    block: Vec<u8>,
     /// The level-2 compressor reset itself (it sent a block as is, with `PACKET_FLUSHED`):
     /// its next compressed block repeats `PACKET_FLUSHED`, because deployed decoders skip the
     /// level-2 stage — and so its reset — for blocks not marked compressed.
@@ -85,6 +87,7 @@ impl XcrushCompressor {
             l1: Vec::new(),
             lits: Vec::new(),
             l2out: Vec::new(),
+            block: Vec::new(),
             l2_reset_pending: false,
         }
     }
@@ -153,16 +156,16 @@ impl XcrushCompressor {
         }
         self.lits.extend_from_slice(&self.hist[lit_start..end]);
         // Level-1 output: match count, details, literals — or the literals alone.
-        let mut block = Vec::with_capacity(2 + self.l1.len() + self.lits.len());
+        self.block.clear();
         if matches > 0 {
             l1f |= L1_COMPRESSED;
-            block.extend_from_slice(&matches.to_le_bytes());
-            block.extend_from_slice(&self.l1);
+            self.block.extend_from_slice(&matches.to_le_bytes());
+            self.block.extend_from_slice(&self.l1);
         } else {
             l1f |= L1_NO_COMPRESSION;
         }
-        block.extend_from_slice(&self.lits);
-        let mut l2f = self.l2.compress(&block, &mut self.l2out);
+        self.block.extend_from_slice(&self.lits);
+        let mut l2f = self.l2.compress(&self.block, &mut self.l2out);
         if l2f & PACKET_COMPRESSED == 0 {
             self.l2_reset_pending |= l2f & PACKET_FLUSHED != 0;
         } else if self.l2_reset_pending {

@@ -290,6 +290,12 @@ mod tests {
         echo.send_to(b"pong", from).unwrap();
         let (n, from) = client.recv_from(&mut b).unwrap();
         assert_eq!((&b[..n], from), (&b"pong"[..], r.listen));
+        // The relay counts a reply after its send returns, which may be after the client
+        // already has it: wait (bounded) for the count rather than racing it.
+        let t0 = std::time::Instant::now();
+        while r.stats.replies.load(Ordering::Relaxed) == 0 && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         assert_eq!(r.stats.replies.load(Ordering::Relaxed), 1);
     }
 }

@@ -1,4 +1,4 @@
-//! Criterion benchmarks of latlab-rdp on the built-in corpus (`latlab_rdp::corpus`): compress
+//! Criterion benchmarks of latlab-rdp on the built-in corpora (`latlab_rdp::corpus`): compress
 //! and decompress throughput per bulk algorithm, ironrdp-bulk's decompression of the very
 //! same streams for comparison, and the interleaved RLE codec on screen-like bitmaps. The
 //! compression ratio per algorithm is printed first (criterion measures time only).
@@ -8,7 +8,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor};
-use latlab_rdp::corpus::{Gen, display_pdus, screen_bitmap};
+use latlab_rdp::corpus::{Corpus, Gen, screen_bitmap};
 use latlab_rdp::throughput::measure;
 
 fn theirs(t: CompressionType) -> Theirs {
@@ -21,14 +21,21 @@ fn theirs(t: CompressionType) -> Theirs {
 }
 
 fn bulk(c: &mut Criterion) {
-    let pdus = display_pdus(1, 1000, 16_000);
+    for corpus in Corpus::ALL {
+        bulk_on(c, corpus);
+    }
+}
+
+fn bulk_on(c: &mut Criterion, corpus: Corpus) {
+    let pdus = corpus.pdus(1, 1000, 16_000);
     let bytes: usize = pdus.iter().map(Vec::len).sum();
-    let mut g = c.benchmark_group("bulk");
+    let mut g = c.benchmark_group(format!("bulk-{}", corpus.name()));
     g.throughput(Throughput::Bytes(bytes as u64)).sample_size(10);
     for t in CompressionType::ALL {
         let m = measure(t, &pdus, 1).unwrap();
         eprintln!(
-            "{}: ratio {:.3} on {:.2} MB ({} of {} PDUs compressed)",
+            "{} {}: ratio {:.3} on {:.2} MB ({} of {} PDUs compressed)",
+            corpus.name(),
             t.name(),
             m.ratio(),
             bytes as f64 / 1e6,

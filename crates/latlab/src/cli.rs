@@ -375,11 +375,18 @@ pub struct CodecCorpus {
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Which corpus: session (a simulated session's real wire PDUs) or synthetic (raw
+    /// payload-like patterns, two kinds in five nearly incompressible).
+    #[arg(long, default_value = "session", value_parser = ["session", "synthetic"])]
+    pub corpus: String,
 }
 
 /// `latlab codec bench`.
 #[derive(Debug, Args)]
 pub struct CodecBench {
+    /// Which corpus: session, synthetic, or all (both, one table each).
+    #[arg(long, default_value = "all", value_parser = ["session", "synthetic", "all"])]
+    pub corpus: String,
     /// Number of PDUs in the corpus.
     #[arg(long, default_value_t = 2000)]
     pub packets: usize,

@@ -6,7 +6,7 @@ use crate::cli::{CodecArgs, CodecCommand};
 use anyhow::Context;
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor};
-use latlab_rdp::corpus::display_pdus;
+use latlab_rdp::corpus::Corpus;
 use latlab_rdp::framing::{read_records, write_record};
 use latlab_rdp::throughput::measure;
 use std::fmt::Write as _;
@@ -69,37 +69,20 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             eprintln!("{} packets decompressed", input.len());
         }
         CodecCommand::Corpus(c) => {
-            let pdus = display_pdus(c.seed, c.packets, CORPUS_MAX_PDU);
+            let corpus = Corpus::from_name(&c.corpus).context("unknown corpus")?;
+            let pdus = corpus.pdus(c.seed, c.packets, CORPUS_MAX_PDU);
             let recs: Vec<(u8, Vec<u8>)> = pdus.into_iter().map(|p| (0u8, p)).collect();
             write_file(&c.output, &recs)?;
             eprintln!("wrote {} PDUs to {}", recs.len(), c.output.display());
         }
         CodecCommand::Bench(b) => {
-            let pdus = display_pdus(1, b.packets.max(1), CORPUS_MAX_PDU);
-            let total: usize = pdus.iter().map(Vec::len).sum();
+            let corpora: Vec<Corpus> = match Corpus::from_name(&b.corpus) {
+                Some(c) => vec![c],
+                None => Corpus::ALL.to_vec(),
+            };
             let mut o = String::new();
-            writeln!(
-                o,
-                "corpus: {} display-update PDUs, {:.2} MB (latlab's built-in generator, seed 1)",
-                pdus.len(),
-                total as f64 / 1e6
-            )?;
-            writeln!(
-                o,
-                "{:<8} {:>8} {:>12} {:>14} {:>12}",
-                "algo", "ratio", "compressed", "compress MB/s", "decomp MB/s"
-            )?;
-            for t in CompressionType::ALL {
-                let name = t.name();
-                let m = measure(t, &pdus, b.passes)?;
-                writeln!(
-                    o,
-                    "{name:<8} {:>8.3} {:>11.1}% {:>14.1} {:>12.1}",
-                    m.ratio(),
-                    m.compressed as f64 * 100.0 / pdus.len() as f64,
-                    m.compress_mb_s(),
-                    m.decompress_mb_s()
-                )?;
+            for corpus in corpora {
+                bench_corpus(&mut o, corpus, b.packets.max(1), b.passes)?;
             }
             writeln!(
                 o,
@@ -127,4 +110,39 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(crate::exit::OK)
+}
+
+/// One table of `codec bench`: every algorithm on `corpus`, and NCRUSH's gain over MPPC-64K.
+fn bench_corpus(o: &mut String, corpus: Corpus, packets: usize, passes: usize) -> anyhow::Result<()> {
+    let pdus = corpus.pdus(1, packets, CORPUS_MAX_PDU);
+    let total: usize = pdus.iter().map(Vec::len).sum();
+    writeln!(
+        o,
+        "corpus '{}': {} display-update PDUs, {:.2} MB (latlab's built-in generator, seed 1)",
+        corpus.name(),
+        pdus.len(),
+        total as f64 / 1e6
+    )?;
+    writeln!(o, "{:<8} {:>8} {:>12} {:>14} {:>12}", "algo", "ratio", "compressed", "compress MB/s", "decomp MB/s")?;
+    let mut ratio = [0.0; 4];
+    for (i, t) in CompressionType::ALL.into_iter().enumerate() {
+        let m = measure(t, &pdus, passes)?;
+        ratio[i] = m.ratio();
+        writeln!(
+            o,
+            "{:<8} {:>8.3} {:>11.1}% {:>14.1} {:>12.1}",
+            t.name(),
+            m.ratio(),
+            m.compressed as f64 * 100.0 / pdus.len() as f64,
+            m.compress_mb_s(),
+            m.decompress_mb_s()
+        )?;
+    }
+    writeln!(
+        o,
+        "ncrush vs mppc64: {:+.1}% ratio (fewer bytes on the wire: {:.1}%)\n",
+        (ratio[2] / ratio[1] - 1.0) * 100.0,
+        (1.0 - ratio[1] / ratio[2]) * 100.0
+    )?;
+    Ok(())
 }

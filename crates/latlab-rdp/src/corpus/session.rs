@@ -1,0 +1,755 @@
+//! The `session` corpus: the PDUs a server sends during a simulated 1024×768, 16 bpp office
+//! session — typing, menus, scrolling, windows repainted as interleaved-RLE bitmap updates,
+//! a desktop of icons — encoded with this crate's own order, cache and RLE encoders
+//! (provenance: this file; the font, words and pictures are generated from the seed).
+//!
+//! Each PDU is the payload bulk compression sees: a TS_UPDATE_ORDERS body (updateType,
+//! padding, numberOrders, padding, then primary and Cache Bitmap Revision 2 orders, MS-RDPBCGR
+//! 2.2.9.1.1.3.1.1 with MS-RDPEGDI 2.2.2.2) or a TS_UPDATE_BITMAP_DATA
+//! ([`crate::orders::encode_bitmap_update`]). The primary-order state persists across PDUs,
+//! as on a connection. What shapes the bytes: glyphs go to the client once and are then drawn
+//! by MemBlt (small, repetitive orders), and bitmaps are RLE-compressed before bulk
+//! compression sees them.
+
+use super::Gen;
+use crate::orders::{BitmapRect, CacheBitmapRev2, OrderState, PrimaryOrder, Rect, encode_bitmap_update};
+
+const SCREEN_W: i32 = 1024;
+const SCREEN_H: i32 = 768;
+const GLYPH_W: i32 = 8;
+const GLYPH_H: i32 = 16;
+const LINE_H: i32 = 18;
+/// Bitmap-update tiles, as servers cut damage (and the bitmap cache's largest common cell).
+const TILE: i32 = 64;
+/// Letters by English frequency, most frequent first, for the word generator.
+const LETTERS: &[u8] = b"etaoinshrdlcumwfgypbvkjxqz";
+
+const WHITE: u16 = 0xFFFF;
+const BLACK: u16 = 0x0000;
+const GREY: u16 = 0xC618;
+const DARK: u16 = 0x4208;
+const DESKTOP: u16 = 0x0410;
+const HIGHLIGHT: u16 = 0x0010;
+
+fn rgb565(r: u32, g: u32, b: u32) -> u16 {
+    ((r.min(255) >> 3) << 11 | (g.min(255) >> 2) << 5 | b.min(255) >> 3) as u16
+}
+
+/// Colour bytes of an OpaqueRect at 16 bpp: the pixel value, little-endian, in red and green.
+fn order_color(c: u16) -> [u8; 3] {
+    let b = c.to_le_bytes();
+    [b[0], b[1], 0]
+}
+
+struct Win {
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+    title: Vec<u8>,
+    /// A picture viewer (photo-like body) rather than a document.
+    picture: bool,
+    /// First document line shown (the picture's number in a viewer).
+    top_line: usize,
+}
+
+impl Win {
+    fn body(&self) -> (i32, i32, i32, i32) {
+        (self.x + 4, self.y + 44, self.w - 26, self.h - 48)
+    }
+}
+
+struct Desk {
+    font: Vec<[u8; 16]>,
+    words: Vec<Vec<u8>>,
+    lines: Vec<Vec<u8>>,
+    wins: Vec<Win>,
+    menu: Vec<Vec<u8>>,
+    seed: u64,
+}
+
+/// Glyph index of a character: 0 space, 1–26 letters, 27–36 digits, 37.. punctuation.
+fn glyph_of(c: u8) -> usize {
+    match c {
+        b'a'..=b'z' => 1 + (c - b'a') as usize,
+        b'A'..=b'Z' => 40 + (c - b'A') as usize,
+        b'0'..=b'9' => 27 + (c - b'0') as usize,
+        b'.' => 37,
+        b',' => 38,
+        b'-' => 39,
+        _ => 0,
+    }
+}
+
+const GLYPHS: usize = 66;
+
+fn make_font(g: &mut Gen) -> Vec<[u8; 16]> {
+    (0..GLYPHS)
+        .map(|i| {
+            let mut rows = [0u8; 16];
+            if i == 0 {
+                return rows;
+            }
+            // Strokes inside the x-height (rows 6–12), some with ascenders or descenders.
+            let (top, bottom) = match g.below(4) {
+                0 => (2, 12),
+                1 => (6, 15),
+                _ => (6, 12),
+            };
+            for _ in 0..2 + g.below(3) {
+                match g.below(3) {
+                    0 => {
+                        let c = 1 + g.below(5) as u32;
+                        for r in &mut rows[top..=bottom] {
+                            *r |= 0x80 >> c;
+                        }
+                    }
+                    1 => {
+                        let r = top + g.below((bottom - top + 1) as u64) as usize;
+                        rows[r] |= 0x7C;
+                    }
+                    _ => {
+                        for (k, r) in rows[6..=12].iter_mut().enumerate() {
+                            let c = if k == 0 || k == 6 { 0x38 } else { 0x44 };
+                            *r |= c;
+                        }
+                    }
+                }
+            }
+            rows
+        })
+        .collect()
+}
+
+fn make_words(g: &mut Gen) -> Vec<Vec<u8>> {
+    (0..400)
+        .map(|_| {
+            let n = 1 + g.below(4) + g.below(5);
+            (0..n)
+                .map(|_| {
+                    // Skewed towards the frequent letters.
+                    let u = g.below(1 << 16) as f64 / 65536.0;
+                    LETTERS[(u * u * LETTERS.len() as f64) as usize]
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl Desk {
+    fn new(g: &mut Gen, seed: u64) -> Self {
+        let font = make_font(g);
+        let words = make_words(g);
+        let mut d = Desk { font, words, lines: Vec::new(), wins: Vec::new(), menu: Vec::new(), seed };
+        d.menu = (0..8).map(|_| d.phrase(g, 14)).collect();
+        for i in 0..3 {
+            let title = d.phrase(g, 30);
+            d.wins.push(Win {
+                x: 100 + 150 * i,
+                y: 60 + 90 * i,
+                w: 420 + 40 * i,
+                h: 360,
+                title,
+                picture: i == 1,
+                top_line: 0,
+            });
+        }
+        d
+    }
+
+    /// A Zipf-like word pick: a few words are very common.
+    fn word(&self, g: &mut Gen) -> &[u8] {
+        let u = g.below(1 << 20) as f64 / (1u64 << 20) as f64;
+        &self.words[(u.powi(3) * self.words.len() as f64) as usize]
+    }
+
+    fn phrase(&self, g: &mut Gen, max: usize) -> Vec<u8> {
+        let mut s = Vec::new();
+        loop {
+            let w = self.word(g).to_vec();
+            if !s.is_empty() && s.len() + 1 + w.len() > max {
+                return s;
+            }
+            if !s.is_empty() {
+                s.push(b' ');
+            }
+            s.extend(w);
+            if s.len() >= max {
+                s.truncate(max);
+                return s;
+            }
+        }
+    }
+
+    /// Document line `k` (generated on first use, from the seed and `k`).
+    fn line(&mut self, k: usize) -> &[u8] {
+        while self.lines.len() <= k {
+            let mut g = Gen::new(self.seed ^ (self.lines.len() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut s = Vec::new();
+            if g.below(6) != 0 {
+                let len = 30 + g.below(60) as usize;
+                s = self.phrase(&mut g, len);
+                if s.first().is_some_and(u8::is_ascii_lowercase) {
+                    s[0] = s[0].to_ascii_uppercase();
+                }
+                s.push(b'.');
+            }
+            self.lines.push(s);
+        }
+        &self.lines[k]
+    }
+
+    fn glyph_bit(&self, c: u8, gx: i32, gy: i32) -> bool {
+        self.font[glyph_of(c)][gy as usize] & (0x80 >> gx) != 0
+    }
+
+    fn text_pixel(&self, text: &[u8], x: i32, y: i32, fg: u16, bg: u16) -> u16 {
+        if !(0..GLYPH_H).contains(&y) || x < 0 {
+            return bg;
+        }
+        match text.get((x / GLYPH_W) as usize) {
+            Some(&c) if self.glyph_bit(c, x % GLYPH_W, y) => fg,
+            _ => bg,
+        }
+    }
+
+    fn pixel(&mut self, x: i32, y: i32) -> u16 {
+        for i in (0..self.wins.len()).rev() {
+            let w = &self.wins[i];
+            if (w.x..w.x + w.w).contains(&x) && (w.y..w.y + w.h).contains(&y) {
+                return self.win_pixel(i, x - w.x, y - w.y);
+            }
+        }
+        self.desktop_pixel(x, y)
+    }
+
+    fn desktop_pixel(&self, x: i32, y: i32) -> u16 {
+        let (col, row) = (x / 80, y / 90);
+        if col < 2 && row < 7 {
+            let (ix, iy) = (x % 80 - 24, y % 90 - 12);
+            let id = (col * 7 + row) as u32;
+            if (0..32).contains(&ix) && (0..32).contains(&iy) {
+                // An icon: a shaded disc or square on the desktop.
+                let (dx, dy) = (ix - 16, iy - 16);
+                let inside = if id % 2 == 0 { dx * dx + dy * dy < 196 } else { dx.abs() < 13 && dy.abs() < 13 };
+                if inside {
+                    let k = (ix + iy) as u32 * 3;
+                    return rgb565(60 + id * 40 % 190 + k, 80 + k, 200 - k);
+                }
+                return DESKTOP;
+            }
+            let label = &self.words[id as usize];
+            return self.text_pixel(label, x % 80 - 8, y % 90 - 50, WHITE, DESKTOP);
+        }
+        DESKTOP
+    }
+
+    fn win_pixel(&mut self, i: usize, rx: i32, ry: i32) -> u16 {
+        let (w, h) = (self.wins[i].w, self.wins[i].h);
+        if rx == 0 || ry == 0 || rx == w - 1 || ry == h - 1 {
+            return DARK;
+        }
+        if ry < 22 {
+            let bg = rgb565((rx * 16 / w) as u32, (rx * 132 / w) as u32, (128 + rx * 80 / w) as u32);
+            return self.text_pixel(&self.wins[i].title, rx - 6, ry - 3, WHITE, bg);
+        }
+        if ry < 42 {
+            let x = rx - 6;
+            let item = (x / 64).max(0) as usize;
+            let m = &self.menu[item % self.menu.len()];
+            let text = m[..m.len().min(7)].to_vec();
+            return self.text_pixel(&text, x % 64, ry - 24, BLACK, GREY);
+        }
+        if rx >= w - 18 {
+            let thumb = (60..120).contains(&ry);
+            return match (thumb, rx == w - 18 || ry == 60, ry == 119) {
+                (true, true, _) => WHITE,
+                (true, _, true) => DARK,
+                (true, _, _) => GREY,
+                _ => 0xDEFB,
+            };
+        }
+        if self.wins[i].picture {
+            // A photograph: smooth light with fine texture (sensor noise).
+            let pic = self.wins[i].top_line as i32;
+            let n = ((rx * 7919 + ry * 104_729 + pic * 15_485_863) as u32).wrapping_mul(2_654_435_761) >> 28;
+            let (a, b) = (pic * 37 % 90, pic * 53 % 70);
+            return rgb565(
+                (60 + a + rx * 100 / w + n as i32 * 3) as u32,
+                (40 + b + ry * 120 / h + n as i32 * 2) as u32,
+                (150 - ry * 60 / h + n as i32 * 4) as u32,
+            );
+        }
+        let (bx, by) = (rx - 4, ry - 44);
+        let k = self.wins[i].top_line + (by / LINE_H) as usize;
+        let line = self.line(k).to_vec();
+        self.text_pixel(&line, bx, by % LINE_H - 1, BLACK, WHITE)
+    }
+}
+
+/// Collects orders and bitmap rectangles into PDUs of at most `max` bytes.
+struct Out {
+    max: usize,
+    pdus: Vec<Vec<u8>>,
+    orders: Vec<u8>,
+    n_orders: u16,
+    rects: Vec<BitmapRect>,
+    rect_bytes: usize,
+    state: OrderState,
+}
+
+/// TS_UPDATE_ORDERS body header: updateType 0, pad, numberOrders, pad.
+const ORDERS_HEADER: usize = 8;
+
+impl Out {
+    fn flush(&mut self) {
+        if self.n_orders > 0 {
+            let mut p = Vec::with_capacity(ORDERS_HEADER + self.orders.len());
+            p.extend_from_slice(&0u16.to_le_bytes());
+            p.extend_from_slice(&0u16.to_le_bytes());
+            p.extend_from_slice(&self.n_orders.to_le_bytes());
+            p.extend_from_slice(&0u16.to_le_bytes());
+            p.append(&mut self.orders);
+            self.pdus.push(p);
+            self.n_orders = 0;
+        }
+        if !self.rects.is_empty() {
+            self.pdus.push(encode_bitmap_update(&self.rects));
+            self.rects.clear();
+            self.rect_bytes = 0;
+        }
+    }
+
+    fn raw_order(&mut self, bytes: &[u8]) {
+        if !self.rects.is_empty() || (self.n_orders > 0 && ORDERS_HEADER + self.orders.len() + bytes.len() > self.max) {
+            self.flush();
+        }
+        self.orders.extend_from_slice(bytes);
+        self.n_orders += 1;
+    }
+
+    fn primary(&mut self, o: PrimaryOrder) {
+        let mut b = Vec::with_capacity(24);
+        // Encoding moves the shared state, so the split decision uses a copy's size.
+        let mut probe = self.state.clone();
+        probe.encode(&o, &mut b);
+        if !self.rects.is_empty() || (self.n_orders > 0 && ORDERS_HEADER + self.orders.len() + b.len() > self.max) {
+            self.flush();
+        }
+        self.state = probe;
+        self.orders.extend_from_slice(&b);
+        self.n_orders += 1;
+    }
+
+    fn rect(&mut self, r: BitmapRect) {
+        let size = 18 + r.data.len();
+        if self.n_orders > 0 || (!self.rects.is_empty() && 4 + self.rect_bytes + size > self.max) {
+            self.flush();
+        }
+        self.rect_bytes += size;
+        self.rects.push(r);
+    }
+}
+
+fn rect(x: i32, y: i32, w: i32, h: i32) -> Rect {
+    Rect { left: x as i16, top: y as i16, width: w as i16, height: h as i16 }
+}
+
+/// The session: the desktop, what the client has cached, the typing cursor.
+struct Session {
+    g: Gen,
+    desk: Desk,
+    out: Out,
+    /// Glyph cells sent: cache 0 (normal text), cache 1 (highlighted menu text).
+    sent: [[bool; GLYPHS]; 2],
+    icons_sent: [bool; 14],
+    cursor: (i32, i32),
+    typed: Vec<u8>,
+}
+
+impl Session {
+    /// Pixels of a `w`×`h` area at (`x`, `y`), bottom-up, 16 bpp little-endian.
+    fn grab(&mut self, x: i32, y: i32, w: i32, h: i32) -> Vec<u8> {
+        let mut v = Vec::with_capacity((w * h * 2) as usize);
+        for yy in (y..y + h).rev() {
+            for xx in x..x + w {
+                v.extend_from_slice(&self.desk.pixel(xx, yy).to_le_bytes());
+            }
+        }
+        v
+    }
+
+    fn rle_or_raw(raw: Vec<u8>, w: i32, h: i32) -> (Option<bool>, Vec<u8>) {
+        match crate::rle::encode(&raw, w as usize, h as usize, 16) {
+            Ok(e) if e.len() < raw.len() => (Some(false), e),
+            _ => (None, raw),
+        }
+    }
+
+    /// Draw `text` at (`x`, `y`) by MemBlt from the glyph cache, sending missing glyphs.
+    fn text(&mut self, text: &[u8], x: i32, y: i32, highlighted: bool) {
+        let cache = usize::from(highlighted);
+        let (fg, bg) = if highlighted { (WHITE, HIGHLIGHT) } else { (BLACK, WHITE) };
+        for (i, &c) in text.iter().enumerate() {
+            let gi = glyph_of(c);
+            if gi == 0 {
+                continue;
+            }
+            if !self.sent[cache][gi] {
+                self.sent[cache][gi] = true;
+                let mut raw = Vec::with_capacity((GLYPH_W * GLYPH_H * 2) as usize);
+                for gy in (0..GLYPH_H).rev() {
+                    for gx in 0..GLYPH_W {
+                        let px = if self.desk.glyph_bit(c, gx, gy) { fg } else { bg };
+                        raw.extend_from_slice(&px.to_le_bytes());
+                    }
+                }
+                let (compressed, data) = Self::rle_or_raw(raw, GLYPH_W, GLYPH_H);
+                let order = CacheBitmapRev2 {
+                    cache_id: cache as u8,
+                    bpp: 16,
+                    cache_index: gi as u16,
+                    width: GLYPH_W as u16,
+                    height: GLYPH_H as u16,
+                    key: None,
+                    do_not_cache: false,
+                    compressed,
+                    data,
+                }
+                .encode()
+                .expect("a glyph cell encodes");
+                self.out.raw_order(&order);
+            }
+            self.out.primary(PrimaryOrder::MemBlt {
+                cache_id: cache as u16,
+                rect: rect(x + i as i32 * GLYPH_W, y, GLYPH_W, GLYPH_H),
+                rop: 0xCC,
+                src: (0, 0),
+                cache_index: gi as u16,
+            });
+        }
+    }
+
+    /// Repaint an area as RLE bitmap tiles (window opened, moved or uncovered).
+    fn repaint(&mut self, x: i32, y: i32, w: i32, h: i32) {
+        let (x0, y0) = (x.max(0), y.max(0));
+        let (x1, y1) = ((x + w).min(SCREEN_W), (y + h).min(SCREEN_H));
+        let mut ty = y0;
+        while ty < y1 {
+            let th = TILE.min(y1 - ty);
+            let mut tx = x0;
+            while tx < x1 {
+                let vis = TILE.min(x1 - tx);
+                // Compressed bitmaps are a multiple of 4 pixels wide; the padding is cut by dest.
+                let tw = (vis + 3) & !3;
+                let raw = self.grab(tx, ty, tw, th);
+                let (compressed, data) = Self::rle_or_raw(raw, tw, th);
+                self.out.rect(BitmapRect {
+                    dest: [tx as u16, ty as u16, (tx + vis - 1) as u16, (ty + th - 1) as u16],
+                    width: tw as u16,
+                    height: th as u16,
+                    bpp: 16,
+                    compressed,
+                    data,
+                });
+                tx += TILE;
+            }
+            ty += TILE;
+        }
+    }
+
+    fn type_keys(&mut self) {
+        let n = 1 + self.g.below(4) as usize;
+        for _ in 0..n {
+            if self.typed.is_empty() {
+                let mut w = self.desk.word(&mut self.g).to_vec();
+                w.push(b' ');
+                self.typed = w;
+            }
+            let c = self.typed.remove(0);
+            let (bx, by, bw, bh) = self.desk.wins[0].body();
+            let (cx, cy) = self.cursor;
+            if c != b' ' {
+                self.text(&[c], bx + cx * GLYPH_W, by + cy * LINE_H + 1, false);
+            } else {
+                self.out.primary(PrimaryOrder::OpaqueRect {
+                    rect: rect(bx + cx * GLYPH_W, by + cy * LINE_H + 1, GLYPH_W, GLYPH_H),
+                    color: order_color(WHITE),
+                });
+            }
+            self.cursor.0 += 1;
+            if (self.cursor.0 + 1) * GLYPH_W > bw {
+                self.cursor = (0, self.cursor.1 + 1);
+                if (self.cursor.1 + 1) * LINE_H > bh {
+                    self.cursor.1 -= 1;
+                    self.scroll(0, 1);
+                }
+            }
+            // The caret after the character.
+            let (cx, cy) = self.cursor;
+            self.out.primary(PrimaryOrder::OpaqueRect {
+                rect: rect(bx + cx * GLYPH_W, by + cy * LINE_H + 1, 1, GLYPH_H),
+                color: order_color(BLACK),
+            });
+        }
+        self.out.flush();
+    }
+
+    /// Scroll window `i` by `k` lines: ScrBlt, clear the exposed strip, draw the new lines.
+    fn scroll(&mut self, i: usize, k: usize) {
+        let (bx, by, bw, bh) = self.desk.wins[i].body();
+        let visible = (bh / LINE_H) as usize;
+        let k = k.min(visible);
+        let dy = k as i32 * LINE_H;
+        self.out.primary(PrimaryOrder::ScrBlt {
+            rect: rect(bx, by, bw, bh - dy),
+            rop: 0xCC,
+            src: (bx as i16, (by + dy) as i16),
+        });
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(bx, by + bh - dy, bw, dy), color: order_color(WHITE) });
+        self.desk.wins[i].top_line += k;
+        let top = self.desk.wins[i].top_line;
+        for j in visible - k..visible {
+            let cols = (bw / GLYPH_W) as usize;
+            let line: Vec<u8> = self.desk.line(top + j).iter().copied().take(cols).collect();
+            self.text(&line, bx, by + j as i32 * LINE_H + 1, false);
+        }
+        self.out.flush();
+    }
+
+    /// Open a menu of window 0, move the highlight down it, close it (repainting beneath).
+    fn menu(&mut self) {
+        let w = &self.desk.wins[0];
+        let (mx, my) = (w.x + 6 + 64 * self.g.below(4) as i32, w.y + 42);
+        let items = 4 + self.g.below(5) as usize;
+        let (mw, mh) = (150, items as i32 * 20 + 4);
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, mh), color: order_color(WHITE) });
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, 1), color: order_color(GREY) });
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, 1, mh), color: order_color(GREY) });
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx + mw - 1, my, 1, mh), color: order_color(DARK) });
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my + mh - 1, mw, 1), color: order_color(DARK) });
+        for it in 0..items {
+            let label = self.desk.menu[it % self.desk.menu.len()].clone();
+            self.text(&label, mx + 8, my + 4 + it as i32 * 20, false);
+        }
+        self.out.flush();
+        let stops = 1 + self.g.below(items as u64) as usize;
+        for it in 0..stops {
+            let label = self.desk.menu[it % self.desk.menu.len()].clone();
+            let y = my + 2 + it as i32 * 20;
+            self.out
+                .primary(PrimaryOrder::OpaqueRect { rect: rect(mx + 2, y, mw - 4, 20), color: order_color(HIGHLIGHT) });
+            self.text(&label, mx + 8, y + 2, true);
+            if it > 0 {
+                let prev = self.desk.menu[(it - 1) % self.desk.menu.len()].clone();
+                let py = y - 20;
+                self.out.primary(PrimaryOrder::OpaqueRect {
+                    rect: rect(mx + 2, py, mw - 4, 20),
+                    color: order_color(WHITE),
+                });
+                self.text(&prev, mx + 8, py + 2, false);
+            }
+            self.out.flush();
+        }
+        self.repaint(mx, my, mw, mh);
+        self.out.flush();
+    }
+
+    /// Move a window: ScrBlt it to its new place (bringing it to the front), then repaint
+    /// what it uncovered as bitmap tiles.
+    fn move_window(&mut self) {
+        let i = self.g.below(self.desk.wins.len() as u64) as usize;
+        let w = &self.desk.wins[i];
+        let (ox, oy, ww, wh) = (w.x, w.y, w.w, w.h);
+        let nx = (ox + self.g.below(161) as i32 - 80).clamp(0, SCREEN_W - ww);
+        let ny = (oy + self.g.below(121) as i32 - 60).clamp(0, SCREEN_H - wh);
+        if i == 0 {
+            // Window 0 is the document being typed into; it stays at the back.
+            let w = &mut self.desk.wins[0];
+            (w.x, w.y) = (nx, ny);
+            self.repaint(nx, ny, ww, wh);
+        } else {
+            let win = self.desk.wins.remove(i);
+            self.desk.wins.push(Win { x: nx, y: ny, ..win });
+            self.out.primary(PrimaryOrder::ScrBlt {
+                rect: rect(nx, ny, ww, wh),
+                rop: 0xCC,
+                src: (ox as i16, oy as i16),
+            });
+        }
+        // The old rectangle minus the new: bands above, below, left and right.
+        let (top, bottom) = (ny.clamp(oy, oy + wh), (ny + wh).clamp(oy, oy + wh));
+        self.repaint(ox, oy, ww, top - oy);
+        self.repaint(ox, bottom, ww, oy + wh - bottom);
+        let (left, right) = (nx.clamp(ox, ox + ww), (nx + ww).clamp(ox, ox + ww));
+        self.repaint(ox, top, left - ox, bottom - top);
+        self.repaint(right, top, ox + ww - right, bottom - top);
+        self.out.flush();
+    }
+
+    /// The picture viewer shows the next picture.
+    fn next_picture(&mut self) {
+        let Some(i) = self.desk.wins.iter().position(|w| w.picture) else { return };
+        self.desk.wins[i].top_line += 1;
+        let (bx, by, bw, bh) = self.desk.wins[i].body();
+        // Only what is not covered by windows in front of it.
+        let front: Vec<(i32, i32, i32, i32)> = self.desk.wins[i + 1..].iter().map(|w| (w.x, w.y, w.w, w.h)).collect();
+        if front.iter().any(|&(x, y, w, h)| x <= bx && y <= by && x + w >= bx + bw && y + h >= by + bh) {
+            return;
+        }
+        self.repaint(bx, by, bw, bh);
+        self.out.flush();
+    }
+
+    /// The desktop redrawn with orders: background, icons from the cache, labels.
+    fn desktop(&mut self) {
+        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(0, 0, 160, SCREEN_H), color: order_color(DESKTOP) });
+        for id in 0..14usize {
+            let (col, row) = ((id / 7) as i32, (id % 7) as i32);
+            let (x, y) = (col * 80 + 24, row * 90 + 12);
+            if !self.icons_sent[id] {
+                self.icons_sent[id] = true;
+                let raw = self.grab(x, y, 32, 32);
+                let (compressed, data) = Self::rle_or_raw(raw, 32, 32);
+                let order = CacheBitmapRev2 {
+                    cache_id: 2,
+                    bpp: 16,
+                    cache_index: id as u16,
+                    width: 32,
+                    height: 32,
+                    key: None,
+                    do_not_cache: false,
+                    compressed,
+                    data,
+                }
+                .encode()
+                .expect("an icon cell encodes");
+                self.out.raw_order(&order);
+            }
+            self.out.primary(PrimaryOrder::MemBlt {
+                cache_id: 2,
+                rect: rect(x, y, 32, 32),
+                rop: 0xCC,
+                src: (0, 0),
+                cache_index: id as u16,
+            });
+        }
+        self.out.flush();
+        self.repaint(0, 0, 160, 640);
+        self.out.flush();
+    }
+}
+
+/// `n` PDUs of a simulated session from `seed`, each at most `max_len` bytes (a bitmap tile
+/// alone may exceed a `max_len` below about 8 KB).
+pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
+    let mut g = Gen::new(seed);
+    let desk = Desk::new(&mut g, seed);
+    let out = Out {
+        max: max_len,
+        pdus: Vec::new(),
+        orders: Vec::new(),
+        n_orders: 0,
+        rects: Vec::new(),
+        rect_bytes: 0,
+        state: OrderState::default(),
+    };
+    let mut s = Session {
+        g,
+        desk,
+        out,
+        sent: [[false; GLYPHS]; 2],
+        icons_sent: [false; 14],
+        cursor: (0, 0),
+        typed: Vec::new(),
+    };
+    // The session starts with the whole screen painted.
+    s.repaint(0, 0, SCREEN_W, SCREEN_H);
+    s.out.flush();
+    while s.out.pdus.len() < n {
+        match s.g.below(100) {
+            0..=49 => s.type_keys(),
+            50..=64 => s.menu(),
+            65..=79 => {
+                let docs: Vec<usize> = (0..s.desk.wins.len()).filter(|&i| !s.desk.wins[i].picture).collect();
+                let i = docs[s.g.below(docs.len() as u64) as usize];
+                let k = 1 + s.g.below(3) as usize;
+                s.scroll(i, k);
+            }
+            80..=89 => s.move_window(),
+            90..=94 => s.next_picture(),
+            _ => s.desktop(),
+        }
+    }
+    s.out.pdus.truncate(n);
+    s.out.pdus
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::orders::{TS_SECONDARY, decode_bitmap_update};
+
+    /// Every PDU parses with this crate's decoders, and every RLE bitmap decodes.
+    fn parse(pdus: &[Vec<u8>]) -> (usize, usize, usize) {
+        let mut state = OrderState::default();
+        let (mut orders, mut rects, mut cached) = (0, 0, 0);
+        for (i, p) in pdus.iter().enumerate() {
+            match u16::from_le_bytes([p[0], p[1]]) {
+                0 => {
+                    let n = u16::from_le_bytes([p[4], p[5]]) as usize;
+                    let mut at = ORDERS_HEADER;
+                    for _ in 0..n {
+                        if p[at] & TS_SECONDARY != 0 {
+                            let (c, len) = CacheBitmapRev2::decode(&p[at..]).unwrap();
+                            let raw = crate::rle::decode(&c.data, c.width as usize, c.height as usize, 16).unwrap();
+                            assert_eq!(raw.len(), c.width as usize * c.height as usize * 2);
+                            at += len;
+                            cached += 1;
+                        } else {
+                            let (_, len) = state.decode(&p[at..]).unwrap();
+                            at += len;
+                        }
+                        orders += 1;
+                    }
+                    assert_eq!(at, p.len(), "PDU {i}: orders fill it exactly");
+                }
+                1 => {
+                    for r in decode_bitmap_update(p).unwrap() {
+                        if r.compressed.is_some() {
+                            crate::rle::decode(&r.data, r.width as usize, r.height as usize, 16).unwrap();
+                        } else {
+                            assert_eq!(r.data.len(), r.width as usize * r.height as usize * 2);
+                        }
+                        assert!(r.dest[2] >= r.dest[0] && r.dest[2] - r.dest[0] < r.width);
+                        rects += 1;
+                    }
+                }
+                t => panic!("PDU {i}: update type {t}"),
+            }
+        }
+        (orders, rects, cached)
+    }
+
+    #[test]
+    fn pdus_are_valid_wire_format_and_deterministic() {
+        let a = session_pdus(5, 400, 16_000);
+        assert_eq!(a.len(), 400);
+        assert_eq!(a, session_pdus(5, 400, 16_000));
+        assert!(a.iter().all(|p| p.len() <= 16_000));
+        let (orders, rects, cached) = parse(&a);
+        // All three kinds occur: primary orders, cache orders, bitmap tiles.
+        assert!(orders > 1000 && rects > 100 && cached > 20, "{orders} {rects} {cached}");
+        assert_ne!(a, session_pdus(6, 400, 16_000));
+    }
+
+    #[test]
+    fn small_limits_split_order_pdus() {
+        let a = session_pdus(2, 300, 1_000);
+        parse(&a);
+        // Only a single bitmap tile may exceed the limit.
+        for p in &a {
+            assert!(p.len() <= 1_000 || decode_bitmap_update(p).is_ok_and(|r| r.len() == 1), "{}", p.len());
+        }
+    }
+}

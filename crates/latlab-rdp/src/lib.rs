@@ -8,7 +8,8 @@
 //! - drawing orders, cache-bitmap orders, bitmap updates, the bitmap cache capability set
 //!   ([`orders`], MS-RDPEGDI 2.2.2.2);
 //! - Standard RDP Security and AEAD channels ([`security`], MS-RDPBCGR 5.3);
-//! - a built-in corpus of display-update PDUs ([`corpus`]) and the packet-file framing
+//! - built-in corpora of display-update PDUs ([`corpus`]: a simulated session's wire PDUs,
+//!   and synthetic patterns) and the packet-file framing
 //!   ([`framing`]) of `latlab codec`.
 //!
 //! Every decoder is total: hostile input gives an error, never a panic, an overrun or an

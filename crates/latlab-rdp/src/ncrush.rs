@@ -267,7 +267,8 @@ impl NcrushDecompressor {
 
 /// Copy `len` bytes from `off` back to `pos` in a circular history of `hist.len()` bytes
 /// (`0 < off < hist.len()`, `pos + len ≤ hist.len()`): a block copy when source and
-/// destination do not overlap, byte by byte (a run) when they do.
+/// destination do not overlap; when they do (a run of period `off`), the bytes written so far
+/// are copied again, so the block doubles each step.
 #[inline]
 pub(crate) fn copy_match(hist: &mut [u8], pos: usize, off: usize, len: usize) {
     if off <= pos {
@@ -275,8 +276,12 @@ pub(crate) fn copy_match(hist: &mut [u8], pos: usize, off: usize, len: usize) {
         if off >= len {
             hist.copy_within(from..from + len, pos);
         } else {
-            for j in 0..len {
-                hist[pos + j] = hist[from + j];
+            let mut done = 0;
+            while done < len {
+                // [from, pos + done) is final and repeats with period `off`.
+                let n = (pos + done - from).min(len - done);
+                hist.copy_within(from..from + n, pos + done);
+                done += n;
             }
         }
     } else {

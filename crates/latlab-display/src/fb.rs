@@ -1,0 +1,212 @@
+//! The framebuffer both ends keep: `width × height` pixels at 8, 16 or 24 bpp in the wire's
+//! byte layout (1, 2 or 3 little-endian bytes a pixel), rows top-down, with the operations
+//! the orders need (fill, copy within, blit) and a hash for the equality checks.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Pixels of one screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Framebuffer {
+    /// Pixels across.
+    pub width: usize,
+    /// Pixels down.
+    pub height: usize,
+    /// Bits per pixel: 8 (RGB 3-3-2 palette index), 16 (RGB 5-6-5) or 24 (B, G, R).
+    pub bpp: u32,
+    /// Bytes a pixel.
+    pub ps: usize,
+    /// The pixels, row after row from the top.
+    pub data: Vec<u8>,
+}
+
+/// An area in pixels: left, top, width, height (clipped to the screen where used).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Area {
+    /// Left edge.
+    pub x: usize,
+    /// Top edge.
+    pub y: usize,
+    /// Width.
+    pub w: usize,
+    /// Height.
+    pub h: usize,
+}
+
+impl Area {
+    /// An area.
+    pub const fn new(x: usize, y: usize, w: usize, h: usize) -> Self {
+        Self { x, y, w, h }
+    }
+    /// No pixels.
+    pub fn is_empty(&self) -> bool {
+        self.w == 0 || self.h == 0
+    }
+}
+
+/// Bytes a pixel at `bpp` (8, 16 or 24), or `None`.
+pub fn bytes_per_pixel(bpp: u32) -> Option<usize> {
+    match bpp {
+        8 => Some(1),
+        16 => Some(2),
+        24 => Some(3),
+        _ => None,
+    }
+}
+
+/// A colour (red, green, blue, 0–255) as a pixel value at `bpp`.
+pub fn pixel_of(bpp: u32, r: u8, g: u8, b: u8) -> u32 {
+    let (r, g, b) = (r as u32, g as u32, b as u32);
+    match bpp {
+        8 => (r >> 5) << 5 | (g >> 5) << 2 | b >> 6,
+        16 => (r >> 3) << 11 | (g >> 2) << 5 | b >> 3,
+        _ => r << 16 | g << 8 | b,
+    }
+}
+
+impl Framebuffer {
+    /// A black screen. Panics on an unsupported depth (configurations are validated first).
+    pub fn new(width: usize, height: usize, bpp: u32) -> Self {
+        let ps = bytes_per_pixel(bpp).expect("8, 16 or 24 bpp");
+        Self { width, height, bpp, ps, data: vec![0; width * height * ps] }
+    }
+
+    /// `a` clipped to the screen.
+    pub fn clip(&self, a: Area) -> Area {
+        let x = a.x.min(self.width);
+        let y = a.y.min(self.height);
+        Area { x, y, w: a.w.min(self.width - x), h: a.h.min(self.height - y) }
+    }
+
+    /// Bytes of row `y` from column `x`, `w` pixels.
+    #[inline]
+    pub fn row(&self, x: usize, y: usize, w: usize) -> &[u8] {
+        let at = (y * self.width + x) * self.ps;
+        &self.data[at..at + w * self.ps]
+    }
+
+    /// Fill `a` with pixel value `v`.
+    pub fn fill(&mut self, a: Area, v: u32) {
+        let a = self.clip(a);
+        let px = v.to_le_bytes();
+        let ps = self.ps;
+        for y in a.y..a.y + a.h {
+            let at = (y * self.width + a.x) * ps;
+            for p in self.data[at..at + a.w * ps].chunks_exact_mut(ps) {
+                p.copy_from_slice(&px[..ps]);
+            }
+        }
+    }
+
+    /// Copy the `w × h` area at (`sx`, `sy`) to `dst` (overlap allowed, as ScrBlt).
+    pub fn copy_within(&mut self, dst: Area, sx: usize, sy: usize) {
+        let d = self.clip(dst);
+        let w = d.w.min(self.width.saturating_sub(sx));
+        let h = d.h.min(self.height.saturating_sub(sy));
+        let ps = self.ps;
+        let rows: Box<dyn Iterator<Item = usize>> = if sy < d.y { Box::new((0..h).rev()) } else { Box::new(0..h) };
+        for r in rows {
+            let from = ((sy + r) * self.width + sx) * ps;
+            let to = ((d.y + r) * self.width + d.x) * ps;
+            self.data.copy_within(from..from + w * ps, to);
+        }
+    }
+
+    /// Write `pixels` (rows top-down, `a.w` pixels each) into `a`.
+    pub fn blit(&mut self, a: Area, pixels: &[u8]) {
+        let c = self.clip(a);
+        let ps = self.ps;
+        for r in 0..c.h {
+            let src = &pixels[r * a.w * ps..r * a.w * ps + c.w * ps];
+            let to = ((c.y + r) * self.width + c.x) * ps;
+            self.data[to..to + c.w * ps].copy_from_slice(src);
+        }
+    }
+
+    /// The pixels of `a` (clipped), rows top-down, into `out` (cleared first).
+    pub fn read(&self, a: Area, out: &mut Vec<u8>) {
+        let a = self.clip(a);
+        out.clear();
+        for y in a.y..a.y + a.h {
+            out.extend_from_slice(self.row(a.x, y, a.w));
+        }
+    }
+
+    /// The single pixel value covering all of `a`, if it is one colour.
+    pub fn solid(&self, a: Area) -> Option<u32> {
+        let a = self.clip(a);
+        if a.is_empty() {
+            return None;
+        }
+        let first = self.row(a.x, a.y, 1).to_vec();
+        for y in a.y..a.y + a.h {
+            if self.row(a.x, y, a.w).chunks_exact(self.ps).any(|p| p != first.as_slice()) {
+                return None;
+            }
+        }
+        let mut v = [0u8; 4];
+        v[..self.ps].copy_from_slice(&first);
+        Some(u32::from_le_bytes(v))
+    }
+
+    /// A 64-bit hash of every pixel (xxh3): equal screens give equal hashes.
+    pub fn hash(&self) -> u64 {
+        xxh3_64(&self.data)
+    }
+
+    /// The smallest area of `a` where this screen and `other` differ, if any.
+    pub fn diff(&self, other: &Framebuffer, a: Area) -> Option<Area> {
+        let a = self.clip(a);
+        let (mut top, mut bottom) = (usize::MAX, 0);
+        let (mut left, mut right) = (usize::MAX, 0);
+        for y in a.y..a.y + a.h {
+            let (p, q) = (self.row(a.x, y, a.w), other.row(a.x, y, a.w));
+            if p == q {
+                continue;
+            }
+            top = top.min(y);
+            bottom = y;
+            let ps = self.ps;
+            let first = p.chunks_exact(ps).zip(q.chunks_exact(ps)).position(|(u, v)| u != v).unwrap_or(0);
+            let last = p.chunks_exact(ps).zip(q.chunks_exact(ps)).rposition(|(u, v)| u != v).unwrap_or(0);
+            left = left.min(a.x + first);
+            right = right.max(a.x + last);
+        }
+        (top != usize::MAX).then(|| Area::new(left, top, right + 1 - left, bottom + 1 - top))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_copy_blit_read_diff() {
+        let mut a = Framebuffer::new(40, 30, 16);
+        let b = a.clone();
+        a.fill(Area::new(5, 6, 10, 4), 0x1234);
+        assert_eq!(a.diff(&b, Area::new(0, 0, 40, 30)), Some(Area::new(5, 6, 10, 4)));
+        assert_eq!(a.solid(Area::new(5, 6, 10, 4)), Some(0x1234));
+        assert_eq!(a.solid(Area::new(4, 6, 10, 4)), None);
+        // Overlapping copy down by 2 rows keeps the source's content.
+        a.copy_within(Area::new(5, 8, 10, 4), 5, 6);
+        assert_eq!(a.solid(Area::new(5, 6, 10, 6)), Some(0x1234));
+        let mut px = Vec::new();
+        a.read(Area::new(4, 6, 3, 1), &mut px);
+        assert_eq!(px, [0, 0, 0x34, 0x12, 0x34, 0x12]);
+        let mut c = Framebuffer::new(40, 30, 16);
+        c.blit(Area::new(5, 6, 10, 6), &[0x34, 0x12].repeat(60));
+        assert_eq!(c, a);
+        assert_eq!(c.hash(), a.hash());
+        // Clipping at the edges never panics.
+        c.fill(Area::new(35, 25, 100, 100), 7);
+        c.copy_within(Area::new(30, 20, 20, 20), 35, 25);
+        assert_eq!(c.diff(&c.clone(), Area::new(0, 0, 99, 99)), None);
+    }
+
+    #[test]
+    fn pixel_formats() {
+        assert_eq!(pixel_of(16, 255, 255, 255), 0xFFFF);
+        assert_eq!(pixel_of(8, 255, 0, 0), 0xE0);
+        assert_eq!(pixel_of(24, 1, 2, 3), 0x010203);
+    }
+}

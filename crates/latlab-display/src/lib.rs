@@ -1,0 +1,6 @@
+//! `latlab display`: a remote-display server and client built on RDP's mechanisms
+//! (`latlab-rdp`), and the experiments of the Network Projector (seed 000) and Terminal
+//! Server (seed 003) studies.
+
+pub mod fb;
+pub mod policy;

@@ -4,3 +4,7 @@
 
 pub mod fb;
 pub mod policy;
+pub mod cache;
+pub mod decoder;
+pub mod encoder;
+pub mod render;

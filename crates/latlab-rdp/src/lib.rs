@@ -6,7 +6,7 @@
 //!   RFC 2118), RDP 6.0 ([`ncrush`], MS-RDPEGDI 3.1.8.1) and RDP 6.1 ([`xcrush`], 3.1.8.2);
 //! - the interleaved RLE bitmap codec ([`rle`], MS-RDPBCGR 2.2.9.1.1.3.1.2.4);
 //! - drawing orders, cache-bitmap orders, bitmap updates, the bitmap cache capability set
-//!   ([`orders`], MS-RDPEGDI 2.2.2.2);
+//!   ([`orders`], MS-RDPEGDI 2.2.2.2), and update PDUs packing them ([`updates`]);
 //! - Standard RDP Security and AEAD channels ([`security`], MS-RDPBCGR 5.3);
 //! - built-in corpora of display-update PDUs ([`corpus`]: a simulated session's wire PDUs,
 //!   and synthetic patterns) and the packet-file framing
@@ -44,6 +44,7 @@ pub mod orders;
 pub mod rle;
 pub mod security;
 pub mod throughput;
+pub mod updates;
 pub mod xcrush;
 
 /// The payload is compressed (MS-RDPBCGR 3.1.8.2).

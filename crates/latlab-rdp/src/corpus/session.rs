@@ -12,7 +12,8 @@
 //! compression sees them.
 
 use super::Gen;
-use crate::orders::{BitmapRect, CacheBitmapRev2, OrderState, PrimaryOrder, Rect, encode_bitmap_update};
+use crate::orders::{BitmapRect, CacheBitmapRev2, PrimaryOrder, Rect};
+use crate::updates::UpdateBuilder;
 
 const SCREEN_W: i32 = 1024;
 const SCREEN_H: i32 = 768;
@@ -287,70 +288,6 @@ impl Desk {
     }
 }
 
-/// Collects orders and bitmap rectangles into PDUs of at most `max` bytes.
-struct Out {
-    max: usize,
-    pdus: Vec<Vec<u8>>,
-    orders: Vec<u8>,
-    n_orders: u16,
-    rects: Vec<BitmapRect>,
-    rect_bytes: usize,
-    state: OrderState,
-}
-
-/// TS_UPDATE_ORDERS body header: updateType 0, pad, numberOrders, pad.
-const ORDERS_HEADER: usize = 8;
-
-impl Out {
-    fn flush(&mut self) {
-        if self.n_orders > 0 {
-            let mut p = Vec::with_capacity(ORDERS_HEADER + self.orders.len());
-            p.extend_from_slice(&0u16.to_le_bytes());
-            p.extend_from_slice(&0u16.to_le_bytes());
-            p.extend_from_slice(&self.n_orders.to_le_bytes());
-            p.extend_from_slice(&0u16.to_le_bytes());
-            p.append(&mut self.orders);
-            self.pdus.push(p);
-            self.n_orders = 0;
-        }
-        if !self.rects.is_empty() {
-            self.pdus.push(encode_bitmap_update(&self.rects));
-            self.rects.clear();
-            self.rect_bytes = 0;
-        }
-    }
-
-    fn raw_order(&mut self, bytes: &[u8]) {
-        if !self.rects.is_empty() || (self.n_orders > 0 && ORDERS_HEADER + self.orders.len() + bytes.len() > self.max) {
-            self.flush();
-        }
-        self.orders.extend_from_slice(bytes);
-        self.n_orders += 1;
-    }
-
-    fn primary(&mut self, o: PrimaryOrder) {
-        let mut b = Vec::with_capacity(24);
-        // Encoding moves the shared state, so the split decision uses a copy's size.
-        let mut probe = self.state.clone();
-        probe.encode(&o, &mut b);
-        if !self.rects.is_empty() || (self.n_orders > 0 && ORDERS_HEADER + self.orders.len() + b.len() > self.max) {
-            self.flush();
-        }
-        self.state = probe;
-        self.orders.extend_from_slice(&b);
-        self.n_orders += 1;
-    }
-
-    fn rect(&mut self, r: BitmapRect) {
-        let size = 18 + r.data.len();
-        if self.n_orders > 0 || (!self.rects.is_empty() && 4 + self.rect_bytes + size > self.max) {
-            self.flush();
-        }
-        self.rect_bytes += size;
-        self.rects.push(r);
-    }
-}
-
 fn rect(x: i32, y: i32, w: i32, h: i32) -> Rect {
     Rect { left: x as i16, top: y as i16, width: w as i16, height: h as i16 }
 }
@@ -359,7 +296,7 @@ fn rect(x: i32, y: i32, w: i32, h: i32) -> Rect {
 struct Session {
     g: Gen,
     desk: Desk,
-    out: Out,
+    out: UpdateBuilder,
     /// Glyph cells sent: cache 0 (normal text), cache 1 (highlighted menu text).
     sent: [[bool; GLYPHS]; 2],
     icons_sent: [bool; 14],
@@ -426,12 +363,12 @@ impl Session {
         }
         .encode()
         .expect("a small cell encodes");
-        self.out.raw_order(&order);
+        self.out.secondary(&order);
     }
 
     /// Copy a whole cached cell to (`x`, `y`).
     fn mem_blt(&mut self, cache_id: u16, index: u16, x: i32, y: i32, w: i32, h: i32) {
-        self.out.primary(PrimaryOrder::MemBlt {
+        self.out.primary(&PrimaryOrder::MemBlt {
             cache_id,
             rect: rect(x, y, w, h),
             rop: 0xCC,
@@ -482,7 +419,7 @@ impl Session {
             if c != b' ' {
                 self.text(&[c], bx + cx * GLYPH_W, by + cy * LINE_H + 1, false);
             } else {
-                self.out.primary(PrimaryOrder::OpaqueRect {
+                self.out.primary(&PrimaryOrder::OpaqueRect {
                     rect: rect(bx + cx * GLYPH_W, by + cy * LINE_H + 1, GLYPH_W, GLYPH_H),
                     color: order_color(WHITE),
                 });
@@ -497,7 +434,7 @@ impl Session {
             }
             // The caret after the character.
             let (cx, cy) = self.cursor;
-            self.out.primary(PrimaryOrder::OpaqueRect {
+            self.out.primary(&PrimaryOrder::OpaqueRect {
                 rect: rect(bx + cx * GLYPH_W, by + cy * LINE_H + 1, 1, GLYPH_H),
                 color: order_color(BLACK),
             });
@@ -511,12 +448,12 @@ impl Session {
         let visible = (bh / LINE_H) as usize;
         let k = k.min(visible);
         let dy = k as i32 * LINE_H;
-        self.out.primary(PrimaryOrder::ScrBlt {
+        self.out.primary(&PrimaryOrder::ScrBlt {
             rect: rect(bx, by, bw, bh - dy),
             rop: 0xCC,
             src: (bx as i16, (by + dy) as i16),
         });
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(bx, by + bh - dy, bw, dy), color: order_color(WHITE) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(bx, by + bh - dy, bw, dy), color: order_color(WHITE) });
         self.desk.wins[i].top_line += k;
         let top = self.desk.wins[i].top_line;
         for j in visible - k..visible {
@@ -533,11 +470,11 @@ impl Session {
         let (mx, my) = (w.x + 6 + 64 * self.g.below(4) as i32, w.y + 42);
         let items = 4 + self.g.below(5) as usize;
         let (mw, mh) = (150, items as i32 * 20 + 4);
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, mh), color: order_color(WHITE) });
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, 1), color: order_color(GREY) });
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my, 1, mh), color: order_color(GREY) });
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx + mw - 1, my, 1, mh), color: order_color(DARK) });
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(mx, my + mh - 1, mw, 1), color: order_color(DARK) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, mh), color: order_color(WHITE) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(mx, my, mw, 1), color: order_color(GREY) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(mx, my, 1, mh), color: order_color(GREY) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(mx + mw - 1, my, 1, mh), color: order_color(DARK) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(mx, my + mh - 1, mw, 1), color: order_color(DARK) });
         for it in 0..items {
             let label = self.desk.menu[it % self.desk.menu.len()].clone();
             self.text(&label, mx + 8, my + 4 + it as i32 * 20, false);
@@ -548,12 +485,12 @@ impl Session {
             let label = self.desk.menu[it % self.desk.menu.len()].clone();
             let y = my + 2 + it as i32 * 20;
             self.out
-                .primary(PrimaryOrder::OpaqueRect { rect: rect(mx + 2, y, mw - 4, 20), color: order_color(HIGHLIGHT) });
+                .primary(&PrimaryOrder::OpaqueRect { rect: rect(mx + 2, y, mw - 4, 20), color: order_color(HIGHLIGHT) });
             self.text(&label, mx + 8, y + 2, true);
             if it > 0 {
                 let prev = self.desk.menu[(it - 1) % self.desk.menu.len()].clone();
                 let py = y - 20;
-                self.out.primary(PrimaryOrder::OpaqueRect {
+                self.out.primary(&PrimaryOrder::OpaqueRect {
                     rect: rect(mx + 2, py, mw - 4, 20),
                     color: order_color(WHITE),
                 });
@@ -581,7 +518,7 @@ impl Session {
         } else {
             let win = self.desk.wins.remove(i);
             self.desk.wins.push(Win { x: nx, y: ny, ..win });
-            self.out.primary(PrimaryOrder::ScrBlt {
+            self.out.primary(&PrimaryOrder::ScrBlt {
                 rect: rect(nx, ny, ww, wh),
                 rop: 0xCC,
                 src: (ox as i16, oy as i16),
@@ -613,7 +550,7 @@ impl Session {
 
     /// The desktop redrawn with orders: background, icons from the cache, labels.
     fn desktop(&mut self) {
-        self.out.primary(PrimaryOrder::OpaqueRect { rect: rect(0, 0, 160, SCREEN_H), color: order_color(DESKTOP) });
+        self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(0, 0, 160, SCREEN_H), color: order_color(DESKTOP) });
         for id in 0..14usize {
             let (col, row) = ((id / 7) as i32, (id % 7) as i32);
             let (x, y) = (col * 80 + 24, row * 90 + 12);
@@ -635,15 +572,7 @@ impl Session {
 pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
     let mut g = Gen::new(seed);
     let desk = Desk::new(&mut g, seed);
-    let out = Out {
-        max: max_len,
-        pdus: Vec::new(),
-        orders: Vec::new(),
-        n_orders: 0,
-        rects: Vec::new(),
-        rect_bytes: 0,
-        state: OrderState::default(),
-    };
+    let out = UpdateBuilder::new(max_len);
     let mut s = Session {
         g,
         desk,
@@ -656,7 +585,7 @@ pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
     // The session starts with the whole screen painted.
     s.repaint(0, 0, SCREEN_W, SCREEN_H);
     s.out.flush();
-    while s.out.pdus.len() < n {
+    while s.out.pdus().len() < n {
         match s.g.below(100) {
             0..=49 => s.type_keys(),
             50..=64 => s.menu(),
@@ -671,14 +600,16 @@ pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
             _ => s.desktop(),
         }
     }
-    s.out.pdus.truncate(n);
-    s.out.pdus
+    let mut pdus = s.out.take();
+    pdus.truncate(n);
+    pdus
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orders::{TS_SECONDARY, decode_bitmap_update};
+    use crate::orders::{OrderState, TS_SECONDARY, decode_bitmap_update};
+    use crate::updates::ORDERS_HEADER;
 
     /// Every PDU parses with this crate's decoders, and every RLE bitmap decodes.
     fn parse(pdus: &[Vec<u8>]) -> (usize, usize, usize) {

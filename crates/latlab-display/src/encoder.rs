@@ -1,0 +1,212 @@
+//! The server's display encoder: from each new frame (and the workload's hints of
+//! screen-to-screen copies) to update PDUs. It keeps a shadow of what the client shows,
+//! finds the damage per 64×64 tile, and sends each damaged cell as an OpaqueRect (one
+//! colour), a MemBlt from the client's cache (hit), a Cache Bitmap Rev. 2 order plus MemBlt
+//! (miss), or — with orders off, the study's NPPerfTune setting — a bitmap update. Bitmaps
+//! are interleaved-RLE compressed when that makes them smaller.
+
+use crate::cache::{CELL_SIDES, CacheMirror};
+use crate::fb::{Area, Framebuffer};
+use crate::policy::PolicyKind;
+use latlab_rdp::orders::{BitmapRect, CacheBitmapRev2, PrimaryOrder, Rect};
+use latlab_rdp::updates::UpdateBuilder;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// The tile damage is looked for in: the largest cell.
+pub const TILE: usize = 64;
+
+/// What the server does with damage.
+#[derive(Debug, Clone)]
+pub struct EncoderConfig {
+    /// Drawing orders and the bitmap cache (true), or bitmap updates only.
+    pub orders: bool,
+    /// Cells per cache (16×16, 32×32, 64×64).
+    pub cells: [usize; 3],
+    /// Eviction policy of the server's cache mirror.
+    pub policy: PolicyKind,
+    /// Largest update PDU, bytes.
+    pub max_pdu: usize,
+}
+
+/// A screen-to-screen copy the workload did (a scroll): `dst` takes the pixels at (`sx`, `sy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyHint {
+    /// Destination.
+    pub dst: Area,
+    /// Source left.
+    pub sx: usize,
+    /// Source top.
+    pub sy: usize,
+}
+
+/// Counts of what the encoder sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EncoderStats {
+    /// OpaqueRect orders.
+    pub fills: u64,
+    /// ScrBlt orders.
+    pub copies: u64,
+    /// MemBlt orders that needed no cache order before them.
+    pub cache_hits: u64,
+    /// Cache Bitmap orders sent.
+    pub cache_misses: u64,
+    /// Bitmap rectangles sent in bitmap updates.
+    pub bitmaps: u64,
+    /// Bitmap bytes before RLE (cache orders and bitmap updates).
+    pub bitmap_raw_bytes: u64,
+    /// Bitmap bytes after RLE.
+    pub bitmap_wire_bytes: u64,
+}
+
+/// The encoder's state for one connection.
+pub struct Encoder {
+    cfg: EncoderConfig,
+    shadow: Framebuffer,
+    mirror: CacheMirror,
+    out: UpdateBuilder,
+    px: Vec<u8>,
+    flipped: Vec<u8>,
+    /// What was sent so far.
+    pub stats: EncoderStats,
+}
+
+/// Rows of `px` (`w` pixels of `ps` bytes, top-down) in the wire's bottom-up order.
+fn bottom_up(px: &[u8], w: usize, ps: usize, out: &mut Vec<u8>) {
+    out.clear();
+    for row in px.chunks_exact(w * ps).rev() {
+        out.extend_from_slice(row);
+    }
+}
+
+fn rect(a: Area) -> Rect {
+    Rect { left: a.x as i16, top: a.y as i16, width: a.w as i16, height: a.h as i16 }
+}
+
+impl Encoder {
+    /// An encoder for a `width × height` screen at `bpp`, the client starting black;
+    /// `oracle` feeds the optimum (see [`CacheMirror::oracle`]).
+    pub fn new(width: usize, height: usize, bpp: u32, cfg: EncoderConfig, oracle: Option<[Vec<u64>; 3]>) -> Self {
+        Self {
+            mirror: CacheMirror::new(cfg.policy, cfg.cells, oracle),
+            out: UpdateBuilder::new(cfg.max_pdu),
+            shadow: Framebuffer::new(width, height, bpp),
+            cfg,
+            px: Vec::new(),
+            flipped: Vec::new(),
+            stats: EncoderStats::default(),
+        }
+    }
+
+    /// The cache mirror (hit counts, traces).
+    pub fn mirror(&self) -> &CacheMirror {
+        &self.mirror
+    }
+
+    /// What the client shows once it has applied every PDU so far.
+    pub fn shadow(&self) -> &Framebuffer {
+        &self.shadow
+    }
+
+    /// Encode `screen` after the workload's `copies`; returns the frame's PDUs.
+    pub fn encode(&mut self, screen: &Framebuffer, copies: &[CopyHint]) -> Vec<Vec<u8>> {
+        if self.cfg.orders {
+            for c in copies {
+                let d = self.shadow.clip(c.dst);
+                if d.is_empty() {
+                    continue;
+                }
+                self.out.primary(&PrimaryOrder::ScrBlt { rect: rect(d), rop: 0xCC, src: (c.sx as i16, c.sy as i16) });
+                self.shadow.copy_within(d, c.sx, c.sy);
+                self.stats.copies += 1;
+            }
+        }
+        for ty in (0..screen.height).step_by(TILE) {
+            for tx in (0..screen.width).step_by(TILE) {
+                let tile = screen.clip(Area::new(tx, ty, TILE, TILE));
+                if let Some(d) = screen.diff(&self.shadow, tile) {
+                    self.send(screen, tile, d);
+                }
+            }
+        }
+        self.out.flush();
+        self.out.take()
+    }
+
+    /// Send the damage `d` of `tile`.
+    fn send(&mut self, screen: &Framebuffer, tile: Area, d: Area) {
+        if self.cfg.orders
+            && let Some(v) = screen.solid(d)
+        {
+            let b = v.to_le_bytes();
+            self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(d), color: [b[0], b[1], b[2]] });
+            self.shadow.fill(d, v);
+            self.stats.fills += 1;
+            return;
+        }
+        // The smallest aligned cell of the tile that holds the damage.
+        let (mut cache, mut cell) = (2, tile);
+        for (i, &s) in CELL_SIDES[..2].iter().enumerate() {
+            let (cx, cy) = (tile.x + (d.x - tile.x) / s * s, tile.y + (d.y - tile.y) / s * s);
+            if d.x + d.w <= cx + s && d.y + d.h <= cy + s {
+                (cache, cell) = (i, screen.clip(Area::new(cx, cy, s, s)));
+                break;
+            }
+        }
+        screen.read(cell, &mut self.px);
+        self.shadow.blit(cell, &self.px);
+        let ps = screen.ps;
+        if self.cfg.orders {
+            let key = xxh3_64_with_seed(&self.px, (cell.w as u64) << 16 | cell.h as u64);
+            let (hit, slot) = self.mirror.caches[cache].lookup(key);
+            if hit {
+                self.stats.cache_hits += 1;
+            } else {
+                self.stats.cache_misses += 1;
+                bottom_up(&self.px, cell.w, ps, &mut self.flipped);
+                let (compressed, data) = self.rle(cell.w, cell.h, screen.bpp);
+                let order = CacheBitmapRev2 {
+                    cache_id: cache as u8,
+                    bpp: screen.bpp as u8,
+                    cache_index: slot,
+                    width: cell.w as u16,
+                    height: cell.h as u16,
+                    key: None,
+                    do_not_cache: false,
+                    compressed,
+                    data,
+                };
+                self.out.cache_bitmap(&order).expect("cell sizes and depths are valid for Rev. 2");
+            }
+            self.out.primary(&PrimaryOrder::MemBlt {
+                cache_id: cache as u16,
+                rect: rect(cell),
+                rop: 0xCC,
+                src: (0, 0),
+                cache_index: slot,
+            });
+        } else {
+            bottom_up(&self.px, cell.w, ps, &mut self.flipped);
+            let (compressed, data) = self.rle(cell.w, cell.h, screen.bpp);
+            self.stats.bitmaps += 1;
+            self.out.rect(BitmapRect {
+                dest: [cell.x as u16, cell.y as u16, (cell.x + cell.w - 1) as u16, (cell.y + cell.h - 1) as u16],
+                width: cell.w as u16,
+                height: cell.h as u16,
+                bpp: screen.bpp as u16,
+                compressed,
+                data,
+            });
+        }
+    }
+
+    /// The bottom-up pixels in `flipped` as RLE (when smaller, and the width allows) or raw.
+    fn rle(&mut self, w: usize, h: usize, bpp: u32) -> (Option<bool>, Vec<u8>) {
+        self.stats.bitmap_raw_bytes += self.flipped.len() as u64;
+        let out = match latlab_rdp::rle::encode(&self.flipped, w, h, bpp) {
+            Ok(e) if w % 4 == 0 && e.len() < self.flipped.len() => (Some(false), e),
+            _ => (None, self.flipped.clone()),
+        };
+        self.stats.bitmap_wire_bytes += out.1.len() as u64;
+        out
+    }
+}

@@ -1,0 +1,179 @@
+//! The server's drawing surface: a tiny-skia pixmap (RGBA) that the workloads draw on —
+//! rectangles, paths and strokes through tiny-skia, text from the embedded DejaVu Sans Mono
+//! font (Bitstream Vera licence) rasterized by fontdue — converted into the framebuffer's
+//! depth each frame. Text is drawn without anti-aliasing (coverage ≥ ½ is ink), as on the
+//! studies' desktops, so a glyph is two colours.
+
+use crate::fb::{Area, Framebuffer, pixel_of};
+use std::collections::HashMap;
+use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
+
+/// An RGB colour.
+pub type Rgb = [u8; 3];
+
+/// The canvas.
+pub struct Canvas {
+    pm: Pixmap,
+    font: fontdue::Font,
+    glyphs: HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>,
+}
+
+fn paint(c: Rgb) -> Paint<'static> {
+    let mut p = Paint::default();
+    p.set_color_rgba8(c[0], c[1], c[2], 255);
+    p.anti_alias = false;
+    p
+}
+
+impl Canvas {
+    /// A `width × height` canvas, black.
+    pub fn new(width: usize, height: usize) -> Self {
+        let mut pm = Pixmap::new(width.max(1) as u32, height.max(1) as u32).expect("a non-empty canvas");
+        pm.fill(tiny_skia::Color::BLACK);
+        let font = fontdue::Font::from_bytes(dejavu::sans_mono::regular(), fontdue::FontSettings::default())
+            .expect("the embedded font parses");
+        Self { pm, font, glyphs: HashMap::new() }
+    }
+
+    /// Pixels across.
+    pub fn width(&self) -> usize {
+        self.pm.width() as usize
+    }
+
+    /// Pixels down.
+    pub fn height(&self) -> usize {
+        self.pm.height() as usize
+    }
+
+    /// Fill a rectangle.
+    pub fn fill(&mut self, a: Area, c: Rgb) {
+        if let Some(r) = Rect::from_xywh(a.x as f32, a.y as f32, a.w as f32, a.h as f32) {
+            self.pm.fill_rect(r, &paint(c), Transform::identity(), None);
+        }
+    }
+
+    /// Fill a polygon (closed).
+    pub fn polygon(&mut self, pts: &[(f32, f32)], c: Rgb) {
+        let mut pb = PathBuilder::new();
+        for (i, &(x, y)) in pts.iter().enumerate() {
+            if i == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
+        }
+        pb.close();
+        if let Some(path) = pb.finish() {
+            self.pm.fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
+        }
+    }
+
+    /// Fill a circle.
+    pub fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
+        if let Some(path) = PathBuilder::from_circle(cx, cy, r) {
+            self.pm.fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
+        }
+    }
+
+    /// Stroke a cubic Bézier curve.
+    pub fn bezier(&mut self, p: [(f32, f32); 4], width: f32, c: Rgb) {
+        let mut pb = PathBuilder::new();
+        pb.move_to(p[0].0, p[0].1);
+        pb.cubic_to(p[1].0, p[1].1, p[2].0, p[2].1, p[3].0, p[3].1);
+        if let Some(path) = pb.finish() {
+            let s = Stroke { width, ..Stroke::default() };
+            self.pm.stroke_path(&path, &paint(c), &s, Transform::identity(), None);
+        }
+    }
+
+    /// Copy the `dst`-sized area at (`sx`, `sy`) to `dst` (overlap allowed): a scroll.
+    pub fn copy(&mut self, dst: Area, sx: usize, sy: usize) {
+        let (w, h) = (self.width(), self.height());
+        let cw = dst.w.min(w.saturating_sub(dst.x)).min(w.saturating_sub(sx));
+        let ch = dst.h.min(h.saturating_sub(dst.y)).min(h.saturating_sub(sy));
+        let data = self.pm.data_mut();
+        let rows: Vec<usize> = if sy < dst.y { (0..ch).rev().collect() } else { (0..ch).collect() };
+        for r in rows {
+            let from = ((sy + r) * w + sx) * 4;
+            let to = ((dst.y + r) * w + dst.x) * 4;
+            data.copy_within(from..from + cw * 4, to);
+        }
+    }
+
+    /// Width of `text` at `size` pixels (monospaced).
+    pub fn advance(&mut self, size: u32) -> usize {
+        self.font.metrics('M', size as f32).advance_width.round() as usize
+    }
+
+    /// Draw `text` with its baseline at `y`, from `x`, inside `clip`; returns the x after it.
+    pub fn text(&mut self, x: i64, y: i64, text: &str, size: u32, c: Rgb, clip: Area) -> i64 {
+        let adv = self.advance(size) as i64;
+        let mut pen = x;
+        let (w, h) = (self.width() as i64, self.height() as i64);
+        let (cx0, cy0) = (clip.x as i64, clip.y as i64);
+        let (cx1, cy1) = ((clip.x + clip.w) as i64, (clip.y + clip.h) as i64);
+        for ch in text.chars() {
+            if pen >= cx1 {
+                break;
+            }
+            if pen + adv > cx0 && ch != ' ' {
+                let font = &self.font;
+                let (m, mask) =
+                    self.glyphs.entry((ch, size)).or_insert_with(|| font.rasterize(ch, size as f32)).clone();
+                let gx = pen + m.xmin as i64;
+                let gy = y - m.height as i64 - m.ymin as i64;
+                let data = self.pm.data_mut();
+                for r in 0..m.height as i64 {
+                    let py = gy + r;
+                    if py < cy0.max(0) || py >= cy1.min(h) {
+                        continue;
+                    }
+                    for col in 0..m.width as i64 {
+                        let px = gx + col;
+                        if px < cx0.max(0) || px >= cx1.min(w) || mask[(r * m.width as i64 + col) as usize] < 128 {
+                            continue;
+                        }
+                        let at = ((py * w + px) * 4) as usize;
+                        data[at..at + 4].copy_from_slice(&[c[0], c[1], c[2], 255]);
+                    }
+                }
+            }
+            pen += adv;
+        }
+        pen
+    }
+
+    /// Draw the whole screen's text at full clip.
+    pub fn full(&self) -> Area {
+        Area::new(0, 0, self.width(), self.height())
+    }
+
+    /// Convert the canvas into `fb` (same size) at its depth.
+    pub fn to_fb(&self, fb: &mut Framebuffer) {
+        let ps = fb.ps;
+        for (px, out) in self.pm.data().chunks_exact(4).zip(fb.data.chunks_exact_mut(ps)) {
+            let v = pixel_of(fb.bpp, px[0], px[1], px[2]).to_le_bytes();
+            out.copy_from_slice(&v[..ps]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_two_coloured_and_clipped() {
+        let mut c = Canvas::new(64, 32);
+        c.fill(c.full(), [255, 255, 255]);
+        let end = c.text(2, 20, "Hi", 14, [0, 0, 0], Area::new(0, 0, 64, 32));
+        assert!(end > 2);
+        let mut fb = Framebuffer::new(64, 32, 16);
+        c.to_fb(&mut fb);
+        let colours: std::collections::HashSet<&[u8]> = fb.data.chunks(2).collect();
+        assert_eq!(colours.len(), 2, "ink and paper only");
+        // Text clipped to an empty area draws nothing.
+        let mut d = Canvas::new(64, 32);
+        d.fill(d.full(), [255, 255, 255]);
+        d.text(2, 20, "Hi", 14, [0, 0, 0], Area::new(0, 0, 0, 0));
+        let mut fb2 = Framebuffer::new(64, 32, 16);
+        d.to_fb(&mut fb2);
+        assert!(fb2.solid(Area::new(0, 0, 64, 32)).is_some());
+    }
+}

@@ -8,3 +8,6 @@ pub mod cache;
 pub mod decoder;
 pub mod encoder;
 pub mod render;
+pub mod defaults;
+pub mod workload;
+pub mod wire;

@@ -14,6 +14,8 @@ pub type Rgb = [u8; 3];
 /// The canvas.
 pub struct Canvas {
     pm: Pixmap,
+    /// The area drawn on since the last conversion.
+    dirty: Option<Area>,
     font: fontdue::Font,
     glyphs: HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>,
 }
@@ -32,7 +34,7 @@ impl Canvas {
         pm.fill(tiny_skia::Color::BLACK);
         let font = fontdue::Font::from_bytes(dejavu::sans_mono::regular(), fontdue::FontSettings::default())
             .expect("the embedded font parses");
-        Self { pm, font, glyphs: HashMap::new() }
+        Self { pm, dirty: Some(Area::new(0, 0, width, height)), font, glyphs: HashMap::new() }
     }
 
     /// Pixels across.
@@ -45,8 +47,31 @@ impl Canvas {
         self.pm.height() as usize
     }
 
+    fn touch(&mut self, a: Area) {
+        let (w, h) = (self.width(), self.height());
+        let a = Area::new(a.x.min(w), a.y.min(h), a.w.min(w - a.x.min(w)), a.h.min(h - a.y.min(h)));
+        if a.is_empty() {
+            return;
+        }
+        self.dirty = Some(match self.dirty {
+            None => a,
+            Some(d) => {
+                let (x0, y0) = (d.x.min(a.x), d.y.min(a.y));
+                let (x1, y1) = ((d.x + d.w).max(a.x + a.w), (d.y + d.h).max(a.y + a.h));
+                Area::new(x0, y0, x1 - x0, y1 - y0)
+            }
+        });
+    }
+
+    fn touch_f(&mut self, x0: f32, y0: f32, x1: f32, y1: f32, pad: f32) {
+        let (x0, y0) = ((x0 - pad).floor().max(0.0) as usize, (y0 - pad).floor().max(0.0) as usize);
+        let (x1, y1) = ((x1 + pad).ceil().max(0.0) as usize, (y1 + pad).ceil().max(0.0) as usize);
+        self.touch(Area::new(x0, y0, x1.saturating_sub(x0) + 1, y1.saturating_sub(y0) + 1));
+    }
+
     /// Fill a rectangle.
     pub fn fill(&mut self, a: Area, c: Rgb) {
+        self.touch(a);
         if let Some(r) = Rect::from_xywh(a.x as f32, a.y as f32, a.w as f32, a.h as f32) {
             self.pm.fill_rect(r, &paint(c), Transform::identity(), None);
         }
@@ -54,6 +79,11 @@ impl Canvas {
 
     /// Fill a polygon (closed).
     pub fn polygon(&mut self, pts: &[(f32, f32)], c: Rgb) {
+        let xs = pts.iter().map(|p| p.0);
+        let ys = pts.iter().map(|p| p.1);
+        let (x0, x1) = (xs.clone().fold(f32::MAX, f32::min), xs.fold(f32::MIN, f32::max));
+        let (y0, y1) = (ys.clone().fold(f32::MAX, f32::min), ys.fold(f32::MIN, f32::max));
+        self.touch_f(x0, y0, x1, y1, 2.0);
         let mut pb = PathBuilder::new();
         for (i, &(x, y)) in pts.iter().enumerate() {
             if i == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
@@ -66,6 +96,7 @@ impl Canvas {
 
     /// Fill a circle.
     pub fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
+        self.touch_f(cx - r, cy - r, cx + r, cy + r, 2.0);
         if let Some(path) = PathBuilder::from_circle(cx, cy, r) {
             self.pm.fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
         }
@@ -73,6 +104,9 @@ impl Canvas {
 
     /// Stroke a cubic Bézier curve.
     pub fn bezier(&mut self, p: [(f32, f32); 4], width: f32, c: Rgb) {
+        let (x0, x1) = (p.iter().map(|q| q.0).fold(f32::MAX, f32::min), p.iter().map(|q| q.0).fold(f32::MIN, f32::max));
+        let (y0, y1) = (p.iter().map(|q| q.1).fold(f32::MAX, f32::min), p.iter().map(|q| q.1).fold(f32::MIN, f32::max));
+        self.touch_f(x0, y0, x1, y1, width + 2.0);
         let mut pb = PathBuilder::new();
         pb.move_to(p[0].0, p[0].1);
         pb.cubic_to(p[1].0, p[1].1, p[2].0, p[2].1, p[3].0, p[3].1);
@@ -84,6 +118,7 @@ impl Canvas {
 
     /// Copy the `dst`-sized area at (`sx`, `sy`) to `dst` (overlap allowed): a scroll.
     pub fn copy(&mut self, dst: Area, sx: usize, sy: usize) {
+        self.touch(dst);
         let (w, h) = (self.width(), self.height());
         let cw = dst.w.min(w.saturating_sub(dst.x)).min(w.saturating_sub(sx));
         let ch = dst.h.min(h.saturating_sub(dst.y)).min(h.saturating_sub(sy));
@@ -104,6 +139,7 @@ impl Canvas {
     /// Draw `text` with its baseline at `y`, from `x`, inside `clip`; returns the x after it.
     pub fn text(&mut self, x: i64, y: i64, text: &str, size: u32, c: Rgb, clip: Area) -> i64 {
         let adv = self.advance(size) as i64;
+        self.touch(clip);
         let mut pen = x;
         let (w, h) = (self.width() as i64, self.height() as i64);
         let (cx0, cy0) = (clip.x as i64, clip.y as i64);
@@ -144,13 +180,22 @@ impl Canvas {
         Area::new(0, 0, self.width(), self.height())
     }
 
-    /// Convert the canvas into `fb` (same size) at its depth.
-    pub fn to_fb(&self, fb: &mut Framebuffer) {
+    /// Convert what was drawn since the last call into `fb` (same size) at its depth;
+    /// false when nothing was drawn.
+    pub fn to_fb(&mut self, fb: &mut Framebuffer) -> bool {
+        let Some(d) = self.dirty.take() else { return false };
         let ps = fb.ps;
-        for (px, out) in self.pm.data().chunks_exact(4).zip(fb.data.chunks_exact_mut(ps)) {
-            let v = pixel_of(fb.bpp, px[0], px[1], px[2]).to_le_bytes();
-            out.copy_from_slice(&v[..ps]);
+        let w = self.width();
+        let data = self.pm.data();
+        for y in d.y..d.y + d.h {
+            let src = &data[(y * w + d.x) * 4..(y * w + d.x + d.w) * 4];
+            let dst = &mut fb.data[(y * w + d.x) * ps..(y * w + d.x + d.w) * ps];
+            for (px, out) in src.chunks_exact(4).zip(dst.chunks_exact_mut(ps)) {
+                let v = pixel_of(fb.bpp, px[0], px[1], px[2]).to_le_bytes();
+                out.copy_from_slice(&v[..ps]);
+            }
         }
+        true
     }
 }
 

@@ -11,3 +11,4 @@ pub mod render;
 pub mod defaults;
 pub mod workload;
 pub mod wire;
+pub mod session;

@@ -78,6 +78,18 @@ fn bottom_up(px: &[u8], w: usize, ps: usize, out: &mut Vec<u8>) {
     }
 }
 
+fn intersect(a: Area, b: Area) -> Option<Area> {
+    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
+    let (x1, y1) = ((a.x + a.w).min(b.x + b.w), (a.y + a.h).min(b.y + b.h));
+    (x1 > x0 && y1 > y0).then(|| Area::new(x0, y0, x1 - x0, y1 - y0))
+}
+
+fn union(a: Area, b: Area) -> Area {
+    let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
+    let (x1, y1) = ((a.x + a.w).max(b.x + b.w), (a.y + a.h).max(b.y + b.h));
+    Area::new(x0, y0, x1 - x0, y1 - y0)
+}
+
 fn rect(a: Area) -> Rect {
     Rect { left: a.x as i16, top: a.y as i16, width: a.w as i16, height: a.h as i16 }
 }
@@ -107,8 +119,9 @@ impl Encoder {
         &self.shadow
     }
 
-    /// Encode `screen` after the workload's `copies`; returns the frame's PDUs.
-    pub fn encode(&mut self, screen: &Framebuffer, copies: &[CopyHint]) -> Vec<Vec<u8>> {
+    /// Encode `screen` after the workload's `copies`, sending the areas in `blits` whole
+    /// (see [`crate::workload::FrameOut::blits`]); returns the frame's PDUs.
+    pub fn encode(&mut self, screen: &Framebuffer, copies: &[CopyHint], blits: &[Area]) -> Vec<Vec<u8>> {
         if self.cfg.orders {
             for c in copies {
                 let d = self.shadow.clip(c.dst);
@@ -123,8 +136,13 @@ impl Encoder {
         for ty in (0..screen.height).step_by(TILE) {
             for tx in (0..screen.width).step_by(TILE) {
                 let tile = screen.clip(Area::new(tx, ty, TILE, TILE));
-                if let Some(d) = screen.diff(&self.shadow, tile) {
-                    self.send(screen, tile, d);
+                let blit = blits.iter().filter_map(|b| intersect(tile, *b)).reduce(union);
+                let d = screen.diff(&self.shadow, tile);
+                if let Some(d) = match (d, blit) {
+                    (Some(d), Some(b)) => Some(union(d, b)),
+                    (d, b) => d.or(b),
+                } {
+                    self.send(screen, tile, d, blit.is_some());
                 }
             }
         }
@@ -133,8 +151,9 @@ impl Encoder {
     }
 
     /// Send the damage `d` of `tile`.
-    fn send(&mut self, screen: &Framebuffer, tile: Area, d: Area) {
+    fn send(&mut self, screen: &Framebuffer, tile: Area, d: Area, blit: bool) {
         if self.cfg.orders
+            && !blit
             && let Some(v) = screen.solid(d)
         {
             let b = v.to_le_bytes();

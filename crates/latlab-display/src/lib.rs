@@ -2,13 +2,14 @@
 //! (`latlab-rdp`), and the experiments of the Network Projector (seed 000) and Terminal
 //! Server (seed 003) studies.
 
+pub mod cache;
+pub mod cache_exp;
+pub mod decoder;
+pub mod defaults;
+pub mod encoder;
 pub mod fb;
 pub mod policy;
-pub mod cache;
-pub mod decoder;
-pub mod encoder;
 pub mod render;
-pub mod defaults;
-pub mod workload;
-pub mod wire;
 pub mod session;
+pub mod wire;
+pub mod workload;

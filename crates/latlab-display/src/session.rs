@@ -4,7 +4,7 @@
 //! server's — at every frame when asked, and always at the end. Byte counts depend only on
 //! the configuration and the seed.
 
-use crate::decoder::{DecodeError, Decoder, DecodeTimes};
+use crate::decoder::{DecodeError, DecodeTimes, Decoder};
 use crate::encoder::{Encoder, EncoderConfig, EncoderStats};
 use crate::fb::Framebuffer;
 use crate::render::Canvas;
@@ -137,6 +137,7 @@ pub fn run(cfg: &SessionConfig, oracle: Option<[Vec<u64>; 3]>) -> Result<Session
         let counted = t >= cfg.warmup_ms;
         out.copies.clear();
         out.input.clear();
+        out.blits.clear();
         workload.frame(t, &mut canvas, &mut out);
         if !out.input.is_empty() {
             // One input PDU a frame carries what the user did in it.
@@ -150,10 +151,10 @@ pub fn run(cfg: &SessionConfig, oracle: Option<[Vec<u64>; 3]>) -> Result<Session
                 }
             }
         }
-        if !canvas.to_fb(&mut screen) && out.copies.is_empty() {
+        if !canvas.to_fb(&mut screen) && out.copies.is_empty() && out.blits.is_empty() {
             continue;
         }
-        for pdu in enc.encode(&screen, &out.copies) {
+        for pdu in enc.encode(&screen, &out.copies, &out.blits) {
             wire.clear();
             let plain = tx.frame(&pdu, &mut wire);
             if counted {

@@ -113,7 +113,7 @@ fn channel(c: Crypto) -> Option<Channel> {
     }
 }
 
-fn put_len(out: &mut Vec<u8>, at: usize, len: usize) {
+fn put_len(out: &mut [u8], at: usize, len: usize) {
     // The length field is 2 bytes (0x8000 | len) whenever the PDU could exceed 127 bytes;
     // it is written after the PDU is built, so both forms are handled by reserving 2.
     out[at] = 0x80 | (len >> 8) as u8;
@@ -138,7 +138,15 @@ impl Sender {
             Codec::Rdp(t) => Some(Compressor::new(t).expect("every RDP type has a compressor")),
             _ => None,
         };
-        Self { codec, rdp, dict: Vec::new(), seal: channel(crypto), body: Vec::new(), sealed: Vec::new(), tmp: Vec::new() }
+        Self {
+            codec,
+            rdp,
+            dict: Vec::new(),
+            seal: channel(crypto),
+            body: Vec::new(),
+            sealed: Vec::new(),
+            tmp: Vec::new(),
+        }
     }
 
     /// Frame one update PDU (as [`latlab_rdp::updates::UpdateBuilder`] makes them) into `out`
@@ -231,7 +239,15 @@ impl Receiver {
             Codec::Rdp(t) => Some(Decompressor::new(t).expect("every RDP type has a decompressor")),
             _ => None,
         };
-        Self { codec, rdp, dict: Vec::new(), open: channel(crypto), plain: Vec::new(), times: WireTimes::default(), timed }
+        Self {
+            codec,
+            rdp,
+            dict: Vec::new(),
+            open: channel(crypto),
+            plain: Vec::new(),
+            times: WireTimes::default(),
+            timed,
+        }
     }
 
     /// Read one whole PDU into its update PDU (slow-path form, for the decoder) in `update`.
@@ -362,7 +378,11 @@ pub fn decode_input(pdu: &[u8]) -> Result<Vec<Input>, WireError> {
             0 => out.push(Input::Key { code: take(&mut at, 1)?[0], up: h & 1 != 0 }),
             1 => {
                 let b = take(&mut at, 6)?;
-                let (f, x, y) = (u16::from_le_bytes([b[0], b[1]]), u16::from_le_bytes([b[2], b[3]]), u16::from_le_bytes([b[4], b[5]]));
+                let (f, x, y) = (
+                    u16::from_le_bytes([b[0], b[1]]),
+                    u16::from_le_bytes([b[2], b[3]]),
+                    u16::from_le_bytes([b[4], b[5]]),
+                );
                 out.push(if f == 0x0800 { Input::Move { x, y } } else { Input::Button { flags: f, x, y } });
             }
             _ => return Err(WireError::Framing("unsupported input event")),
@@ -409,7 +429,8 @@ mod tests {
 
     #[test]
     fn input_round_trips() {
-        let ev = [Input::Key { code: 0x1e, up: false }, Input::Key { code: 0x1e, up: true }, Input::Move { x: 5, y: 700 }];
+        let ev =
+            [Input::Key { code: 0x1e, up: false }, Input::Key { code: 0x1e, up: true }, Input::Move { x: 5, y: 700 }];
         let mut out = Vec::new();
         encode_input(&ev, &mut out);
         // Header 3 + 2 + 2 + 7 bytes.

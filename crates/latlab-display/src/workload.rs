@@ -42,6 +42,10 @@ pub struct FrameOut {
     pub copies: Vec<CopyHint>,
     /// Input the user sent since the previous frame.
     pub input: Vec<Input>,
+    /// Areas the application drew as whole bitmaps this frame (an animated image's frame):
+    /// a server sends such an area as the bitmap it is, cached whole, as GDI hands RDP the
+    /// blit, not the difference from the previous frame.
+    pub blits: Vec<Area>,
 }
 
 /// A scripted workload.
@@ -170,7 +174,7 @@ impl Rng {
         Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
     /// 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -178,7 +182,7 @@ impl Rng {
     }
     /// A number in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 
@@ -191,9 +195,44 @@ const TITLE: Rgb = [0, 0, 128];
 const SELECT: Rgb = [0, 0, 160];
 
 const WORDS: &[&str] = &[
-    "the", "of", "and", "to", "a", "in", "is", "it", "that", "for", "was", "on", "are", "with", "as", "be", "this",
-    "screen", "update", "remote", "display", "cache", "bitmap", "order", "latency", "network", "client", "server",
-    "window", "document", "user", "session", "terminal", "projector", "study", "measure", "frame", "packet",
+    "the",
+    "of",
+    "and",
+    "to",
+    "a",
+    "in",
+    "is",
+    "it",
+    "that",
+    "for",
+    "was",
+    "on",
+    "are",
+    "with",
+    "as",
+    "be",
+    "this",
+    "screen",
+    "update",
+    "remote",
+    "display",
+    "cache",
+    "bitmap",
+    "order",
+    "latency",
+    "network",
+    "client",
+    "server",
+    "window",
+    "document",
+    "user",
+    "session",
+    "terminal",
+    "projector",
+    "study",
+    "measure",
+    "frame",
+    "packet",
 ];
 
 fn sentence(r: &mut Rng, max: usize) -> String {
@@ -411,7 +450,8 @@ impl Workload for Document {
                     }
                     self.menu = next;
                     self.draw_menu(c, next);
-                    let (x, y) = (self.body.x as u16 + 40, self.body.y as u16 + 10 + 18 * next.map_or(0, |n| n.1) as u16);
+                    let (x, y) =
+                        (self.body.x as u16 + 40, self.body.y as u16 + 10 + 18 * next.map_or(0, |n| n.1) as u16);
                     out.input.push(Input::Move { x, y });
                     if next.is_some_and(|n| n.1 == 0) {
                         out.input.push(Input::Button { flags: 0x9000, x, y });
@@ -473,7 +513,9 @@ fn palette(i: u32) -> Rgb {
 /// Draw animation frame `k` of `n` at (`x`, `y`).
 fn animation_frame(c: &mut Canvas, x: usize, y: usize, k: u32, n: u32) {
     let s = ANIMATION_SIDE as f32;
-    c.fill(Area::new(x, y, ANIMATION_SIDE, ANIMATION_SIDE), palette(0x49));
+    // The background steps through the palette frame by frame (37 is prime to 256), so no
+    // two of up to 256 frames share a cell, as in a colour-cycling GIF.
+    c.fill(Area::new(x, y, ANIMATION_SIDE, ANIMATION_SIDE), palette((0x49 + k * 37) % 256));
     let (cx, cy) = (x as f32 + s / 2.0, y as f32 + s / 2.0);
     c.circle(cx, cy, s * 0.45, palette(0xFC));
     let a = k as f32 / n.max(1) as f32 * std::f32::consts::TAU;
@@ -500,13 +542,14 @@ impl Animation {
 }
 
 impl Workload for Animation {
-    fn frame(&mut self, t: u64, c: &mut Canvas, _: &mut FrameOut) {
+    fn frame(&mut self, t: u64, c: &mut Canvas, out: &mut FrameOut) {
         if self.shown.is_none() {
             c.fill(c.full(), DESKTOP);
         }
         let k = ((t / self.delay_ms) % self.frames as u64) as u32;
         if self.shown != Some(k) {
             animation_frame(c, ANIMATION_AT.0, ANIMATION_AT.1, k, self.frames);
+            out.blits.push(Area::new(ANIMATION_AT.0, ANIMATION_AT.1, ANIMATION_SIDE, ANIMATION_SIDE));
             self.shown = Some(k);
         }
     }
@@ -562,6 +605,7 @@ impl Workload for BannerTicker {
                 let x = b.x as f32 + (k as f32 / self.frames as f32) * (b.w as f32 - 60.0);
                 c.circle(x + 30.0, b.y as f32 + 30.0, 24.0, [255, 220, 0]);
                 c.text(b.x as i64 + 10, b.y as i64 + 40, "latlab: buy one, measure two", 16, WHITE, b);
+                out.blits.push(b);
             }
         }
         if self.ticker {
@@ -579,6 +623,7 @@ impl Workload for BannerTicker {
                 // Text position so that the strip shows the right slice of the news.
                 let x0 = (strip.x + strip.w) as i64 - (self.moved as i64 % period);
                 c.text(x0, (strip.y + 32) as i64, &self.news, 20, WHITE, new);
+                out.blits.push(new);
             }
         }
     }
@@ -669,7 +714,8 @@ impl Slideshow {
         }
         // A "photo": shaded blobs.
         for k in 0..12 {
-            let (x, y) = ((w * 3 / 5 + self.rng.below((w / 3) as u64) as usize) as f32, (150 + self.rng.below(300)) as f32);
+            let (x, y) =
+                ((w * 3 / 5 + self.rng.below((w / 3) as u64) as usize) as f32, (150 + self.rng.below(300)) as f32);
             let r = 20.0 + self.rng.below(50) as f32;
             let col = [self.rng.below(256) as u8, self.rng.below(256) as u8, (k * 20) as u8];
             if x < (clip.x + clip.w) as f32 {
@@ -696,7 +742,7 @@ impl Workload for Slideshow {
         let w = c.width();
         let upto = Area::new(0, 0, w * (step as usize + 1) / 11, c.height());
         self.draw_slide(c, slide, upto);
-        r.next();
+        r.next_u64();
         self.rng = r;
     }
 }

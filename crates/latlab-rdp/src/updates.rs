@@ -184,7 +184,8 @@ mod tests {
     #[test]
     fn builds_and_reads_back() {
         let mut b = UpdateBuilder::new(64);
-        let fill = |x| PrimaryOrder::OpaqueRect { rect: Rect { left: x, top: 2, width: 3, height: 4 }, color: [1, 2, 3] };
+        let fill =
+            |x| PrimaryOrder::OpaqueRect { rect: Rect { left: x, top: 2, width: 3, height: 4 }, color: [1, 2, 3] };
         for x in 0..20 {
             b.primary(&fill(x));
         }

@@ -39,9 +39,12 @@ pub enum Command {
     /// with kernel timestamps; loss, reordering, IPDV, RTT, burst detection (packets held
     /// and released together) and the de-jitter cost. Loopback by default.
     Udp(Box<UdpArgs>),
-    /// RDP bulk compression on packet files, and its throughput on a built-in corpus of
-    /// display-update PDUs (MPPC 8K/64K so far).
+    /// RDP bulk compression (MPPC 8K/64K, NCRUSH, XCRUSH) and interleaved RLE on files, and
+    /// their throughput on built-in corpora of display-update PDUs.
     Codec(CodecArgs),
+    /// Remote display (seeds 000, 003): a server and client on RDP's mechanisms; the
+    /// bitmap-cache cliff with eviction policies against Belady's optimum.
+    Display(DisplayArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -302,6 +305,43 @@ pub struct UdpRelayArgs {
     /// Seed of the random decisions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// `latlab display`.
+#[derive(Debug, Args)]
+pub struct DisplayArgs {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: DisplayCommand,
+}
+
+/// Subcommands of `latlab display`.
+#[derive(Debug, Subcommand)]
+pub enum DisplayCommand {
+    /// The bitmap-cache cliff: a looping animation swept across the 64×64 cache's capacity,
+    /// bytes per policy (LRU, FIFO, SIEVE, S3-FIFO, ARC, LIRS, and the optimum), then the
+    /// banner + ticker pair.
+    Cache(DisplayCache),
+}
+
+/// `latlab display cache`.
+#[derive(Debug, Args)]
+pub struct DisplayCache {
+    /// Animation frame counts, comma-separated (default: around the capacity, 84 frames).
+    #[arg(long, value_delimiter = ',')]
+    pub frames: Vec<u32>,
+    /// Policies, comma-separated: lru, fifo, sieve, s3fifo, arc, lirs (opt always runs).
+    #[arg(long, value_delimiter = ',')]
+    pub policies: Vec<String>,
+    /// Loops measured after one loop of warm-up.
+    #[arg(long, default_value_t = 2)]
+    pub loops: u32,
+    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
+    #[arg(long, default_value = "ncrush")]
+    pub codec: String,
+    /// Skip the banner + ticker runs.
+    #[arg(long)]
+    pub no_banner: bool,
 }
 
 /// `latlab codec`.

@@ -91,6 +91,21 @@ pub fn experiments() -> Vec<Experiment> {
                 ("dejitter.delay_for_1pct_late", "de-jitter for 1 % late"),
             ],
         },
+        Experiment {
+            name: "display",
+            about: "the bitmap-cache cliff around the 64×64 cache's capacity per eviction policy, and banner + ticker (seeds 000, 003)",
+            steps: |_| latlab_display::cache_exp::CacheConfig::short().steps(),
+            run_short: |_, progress| {
+                latlab_display::cache_exp::run_cache(&latlab_display::cache_exp::CacheConfig::short(), progress)
+                    .map(|r| vec![r])
+                    .map_err(|e| SuiteError::Other(e.to_string()))
+            },
+            headline: &[
+                ("cache.lru.cliff_ratio", "LRU cliff (bytes at capacity+1 / at capacity)"),
+                ("cache.best_policy_vs_opt", "best policy vs optimum at capacity+1"),
+                ("cache.banner_ticker.lru.excess_ratio", "banner+ticker vs the sum alone (LRU)"),
+            ],
+        },
     ]
 }
 

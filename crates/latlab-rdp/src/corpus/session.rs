@@ -484,8 +484,10 @@ impl Session {
         for it in 0..stops {
             let label = self.desk.menu[it % self.desk.menu.len()].clone();
             let y = my + 2 + it as i32 * 20;
-            self.out
-                .primary(&PrimaryOrder::OpaqueRect { rect: rect(mx + 2, y, mw - 4, 20), color: order_color(HIGHLIGHT) });
+            self.out.primary(&PrimaryOrder::OpaqueRect {
+                rect: rect(mx + 2, y, mw - 4, 20),
+                color: order_color(HIGHLIGHT),
+            });
             self.text(&label, mx + 8, y + 2, true);
             if it > 0 {
                 let prev = self.desk.menu[(it - 1) % self.desk.menu.len()].clone();

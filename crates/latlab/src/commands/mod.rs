@@ -3,6 +3,7 @@
 
 mod codec;
 mod compare;
+mod display;
 mod export;
 mod report;
 mod rt;
@@ -25,6 +26,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Rt(a) => rt::run(&db, cli.strict, *a),
         Command::Udp(a) => udp::run(&db, *a),
         Command::Codec(a) => codec::run(a),
+        Command::Display(a) => display::run(&db, a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, a),

@@ -185,48 +185,64 @@ impl Slab {
     }
 }
 
+// ---- one keyed list: what LRU, FIFO and SIEVE share -------------------------------------
+
+/// Resident keys in one list (head newest) with a key-to-node map.
+#[derive(Default)]
+struct KeyedList {
+    slab: Slab,
+    list: List,
+    map: HashMap<u64, usize>,
+}
+
+impl KeyedList {
+    /// Take node `i` out; returns its key.
+    fn remove(&mut self, i: usize) -> u64 {
+        self.slab.unlink(&mut self.list, i);
+        let k = self.slab.nodes[i].key;
+        self.map.remove(&k);
+        self.slab.release(i);
+        k
+    }
+    /// Add `key` as the newest.
+    fn insert(&mut self, key: u64) {
+        let i = self.slab.alloc(key, 0);
+        self.slab.push_head(&mut self.list, i);
+        self.map.insert(key, i);
+    }
+}
+
 // ---- LRU and FIFO ----------------------------------------------------------------------
 
 /// LRU, or FIFO when hits do not move keys.
 struct Lru {
     cap: usize,
     move_on_hit: bool,
-    slab: Slab,
-    list: List,
-    map: HashMap<u64, usize>,
+    keys: KeyedList,
 }
 
 impl Lru {
     fn new(cap: usize, move_on_hit: bool) -> Self {
-        Self { cap, move_on_hit, slab: Slab::default(), list: List::default(), map: HashMap::new() }
+        Self { cap, move_on_hit, keys: KeyedList::default() }
     }
 }
 
 impl Policy for Lru {
     fn access(&mut self, key: u64, _: u64) -> Access {
-        if let Some(&i) = self.map.get(&key) {
+        let k = &mut self.keys;
+        if let Some(&i) = k.map.get(&key) {
             if self.move_on_hit {
-                self.slab.unlink(&mut self.list, i);
-                self.slab.push_head(&mut self.list, i);
+                k.slab.unlink(&mut k.list, i);
+                k.slab.push_head(&mut k.list, i);
             }
             return Access::Hit;
         }
-        let mut evicted = None;
-        if self.list.len >= self.cap {
-            let t = self.list.tail;
-            self.slab.unlink(&mut self.list, t);
-            let k = self.slab.nodes[t].key;
-            self.map.remove(&k);
-            self.slab.release(t);
-            evicted = Some(k);
-        }
-        let i = self.slab.alloc(key, 0);
-        self.slab.push_head(&mut self.list, i);
-        self.map.insert(key, i);
+        let evicted = (k.list.len >= self.cap).then(|| k.remove(k.list.tail));
+        k.insert(key);
         Access::Miss(evicted)
     }
     fn len(&self) -> usize {
-        self.list.len
+        self.keys.list.len
     }
 }
 
@@ -234,47 +250,40 @@ impl Policy for Lru {
 
 struct Sieve {
     cap: usize,
-    slab: Slab,
-    list: List,
-    map: HashMap<u64, usize>,
+    keys: KeyedList,
     hand: usize,
 }
 
 impl Sieve {
     fn new(cap: usize) -> Self {
-        Self { cap, slab: Slab::default(), list: List::default(), map: HashMap::new(), hand: NIL }
+        Self { cap, keys: KeyedList::default(), hand: NIL }
     }
 }
 
 impl Policy for Sieve {
     fn access(&mut self, key: u64, _: u64) -> Access {
-        if let Some(&i) = self.map.get(&key) {
-            self.slab.nodes[i].tag = 1;
+        let k = &mut self.keys;
+        if let Some(&i) = k.map.get(&key) {
+            k.slab.nodes[i].tag = 1;
             return Access::Hit;
         }
         let mut evicted = None;
-        if self.list.len >= self.cap {
+        if k.list.len >= self.cap {
             // From the hand (or the oldest) towards the newest, clearing visited bits,
             // wrapping to the oldest; the first unvisited key goes.
-            let mut i = if self.hand == NIL { self.list.tail } else { self.hand };
-            while self.slab.nodes[i].tag == 1 {
-                self.slab.nodes[i].tag = 0;
-                i = if self.slab.nodes[i].prev == NIL { self.list.tail } else { self.slab.nodes[i].prev };
+            let mut i = if self.hand == NIL { k.list.tail } else { self.hand };
+            while k.slab.nodes[i].tag == 1 {
+                k.slab.nodes[i].tag = 0;
+                i = if k.slab.nodes[i].prev == NIL { k.list.tail } else { k.slab.nodes[i].prev };
             }
-            self.hand = self.slab.nodes[i].prev;
-            self.slab.unlink(&mut self.list, i);
-            let k = self.slab.nodes[i].key;
-            self.map.remove(&k);
-            self.slab.release(i);
-            evicted = Some(k);
+            self.hand = k.slab.nodes[i].prev;
+            evicted = Some(k.remove(i));
         }
-        let i = self.slab.alloc(key, 0);
-        self.slab.push_head(&mut self.list, i);
-        self.map.insert(key, i);
+        k.insert(key);
         Access::Miss(evicted)
     }
     fn len(&self) -> usize {
-        self.list.len
+        self.keys.list.len
     }
 }
 

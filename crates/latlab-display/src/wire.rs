@@ -284,7 +284,7 @@ impl Receiver {
         let size = u16::from_le_bytes([rest[0], rest[1]]) as usize;
         let data = rest.get(2..2 + size).filter(|_| rest.len() == 2 + size).ok_or(WireError::Framing("update size"))?;
         let t = self.timed.then(std::time::Instant::now);
-        let mut lz4_out = Vec::new();
+        let lz4_out: Vec<u8>;
         let plain: &[u8] = match (self.codec, flags) {
             (Codec::None, None) => data,
             (Codec::Rdp(_), Some(f)) => self.rdp.as_mut().expect("made with the codec").decompress(data, f)?,
@@ -318,7 +318,6 @@ impl Receiver {
             FASTPATH_UPDATETYPE_BITMAP => update.extend_from_slice(plain),
             _ => return Err(WireError::Framing("unknown updateCode")),
         }
-        drop(lz4_out);
         Ok(())
     }
 }

@@ -5,20 +5,15 @@
 //! `cargo bench -p latlab-rdp --bench bulk`
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
+use ironrdp_bulk::BulkCompressor;
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::theirs;
+
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor};
 use latlab_rdp::corpus::{Corpus, Gen, screen_bitmap};
 use latlab_rdp::throughput::measure;
-
-fn theirs(t: CompressionType) -> Theirs {
-    match t {
-        CompressionType::Mppc8k => Theirs::Rdp4,
-        CompressionType::Mppc64k => Theirs::Rdp5,
-        CompressionType::Ncrush => Theirs::Rdp6,
-        CompressionType::Xcrush => Theirs::Rdp61,
-    }
-}
 
 /// The ratio ironrdp-bulk's own compressor reaches on the same PDUs (skipped for XCRUSH, whose
 /// compressor in 0.1.0 can overflow on these inputs; see tests/differential.rs).

@@ -3,7 +3,10 @@
 //! packet with persistent history, over thousands of packets of display-like and random data.
 //! Inputs come from latlab's own seeded corpus generator (`latlab_rdp::corpus`).
 
-use ironrdp_bulk::{BulkCompressor, CompressionType as Theirs};
+use ironrdp_bulk::BulkCompressor;
+mod common;
+use common::theirs;
+
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor};
 
@@ -21,15 +24,6 @@ fn same(got: &[u8], want: &[u8], what: &str) {
     if got != want {
         let i = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
         panic!("{what}: {} bytes vs {} expected, first difference at byte {i}", got.len(), want.len());
-    }
-}
-
-fn theirs(t: CompressionType) -> Theirs {
-    match t {
-        CompressionType::Mppc8k => Theirs::Rdp4,
-        CompressionType::Mppc64k => Theirs::Rdp5,
-        CompressionType::Ncrush => Theirs::Rdp6,
-        CompressionType::Xcrush => Theirs::Rdp61,
     }
 }
 

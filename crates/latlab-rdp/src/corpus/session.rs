@@ -610,35 +610,28 @@ pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orders::{OrderState, TS_SECONDARY, decode_bitmap_update};
-    use crate::updates::ORDERS_HEADER;
+    use crate::orders::{OrderState, decode_bitmap_update};
+    use crate::updates::{Order, Update, decode_update};
 
-    /// Every PDU parses with this crate's decoders, and every RLE bitmap decodes.
+    /// Every PDU parses with this crate's decoders (which also reject bytes after the last
+    /// order), and every RLE bitmap decodes.
     fn parse(pdus: &[Vec<u8>]) -> (usize, usize, usize) {
         let mut state = OrderState::default();
         let (mut orders, mut rects, mut cached) = (0, 0, 0);
         for (i, p) in pdus.iter().enumerate() {
-            match u16::from_le_bytes([p[0], p[1]]) {
-                0 => {
-                    let n = u16::from_le_bytes([p[4], p[5]]) as usize;
-                    let mut at = ORDERS_HEADER;
-                    for _ in 0..n {
-                        if p[at] & TS_SECONDARY != 0 {
-                            let (c, len) = CacheBitmapRev2::decode(&p[at..]).unwrap();
+            match decode_update(p, &mut state).unwrap_or_else(|e| panic!("PDU {i}: {e}")) {
+                Update::Orders(os) => {
+                    for o in os {
+                        if let Order::CacheBitmap(c) = o {
                             let raw = crate::rle::decode(&c.data, c.width as usize, c.height as usize, 16).unwrap();
                             assert_eq!(raw.len(), c.width as usize * c.height as usize * 2);
-                            at += len;
                             cached += 1;
-                        } else {
-                            let (_, len) = state.decode(&p[at..]).unwrap();
-                            at += len;
                         }
                         orders += 1;
                     }
-                    assert_eq!(at, p.len(), "PDU {i}: orders fill it exactly");
                 }
-                1 => {
-                    for r in decode_bitmap_update(p).unwrap() {
+                Update::Bitmap(rs) => {
+                    for r in rs {
                         if r.compressed.is_some() {
                             crate::rle::decode(&r.data, r.width as usize, r.height as usize, 16).unwrap();
                         } else {
@@ -648,7 +641,6 @@ mod tests {
                         rects += 1;
                     }
                 }
-                t => panic!("PDU {i}: update type {t}"),
             }
         }
         (orders, rects, cached)

@@ -30,6 +30,15 @@ pub fn monotonic_now() -> Nanos {
     ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
+/// CPU time this thread has used, nanoseconds (`CLOCK_THREAD_CPUTIME_ID`): what a pipeline
+/// stage costs, not counting time the thread was preempted or blocked.
+#[inline]
+pub fn thread_cpu_now() -> Nanos {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(|ts| ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64)
+        .unwrap_or(0)
+}
+
 /// Resolution the kernel reports for `CLOCK_MONOTONIC` (`clock_getres`), in nanoseconds.
 pub fn monotonic_resolution() -> Nanos {
     nix::time::clock_getres(nix::time::ClockId::CLOCK_MONOTONIC)

@@ -5,6 +5,7 @@
 
 use crate::cache::CELL_SIDES;
 use crate::fb::{Area, Framebuffer};
+use latlab_core::clock::thread_cpu_now;
 use latlab_rdp::orders::{OrderState, PrimaryOrder};
 use latlab_rdp::updates::{Order, Update, decode_update};
 use thiserror::Error;
@@ -31,7 +32,7 @@ struct Cell {
     px: Vec<u8>,
 }
 
-/// Time spent per decoding stage, nanoseconds (wall time on the decoding thread).
+/// Time spent per decoding stage, nanoseconds of the decoding thread's CPU time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DecodeTimes {
     /// Parsing orders and RLE-decoding bitmaps.
@@ -66,7 +67,7 @@ fn top_down(px: &[u8], w: usize, ps: usize, out: &mut Vec<u8>) {
 
 impl Decoder {
     /// A black `width × height` screen at `bpp` with `cells` cells per cache; `timed` turns on
-    /// the per-stage clock (two clock reads per step).
+    /// the per-stage clock (two thread-CPU clock reads per step).
     pub fn new(width: usize, height: usize, bpp: u32, cells: [usize; 3], timed: bool) -> Self {
         Self {
             fb: Framebuffer::new(width, height, bpp),
@@ -78,12 +79,12 @@ impl Decoder {
         }
     }
 
-    fn now(&self) -> Option<std::time::Instant> {
-        self.timed.then(std::time::Instant::now)
+    fn now(&self) -> Option<u64> {
+        self.timed.then(thread_cpu_now)
     }
 
-    fn lap(&self, t: Option<std::time::Instant>) -> u64 {
-        t.map_or(0, |t| t.elapsed().as_nanos() as u64)
+    fn lap(&self, t: Option<u64>) -> u64 {
+        t.map_or(0, |t| thread_cpu_now().saturating_sub(t))
     }
 
     /// Apply one update PDU.

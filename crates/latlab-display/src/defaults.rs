@@ -26,3 +26,35 @@ pub const ANIMATION_DELAY_MS: u64 = 100;
 /// Banner frames: 40 frames of eight 64×64 cells (320 cells) fit the 337-cell cache alone,
 /// but not with the ticker's stream of new cells beside them (seed 003's non-linearity).
 pub const BANNER_FRAMES: u32 = 40;
+/// The slide show's animated picture window: 480×360, a 4:3 video inset on a slide.
+pub const VIDEO_W: usize = 480;
+/// Its height.
+pub const VIDEO_H: usize = 360;
+/// Its frame period: 40 ms (25 fps, PAL video).
+pub const VIDEO_FRAME_MS: u64 = 40;
+/// Virtual seconds each `display ops` workload is measured: long enough for the slowest
+/// script (a slide every 2 s, a 4 s banner loop) to repeat several times.
+pub const OPS_SECONDS: u64 = 30;
+/// Virtual warm-up before counting: the first frame paints the whole screen, which is a
+/// session's start-up, not the operation's steady cost.
+pub const OPS_WARMUP_MS: u64 = 2_000;
+/// Bulk compression of `display ops`: MPPC-8K, RDP 4.0's, the Terminal Server study's.
+pub const OPS_CODEC: &str = "mppc8";
+/// Ethernet II header (14) and frame check sequence (4) per frame; preamble and inter-frame
+/// gap are not bytes a capture shows, so they are left out, as in the study's traces.
+pub const ETHERNET_BYTES: u64 = 18;
+/// IPv4 header without options.
+pub const IPV4_BYTES: u64 = 20;
+/// TCP header with the timestamp option Linux sends by default (20 + 12).
+pub const TCP_BYTES: u64 = 32;
+/// TCP payload per segment on 1500-byte Ethernet with timestamps (1500 − 20 − 32).
+pub const ETHERNET_MSS: u64 = 1_448;
+/// The client's receive buffer: seed 000's NPRecvBufferSize default, 64 KB.
+pub const RCVBUF: usize = 64 * 1024;
+/// The client's receive threshold: seed 000's NPRecvThreshold default, 2 KB.
+pub const RCV_THRESHOLD: usize = 2 * 1024;
+/// Longest the client waits for the threshold to fill before reading what is there: one
+/// frame period, so a quiet stream is never held back longer than a frame.
+pub const RCV_MAX_WAIT_MS: u64 = FRAME_MS;
+/// The TCP port `display serve` listens on when none is given (unassigned by IANA).
+pub const PORT: u16 = 3899;

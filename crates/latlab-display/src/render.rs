@@ -131,6 +131,22 @@ impl Canvas {
         }
     }
 
+    /// Put a picture: `dst` takes the `dst`-sized area at (`sx`, `sy`) of `src`, an opaque
+    /// RGBA image `src_w` pixels wide (as an application's StretchDIBits would).
+    pub fn image(&mut self, dst: Area, src: &[u8], src_w: usize, sx: usize, sy: usize) {
+        let (w, h) = (self.width(), self.height());
+        let src_h = src.len() / (src_w * 4).max(1);
+        let cw = dst.w.min(w.saturating_sub(dst.x)).min(src_w.saturating_sub(sx));
+        let ch = dst.h.min(h.saturating_sub(dst.y)).min(src_h.saturating_sub(sy));
+        self.touch(Area::new(dst.x, dst.y, cw, ch));
+        let data = self.pm.data_mut();
+        for r in 0..ch {
+            let from = ((sy + r) * src_w + sx) * 4;
+            let to = ((dst.y + r) * w + dst.x) * 4;
+            data[to..to + cw * 4].copy_from_slice(&src[from..from + cw * 4]);
+        }
+    }
+
     /// Width of `text` at `size` pixels (monospaced).
     pub fn advance(&mut self, size: u32) -> usize {
         self.font.metrics('M', size as f32).advance_width.round() as usize

@@ -205,7 +205,7 @@ impl Sender {
     }
 }
 
-/// Stage times of reading PDUs, nanoseconds.
+/// Stage times of reading PDUs, nanoseconds of the reading thread's CPU time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WireTimes {
     /// Decrypting and checking.
@@ -258,7 +258,7 @@ impl Receiver {
             return Err(WireError::Framing("length field disagrees with the PDU"));
         }
         let enc = pdu[0] >> 6 & FASTPATH_OUTPUT_ENCRYPTED != 0;
-        let t = self.timed.then(std::time::Instant::now);
+        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
         let body: &[u8] = match (&mut self.open, enc) {
             (Some(ch), true) => {
                 ch.open(&pdu[hdr..], &mut self.plain)?;
@@ -268,7 +268,7 @@ impl Receiver {
             _ => return Err(WireError::Framing("encryption flag disagrees with the session")),
         };
         if let Some(t) = t {
-            self.times.decrypt_ns += t.elapsed().as_nanos() as u64;
+            self.times.decrypt_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
         }
         let (&uh, rest) = body.split_first().ok_or(WireError::Framing("no update header"))?;
         let compressed = uh >> 6 & FASTPATH_OUTPUT_COMPRESSION_USED != 0;
@@ -283,7 +283,7 @@ impl Receiver {
         }
         let size = u16::from_le_bytes([rest[0], rest[1]]) as usize;
         let data = rest.get(2..2 + size).filter(|_| rest.len() == 2 + size).ok_or(WireError::Framing("update size"))?;
-        let t = self.timed.then(std::time::Instant::now);
+        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
         let lz4_out: Vec<u8>;
         let plain: &[u8] = match (self.codec, flags) {
             (Codec::None, None) => data,
@@ -301,7 +301,7 @@ impl Receiver {
             _ => return Err(WireError::Framing("compression flags disagree with the session")),
         };
         if let Some(t) = t {
-            self.times.decompress_ns += t.elapsed().as_nanos() as u64;
+            self.times.decompress_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
         }
         update.clear();
         match uh & 0x0F {

@@ -88,7 +88,8 @@ pub enum WorkloadKind {
     },
     /// The line-drawn Bézier screensaver.
     Screensaver,
-    /// An animated slide show: a slide every 2 s with a wipe and animated builds.
+    /// An animated slide show: a slide every 2 s wiped in, then a 480×360 picture window
+    /// animating at 25 fps (seed 000's demanding animation).
     Slideshow,
 }
 
@@ -688,11 +689,55 @@ struct Slideshow {
     rng: Rng,
     slide: u64,
     step: u64,
+    video: u64,
+    texture: Vec<u8>,
 }
 
 impl Slideshow {
     fn new(seed: u64) -> Self {
-        Self { rng: Rng::new(seed), slide: u64::MAX, step: u64::MAX }
+        Self { rng: Rng::new(seed), slide: u64::MAX, step: u64::MAX, video: u64::MAX, texture: Vec::new() }
+    }
+
+    /// A photographic picture as big as the screen: smooth colour waves and per-pixel grain,
+    /// which neither RLE nor the bulk codecs squeeze much (like a scanned photo or video).
+    fn make_texture(w: usize, h: usize) -> Vec<u8> {
+        let mut t = Vec::with_capacity(w * h * 4);
+        for y in 0..h {
+            for x in 0..w {
+                let (xf, yf) = (x as f32, y as f32);
+                let grain = ((x as u32).wrapping_mul(0x9E37_79B1) ^ (y as u32).wrapping_mul(0x85EB_CA77))
+                    .rotate_left(13) as u8
+                    & 31;
+                let wave = |a: f32, b: f32, c: f32, amp: f32| 128.0 + amp * (xf * a + yf * b + c).sin();
+                let ch = |v: f32| (v + grain as f32 - 16.0).clamp(0.0, 255.0) as u8;
+                t.extend_from_slice(&[
+                    ch(wave(0.013, 0.007, 0.0, 100.0)),
+                    ch(wave(-0.005, 0.011, 1.0, 90.0)),
+                    ch(wave(0.009, 0.009, 2.0, 80.0)),
+                    255,
+                ]);
+            }
+        }
+        t
+    }
+
+    /// The animated build: a picture window panning over the photograph, a new bitmap every
+    /// video frame (seed 000's demanding animations, drawn with StretchDIBits).
+    fn draw_video(&mut self, c: &mut Canvas, slide: u64, k: u64) {
+        let (w, h) = (c.width(), c.height());
+        if self.texture.len() != w * h * 4 {
+            self.texture = Self::make_texture(w, h);
+        }
+        let (vw, vh) = (crate::defaults::VIDEO_W.min(w / 2), crate::defaults::VIDEO_H.min(h / 2));
+        let dst = Area::new(w - vw - w / 32, h - vh - h / 16, vw, vh);
+        // Pan diagonally, bouncing inside the picture; each slide starts elsewhere.
+        let (rx, ry) = ((w - vw) as u64, (h - vh) as u64);
+        let bounce = |p: u64, r: u64| if (p / r.max(1)) % 2 == 0 { p % r.max(1) } else { r - p % r.max(1) };
+        let sx = bounce(slide * 97 + k * 3, rx) as usize;
+        let sy = bounce(slide * 41 + k * 2, ry) as usize;
+        let tex = std::mem::take(&mut self.texture);
+        c.image(dst, &tex, w, sx, sy);
+        self.texture = tex;
     }
 
     fn draw_slide(&mut self, c: &mut Canvas, n: u64, upto: Area) {
@@ -728,12 +773,21 @@ impl Slideshow {
 
 impl Workload for Slideshow {
     fn frame(&mut self, t: u64, c: &mut Canvas, _: &mut FrameOut) {
-        // A slide every 2 s; its first 500 ms wipe it in from the left in 10 steps.
+        // A slide every 2 s; its first 500 ms wipe it in from the left in 10 steps; then the
+        // picture window animates at the video rate until the next slide.
         let slide = t / 2000;
         let step = ((t % 2000) / 50).min(10);
         if slide == self.slide && step == self.step {
+            if step == 10 {
+                let k = (t % 2000 - 500) / crate::defaults::VIDEO_FRAME_MS;
+                if k != self.video {
+                    self.video = k;
+                    self.draw_video(c, slide, k);
+                }
+            }
             return;
         }
+        self.video = u64::MAX;
         self.slide = slide;
         self.step = step;
         let mut r = self.rng.clone();

@@ -322,6 +322,34 @@ pub enum DisplayCommand {
     /// bytes per policy (LRU, FIFO, SIEVE, S3-FIFO, ARC, LIRS, and the optimum), then the
     /// banner + ticker pair.
     Cache(DisplayCache),
+    /// Traffic per user operation (typing, mouse, menus, scrolling, caret, banner, ticker,
+    /// screensaver, animation, slide show): control and display bytes and packets per second,
+    /// packet sizes, and TCP/IP/Ethernet header overhead, beside seed 003's figures.
+    Ops(DisplayOps),
+}
+
+/// `latlab display ops`.
+#[derive(Debug, Args)]
+pub struct DisplayOps {
+    /// Operations, comma-separated (default: all): typing, mouse, menu, scroll, cursor,
+    /// animation, banner, ticker, banner_ticker, screensaver, slideshow.
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
+    /// Virtual seconds measured per operation.
+    #[arg(long, default_value_t = latlab_display::defaults::OPS_SECONDS)]
+    pub seconds: u64,
+    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
+    #[arg(long, default_value = latlab_display::defaults::OPS_CODEC)]
+    pub codec: String,
+    /// Encryption: none, rc4, aes-gcm, chacha20.
+    #[arg(long, default_value = "none")]
+    pub crypto: String,
+    /// Send bitmap updates instead of orders and the bitmap cache (the study's NPPerfTune).
+    #[arg(long)]
+    pub bitmaps: bool,
+    /// Seed of the scripts.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// `latlab display cache`.

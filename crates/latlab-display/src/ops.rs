@@ -1,0 +1,402 @@
+//! `latlab display ops`: what each user operation costs on the wire (seed 003, §3.3) — for
+//! typing, mouse, menus, scrolling, the blinking caret, banner and ticker, the screensaver,
+//! the looping animation and the slide show: control (client → server) and display
+//! (server → client) bytes and packets per second, the packet-size distribution per channel,
+//! and the share of TCP/IP and Ethernet headers, next to the study's figures.
+//!
+//! Sessions run on virtual time, so the counts depend only on the settings and the seed.
+//! Every PDU is one `send` with Nagle off, so one TCP segment per PDU up to the MSS; pure
+//! ACKs are not counted (the study's figures are data messages).
+
+use crate::encoder::EncoderConfig;
+use crate::policy::PolicyKind;
+use crate::session::{SessionConfig, SessionError, SessionResult, run};
+use crate::wire::{Codec, Crypto};
+use crate::workload::WorkloadKind;
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What `display ops` runs.
+#[derive(Debug, Clone)]
+pub struct OpsConfig {
+    /// The operations, in order.
+    pub workloads: Vec<WorkloadKind>,
+    /// Virtual seconds measured per workload (after the warm-up).
+    pub seconds: u64,
+    /// Virtual warm-up, ms.
+    pub warmup_ms: u64,
+    /// Bulk compression.
+    pub codec: Codec,
+    /// Encryption.
+    pub crypto: Crypto,
+    /// Orders and the bitmap cache (true) or bitmap updates.
+    pub orders: bool,
+    /// Seed of the scripts.
+    pub seed: u64,
+}
+
+/// Headers a payload of `bytes` carries on Ethernet: segments and header bytes (TCP, IPv4,
+/// Ethernet II with FCS), one segment per MSS.
+pub fn framing(bytes: u64) -> (u64, u64) {
+    use crate::defaults::{ETHERNET_BYTES, ETHERNET_MSS, IPV4_BYTES, TCP_BYTES};
+    let segments = bytes.div_ceil(ETHERNET_MSS).max(1);
+    (segments, segments * (ETHERNET_BYTES + IPV4_BYTES + TCP_BYTES))
+}
+
+impl OpsConfig {
+    /// Every workload, 30 virtual seconds each.
+    pub fn full() -> Self {
+        Self {
+            workloads: WorkloadKind::NAMES.iter().filter_map(|n| WorkloadKind::from_name(n)).collect(),
+            seconds: crate::defaults::OPS_SECONDS,
+            warmup_ms: crate::defaults::OPS_WARMUP_MS,
+            codec: Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec"),
+            crypto: Crypto::None,
+            orders: true,
+            seed: 1,
+        }
+    }
+
+    /// The suite's version: the same workloads, 8 virtual seconds each.
+    pub fn short() -> Self {
+        Self { seconds: 8, ..Self::full() }
+    }
+
+    /// Sessions this runs (for progress).
+    pub fn steps(&self) -> u64 {
+        self.workloads.len() as u64
+    }
+
+    fn session(&self, workload: WorkloadKind) -> SessionConfig {
+        SessionConfig {
+            width: crate::defaults::WIDTH,
+            height: crate::defaults::HEIGHT,
+            bpp: crate::defaults::BPP,
+            workload,
+            seed: self.seed,
+            frame_ms: crate::defaults::FRAME_MS,
+            duration_ms: self.warmup_ms + self.seconds * 1000,
+            warmup_ms: self.warmup_ms,
+            encoder: EncoderConfig {
+                orders: self.orders,
+                cells: crate::defaults::CELLS,
+                policy: PolicyKind::Lru,
+                max_pdu: crate::defaults::MAX_PDU,
+            },
+            codec: self.codec,
+            crypto: self.crypto,
+            check_every_frame: false,
+            timed: false,
+        }
+    }
+}
+
+/// One channel's counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Channel {
+    /// PDUs.
+    pub packets: u64,
+    /// PDU bytes (TCP payload).
+    pub bytes: u64,
+    /// TCP segments on Ethernet.
+    pub segments: u64,
+    /// TCP/IP/Ethernet header bytes.
+    pub headers: u64,
+}
+
+impl Channel {
+    /// Count PDUs of these sizes.
+    pub fn of(sizes: &[u32]) -> Self {
+        let mut c = Channel::default();
+        for &s in sizes {
+            let (seg, hdr) = framing(s as u64);
+            c.packets += 1;
+            c.bytes += s as u64;
+            c.segments += seg;
+            c.headers += hdr;
+        }
+        c
+    }
+    /// Add another channel's counts.
+    pub fn add(&mut self, c: &Channel) {
+        self.packets += c.packets;
+        self.bytes += c.bytes;
+        self.segments += c.segments;
+        self.headers += c.headers;
+    }
+    /// Header share of what crossed the wire (what removing the headers would save).
+    pub fn header_share(&self) -> f64 {
+        self.headers as f64 / (self.bytes + self.headers).max(1) as f64
+    }
+}
+
+/// One operation's figures.
+#[derive(Debug, Clone)]
+pub struct OpFigures {
+    /// The workload's name.
+    pub name: &'static str,
+    /// Seconds counted.
+    pub seconds: f64,
+    /// Server → client.
+    pub display: Channel,
+    /// Client → server.
+    pub control: Channel,
+}
+
+impl OpFigures {
+    /// From a session.
+    pub fn of(name: &'static str, r: &SessionResult) -> Self {
+        Self {
+            name,
+            seconds: r.traffic.seconds.max(1e-9),
+            display: Channel::of(&r.traffic.display_sizes),
+            control: Channel::of(&r.traffic.input_sizes),
+        }
+    }
+}
+
+fn r1(x: f64) -> serde_json::Value {
+    ((x * 10.0).round() / 10.0).into()
+}
+
+/// Run every operation into a record.
+pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, SessionError> {
+    let mut rec = RunRecord::begin("display");
+    rec.config("experiment", "ops");
+    rec.config("workloads", cfg.workloads.iter().map(|w| w.name()).collect::<Vec<_>>());
+    rec.config("seconds_per_workload", cfg.seconds);
+    rec.config("warmup_ms", cfg.warmup_ms);
+    rec.config("codec", cfg.codec.name());
+    rec.config("crypto", cfg.crypto.name());
+    rec.config("orders", cfg.orders);
+    rec.config("seed", cfg.seed);
+    rec.config("screen", format!("{}x{}x{}", crate::defaults::WIDTH, crate::defaults::HEIGHT, crate::defaults::BPP));
+    rec.config(
+        "framing",
+        format!(
+            "Ethernet II {} B + IPv4 {} B + TCP {} B per segment, MSS {}",
+            crate::defaults::ETHERNET_BYTES,
+            crate::defaults::IPV4_BYTES,
+            crate::defaults::TCP_BYTES,
+            crate::defaults::ETHERNET_MSS
+        ),
+    );
+    let mut rows = Vec::new();
+    let mut figs = Vec::new();
+    let (mut all_ctl, mut all) = (Channel::default(), Channel::default());
+    for w in &cfg.workloads {
+        if latlab_core::interrupt::stop_requested() {
+            rec.warn("interrupted: not every operation ran");
+            rec.finish(RunStatus::Interrupted);
+            return Ok(rec);
+        }
+        let r = run(&cfg.session(w.clone()), None)?;
+        progress.fetch_add(1, Ordering::Relaxed);
+        let f = OpFigures::of(w.name(), &r);
+        let n = f.name;
+        let s = f.seconds;
+        rec.metric(&format!("ops.{n}.display_bps"), f.display.bytes as f64 / s, "B/s");
+        rec.metric(&format!("ops.{n}.control_bps"), f.control.bytes as f64 / s, "B/s");
+        rec.metric(&format!("ops.{n}.display_pps"), f.display.packets as f64 / s, "1/s");
+        rec.metric(&format!("ops.{n}.control_pps"), f.control.packets as f64 / s, "1/s");
+        rec.metric(&format!("ops.{n}.wire_bps"), (f.display.bytes + f.display.headers) as f64 / s, "B/s");
+        rec.metric(&format!("ops.{n}.header_share"), f.display.header_share(), "ratio");
+        if f.display.packets > 0 {
+            rec.metric(&format!("ops.{n}.display_mean_size"), f.display.bytes as f64 / f.display.packets as f64, "B");
+        }
+        for (ch, sizes, what) in [
+            ("display", &r.traffic.display_sizes, "display PDU size on the wire (server to client), bytes"),
+            ("control", &r.traffic.input_sizes, "input PDU size (client to server), bytes"),
+        ] {
+            if !sizes.is_empty() {
+                rec.series.push(Series {
+                    name: format!("ops.{n}.{ch}_size"),
+                    unit: "B".into(),
+                    description: what.into(),
+                    values: sizes.iter().map(|&v| v as i64).collect(),
+                });
+            }
+        }
+        rows.push(vec![
+            n.into(),
+            r1(f.display.bytes as f64 / s / 1000.0),
+            r1(f.display.packets as f64 / s),
+            r1(f.control.bytes as f64 / s),
+            r1(f.control.packets as f64 / s),
+            r1(if f.display.packets > 0 { f.display.bytes as f64 / f.display.packets as f64 } else { 0.0 }),
+            r1(100.0 * f.display.header_share()),
+            r1(100.0 * f.control.header_share()),
+        ]);
+        all_ctl.add(&f.control);
+        all.add(&f.control);
+        all.add(&f.display);
+        figs.push(f);
+    }
+    let col = |name: &str, unit: &str| Column { name: name.into(), unit: unit.into() };
+    rec.tables.push(Table {
+        name: "ops.summary".into(),
+        title: format!(
+            "Per operation, {} s each after {} ms warm-up ({}, {}): display and control traffic, mean display PDU, and the TCP/IP/Ethernet header share per channel",
+            cfg.seconds,
+            cfg.warmup_ms,
+            cfg.codec.name(),
+            if cfg.orders { "orders" } else { "bitmaps" }
+        ),
+        columns: vec![
+            col("operation", ""),
+            col("display", "KB/s"),
+            col("display", "PDU/s"),
+            col("control", "B/s"),
+            col("control", "PDU/s"),
+            col("mean display PDU", "B"),
+            col("display headers", "%"),
+            col("control headers", "%"),
+        ],
+        rows,
+        plot: None,
+    });
+    rec.metric("ops.control.header_share", all_ctl.header_share(), "ratio");
+    rec.metric("ops.all.header_share", all.header_share(), "ratio");
+    paper_rows(&mut rec, &figs, &all_ctl, &all);
+    rec.finish(RunStatus::Complete);
+    Ok(rec)
+}
+
+fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
+    let get = |n: &str| figs.iter().find(|f| f.name == n);
+    let kbs = |f: &OpFigures| f.display.bytes as f64 / f.seconds / 1000.0;
+    let setting = "NT 4.0 TSE on a Celeron-333, 10 Mbit/s Ethernet, RDP 4.0";
+    let mut rows: Vec<PaperRow> = Vec::new();
+    let mut row = |figure: &str, paper: &str, here: String, note: &str| {
+        rows.push(PaperRow {
+            seed: "003".into(),
+            figure: figure.into(),
+            paper_setting: setting.into(),
+            paper_value: paper.into(),
+            here_value: here,
+            note: note.into(),
+        })
+    };
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            "typing",
+            "typing at 100 wpm, display",
+            "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
+            "glyphs from the cache, one MemBlt per key",
+        ),
+        (
+            "mouse",
+            "mouse movement, display",
+            "1.95 KB/s",
+            "the client draws the pointer; an empty desktop has nothing to repaint, so only input flows",
+        ),
+        (
+            "menu",
+            "menu navigation, display",
+            "Word 39.82 KB/s, Start menu 3.12 KB/s",
+            "menus opened and walked item by item",
+        ),
+        (
+            "scroll",
+            "scrolling a document, display",
+            "Word 59.24 KB/s, WordPerfect 192.54 KB/s",
+            "ScrBlt plus the uncovered band",
+        ),
+        ("cursor", "blinking cursor, display", "0.50 KB/s", "one OpaqueRect per blink"),
+        ("screensaver", "Bezier screensaver, display", "96.42 KB/s", "line-drawn curves sent as bitmap tiles"),
+    ];
+    for (n, figure, paper, note) in cases {
+        if let Some(f) = get(n) {
+            row(figure, paper, format!("{:.2} KB/s", kbs(f)), note);
+        }
+    }
+    if let Some(f) = get("banner_ticker") {
+        let lone = |n: &str| get(n).map(|g| format!("{:.3}", g.display.bytes as f64 * 8e-6 / g.seconds));
+        row(
+            "animated banner + news ticker, display",
+            "together 1.60 Mbit/s; ticker alone 0.07, banner alone 0.01",
+            format!(
+                "together {:.3} Mbit/s; ticker alone {}, banner alone {}",
+                f.display.bytes as f64 * 8e-6 / f.seconds,
+                lone("ticker").unwrap_or_else(|| "not run".into()),
+                lone("banner").unwrap_or_else(|| "not run".into())
+            ),
+            "LRU; see `display cache` for the other policies",
+        );
+    }
+    if let Some(f) = get("typing").filter(|f| f.control.packets > 0) {
+        let per_key = (f.control.bytes + f.control.headers) as f64 / f.control.packets as f64;
+        rec.metric("ops.typing.keystroke_wire_bytes", per_key, "B");
+        row(
+            "one keystroke on the wire (control)",
+            "2 messages × 60 B payload = 232 B",
+            format!("{per_key:.0} B (one fast-path input PDU: press and release)"),
+            "fast-path input (RDP 5+) is far smaller than RDP 4.0's slow-path input PDUs",
+        );
+    }
+    if all.packets > 0 {
+        let display = Channel {
+            packets: all.packets - all_ctl.packets,
+            bytes: all.bytes - all_ctl.bytes,
+            segments: all.segments - all_ctl.segments,
+            headers: all.headers - all_ctl.headers,
+        };
+        if display.packets > 0 {
+            row(
+                "average display message",
+                "702 B",
+                format!("{:.0} B", display.bytes as f64 / display.packets as f64),
+                "over every operation run here, weighted by packets",
+            );
+        }
+        row(
+            "header removal saves (control / all traffic)",
+            "17.6 % / 6.6 %",
+            format!("{:.1} % / {:.1} %", 100.0 * all_ctl.header_share(), 100.0 * all.header_share()),
+            "TCP/IPv4/Ethernet headers' share of the bytes on the wire",
+        );
+    }
+    rec.paper.extend(rows);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_counts_segments_and_headers() {
+        assert_eq!(framing(7), (1, 70));
+        assert_eq!(framing(1448), (1, 70));
+        assert_eq!(framing(1449), (2, 140));
+        let c = Channel::of(&[7, 1449]);
+        assert_eq!((c.packets, c.bytes, c.segments, c.headers), (2, 1456, 3, 210));
+        assert!((c.header_share() - 210.0 / 1666.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_short_ops_run_records_every_operation() {
+        let cfg = OpsConfig {
+            workloads: vec![WorkloadKind::Typing { wpm: 100 }, WorkloadKind::Cursor],
+            seconds: 2,
+            warmup_ms: 500,
+            ..OpsConfig::full()
+        };
+        let rec = run_ops(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
+        for m in ["ops.typing.display_bps", "ops.typing.control_bps", "ops.cursor.display_bps", "ops.all.header_share"]
+        {
+            assert!(rec.get_metric(m).is_some(), "{m}");
+        }
+        // The caret sends no input; typing does, every key as one small PDU.
+        assert_eq!(rec.get_metric("ops.cursor.control_bps").unwrap().value.as_f64(), 0.0);
+        let key = rec.get_metric("ops.typing.keystroke_wire_bytes").unwrap().value.as_f64();
+        assert!((70.0..100.0).contains(&key), "{key}");
+        assert!(rec.get_series("ops.typing.display_size").is_some());
+        // Same seed, same bytes.
+        let again = run_ops(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
+        assert_eq!(
+            again.get_metric("ops.typing.display_bps").unwrap().value.as_f64(),
+            rec.get_metric("ops.typing.display_bps").unwrap().value.as_f64()
+        );
+    }
+}

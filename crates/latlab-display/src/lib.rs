@@ -8,6 +8,7 @@ pub mod decoder;
 pub mod defaults;
 pub mod encoder;
 pub mod fb;
+pub mod net;
 pub mod ops;
 pub mod policy;
 pub mod render;

@@ -132,6 +132,11 @@ impl WorkloadKind {
         })
     }
 
+    /// Whether the user gives input in this workload (the rest only watch).
+    pub fn takes_input(&self) -> bool {
+        matches!(self, WorkloadKind::Typing { .. } | WorkloadKind::Mouse | WorkloadKind::Menu | WorkloadKind::Scroll)
+    }
+
     /// Every workload name.
     pub const NAMES: [&'static str; 11] = [
         "typing",

@@ -10,6 +10,7 @@ pub mod encoder;
 pub mod fb;
 pub mod net;
 pub mod ops;
+pub mod pipeline;
 pub mod policy;
 pub mod render;
 pub mod session;

@@ -500,7 +500,13 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
         }
         let c0 = thread_cpu_now();
         match pace {
-            Pace::RealTime => flush(s, &mut pending, &mut at, &mut rep.writes, Some(start + k * period))?,
+            Pace::RealTime => {
+                let deadline = start + k * period;
+                flush(s, &mut pending, &mut at, &mut rep.writes, Some(deadline))?;
+                if monotonic_now() < deadline {
+                    latlab_core::clock::clock_nanosleep_abs(deadline);
+                }
+            }
             Pace::FlatOut => flush(s, &mut pending, &mut at, &mut rep.writes, None)?,
         }
         let c1 = thread_cpu_now();

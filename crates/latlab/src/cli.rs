@@ -326,6 +326,88 @@ pub enum DisplayCommand {
     /// screensaver, animation, slide show): control and display bytes and packets per second,
     /// packet sizes, and TCP/IP/Ethernet header overhead, beside seed 003's figures.
     Ops(DisplayOps),
+    /// Client CPU per stage (receive, decrypt, decompress, decode, cache, blit) for the
+    /// animated slide show and other workloads over TCP on real time; the throughput limit;
+    /// frames dropped by a slower client; sweeps over compression, encryption, orders,
+    /// receive buffer and threshold (seed 000).
+    Pipeline(DisplayPipeline),
+    /// Serve display sessions over TCP to `latlab display view HOST` clients.
+    Serve(DisplayServe),
+    /// Run one session as the client: against `latlab display serve` on HOST, or with no
+    /// HOST against an in-process server over loopback.
+    View(DisplayView),
+}
+
+/// `latlab display pipeline`.
+#[derive(Debug, Args)]
+pub struct DisplayPipeline {
+    /// The suite's short version (about 25 s) instead of the full one (about 2.5 minutes).
+    #[arg(long)]
+    pub short: bool,
+    /// Seconds of the main slide-show run.
+    #[arg(long)]
+    pub seconds: Option<u64>,
+}
+
+/// `latlab display serve`.
+#[derive(Debug, Args)]
+pub struct DisplayServe {
+    /// Address to listen on (loopback unless you choose otherwise).
+    #[arg(long, default_value_t = format!("127.0.0.1:{}", latlab_display::defaults::PORT))]
+    pub listen: String,
+    /// Serve one connection, then exit.
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// `latlab display view`.
+#[derive(Debug, Args)]
+pub struct DisplayView {
+    /// Server HOST or HOST:PORT; none: an in-process server over loopback.
+    pub host: Option<String>,
+    /// The workload: typing, mouse, menu, scroll, cursor, animation, banner, ticker,
+    /// banner_ticker, screensaver, slideshow.
+    #[arg(long, default_value = "slideshow")]
+    pub workload: String,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 10)]
+    pub seconds: u64,
+    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
+    #[arg(long, default_value = "ncrush")]
+    pub codec: String,
+    /// Encryption: none, rc4, aes-gcm, chacha20.
+    #[arg(long, default_value = "rc4")]
+    pub crypto: String,
+    /// Bitmap updates instead of orders and the bitmap cache.
+    #[arg(long)]
+    pub bitmaps: bool,
+    /// Receive buffer, bytes (seed 000: 64 KB default, try up to 1 MB).
+    #[arg(long, default_value_t = latlab_display::defaults::RCVBUF)]
+    pub rcvbuf: usize,
+    /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
+    #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
+    pub threshold: usize,
+    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Frames back to back instead of on real time (the throughput limit).
+    #[arg(long)]
+    pub flat_out: bool,
+    /// Check the screens are equal after every frame, not only at the end.
+    #[arg(long)]
+    pub check_frames: bool,
+    /// Screen width.
+    #[arg(long, default_value_t = latlab_display::defaults::WIDTH)]
+    pub width: usize,
+    /// Screen height.
+    #[arg(long, default_value_t = latlab_display::defaults::HEIGHT)]
+    pub height: usize,
+    /// Colour depth: 8, 16 or 24.
+    #[arg(long, default_value_t = latlab_display::defaults::BPP)]
+    pub bpp: u32,
+    /// Seed of the script.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// `latlab display ops`.

@@ -93,17 +93,35 @@ pub fn experiments() -> Vec<Experiment> {
         },
         Experiment {
             name: "display",
-            about: "the bitmap-cache cliff around the 64×64 cache's capacity per eviction policy, and banner + ticker (seeds 000, 003)",
-            steps: |_| latlab_display::cache_exp::CacheConfig::short().steps(),
+            about: "remote display (seeds 000, 003): traffic per operation, the bitmap-cache cliff per eviction policy with banner + ticker, and the client's CPU per stage over TCP",
+            steps: |_| {
+                use latlab_display::{cache_exp::CacheConfig, ops::OpsConfig, pipeline::PipelineConfig};
+                OpsConfig::short().steps() + CacheConfig::short().steps() + PipelineConfig::short().steps()
+            },
             run_short: |_, progress| {
-                latlab_display::cache_exp::run_cache(&latlab_display::cache_exp::CacheConfig::short(), progress)
-                    .map(|r| vec![r])
-                    .map_err(|e| SuiteError::Other(e.to_string()))
+                use latlab_display::{cache_exp, ops, pipeline};
+                let err = |e: &dyn std::fmt::Display| SuiteError::Other(e.to_string());
+                let mut out = vec![ops::run_ops(&ops::OpsConfig::short(), progress.clone()).map_err(|e| err(&e))?];
+                if !latlab_core::interrupt::stop_requested() {
+                    out.push(
+                        cache_exp::run_cache(&cache_exp::CacheConfig::short(), progress.clone()).map_err(|e| err(&e))?,
+                    );
+                }
+                if !latlab_core::interrupt::stop_requested() {
+                    out.push(
+                        pipeline::run_pipeline(&pipeline::PipelineConfig::short(), progress).map_err(|e| err(&e))?,
+                    );
+                }
+                Ok(out)
             },
             headline: &[
+                ("ops.typing.display_bps", "typing 100 wpm, display"),
+                ("ops.typing.keystroke_wire_bytes", "one keystroke on the wire"),
                 ("cache.lru.cliff_ratio", "LRU cliff (bytes at capacity+1 / at capacity)"),
                 ("cache.best_policy_vs_opt", "best policy vs optimum at capacity+1"),
                 ("cache.banner_ticker.lru.excess_ratio", "banner+ticker vs the sum alone (LRU)"),
+                ("pipeline.client.share_at_paper_peak", "client CPU at 3.7 MB/s (share of a core)"),
+                ("pipeline.decompress.cpu_share", "decompression's share of client CPU"),
             ],
         },
     ]

@@ -5,7 +5,11 @@ use crate::cli::{DisplayArgs, DisplayCommand};
 use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_display::cache_exp::{CacheConfig, run_cache};
+use latlab_display::encoder::EncoderConfig;
+use latlab_display::net::{self, Pace, ViewConfig};
 use latlab_display::ops::{OpsConfig, run_ops};
+use latlab_display::pipeline::{PipelineConfig, run_pipeline, view_record};
+use latlab_display::session::SessionConfig;
 use latlab_display::policy::PolicyKind;
 use latlab_display::wire::{Codec, Crypto};
 use latlab_display::workload::WorkloadKind;
@@ -76,6 +80,103 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let result = run_ops(&cfg, progress.counter());
             progress.finish();
             let mut rec = result?;
+            save(db, &mut rec)?;
+            out(&markdown(&rec))?;
+            Ok(status_code(&rec))
+        }
+        DisplayCommand::Pipeline(p) => {
+            let mut cfg = if p.short { PipelineConfig::short() } else { PipelineConfig::full() };
+            if let Some(s) = p.seconds {
+                if s == 0 {
+                    anyhow::bail!("--seconds must be at least 1");
+                }
+                cfg.seconds = s;
+            }
+            install_interrupt()?;
+            eprintln!(
+                "display pipeline: {} runs on real time through TCP over loopback (about {} s)",
+                cfg.steps(),
+                cfg.seconds + (cfg.steps() - 1) * cfg.sweep_seconds
+            );
+            let progress = Progress::new("display pipeline", cfg.steps());
+            let result = run_pipeline(&cfg, progress.counter());
+            progress.finish();
+            let mut rec = result?;
+            save(db, &mut rec)?;
+            out(&markdown(&rec))?;
+            Ok(status_code(&rec))
+        }
+        DisplayCommand::Serve(s) => {
+            install_interrupt()?;
+            let listener = std::net::TcpListener::bind(&s.listen)
+                .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", s.listen))?;
+            eprintln!(
+                "display serve: listening on {} — run `latlab display view HOST` on the client ({})",
+                listener.local_addr()?,
+                if s.once { "one session" } else { "Ctrl-C to stop" }
+            );
+            net::serve(&listener, s.once, |peer, r| match r {
+                Ok(r) => eprintln!(
+                    "{peer}: {} frames ({} dropped), {} display PDUs, {} bytes; {} of {} input events; {:.1} % of a core",
+                    r.frames,
+                    r.dropped,
+                    r.display_pdus,
+                    r.display_bytes,
+                    r.input_events,
+                    r.input_expected,
+                    100.0 * (r.render_ns + r.encode_ns + r.send_ns) as f64 / r.wall_ns.max(1) as f64
+                ),
+                Err(e) => eprintln!("{peer}: {e}"),
+            })?;
+            Ok(0)
+        }
+        DisplayCommand::View(v) => {
+            if v.seconds == 0 {
+                anyhow::bail!("--seconds must be at least 1");
+            }
+            let cfg = SessionConfig {
+                width: v.width,
+                height: v.height,
+                bpp: v.bpp,
+                workload: workload(&v.workload)?,
+                seed: v.seed,
+                frame_ms: latlab_display::defaults::FRAME_MS,
+                duration_ms: v.seconds * 1000,
+                warmup_ms: 0,
+                encoder: EncoderConfig {
+                    orders: !v.bitmaps,
+                    cells: latlab_display::defaults::CELLS,
+                    policy: PolicyKind::Lru,
+                    max_pdu: latlab_display::defaults::MAX_PDU,
+                },
+                codec: codec(&v.codec)?,
+                crypto: crypto(&v.crypto)?,
+                check_every_frame: v.check_frames,
+                timed: true,
+            };
+            cfg.validate()?;
+            let vc = ViewConfig { rcvbuf: v.rcvbuf, threshold: v.threshold, speed: v.speed, ..ViewConfig::default() };
+            vc.validate().map_err(|e| anyhow::anyhow!(e))?;
+            let pace = if v.flat_out { Pace::FlatOut } else { Pace::RealTime };
+            install_interrupt()?;
+            let rec = latlab_core::record::RunRecord::begin("display");
+            let (peer, server, client) = match &v.host {
+                None => {
+                    eprintln!("display view: {} for {} s, in-process server over loopback", v.workload, v.seconds);
+                    let (s, c) = net::pair(&cfg, pace, &vc)?;
+                    ("in-process (loopback)".to_string(), Some(s), c)
+                }
+                Some(h) => {
+                    let addr = if h.parse::<std::net::SocketAddr>().is_ok() || h.contains(':') {
+                        h.clone()
+                    } else {
+                        format!("{h}:{}", latlab_display::defaults::PORT)
+                    };
+                    eprintln!("display view: {} for {} s from {addr}", v.workload, v.seconds);
+                    (addr.clone(), None, net::view(&addr, &cfg, pace, &vc)?)
+                }
+            };
+            let mut rec = view_record(rec, &cfg, pace, &vc, &peer, server.as_ref(), &client);
             save(db, &mut rec)?;
             out(&markdown(&rec))?;
             Ok(status_code(&rec))

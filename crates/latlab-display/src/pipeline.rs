@@ -1,0 +1,576 @@
+//! `latlab display pipeline`: where the client's CPU goes (seed 000). The animated slide show
+//! and the other workloads run on real time through the TCP pair; the client accounts its
+//! thread's CPU per stage (receive, decrypt, decompress, decode, cache, blit). Then the
+//! throughput limit (frames back to back), a client with a slower CPU (frames dropped), and
+//! sweeps over compression, encryption, orders against bitmaps, receive buffer and threshold.
+
+use crate::encoder::EncoderConfig;
+use crate::net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
+use crate::policy::PolicyKind;
+use crate::session::SessionConfig;
+use crate::wire::{Codec, Crypto};
+use crate::workload::WorkloadKind;
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
+use latlab_rdp::CompressionType;
+use latlab_rdp::security::Protection;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The study's peak wire rate of the animated slide show: 3.7 MB/s (30 Mbit/s).
+pub const PAPER_PEAK_BYTES_PER_S: f64 = 3.7e6;
+
+/// What the pipeline experiment runs.
+#[derive(Debug, Clone)]
+pub struct PipelineConfig {
+    /// Seconds of the main slide-show run.
+    pub seconds: u64,
+    /// Seconds of every other run.
+    pub sweep_seconds: u64,
+    /// Other workloads measured at the default settings.
+    pub workloads: Vec<WorkloadKind>,
+    /// Client speeds (fractions of this CPU) for the dropped-frames runs.
+    pub speeds: Vec<f64>,
+    /// Codecs swept.
+    pub codecs: Vec<Codec>,
+    /// Ciphers swept.
+    pub cryptos: Vec<Crypto>,
+    /// Also run with bitmaps instead of orders.
+    pub bitmaps: bool,
+    /// Receive buffers swept, bytes.
+    pub rcvbufs: Vec<usize>,
+    /// Thresholds swept, bytes (with the default buffer, or the largest swept if bigger).
+    pub thresholds: Vec<usize>,
+    /// Run frames back to back for the throughput limit.
+    pub flat_out: bool,
+    /// The default codec (NCRUSH, RDP 6.0's, the study's).
+    pub codec: Codec,
+    /// The default cipher (RC4 with MAC: the study's server forced encryption on).
+    pub crypto: Crypto,
+    /// Screen width and height.
+    pub screen: (usize, usize),
+}
+
+impl PipelineConfig {
+    /// The full experiment (about two and a half minutes).
+    pub fn full() -> Self {
+        Self {
+            seconds: 10,
+            sweep_seconds: 4,
+            workloads: ["typing", "menu", "scroll", "screensaver", "banner_ticker", "animation"]
+                .iter()
+                .filter_map(|n| WorkloadKind::from_name(n))
+                .collect(),
+            speeds: vec![0.5, 0.25, 0.13],
+            codecs: Codec::ALL.to_vec(),
+            cryptos: Crypto::ALL.to_vec(),
+            bitmaps: true,
+            rcvbufs: vec![64 << 10, 256 << 10, 1 << 20],
+            thresholds: vec![2 << 10, 16 << 10, 52 << 10],
+            flat_out: true,
+            codec: Codec::Rdp(CompressionType::Ncrush),
+            crypto: Crypto::On(Protection::Rc4Mac { salted: false }),
+            screen: (crate::defaults::WIDTH, crate::defaults::HEIGHT),
+        }
+    }
+
+    /// The suite's version (about 25 s).
+    pub fn short() -> Self {
+        Self {
+            seconds: 4,
+            sweep_seconds: 2,
+            workloads: vec![WorkloadKind::Typing { wpm: crate::defaults::TYPING_WPM }],
+            speeds: vec![0.13],
+            codecs: vec![Codec::None, Codec::Lz4],
+            cryptos: vec![Crypto::None],
+            bitmaps: true,
+            rcvbufs: vec![],
+            thresholds: vec![16 << 10],
+            ..Self::full()
+        }
+    }
+
+    /// Runs (for progress).
+    pub fn steps(&self) -> u64 {
+        (1 + self.workloads.len()
+            + self.speeds.len()
+            + self.codecs.iter().filter(|&&c| c != self.codec).count()
+            + self.cryptos.iter().filter(|&&c| c != self.crypto).count()
+            + usize::from(self.bitmaps)
+            + self.rcvbufs.iter().filter(|&&b| b != crate::defaults::RCVBUF).count()
+            + self.thresholds.iter().filter(|&&t| t != crate::defaults::RCV_THRESHOLD).count()
+            + usize::from(self.flat_out)) as u64
+    }
+
+    fn session(&self, workload: WorkloadKind, seconds: u64) -> SessionConfig {
+        SessionConfig {
+            width: self.screen.0,
+            height: self.screen.1,
+            bpp: crate::defaults::BPP,
+            workload,
+            seed: 1,
+            frame_ms: crate::defaults::FRAME_MS,
+            duration_ms: seconds * 1000,
+            warmup_ms: 0,
+            encoder: EncoderConfig {
+                orders: true,
+                cells: crate::defaults::CELLS,
+                policy: PolicyKind::Lru,
+                max_pdu: crate::defaults::MAX_PDU,
+            },
+            codec: self.codec,
+            crypto: self.crypto,
+            check_every_frame: false,
+            timed: true,
+        }
+    }
+}
+
+/// One run's figures.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The server's report.
+    pub server: ServerReport,
+    /// The client's report.
+    pub client: ClientReport,
+}
+
+impl Run {
+    /// Bytes per second on the wire (display).
+    pub fn wire_bps(&self) -> f64 {
+        self.client.bytes as f64 / (self.client.wall_ns.max(1) as f64 / 1e9)
+    }
+    /// The client's CPU as a fraction of one core.
+    pub fn client_cpu(&self) -> f64 {
+        self.client.times.total_ns as f64 / self.client.wall_ns.max(1) as f64
+    }
+    /// The server's CPU (render, encode, send) as a fraction of one core.
+    pub fn server_cpu(&self) -> f64 {
+        let s = &self.server;
+        (s.render_ns + s.encode_ns + s.send_ns) as f64 / s.wall_ns.max(1) as f64
+    }
+    /// Client CPU per byte received, ns.
+    pub fn ns_per_byte(&self) -> f64 {
+        self.client.times.total_ns as f64 / self.client.bytes.max(1) as f64
+    }
+    /// Frames dropped of those rendered.
+    pub fn dropped(&self) -> f64 {
+        self.server.dropped as f64 / self.server.frames.max(1) as f64
+    }
+    /// Share of the client's CPU in `stage`.
+    pub fn share(&self, ns: u64) -> f64 {
+        ns as f64 / self.client.times.total_ns.max(1) as f64
+    }
+}
+
+fn go(cfg: &SessionConfig, pace: Pace, vc: &ViewConfig, progress: &AtomicU64) -> Result<Run, NetError> {
+    let (server, client) = pair(cfg, pace, vc)?;
+    progress.fetch_add(1, Ordering::Relaxed);
+    Ok(Run { server, client })
+}
+
+fn pct(x: f64) -> serde_json::Value {
+    ((x * 1000.0).round() / 10.0).into()
+}
+
+fn r2(x: f64) -> serde_json::Value {
+    ((x * 100.0).round() / 100.0).into()
+}
+
+fn sweep_row(axis: &str, value: String, r: &Run) -> Vec<serde_json::Value> {
+    let t = r.client.times;
+    let secs = r.client.wall_ns.max(1) as f64 / 1e9;
+    vec![
+        axis.into(),
+        value.into(),
+        r2(r.wire_bps() / 1e6),
+        pct(r.client_cpu()),
+        pct(r.share(t.receive_ns)),
+        pct(r.share(t.decrypt_ns)),
+        pct(r.share(t.decompress_ns)),
+        pct(r.share(t.decode_ns + t.cache_ns)),
+        pct(r.share(t.blit_ns)),
+        r2(r.client.reads as f64 / secs),
+        pct(r.dropped()),
+    ]
+}
+
+fn sweep_columns(first: &str) -> Vec<Column> {
+    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    vec![
+        c(first, ""),
+        c("setting", ""),
+        c("wire", "MB/s"),
+        c("client CPU", "% of a core"),
+        c("receive", "%"),
+        c("decrypt", "%"),
+        c("decompress", "%"),
+        c("decode+cache", "%"),
+        c("blit", "%"),
+        c("reads", "1/s"),
+        c("dropped", "%"),
+    ]
+}
+
+/// Run the experiment into a record.
+pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
+    let mut rec = RunRecord::begin("display");
+    rec.config("experiment", "pipeline");
+    rec.config("codec", cfg.codec.name());
+    rec.config("crypto", cfg.crypto.name());
+    rec.config("seconds", cfg.seconds);
+    rec.config("sweep_seconds", cfg.sweep_seconds);
+    rec.config("rcvbuf", crate::defaults::RCVBUF);
+    rec.config("threshold", crate::defaults::RCV_THRESHOLD);
+    rec.config("transport", "TCP over loopback, Nagle off, server and client threads in one process");
+    let vc = ViewConfig::default();
+    let slideshow = WorkloadKind::Slideshow;
+
+    // The main run: the slide show at the defaults, on real time.
+    let main = go(&cfg.session(slideshow.clone(), cfg.seconds), Pace::RealTime, &vc, &progress)?;
+    let t = main.client.times;
+    for (stage, ns) in t.stages() {
+        rec.metric(&format!("pipeline.{stage}.cpu_share"), main.share(ns), "ratio");
+    }
+    rec.metric("pipeline.client.cpu_fraction", main.client_cpu(), "ratio");
+    rec.metric("pipeline.server.cpu_fraction", main.server_cpu(), "ratio");
+    rec.metric("pipeline.wire_bytes_per_s", main.wire_bps(), "B/s");
+    rec.metric("pipeline.client.ns_per_byte", main.ns_per_byte(), "ns");
+    let capacity = 1e9 / main.ns_per_byte().max(1e-9);
+    rec.metric("pipeline.client.capacity_bytes_per_s", capacity, "B/s");
+    rec.metric("pipeline.client.share_at_paper_peak", PAPER_PEAK_BYTES_PER_S / capacity, "ratio");
+    rec.metric("pipeline.bytes_copied_per_byte", t.bytes_copied as f64 / main.client.bytes.max(1) as f64, "ratio");
+    rec.metric("pipeline.dropped_fraction", main.dropped(), "ratio");
+    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    rec.tables.push(Table {
+        name: "pipeline.stages".into(),
+        title: format!(
+            "Client CPU per stage, animated slide show, {} s on real time ({}, {}, orders): {:.2} MB/s on the wire, client {:.1} % of a core",
+            cfg.seconds,
+            cfg.codec.name(),
+            cfg.crypto.name(),
+            main.wire_bps() / 1e6,
+            100.0 * main.client_cpu()
+        ),
+        columns: vec![c("stage", ""), c("CPU", "ms"), c("share", "%")],
+        rows: t.stages().iter().map(|(s, ns)| vec![(*s).into(), r2(*ns as f64 / 1e6), pct(main.share(*ns))]).collect(),
+        plot: None,
+    });
+
+    // The other workloads at the defaults.
+    let mut rows = vec![workload_row("slideshow", &main)];
+    for w in &cfg.workloads {
+        stop_check()?;
+        let r = go(&cfg.session(w.clone(), cfg.sweep_seconds), Pace::RealTime, &vc, &progress)?;
+        rec.metric(&format!("pipeline.{}.client_cpu_fraction", w.name()), r.client_cpu(), "ratio");
+        rec.metric(&format!("pipeline.{}.wire_bytes_per_s", w.name()), r.wire_bps(), "B/s");
+        rows.push(workload_row(w.name(), &r));
+    }
+    rec.tables.push(Table {
+        name: "pipeline.workloads".into(),
+        title: "Client and server CPU per workload, real time, default settings".into(),
+        columns: vec![
+            c("workload", ""),
+            c("wire", "KB/s"),
+            c("client CPU", "% of a core"),
+            c("server CPU", "% of a core"),
+            c("client ns per byte", "ns"),
+            c("dropped", "%"),
+        ],
+        rows,
+        plot: None,
+    });
+
+    // The throughput limit: frames back to back.
+    if cfg.flat_out {
+        stop_check()?;
+        let r = go(&cfg.session(slideshow.clone(), cfg.sweep_seconds), Pace::FlatOut, &vc, &progress)?;
+        let fps = r.server.frames as f64 / (r.server.wall_ns.max(1) as f64 / 1e9);
+        rec.metric("pipeline.limit.bytes_per_s", r.wire_bps(), "B/s");
+        rec.metric("pipeline.limit.frames_per_s", fps, "1/s");
+        rec.metric("pipeline.limit.client_cpu_fraction", r.client_cpu(), "ratio");
+        rec.metric("pipeline.limit.server_cpu_fraction", r.server_cpu(), "ratio");
+        rec.config(
+            "limit_bound_by",
+            if r.server_cpu() >= r.client_cpu() { "server (render + encode)" } else { "client" },
+        );
+    }
+
+    // A slower client CPU: frames dropped.
+    let mut speed_rows = Vec::new();
+    let mut slow: Option<(f64, Run)> = None;
+    for &speed in &cfg.speeds {
+        stop_check()?;
+        let r = go(
+            &cfg.session(slideshow.clone(), cfg.sweep_seconds),
+            Pace::RealTime,
+            &ViewConfig { speed, ..vc },
+            &progress,
+        )?;
+        let key = format!("s{:03}", (speed * 100.0).round() as u32);
+        rec.metric(&format!("pipeline.speed.{key}.dropped_fraction"), r.dropped(), "ratio");
+        rec.metric(&format!("pipeline.speed.{key}.wire_bytes_per_s"), r.wire_bps(), "B/s");
+        speed_rows.push(vec![
+            r2(speed),
+            r2(r.wire_bps() / 1e6),
+            pct(r.dropped()),
+            pct(r.client.times.total_ns as f64 / speed / r.client.wall_ns.max(1) as f64),
+        ]);
+        if slow.as_ref().is_none_or(|s| speed < s.0) {
+            slow = Some((speed, r));
+        }
+    }
+    if !speed_rows.is_empty() {
+        speed_rows.insert(0, vec![r2(1.0), r2(main.wire_bps() / 1e6), pct(main.dropped()), pct(main.client_cpu())]);
+        rec.tables.push(Table {
+            name: "pipeline.speed".into(),
+            title: "A slower client CPU (emulated: it idles in proportion to its work): wire rate and frames the server dropped, animated slide show".into(),
+            columns: vec![
+                c("client speed", "× this CPU"),
+                c("wire", "MB/s"),
+                c("dropped", "%"),
+                c("client busy", "% of its CPU"),
+            ],
+            rows: speed_rows,
+            plot: Some(TablePlot { x: "client speed".into(), ys: vec!["wire".into(), "dropped".into()], log_x: false, log_y: false }),
+        });
+    }
+
+    // Sweeps, one axis at a time from the defaults.
+    let mut rows = Vec::new();
+    let base = cfg.session(slideshow.clone(), cfg.sweep_seconds);
+    for &codec in cfg.codecs.iter().filter(|&&x| x != cfg.codec) {
+        stop_check()?;
+        let r = go(&SessionConfig { codec, ..base.clone() }, Pace::RealTime, &vc, &progress)?;
+        rec.metric(&format!("pipeline.codec.{}.client_cpu_fraction", codec.name()), r.client_cpu(), "ratio");
+        rows.push(sweep_row("codec", codec.name().into(), &r));
+    }
+    for &crypto in cfg.cryptos.iter().filter(|&&x| x != cfg.crypto) {
+        stop_check()?;
+        let r = go(&SessionConfig { crypto, ..base.clone() }, Pace::RealTime, &vc, &progress)?;
+        rec.metric(&format!("pipeline.crypto.{}.client_cpu_fraction", crypto.name()), r.client_cpu(), "ratio");
+        rows.push(sweep_row("crypto", crypto.name().into(), &r));
+    }
+    if cfg.bitmaps {
+        stop_check()?;
+        let mut s = base.clone();
+        s.encoder.orders = false;
+        let r = go(&s, Pace::RealTime, &vc, &progress)?;
+        rec.metric("pipeline.bitmaps.client_cpu_fraction", r.client_cpu(), "ratio");
+        rec.metric("pipeline.bitmaps.wire_bytes_per_s", r.wire_bps(), "B/s");
+        rows.push(sweep_row("updates", "bitmaps".into(), &r));
+    }
+    for &rcvbuf in cfg.rcvbufs.iter().filter(|&&x| x != crate::defaults::RCVBUF) {
+        stop_check()?;
+        let r = go(&base, Pace::RealTime, &ViewConfig { rcvbuf, ..vc }, &progress)?;
+        rec.metric(&format!("pipeline.rcvbuf.k{}.reads_per_s", rcvbuf >> 10), reads_per_s(&r), "1/s");
+        rows.push(sweep_row("rcvbuf", format!("{} KB", rcvbuf >> 10), &r));
+    }
+    let big = cfg.rcvbufs.iter().copied().max().unwrap_or(crate::defaults::RCVBUF).max(crate::defaults::RCVBUF);
+    for &threshold in cfg.thresholds.iter().filter(|&&x| x != crate::defaults::RCV_THRESHOLD) {
+        stop_check()?;
+        let rcvbuf = if threshold > vc.rcvbuf / 2 { big.max(2 * threshold) } else { vc.rcvbuf };
+        let r = go(&base, Pace::RealTime, &ViewConfig { threshold, rcvbuf, ..vc }, &progress)?;
+        rec.metric(&format!("pipeline.threshold.k{}.reads_per_s", threshold >> 10), reads_per_s(&r), "1/s");
+        rows.push(sweep_row("threshold", format!("{} KB (buffer {} KB)", threshold >> 10, rcvbuf >> 10), &r));
+    }
+    rec.metric("pipeline.reads_per_s", reads_per_s(&main), "1/s");
+    rows.insert(
+        0,
+        sweep_row(
+            "defaults",
+            format!(
+                "{}, {}, orders, {} KB / {} KB",
+                cfg.codec.name(),
+                cfg.crypto.name(),
+                vc.rcvbuf >> 10,
+                vc.threshold >> 10
+            ),
+            &main,
+        ),
+    );
+    rec.tables.push(Table {
+        name: "pipeline.sweep".into(),
+        title: "Animated slide show on real time, one setting changed at a time: wire rate, client CPU and its split"
+            .into(),
+        columns: sweep_columns("axis"),
+        rows,
+        plot: None,
+    });
+    paper_rows(&mut rec, &main, slow.as_ref());
+    rec.finish(RunStatus::Complete);
+    Ok(rec)
+}
+
+fn reads_per_s(r: &Run) -> f64 {
+    r.client.reads as f64 / (r.client.wall_ns.max(1) as f64 / 1e9)
+}
+
+fn workload_row(name: &str, r: &Run) -> Vec<serde_json::Value> {
+    vec![
+        name.into(),
+        r2(r.wire_bps() / 1e3),
+        pct(r.client_cpu()),
+        pct(r.server_cpu()),
+        r2(r.ns_per_byte()),
+        pct(r.dropped()),
+    ]
+}
+
+fn stop_check() -> Result<(), NetError> {
+    if latlab_core::interrupt::stop_requested() {
+        return Err(NetError::Protocol("interrupted".into()));
+    }
+    Ok(())
+}
+
+fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>) {
+    let t = main.client.times;
+    let setting = "Windows Network Projector, CE 6.0 client, 1024×768×16, PowerPoint animations";
+    let mut row = |figure: &str, paper: &str, here: String, note: &str| {
+        rec.paper.push(PaperRow {
+            seed: "000".into(),
+            figure: figure.into(),
+            paper_setting: setting.into(),
+            paper_value: paper.into(),
+            here_value: here,
+            note: note.into(),
+        })
+    };
+    let capacity = 1e9 / main.ns_per_byte().max(1e-9);
+    row(
+        "peak wire rate of the animated slide show, and the client's CPU",
+        "3.7 MB/s on a 1.8 GHz CEPC, CPU idle about 50 %",
+        format!(
+            "{:.2} MB/s at {:.1} % of a core; 3.7 MB/s would take {:.1} % of a core",
+            main.wire_bps() / 1e6,
+            100.0 * main.client_cpu(),
+            100.0 * PAPER_PEAK_BYTES_PER_S / capacity
+        ),
+        "our slide show's 480×360 picture window at 25 fps; share at 3.7 MB/s scaled from CPU per byte",
+    );
+    row(
+        "decompression's share of the client CPU",
+        "RDP 6.0 decompression 7 % (1.8 GHz), about 30 % (233 MHz)",
+        format!("{:.1} %", 100.0 * main.share(t.decompress_ns)),
+        "NCRUSH (RDP 6.0 bulk compression)",
+    );
+    row(
+        "decryption's share of the client CPU",
+        "3 to 4 % (1.8 GHz), over 15 % (233 MHz)",
+        format!("{:.1} %", 100.0 * main.share(t.decrypt_ns)),
+        "RC4 with the MAC check, as the study's forced encryption level",
+    );
+    row(
+        "copying bitmaps (memcpy) on the client",
+        "memcpy 17 % (1.8 GHz), 19 % (233 MHz) of the CPU",
+        format!("blit {:.1} %, cache {:.1} %", 100.0 * main.share(t.blit_ns), 100.0 * main.share(t.cache_ns)),
+        "blit: drawing into the framebuffer; cache: storing cells",
+    );
+    if let Some((speed, r)) = slow {
+        row(
+            "a slower client: throughput and dropped frames",
+            "14 Mbit/s (2.0 MB/s) on a 233 MHz CEPC, frames dropped",
+            format!(
+                "{:.2} MB/s with {:.0} % of frames dropped at {:.2}× this CPU",
+                r.wire_bps() / 1e6,
+                100.0 * r.dropped(),
+                speed
+            ),
+            "233 MHz is 0.13 of 1.8 GHz; the slower CPU is emulated by idling in proportion to work",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tiny_pipeline_run_records_its_stages_and_sweeps() {
+        let cfg = PipelineConfig {
+            seconds: 1,
+            sweep_seconds: 1,
+            workloads: vec![WorkloadKind::Cursor],
+            speeds: vec![0.5],
+            codecs: vec![Codec::None],
+            cryptos: vec![Crypto::None],
+            rcvbufs: vec![128 << 10],
+            thresholds: vec![40 << 10],
+            screen: (256, 192),
+            ..PipelineConfig::full()
+        };
+        let progress = Arc::new(AtomicU64::new(0));
+        let rec = run_pipeline(&cfg, progress.clone()).unwrap();
+        assert_eq!(progress.load(Ordering::Relaxed), cfg.steps());
+        let share = |s: &str| rec.get_metric(&format!("pipeline.{s}.cpu_share")).unwrap().value.as_f64();
+        let total: f64 =
+            ["receive", "decrypt", "decompress", "decode", "cache", "blit", "other"].iter().map(|s| share(s)).sum();
+        // The stages and the rest are the thread's CPU, all of it.
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        for m in [
+            "pipeline.client.share_at_paper_peak",
+            "pipeline.limit.bytes_per_s",
+            "pipeline.speed.s050.dropped_fraction",
+            "pipeline.threshold.k40.reads_per_s",
+            "pipeline.cursor.client_cpu_fraction",
+        ] {
+            assert!(rec.get_metric(m).is_some(), "{m}");
+        }
+        let sweep = rec.tables.iter().find(|t| t.name == "pipeline.sweep").unwrap();
+        // Defaults, codec none, crypto none, bitmaps, one buffer, one threshold.
+        assert_eq!(sweep.rows.len(), 6);
+        assert!(rec.paper.iter().any(|p| p.seed == "000"));
+    }
+}
+
+/// The record of one `display view` session (against a remote server, or the in-process
+/// pair when `server` is given), into `rec` begun before the session.
+pub fn view_record(
+    mut rec: RunRecord,
+    cfg: &SessionConfig,
+    pace: Pace,
+    vc: &ViewConfig,
+    peer: &str,
+    server: Option<&ServerReport>,
+    client: &ClientReport,
+) -> RunRecord {
+    rec.config("experiment", "view");
+    rec.config("server", peer);
+    rec.config("workload", cfg.workload.name());
+    rec.config("seconds", cfg.duration_ms as f64 / 1000.0);
+    rec.config("screen", format!("{}x{}x{}", cfg.width, cfg.height, cfg.bpp));
+    rec.config("codec", cfg.codec.name());
+    rec.config("crypto", cfg.crypto.name());
+    rec.config("orders", cfg.encoder.orders);
+    rec.config("rcvbuf", vc.rcvbuf);
+    rec.config("threshold", vc.threshold);
+    rec.config("client_speed", vc.speed);
+    rec.config("pace", if pace == Pace::RealTime { "real time" } else { "flat out" });
+    let secs = client.wall_ns.max(1) as f64 / 1e9;
+    let t = client.times;
+    rec.metric("view.wire_bytes_per_s", client.bytes as f64 / secs, "B/s");
+    rec.metric("view.pdus_per_s", client.pdus as f64 / secs, "1/s");
+    rec.metric("view.reads_per_s", client.reads as f64 / secs, "1/s");
+    rec.metric("view.client.cpu_fraction", t.total_ns as f64 / client.wall_ns.max(1) as f64, "ratio");
+    for (stage, ns) in t.stages() {
+        rec.metric(&format!("view.{stage}.cpu_share"), ns as f64 / t.total_ns.max(1) as f64, "ratio");
+    }
+    let [frames, sent, dropped] = client.server_frames;
+    rec.metric("view.frames", frames, "count");
+    rec.metric("view.frames_sent", sent, "count");
+    rec.metric("view.frames_dropped", dropped, "count");
+    rec.metric("view.input_pdus", client.input_pdus, "count");
+    rec.metric("view.input_bytes", client.input_bytes, "B");
+    rec.metric("view.frames_checked", client.frames_checked, "count");
+    if let Some(s) = server {
+        rec.metric("view.server.cpu_fraction", (s.render_ns + s.encode_ns + s.send_ns) as f64 / s.wall_ns.max(1) as f64, "ratio");
+        rec.metric("view.server.input_events", s.input_events, "count");
+        rec.metric("view.server.input_expected", s.input_expected, "count");
+        if s.input_events != s.input_expected {
+            rec.warn(format!("the server received {} of the script's {} input events", s.input_events, s.input_expected));
+        }
+    }
+    rec.config("screen_hash", format!("{:016x}", client.screen_hash));
+    rec.finish(RunStatus::Complete);
+    rec
+}

@@ -563,11 +563,18 @@ pub fn view_record(
     rec.metric("view.input_bytes", client.input_bytes, "B");
     rec.metric("view.frames_checked", client.frames_checked, "count");
     if let Some(s) = server {
-        rec.metric("view.server.cpu_fraction", (s.render_ns + s.encode_ns + s.send_ns) as f64 / s.wall_ns.max(1) as f64, "ratio");
+        rec.metric(
+            "view.server.cpu_fraction",
+            (s.render_ns + s.encode_ns + s.send_ns) as f64 / s.wall_ns.max(1) as f64,
+            "ratio",
+        );
         rec.metric("view.server.input_events", s.input_events, "count");
         rec.metric("view.server.input_expected", s.input_expected, "count");
         if s.input_events != s.input_expected {
-            rec.warn(format!("the server received {} of the script's {} input events", s.input_events, s.input_expected));
+            rec.warn(format!(
+                "the server received {} of the script's {} input events",
+                s.input_events, s.input_expected
+            ));
         }
     }
     rec.config("screen_hash", format!("{:016x}", client.screen_hash));

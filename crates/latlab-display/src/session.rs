@@ -120,6 +120,23 @@ impl SessionConfig {
 
 /// Run a session; `oracle` feeds the optimum policy (a previous run's [`SessionResult::oracle`]).
 pub fn run(cfg: &SessionConfig, oracle: Option<[Vec<u64>; 3]>) -> Result<SessionResult, SessionError> {
+    run_with(cfg, oracle, &mut |_| {})
+}
+
+/// The display PDUs of a session as they cross the wire, in order (for benchmarks and fuzz
+/// seeds).
+pub fn record_wire(cfg: &SessionConfig) -> Result<Vec<Vec<u8>>, SessionError> {
+    let mut pdus = Vec::new();
+    run_with(cfg, None, &mut |p| pdus.push(p.to_vec()))?;
+    Ok(pdus)
+}
+
+/// Run a session, handing every display PDU on the wire to `sink`.
+pub fn run_with(
+    cfg: &SessionConfig,
+    oracle: Option<[Vec<u64>; 3]>,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<SessionResult, SessionError> {
     cfg.validate()?;
     let mut canvas = Canvas::new(cfg.width, cfg.height);
     let mut screen = Framebuffer::new(cfg.width, cfg.height, cfg.bpp);
@@ -163,6 +180,7 @@ pub fn run(cfg: &SessionConfig, oracle: Option<[Vec<u64>; 3]>) -> Result<Session
                 traffic.update_bytes += plain as u64;
                 traffic.display_sizes.push(wire.len() as u32);
             }
+            sink(&wire);
             rx.read(&wire, &mut update)?;
             dec.apply(&update)?;
         }
@@ -247,6 +265,38 @@ mod tests {
         // 100 wpm: 8.3 keys a second, each a press and a release.
         assert!(r.traffic.input_pdus >= 10, "{}", r.traffic.input_pdus);
         assert!(r.encoder.cache_hits + r.encoder.cache_misses > 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A recorded stream with bytes changed, or plain noise, is an error or a picture,
+        /// never a panic, on every codec and cipher.
+        #[test]
+        fn a_damaged_stream_never_panics(
+            pick in 0usize..24,
+            flips in proptest::collection::vec((0usize..1 << 20, 1u8..=255), 1..8),
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        ) {
+            let (codec, crypto) = (Codec::ALL[pick % 6], Crypto::ALL[pick / 6]);
+            let mut cfg = small(WorkloadKind::Scroll, true, codec, crypto);
+            cfg.duration_ms = 300;
+            let mut pdus = record_wire(&cfg).unwrap();
+            let n = pdus.len();
+            for (at, x) in &flips {
+                let p = &mut pdus[at % n];
+                let i = (at / n) % p.len();
+                p[i] ^= x;
+            }
+            pdus.push(noise);
+            let mut rx = Receiver::new(codec, crypto, false);
+            let mut dec = Decoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.cells, false);
+            let mut update = Vec::new();
+            for p in &pdus {
+                if rx.read(p, &mut update).is_ok() {
+                    let _ = dec.apply(&update);
+                }
+            }
+        }
     }
 
     #[test]

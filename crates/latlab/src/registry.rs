@@ -104,7 +104,8 @@ pub fn experiments() -> Vec<Experiment> {
                 let mut out = vec![ops::run_ops(&ops::OpsConfig::short(), progress.clone()).map_err(|e| err(&e))?];
                 if !latlab_core::interrupt::stop_requested() {
                     out.push(
-                        cache_exp::run_cache(&cache_exp::CacheConfig::short(), progress.clone()).map_err(|e| err(&e))?,
+                        cache_exp::run_cache(&cache_exp::CacheConfig::short(), progress.clone())
+                            .map_err(|e| err(&e))?,
                     );
                 }
                 if !latlab_core::interrupt::stop_requested() {

@@ -481,48 +481,6 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tiny_pipeline_run_records_its_stages_and_sweeps() {
-        let cfg = PipelineConfig {
-            seconds: 1,
-            sweep_seconds: 1,
-            workloads: vec![WorkloadKind::Cursor],
-            speeds: vec![0.5],
-            codecs: vec![Codec::None],
-            cryptos: vec![Crypto::None],
-            rcvbufs: vec![128 << 10],
-            thresholds: vec![40 << 10],
-            screen: (256, 192),
-            ..PipelineConfig::full()
-        };
-        let progress = Arc::new(AtomicU64::new(0));
-        let rec = run_pipeline(&cfg, progress.clone()).unwrap();
-        assert_eq!(progress.load(Ordering::Relaxed), cfg.steps());
-        let share = |s: &str| rec.get_metric(&format!("pipeline.{s}.cpu_share")).unwrap().value.as_f64();
-        let total: f64 =
-            ["receive", "decrypt", "decompress", "decode", "cache", "blit", "other"].iter().map(|s| share(s)).sum();
-        // The stages and the rest are the thread's CPU, all of it.
-        assert!((total - 1.0).abs() < 1e-6, "{total}");
-        for m in [
-            "pipeline.client.share_at_paper_peak",
-            "pipeline.limit.bytes_per_s",
-            "pipeline.speed.s050.dropped_fraction",
-            "pipeline.threshold.k40.reads_per_s",
-            "pipeline.cursor.client_cpu_fraction",
-        ] {
-            assert!(rec.get_metric(m).is_some(), "{m}");
-        }
-        let sweep = rec.tables.iter().find(|t| t.name == "pipeline.sweep").unwrap();
-        // Defaults, codec none, crypto none, bitmaps, one buffer, one threshold.
-        assert_eq!(sweep.rows.len(), 6);
-        assert!(rec.paper.iter().any(|p| p.seed == "000"));
-    }
-}
-
 /// The record of one `display view` session (against a remote server, or the in-process
 /// pair when `server` is given), into `rec` begun before the session.
 pub fn view_record(
@@ -580,4 +538,46 @@ pub fn view_record(
     rec.config("screen_hash", format!("{:016x}", client.screen_hash));
     rec.finish(RunStatus::Complete);
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tiny_pipeline_run_records_its_stages_and_sweeps() {
+        let cfg = PipelineConfig {
+            seconds: 1,
+            sweep_seconds: 1,
+            workloads: vec![WorkloadKind::Cursor],
+            speeds: vec![0.5],
+            codecs: vec![Codec::None],
+            cryptos: vec![Crypto::None],
+            rcvbufs: vec![128 << 10],
+            thresholds: vec![40 << 10],
+            screen: (256, 192),
+            ..PipelineConfig::full()
+        };
+        let progress = Arc::new(AtomicU64::new(0));
+        let rec = run_pipeline(&cfg, progress.clone()).unwrap();
+        assert_eq!(progress.load(Ordering::Relaxed), cfg.steps());
+        let share = |s: &str| rec.get_metric(&format!("pipeline.{s}.cpu_share")).unwrap().value.as_f64();
+        let total: f64 =
+            ["receive", "decrypt", "decompress", "decode", "cache", "blit", "other"].iter().map(|s| share(s)).sum();
+        // The stages and the rest are the thread's CPU, all of it.
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        for m in [
+            "pipeline.client.share_at_paper_peak",
+            "pipeline.limit.bytes_per_s",
+            "pipeline.speed.s050.dropped_fraction",
+            "pipeline.threshold.k40.reads_per_s",
+            "pipeline.cursor.client_cpu_fraction",
+        ] {
+            assert!(rec.get_metric(m).is_some(), "{m}");
+        }
+        let sweep = rec.tables.iter().find(|t| t.name == "pipeline.sweep").unwrap();
+        // Defaults, codec none, crypto none, bitmaps, one buffer, one threshold.
+        assert_eq!(sweep.rows.len(), 6);
+        assert!(rec.paper.iter().any(|p| p.seed == "000"));
+    }
 }

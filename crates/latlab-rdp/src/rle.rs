@@ -139,9 +139,15 @@ pub fn decode(src: &[u8], width: usize, height: usize, bpp: u32) -> Result<Vec<u
     let n = check_size(width, height)?;
     let mut px = vec![0u32; n];
     decode_pixels(src, width, bpp, &mut px)?;
-    let mut out = Vec::with_capacity(n * ps);
-    for p in px {
-        out.extend_from_slice(&p.to_le_bytes()[..ps]);
+    let mut out = vec![0u8; n * ps];
+    // Fixed-size writes per depth: no per-pixel length to dispatch on.
+    match ps {
+        1 => out.iter_mut().zip(&px).for_each(|(o, &p)| *o = p as u8),
+        2 => out.chunks_exact_mut(2).zip(&px).for_each(|(o, &p)| o.copy_from_slice(&(p as u16).to_le_bytes())),
+        _ => out.chunks_exact_mut(3).zip(&px).for_each(|(o, &p)| {
+            let b = p.to_le_bytes();
+            o.copy_from_slice(&[b[0], b[1], b[2]]);
+        }),
     }
     Ok(out)
 }
@@ -248,8 +254,19 @@ fn decode_pixels(src: &[u8], width: usize, bpp: u32, px: &mut [u32]) -> Result<(
                 }
             }
             REGULAR_COLOR_IMAGE | MEGA_MEGA_COLOR_IMAGE => {
-                for p in &mut px[d..d + len] {
-                    *p = s.pixel(ps)?;
+                let raw = s.data.get(s.at..s.at + len * ps).ok_or(RleError::Truncated(s.order))?;
+                s.at += len * ps;
+                let dst = &mut px[d..d + len];
+                match ps {
+                    1 => dst.iter_mut().zip(raw).for_each(|(p, &b)| *p = b as u32),
+                    2 => dst
+                        .iter_mut()
+                        .zip(raw.chunks_exact(2))
+                        .for_each(|(p, b)| *p = u16::from_le_bytes([b[0], b[1]]) as u32),
+                    _ => dst
+                        .iter_mut()
+                        .zip(raw.chunks_exact(3))
+                        .for_each(|(p, b)| *p = u32::from_le_bytes([b[0], b[1], b[2], 0])),
                 }
             }
             SPECIAL_FGBG_1 | SPECIAL_FGBG_2 => {
@@ -276,7 +293,12 @@ struct Enc {
 
 impl Enc {
     fn pixel(&mut self, p: u32) {
-        self.out.extend_from_slice(&p.to_le_bytes()[..self.ps]);
+        let b = p.to_le_bytes();
+        match self.ps {
+            1 => self.out.push(b[0]),
+            2 => self.out.extend_from_slice(&[b[0], b[1]]),
+            _ => self.out.extend_from_slice(&[b[0], b[1], b[2]]),
+        }
     }
     /// A regular-form run order (5-bit length, else a length byte, else MEGA_MEGA).
     fn regular(&mut self, code: u8, mega: u8, len: usize) {

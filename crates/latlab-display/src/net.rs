@@ -45,12 +45,12 @@ const RECORD_END: u8 = b'E';
 #[derive(Debug, Error)]
 pub enum NetError {
     /// A socket call failed.
-    #[error("{what}: {source}")]
+    #[error("{what}: {err}")]
     Io {
         /// What was being done.
         what: &'static str,
         /// The error.
-        source: io::Error,
+        err: io::Error,
     },
     /// The server refused the hello.
     #[error("the server refused the session: {0}")]
@@ -73,7 +73,7 @@ pub enum NetError {
 }
 
 fn io_err(what: &'static str) -> impl FnOnce(io::Error) -> NetError {
-    move |source| NetError::Io { what, source }
+    move |err| NetError::Io { what, err }
 }
 
 /// The client's receive settings.
@@ -404,7 +404,7 @@ fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> 
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(NetError::Io { what: "sending display PDUs", source: e }),
+            Err(e) => return Err(NetError::Io { what: "sending display PDUs", err: e }),
         }
     }
     Ok(())
@@ -675,7 +675,8 @@ pub fn input_script(cfg: &SessionConfig) -> Vec<(u64, Vec<u8>)> {
 
 /// Connect to a server and run the session `cfg` asks for.
 pub fn view(addr: &str, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
-    let stream = TcpStream::connect(addr).map_err(io_err("connecting to the server"))?;
+    let stream = TcpStream::connect(addr)
+        .map_err(io_err("connecting to the server (is `latlab display serve` running there, and the port open?)"))?;
     view_on(stream, cfg, pace, vc)
 }
 
@@ -685,7 +686,7 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
     vc.validate().map_err(NetError::Protocol)?;
     stream.set_nodelay(true).map_err(io_err("turning Nagle off"))?;
     nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::RcvBuf, &vc.rcvbuf)
-        .map_err(|e| NetError::Io { what: "setting SO_RCVBUF", source: e.into() })?;
+        .map_err(|e| NetError::Io { what: "setting SO_RCVBUF", err: e.into() })?;
     let script = input_script(cfg);
     let mut w = stream.try_clone().map_err(io_err("cloning the socket"))?;
     w.write_all(hello_line(cfg, pace).as_bytes()).map_err(io_err("sending the hello"))?;
@@ -761,7 +762,7 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
                 Ok(n) => break Some(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Some(0),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(NetError::Io { what: "receiving", source: e }),
+                Err(e) => return Err(NetError::Io { what: "receiving", err: e }),
             }
         };
         let t1 = thread_cpu_now();

@@ -60,7 +60,7 @@ impl PipelineConfig {
                 .iter()
                 .filter_map(|n| WorkloadKind::from_name(n))
                 .collect(),
-            speeds: vec![0.5, 0.25, 0.13],
+            speeds: vec![0.5, 0.25, 0.13, 0.06],
             codecs: Codec::ALL.to_vec(),
             cryptos: Crypto::ALL.to_vec(),
             bitmaps: true,
@@ -79,7 +79,7 @@ impl PipelineConfig {
             seconds: 4,
             sweep_seconds: 2,
             workloads: vec![WorkloadKind::Typing { wpm: crate::defaults::TYPING_WPM }],
-            speeds: vec![0.13],
+            speeds: vec![0.06],
             codecs: vec![Codec::None, Codec::Lz4],
             cryptos: vec![Crypto::None],
             bitmaps: true,

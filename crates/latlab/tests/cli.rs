@@ -508,3 +508,63 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
         .success()
         .stdout(predicate::str::contains("mppc64").and(predicate::str::contains("xcrush")));
 }
+
+#[test]
+fn display_ops_view_serve_and_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d).args(["display", "ops", "--workloads", "cursor,typing", "--seconds", "1"]).assert().success().stdout(
+        predicate::str::contains("`ops.typing.display_bps`")
+            .and(predicate::str::contains("one keystroke on the wire"))
+            .and(predicate::str::contains("`ops.cursor.control_bps`")),
+    );
+    // The in-process pair, checking the screens at every frame.
+    latlab(d)
+        .args(["display", "view", "--workload", "typing", "--seconds", "1", "--check-frames"])
+        .args(["--width", "320", "--height", "240", "--codec", "lz4", "--crypto", "chacha20"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("`view.frames_checked` | 50 ")
+                .and(predicate::str::contains("view.frames_dropped")),
+        );
+    // A server in one process, the viewer in another.
+    let bin = assert_cmd::cargo::cargo_bin("latlab");
+    let mut serve = std::process::Command::new(&bin)
+        .current_dir(d)
+        .args(["display", "serve", "--listen", "127.0.0.1:38991", "--once"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(serve.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on 127.0.0.1:38991"), "{line}");
+    latlab(d)
+        .args(["display", "view", "127.0.0.1:38991", "--workload", "scroll", "--seconds", "1", "--width", "320"])
+        .args(["--height", "240"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("`view.frames` | 50 "));
+    line.clear();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("50 frames") && line.contains("input events"), "{line}");
+    assert!(serve.wait().unwrap().success());
+    // Clear errors.
+    latlab(d)
+        .args(["display", "view", "--speed", "0"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("client speed 0: use a fraction in (0, 1]"));
+    latlab(d)
+        .args(["display", "ops", "--workloads", "nope"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown workload 'nope' (one of: typing"));
+    latlab(d)
+        .args(["display", "view", "127.0.0.1:1", "--seconds", "1"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is `latlab display serve` running there"));
+}

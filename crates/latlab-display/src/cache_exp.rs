@@ -4,10 +4,9 @@
 //! capacity under every policy — Belady's optimum, from the reference trace of the same run,
 //! is the bound — and then the banner + ticker pair (each alone fits, together they do not).
 
-use crate::encoder::EncoderConfig;
 use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
-use crate::wire::{Codec, Crypto};
+use crate::wire::Codec;
 use crate::workload::WorkloadKind;
 use latlab_core::record::{Column, PaperRow, RunRecord, Table, TablePlot};
 use std::sync::Arc;
@@ -72,21 +71,12 @@ impl CacheConfig {
     }
 
     fn session(&self, workload: WorkloadKind, policy: PolicyKind, warmup_ms: u64, measure_ms: u64) -> SessionConfig {
-        SessionConfig {
-            width: crate::defaults::WIDTH,
-            height: crate::defaults::HEIGHT,
-            bpp: crate::defaults::BPP,
-            workload,
-            seed: 1,
-            frame_ms: crate::defaults::FRAME_MS,
-            duration_ms: warmup_ms + measure_ms,
-            warmup_ms,
-            encoder: EncoderConfig { orders: true, cells: self.cells, policy, max_pdu: crate::defaults::MAX_PDU },
-            codec: self.codec,
-            crypto: Crypto::None,
-            check_every_frame: false,
-            timed: false,
-        }
+        let mut s = SessionConfig::standard(workload, warmup_ms + measure_ms);
+        s.warmup_ms = warmup_ms;
+        s.encoder.cells = self.cells;
+        s.encoder.policy = policy;
+        s.codec = self.codec;
+        s
     }
 }
 

@@ -58,18 +58,22 @@ pub enum NetError {
     /// The peer broke the protocol.
     #[error("protocol: {0}")]
     Protocol(String),
-    /// A display PDU could not be read.
-    #[error(transparent)]
-    Wire(#[from] WireError),
-    /// A display PDU could not be applied.
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-    /// The client's screen differs from the server's.
-    #[error("the client's framebuffer differs from the server's at frame {0}")]
-    Mismatch(u64),
-    /// The session's settings are invalid.
+    /// The session failed as an in-memory one would: a PDU that does not read or apply, a
+    /// screen that differs, a setting out of range.
     #[error(transparent)]
     Session(#[from] SessionError),
+}
+
+impl From<WireError> for NetError {
+    fn from(e: WireError) -> Self {
+        NetError::Session(SessionError::Wire(e))
+    }
+}
+
+impl From<DecodeError> for NetError {
+    fn from(e: DecodeError) -> Self {
+        NetError::Session(SessionError::Decode(e))
+    }
 }
 
 fn io_err(what: &'static str) -> impl FnOnce(io::Error) -> NetError {
@@ -799,13 +803,13 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
                 match (pdu[4], words.as_slice()) {
                     (RECORD_FRAME, &[k, hash]) => {
                         if dec.fb.hash() != hash {
-                            return Err(NetError::Mismatch(k));
+                            return Err(SessionError::Mismatch(k).into());
                         }
                         rep.frames_checked += 1;
                     }
                     (RECORD_END, &[frames, sent, dropped, hash]) => {
                         if dec.fb.hash() != hash {
-                            return Err(NetError::Mismatch(frames));
+                            return Err(SessionError::Mismatch(frames).into());
                         }
                         rep.server_frames = [frames, sent, dropped];
                         end = Some([frames, sent, dropped, hash]);

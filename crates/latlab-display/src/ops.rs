@@ -8,8 +8,6 @@
 //! Every PDU is one `send` with Nagle off, so one TCP segment per PDU up to the MSS; pure
 //! ACKs are not counted (the study's figures are data messages).
 
-use crate::encoder::EncoderConfig;
-use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
@@ -69,26 +67,13 @@ impl OpsConfig {
     }
 
     fn session(&self, workload: WorkloadKind) -> SessionConfig {
-        SessionConfig {
-            width: crate::defaults::WIDTH,
-            height: crate::defaults::HEIGHT,
-            bpp: crate::defaults::BPP,
-            workload,
-            seed: self.seed,
-            frame_ms: crate::defaults::FRAME_MS,
-            duration_ms: self.warmup_ms + self.seconds * 1000,
-            warmup_ms: self.warmup_ms,
-            encoder: EncoderConfig {
-                orders: self.orders,
-                cells: crate::defaults::CELLS,
-                policy: PolicyKind::Lru,
-                max_pdu: crate::defaults::MAX_PDU,
-            },
-            codec: self.codec,
-            crypto: self.crypto,
-            check_every_frame: false,
-            timed: false,
-        }
+        let mut s = SessionConfig::standard(workload, self.warmup_ms + self.seconds * 1000);
+        s.seed = self.seed;
+        s.warmup_ms = self.warmup_ms;
+        s.encoder.orders = self.orders;
+        s.codec = self.codec;
+        s.crypto = self.crypto;
+        s
     }
 }
 

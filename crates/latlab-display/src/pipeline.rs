@@ -4,9 +4,7 @@
 //! throughput limit (frames back to back), a client with a slower CPU (frames dropped), and
 //! sweeps over compression, encryption, orders against bitmaps, receive buffer and threshold.
 
-use crate::encoder::EncoderConfig;
 use crate::net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
-use crate::policy::PolicyKind;
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
@@ -102,26 +100,12 @@ impl PipelineConfig {
     }
 
     fn session(&self, workload: WorkloadKind, seconds: u64) -> SessionConfig {
-        SessionConfig {
-            width: self.screen.0,
-            height: self.screen.1,
-            bpp: crate::defaults::BPP,
-            workload,
-            seed: 1,
-            frame_ms: crate::defaults::FRAME_MS,
-            duration_ms: seconds * 1000,
-            warmup_ms: 0,
-            encoder: EncoderConfig {
-                orders: true,
-                cells: crate::defaults::CELLS,
-                policy: PolicyKind::Lru,
-                max_pdu: crate::defaults::MAX_PDU,
-            },
-            codec: self.codec,
-            crypto: self.crypto,
-            check_every_frame: false,
-            timed: true,
-        }
+        let mut s = SessionConfig::standard(workload, seconds * 1000);
+        (s.width, s.height) = self.screen;
+        s.codec = self.codec;
+        s.crypto = self.crypto;
+        s.timed = true;
+        s
     }
 }
 

@@ -103,6 +103,31 @@ pub struct SessionResult {
 }
 
 impl SessionConfig {
+    /// `workload` for `duration_ms` at the defaults of [`crate::defaults`]: 1024×768×16,
+    /// 20 ms frames, orders with 120/120/337 LRU cells, no compression or encryption, seed 1.
+    pub fn standard(workload: WorkloadKind, duration_ms: u64) -> Self {
+        Self {
+            width: crate::defaults::WIDTH,
+            height: crate::defaults::HEIGHT,
+            bpp: crate::defaults::BPP,
+            workload,
+            seed: 1,
+            frame_ms: crate::defaults::FRAME_MS,
+            duration_ms,
+            warmup_ms: 0,
+            encoder: EncoderConfig {
+                orders: true,
+                cells: crate::defaults::CELLS,
+                policy: crate::policy::PolicyKind::Lru,
+                max_pdu: crate::defaults::MAX_PDU,
+            },
+            codec: Codec::None,
+            crypto: Crypto::None,
+            check_every_frame: false,
+            timed: false,
+        }
+    }
+
     /// Check the settings.
     pub fn validate(&self) -> Result<(), SessionError> {
         if crate::fb::bytes_per_pixel(self.bpp).is_none() {

@@ -5,7 +5,6 @@ use crate::cli::{DisplayArgs, DisplayCommand};
 use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_display::cache_exp::{CacheConfig, run_cache};
-use latlab_display::encoder::EncoderConfig;
 use latlab_display::net::{self, Pace, ViewConfig};
 use latlab_display::ops::{OpsConfig, run_ops};
 use latlab_display::pipeline::{PipelineConfig, run_pipeline, view_record};
@@ -134,26 +133,13 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             if v.seconds == 0 {
                 anyhow::bail!("--seconds must be at least 1");
             }
-            let cfg = SessionConfig {
-                width: v.width,
-                height: v.height,
-                bpp: v.bpp,
-                workload: workload(&v.workload)?,
-                seed: v.seed,
-                frame_ms: latlab_display::defaults::FRAME_MS,
-                duration_ms: v.seconds * 1000,
-                warmup_ms: 0,
-                encoder: EncoderConfig {
-                    orders: !v.bitmaps,
-                    cells: latlab_display::defaults::CELLS,
-                    policy: PolicyKind::Lru,
-                    max_pdu: latlab_display::defaults::MAX_PDU,
-                },
-                codec: codec(&v.codec)?,
-                crypto: crypto(&v.crypto)?,
-                check_every_frame: v.check_frames,
-                timed: true,
-            };
+            let mut cfg = SessionConfig::standard(workload(&v.workload)?, v.seconds * 1000);
+            (cfg.width, cfg.height, cfg.bpp, cfg.seed) = (v.width, v.height, v.bpp, v.seed);
+            cfg.encoder.orders = !v.bitmaps;
+            cfg.codec = codec(&v.codec)?;
+            cfg.crypto = crypto(&v.crypto)?;
+            cfg.check_every_frame = v.check_frames;
+            cfg.timed = true;
             cfg.validate()?;
             let vc = ViewConfig { rcvbuf: v.rcvbuf, threshold: v.threshold, speed: v.speed, ..ViewConfig::default() };
             vc.validate().map_err(|e| anyhow::anyhow!(e))?;

@@ -15,6 +15,7 @@ pub mod progress;
 pub mod record;
 pub mod report;
 pub mod selftest;
+pub mod spin;
 pub mod stats;
 pub mod store;
 pub mod synth;

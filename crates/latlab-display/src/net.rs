@@ -577,7 +577,12 @@ pub fn serve(
         if latlab_core::interrupt::stop_requested() {
             break;
         }
-        let stream = conn.map_err(io_err("accepting a connection"))?;
+        let stream = match conn {
+            Ok(s) => s,
+            Err(_) if latlab_core::interrupt::stop_requested() => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(NetError::Io { what: "accepting a connection", err: e }),
+        };
         let peer = stream.peer_addr().map_err(io_err("reading the peer's address"))?;
         if once {
             report(peer, serve_connection(stream));

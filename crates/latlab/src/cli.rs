@@ -45,6 +45,13 @@ pub enum Command {
     /// Remote display (seeds 000, 003): a server and client on RDP's mechanisms; the
     /// bitmap-cache cliff with eviction policies against Belady's optimum.
     Display(DisplayArgs),
+    /// Interactive latency under CPU load (seed 003, §4): a typing probe (a key every
+    /// 50 ms) against a small server doing 1 ms of work per key, while N spinning processes
+    /// run at a chosen policy; echo latency, stalls and time spent waiting per load level.
+    Stall(StallArgs),
+    /// Lost time on an idle system (seed 003, §3.1, Endo's method): a lowest-priority thread
+    /// records every interval taken from it; optionally again while a command runs.
+    Idle(IdleArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -305,6 +312,46 @@ pub struct UdpRelayArgs {
     /// Seed of the random decisions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// `latlab stall`.
+#[derive(Debug, Args)]
+pub struct StallArgs {
+    /// Spinning processes per level, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = latlab_stall::defaults::CPU_LOADS)]
+    pub loads: Vec<usize>,
+    /// Schedulings of the load, comma-separated: other, batch, idle, niceN (other at nice N).
+    #[arg(long, value_delimiter = ',', default_value = "other,nice19,batch,idle")]
+    pub policies: Vec<String>,
+    /// Seconds of typing per level.
+    #[arg(long, default_value_t = latlab_stall::defaults::SECONDS)]
+    pub seconds: u64,
+    /// Time between keys (the study: 50ms, key repeat at 20/s).
+    #[arg(long, default_value = "50ms", value_parser = parse_duration_ns)]
+    pub interval: u64,
+    /// Server CPU per key.
+    #[arg(long, default_value = "1ms", value_parser = parse_duration_ns)]
+    pub work: u64,
+    /// Keep the probe's threads at the default policy instead of SCHED_FIFO.
+    #[arg(long)]
+    pub no_fifo: bool,
+}
+
+/// `latlab idle`.
+#[derive(Debug, Args)]
+pub struct IdleArgs {
+    /// Seconds per pass.
+    #[arg(long, default_value_t = latlab_stall::defaults::IDLE_SECONDS)]
+    pub seconds: u64,
+    /// A gap longer than this is an interruption.
+    #[arg(long, default_value = "2us", value_parser = parse_duration_ns)]
+    pub threshold: u64,
+    /// The CPU to watch (default: the last).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Measure a second pass while this shell command runs, and compare.
+    #[arg(long)]
+    pub with: Option<String>,
 }
 
 /// `latlab display`.

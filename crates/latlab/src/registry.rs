@@ -125,6 +125,31 @@ pub fn experiments() -> Vec<Experiment> {
                 ("pipeline.decompress.cpu_share", "decompression's share of client CPU"),
             ],
         },
+        Experiment {
+            name: "stall",
+            about: "typing probe stalls and echo latency under CPU load at two policies, and idle lost time (seed 003)",
+            steps: |_| latlab_stall::cpu::CpuConfig::short().steps(),
+            run_short: |_, progress| {
+                let err = |e: &dyn std::fmt::Display| SuiteError::Other(e.to_string());
+                let mut out = vec![
+                    latlab_stall::cpu::run_cpu(&latlab_stall::cpu::CpuConfig::short(), progress)
+                        .map_err(|e| err(&e))?,
+                ];
+                if !latlab_core::interrupt::stop_requested() {
+                    out.push(
+                        latlab_stall::idle::run_idle(&latlab_stall::idle::IdleConfig::short()).map_err(|e| err(&e))?,
+                    );
+                }
+                Ok(out)
+            },
+            headline: &[
+                ("cpu.n20.waiting_fraction", "waiting at 20 spinners"),
+                ("cpu.n20.stall.p99", "stall p99 at 20"),
+                ("cpu.n20.echo.p99", "echo p99 at 20"),
+                ("cpu.idle.n20.echo.p99", "echo p99 at 20 idle-policy spinners"),
+                ("idle.lost_fraction", "idle lost time"),
+            ],
+        },
     ]
 }
 

@@ -568,3 +568,33 @@ fn display_ops_view_serve_and_clear_errors() {
         .code(1)
         .stderr(predicate::str::contains("is `latlab display serve` running there"));
 }
+
+#[test]
+fn stall_and_idle_commands_and_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["stall", "--loads", "0,2", "--policies", "nice19", "--seconds", "1", "--interval", "20ms"])
+        .args(["--work", "100us", "--no-fifo"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("`cpu.nice19.n2.stall.mean`")
+                .and(predicate::str::contains("`cpu.nice19.n2.waiting_fraction`"))
+                .and(predicate::str::contains("`probe.cpu_per_key`")),
+        );
+    latlab(d).args(["idle", "--seconds", "1", "--with", "sleep 3"]).assert().success().stdout(
+        predicate::str::contains("`idle.lost_fraction`").and(predicate::str::contains("`idle.with.extra_lost`")),
+    );
+    latlab(d)
+        .args(["stall", "--policies", "fifo"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown policy 'fifo'"));
+    latlab(d)
+        .args(["stall", "--work", "60ms"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("shorter than the key interval"));
+    latlab(d).args(["idle", "--cpu", "999"]).assert().code(1).stderr(predicate::str::contains("CPU 999"));
+}

@@ -9,6 +9,7 @@ mod report;
 mod rt;
 mod runs;
 mod selftest;
+mod stall;
 mod suite;
 mod udp;
 
@@ -27,6 +28,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Udp(a) => udp::run(&db, *a),
         Command::Codec(a) => codec::run(a),
         Command::Display(a) => display::run(&db, a),
+        Command::Stall(a) => stall::stall(&db, a),
+        Command::Idle(a) => stall::idle(&db, a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, a),

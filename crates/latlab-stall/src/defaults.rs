@@ -1,0 +1,27 @@
+//! Every default of `latlab stall` and `latlab idle`, with the reason it has that value.
+
+/// Time between keystrokes: 50 ms, the study's 20 characters a second of key repeat.
+pub const KEY_INTERVAL_NS: u64 = 50_000_000;
+/// CPU the interactive server spends per key: 1 ms, an editor inserting a character and
+/// drawing it.
+pub const WORK_NS: u64 = 1_000_000;
+/// Spinning processes per load level: none up to ten per core of a 2-core machine (the
+/// study's single CPU reached more than 50 % waiting at 10).
+pub const CPU_LOADS: [usize; 7] = [0, 1, 2, 4, 8, 12, 20];
+/// Seconds measured per load level (the study: 60; five give 100 keys, enough for a p99
+/// of stalls to mean something at the higher loads).
+pub const SECONDS: u64 = 5;
+/// Time the load runs before the probe starts, so the scheduler has settled.
+pub const SETTLE_NS: u64 = 300_000_000;
+/// How long after the last key the probe waits for answers before counting them lost.
+pub const GRACE_NS: u64 = 2_000_000_000;
+/// Real-time priority of the probe's own threads when granted (the user's terminal is on
+/// another machine in the study: the probe must not suffer the load it measures).
+pub const PROBE_PRIORITY: i32 = 50;
+/// A gap in the idle thread's timeline longer than this is an interruption: well above a
+/// clock read (tens of ns) and below a timer interrupt's handling (a few µs).
+pub const IDLE_THRESHOLD_NS: u64 = 2_000;
+/// Seconds the idle watcher runs.
+pub const IDLE_SECONDS: u64 = 10;
+/// Interruptions kept per run (each 16 bytes, allocated before the timed loop).
+pub const IDLE_MAX_EVENTS: usize = 4_000_000;

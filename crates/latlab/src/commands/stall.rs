@@ -1,0 +1,58 @@
+//! `latlab stall` and `latlab idle`.
+
+use super::{install_interrupt, out, save, status_code};
+use crate::cli::{IdleArgs, StallArgs};
+use latlab_core::export::markdown;
+use latlab_core::progress::Progress;
+use latlab_stall::cpu::{CpuConfig, parse_sched, run_cpu};
+use latlab_stall::idle::{IdleConfig, run_idle};
+use std::path::Path;
+
+pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
+    let cfg = CpuConfig {
+        loads: a.loads,
+        policies: a
+            .policies
+            .iter()
+            .map(|n| {
+                parse_sched(n)
+                    .ok_or_else(|| anyhow::anyhow!("unknown policy '{n}' (one of: other, batch, idle, niceN)"))
+            })
+            .collect::<anyhow::Result<_>>()?,
+        seconds: a.seconds,
+        interval_ns: a.interval,
+        work_ns: a.work,
+        fifo_probe: !a.no_fifo,
+    };
+    cfg.validate()?;
+    install_interrupt()?;
+    eprintln!(
+        "stall: {} load levels × {} policies, {} s each (about {} s); Ctrl-C stops and keeps what was measured",
+        cfg.loads.len(),
+        cfg.policies.len(),
+        cfg.seconds,
+        cfg.steps() * (cfg.seconds + 1)
+    );
+    let progress = Progress::new("stall", cfg.steps());
+    let result = run_cpu(&cfg, progress.counter());
+    progress.finish();
+    let mut rec = result?;
+    save(db, &mut rec)?;
+    out(&markdown(&rec))?;
+    Ok(status_code(&rec))
+}
+
+pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
+    let cfg = IdleConfig { seconds: a.seconds, threshold_ns: a.threshold, cpu: a.cpu, with: a.with };
+    install_interrupt()?;
+    eprintln!(
+        "idle: watching CPU {} for {} s{}",
+        cfg.cpu.map_or("(last)".to_string(), |c| c.to_string()),
+        cfg.seconds,
+        cfg.with.as_ref().map_or(String::new(), |c| format!(", then again while `{c}` runs"))
+    );
+    let mut rec = run_idle(&cfg).map_err(|e| anyhow::anyhow!(e))?;
+    save(db, &mut rec)?;
+    out(&markdown(&rec))?;
+    Ok(status_code(&rec))
+}

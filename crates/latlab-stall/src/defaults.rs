@@ -25,3 +25,9 @@ pub const IDLE_THRESHOLD_NS: u64 = 2_000;
 pub const IDLE_SECONDS: u64 = 10;
 /// Interruptions kept per run (each 16 bytes, allocated before the timed loop).
 pub const IDLE_MAX_EVENTS: usize = 4_000_000;
+/// Link rate of the network experiment: 10 Mbit/s, the study's Ethernet.
+pub const NET_RATE_BPS: u64 = 10_000_000;
+/// Seconds per offered-load step.
+pub const NET_STEP_SECONDS: u64 = 5;
+/// Time between RTT probes: 20 ms (50 a second, 250 a step).
+pub const NET_PROBE_INTERVAL_NS: u64 = 20_000_000;

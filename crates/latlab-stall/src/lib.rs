@@ -5,4 +5,5 @@ pub mod analysis;
 pub mod cpu;
 pub mod defaults;
 pub mod idle;
+pub mod net;
 pub mod probe;

@@ -316,7 +316,11 @@ pub struct UdpRelayArgs {
 
 /// `latlab stall`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct StallArgs {
+    /// Another stall experiment instead of the CPU sweep.
+    #[command(subcommand)]
+    pub command: Option<StallCommand>,
     /// Spinning processes per level, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = latlab_stall::defaults::CPU_LOADS)]
     pub loads: Vec<usize>,
@@ -335,6 +339,36 @@ pub struct StallArgs {
     /// Keep the probe's threads at the default policy instead of SCHED_FIFO.
     #[arg(long)]
     pub no_fifo: bool,
+}
+
+/// Subcommands of `latlab stall`.
+#[derive(Debug, Subcommand)]
+pub enum StallCommand {
+    /// Round-trip time under network load (seed 003, Figure 6): two network namespaces
+    /// joined by an HTB-shaped veth link, TCP load in both directions stepped from nothing
+    /// to over the link rate, a UDP probe on absolute deadlines. Needs root (CAP_SYS_ADMIN)
+    /// and iproute2; everything is removed afterwards.
+    Net(StallNet),
+}
+
+/// `latlab stall net`.
+#[derive(Debug, Args)]
+pub struct StallNet {
+    /// Link rate in bit/s each way (the study: 10 Mbit/s Ethernet).
+    #[arg(long, default_value_t = latlab_stall::defaults::NET_RATE_BPS)]
+    pub rate: u64,
+    /// Offered load per step, fractions of the link, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0,0.25,0.5,0.75,0.9,0.96,1,1.2")]
+    pub loads: Vec<f64>,
+    /// Seconds per step.
+    #[arg(long, default_value_t = latlab_stall::defaults::NET_STEP_SECONDS)]
+    pub step: u64,
+    /// Time between probes.
+    #[arg(long, default_value = "20ms", value_parser = parse_duration_ns)]
+    pub probe_interval: u64,
+    /// Bottleneck queue in packets (default: the kernel's, 1000 on veth).
+    #[arg(long)]
+    pub queue: Option<u32>,
 }
 
 /// `latlab idle`.

@@ -127,7 +127,7 @@ pub fn experiments() -> Vec<Experiment> {
         },
         Experiment {
             name: "stall",
-            about: "typing probe stalls and echo latency under CPU load at two policies, and idle lost time (seed 003)",
+            about: "typing probe stalls and echo latency under CPU load at two policies, idle lost time, RTT under network load between namespaces (seed 003)",
             steps: |_| latlab_stall::cpu::CpuConfig::short().steps(),
             run_short: |_, progress| {
                 let err = |e: &dyn std::fmt::Display| SuiteError::Other(e.to_string());
@@ -140,6 +140,19 @@ pub fn experiments() -> Vec<Experiment> {
                         latlab_stall::idle::run_idle(&latlab_stall::idle::IdleConfig::short()).map_err(|e| err(&e))?,
                     );
                 }
+                if !latlab_core::interrupt::stop_requested() {
+                    use latlab_stall::net::{NetConfig, NetError, run_net};
+                    match run_net(&NetConfig::short(), Arc::new(AtomicU64::new(0))) {
+                        Ok(r) => out.push(r),
+                        // Namespaces need root: a clear skip, kept in the CPU run's warnings.
+                        Err(NetError::Refused(why)) => {
+                            let msg = format!("network sweep skipped: {why}");
+                            eprintln!("stall: {msg}");
+                            out[0].warn(msg);
+                        }
+                        Err(e) => return Err(err(&e)),
+                    }
+                }
                 Ok(out)
             },
             headline: &[
@@ -148,6 +161,8 @@ pub fn experiments() -> Vec<Experiment> {
                 ("cpu.n20.echo.p99", "echo p99 at 20"),
                 ("cpu.idle.n20.echo.p99", "echo p99 at 20 idle-policy spinners"),
                 ("idle.lost_fraction", "idle lost time"),
+                ("net.load0.rtt.p50", "RTT unloaded"),
+                ("net.load96.rtt.p50", "RTT at 96 % offered"),
             ],
         },
     ]

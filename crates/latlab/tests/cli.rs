@@ -597,4 +597,27 @@ fn stall_and_idle_commands_and_clear_errors() {
         .code(1)
         .stderr(predicate::str::contains("shorter than the key interval"));
     latlab(d).args(["idle", "--cpu", "999"]).assert().code(1).stderr(predicate::str::contains("CPU 999"));
+    latlab(d)
+        .args(["stall", "net", "--rate", "10"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("link rate: 100 kbit/s to 10 Gbit/s"));
+    if nix::unistd::geteuid().is_root() {
+        let out = latlab(d).args(["stall", "net", "--loads", "0,0.5", "--step", "1"]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if out.status.success() {
+            assert!(stdout.contains("`net.load50.rtt.p50`"), "{stdout}");
+        } else {
+            // Namespaces refused in this container: the error says so.
+            assert!(String::from_utf8_lossy(&out.stderr).contains("failed"), "{out:?}");
+        }
+        let left = std::fs::read_dir("/run/netns")
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with("latlab-")).count()
+            })
+            .unwrap_or(0);
+        assert_eq!(left, 0, "no namespace left behind");
+    } else {
+        eprintln!("SKIPPED: `stall net` needs root for network namespaces");
+    }
 }

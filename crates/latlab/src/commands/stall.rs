@@ -1,14 +1,18 @@
 //! `latlab stall` and `latlab idle`.
 
 use super::{install_interrupt, out, save, status_code};
-use crate::cli::{IdleArgs, StallArgs};
+use crate::cli::{IdleArgs, StallArgs, StallCommand, StallNet};
 use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_stall::cpu::{CpuConfig, parse_sched, run_cpu};
 use latlab_stall::idle::{IdleConfig, run_idle};
+use latlab_stall::net::{NetConfig, run_net};
 use std::path::Path;
 
 pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
+    if let Some(StallCommand::Net(n)) = a.command {
+        return net(db, n);
+    }
     let cfg = CpuConfig {
         loads: a.loads,
         policies: a
@@ -52,6 +56,31 @@ pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
         cfg.with.as_ref().map_or(String::new(), |c| format!(", then again while `{c}` runs"))
     );
     let mut rec = run_idle(&cfg).map_err(|e| anyhow::anyhow!(e))?;
+    save(db, &mut rec)?;
+    out(&markdown(&rec))?;
+    Ok(status_code(&rec))
+}
+
+fn net(db: &Path, n: StallNet) -> anyhow::Result<i32> {
+    let cfg = NetConfig {
+        rate_bps: n.rate,
+        loads: n.loads,
+        step_seconds: n.step,
+        probe_interval_ns: n.probe_interval,
+        queue_packets: n.queue,
+    };
+    cfg.validate()?;
+    install_interrupt()?;
+    eprintln!(
+        "stall net: {} load steps of {} s on a {:.1} Mbit/s link between two network namespaces (removed afterwards)",
+        cfg.loads.len(),
+        cfg.step_seconds,
+        cfg.rate_bps as f64 / 1e6
+    );
+    let progress = Progress::new("stall net", cfg.loads.len() as u64);
+    let result = run_net(&cfg, progress.counter());
+    progress.finish();
+    let mut rec = result?;
     save(db, &mut rec)?;
     out(&markdown(&rec))?;
     Ok(status_code(&rec))

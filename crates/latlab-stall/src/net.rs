@@ -1,0 +1,595 @@
+//! `latlab stall net`: round-trip time under network load (seed 003, §4.3, Figure 6). Two
+//! network namespaces joined by a veth pair, each end shaped by HTB to the link rate (10
+//! Mbit/s, the study's Ethernet); latlab's own TCP flows in both directions offer a load
+//! from nothing to more than the link carries, step by step, while a UDP probe on absolute
+//! deadlines measures the round trip. Everything created is removed afterwards — on
+//! success, error, panic or Ctrl-C (the guard's `Drop`).
+
+use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_core::stats;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Address of the client's end (198.18.0.0/15 is reserved for benchmarking, RFC 2544).
+pub const CLIENT_ADDR: &str = "198.18.0.1";
+/// Address of the server's end.
+pub const SERVER_ADDR: &str = "198.18.0.2";
+const PROBE_PORT: u16 = 4901;
+const LOAD_PORT: u16 = 4902;
+
+/// Why the experiment could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// Namespaces or shaping are not permitted or not available here.
+    #[error("{0}")]
+    Refused(String),
+    /// A socket failed.
+    #[error("{what}: {err}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The error.
+        err: std::io::Error,
+    },
+    /// A setting is out of range.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// What the network sweep runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetConfig {
+    /// Link rate, bit/s (each direction).
+    pub rate_bps: u64,
+    /// Offered load per step, as a fraction of the link rate, in each direction.
+    pub loads: Vec<f64>,
+    /// Seconds per step.
+    pub step_seconds: u64,
+    /// Time between probes, ns.
+    pub probe_interval_ns: u64,
+    /// The bottleneck queue in packets (pfifo under HTB); `None`: the kernel's default
+    /// (the veth's txqueuelen, 1000 packets).
+    pub queue_packets: Option<u32>,
+}
+
+impl NetConfig {
+    /// The full sweep: 0 to 120 % of 10 Mbit/s.
+    pub fn full() -> Self {
+        Self {
+            rate_bps: crate::defaults::NET_RATE_BPS,
+            loads: vec![0.0, 0.25, 0.5, 0.75, 0.9, 0.96, 1.0, 1.2],
+            step_seconds: crate::defaults::NET_STEP_SECONDS,
+            probe_interval_ns: crate::defaults::NET_PROBE_INTERVAL_NS,
+            queue_packets: None,
+        }
+    }
+    /// The suite's: four steps of 2 s.
+    pub fn short() -> Self {
+        Self { loads: vec![0.0, 0.5, 0.96, 1.2], step_seconds: 2, ..Self::full() }
+    }
+    /// Check the settings.
+    pub fn validate(&self) -> Result<(), NetError> {
+        if !(100_000..=10_000_000_000).contains(&self.rate_bps) {
+            return Err(NetError::Config("link rate: 100 kbit/s to 10 Gbit/s".into()));
+        }
+        if self.loads.is_empty() || self.loads.iter().any(|&l| !(0.0..=4.0).contains(&l)) {
+            return Err(NetError::Config("loads: fractions of the link from 0 to 4".into()));
+        }
+        if self.step_seconds == 0 || !(1_000_000..=1_000_000_000).contains(&self.probe_interval_ns) {
+            return Err(NetError::Config("step seconds ≥ 1 and probe interval 1 ms to 1 s".into()));
+        }
+        Ok(())
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), NetError> {
+    run("ip", args)
+}
+
+fn run(cmd: &str, args: &[&str]) -> Result<(), NetError> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| NetError::Refused(format!("cannot run `{cmd}` ({e}): install iproute2")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(NetError::Refused(format!(
+            "`{cmd} {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
+
+/// Two namespaces and a shaped veth pair between them; dropping removes them.
+#[derive(Debug)]
+pub struct NetLab {
+    /// The client's namespace.
+    pub client: String,
+    /// The server's namespace.
+    pub server: String,
+}
+
+impl NetLab {
+    /// Create the lab: namespaces `latlab-<pid>-c` and `-s`, veth, addresses, HTB at `rate`.
+    pub fn create(rate_bps: u64, queue: Option<u32>) -> Result<Self, NetError> {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let pid = std::process::id();
+        let n = SEQ.fetch_add(1, Ordering::Relaxed);
+        let lab = NetLab { client: format!("latlab-{pid}-{n}-c"), server: format!("latlab-{pid}-{n}-s") };
+        // From here on, an error drops `lab`, which removes whatever was made.
+        ip(&["netns", "add", &lab.client])?;
+        ip(&["netns", "add", &lab.server])?;
+        let (vc, vs) = (format!("ll{pid}x{n}c"), format!("ll{pid}x{n}s"));
+        ip(&["link", "add", &vc, "netns", &lab.client, "type", "veth", "peer", "name", &vs, "netns", &lab.server])?;
+        let rate = format!("{rate_bps}bit");
+        for (ns, dev, addr) in [(&lab.client, &vc, CLIENT_ADDR), (&lab.server, &vs, SERVER_ADDR)] {
+            let x = |args: &[&str]| {
+                let mut all = vec!["netns", "exec", ns.as_str(), "ip"];
+                all.extend_from_slice(args);
+                ip(&all)
+            };
+            x(&["addr", "add", &format!("{addr}/30"), "dev", dev])?;
+            x(&["link", "set", dev, "up"])?;
+            x(&["link", "set", "lo", "up"])?;
+            let tc = |args: &[&str]| {
+                let mut all = vec!["netns", "exec", ns.as_str(), "tc"];
+                all.extend_from_slice(args);
+                ip(&all)
+            };
+            tc(&["qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])?;
+            tc(&["class", "add", "dev", dev, "parent", "1:", "classid", "1:10", "htb", "rate", &rate, "ceil", &rate])?;
+            if let Some(q) = queue {
+                tc(&["qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:", "pfifo", "limit", &q.to_string()])?;
+            }
+        }
+        Ok(lab)
+    }
+
+    /// Whether a namespace of this lab still exists.
+    pub fn exists(&self) -> bool {
+        [&self.client, &self.server].iter().any(|n| std::path::Path::new(&format!("/run/netns/{n}")).exists())
+    }
+}
+
+impl Drop for NetLab {
+    fn drop(&mut self) {
+        // Deleting a namespace deletes its veth end, and the pair with it.
+        let _ = ip(&["netns", "del", &self.client]);
+        let _ = ip(&["netns", "del", &self.server]);
+    }
+}
+
+/// Move the calling thread into namespace `ns`.
+fn enter(ns: &str) -> Result<(), NetError> {
+    let f = std::fs::File::open(format!("/run/netns/{ns}"))
+        .map_err(|e| NetError::Io { what: "opening the namespace", err: e })?;
+    nix::sched::setns(&f, nix::sched::CloneFlags::CLONE_NEWNET)
+        .map_err(|e| NetError::Refused(format!("entering network namespace {ns}: {e} (needs CAP_SYS_ADMIN)")))
+}
+
+/// The server side: a UDP reflector and a TCP load endpoint, until `stop`.
+fn serve(ns: String, stop: Arc<AtomicBool>, ready: std::sync::mpsc::Sender<Result<(), String>>) {
+    let setup = (|| -> Result<(UdpSocket, TcpListener), NetError> {
+        enter(&ns)?;
+        let u = UdpSocket::bind((SERVER_ADDR, PROBE_PORT))
+            .map_err(|e| NetError::Io { what: "binding the reflector", err: e })?;
+        u.set_read_timeout(Some(Duration::from_millis(100))).map_err(|e| NetError::Io { what: "reflector", err: e })?;
+        let t = TcpListener::bind((SERVER_ADDR, LOAD_PORT))
+            .map_err(|e| NetError::Io { what: "binding the load port", err: e })?;
+        t.set_nonblocking(true).map_err(|e| NetError::Io { what: "load port", err: e })?;
+        Ok((u, t))
+    })();
+    let (udp, tcp) = match setup {
+        Ok(x) => {
+            let _ = ready.send(Ok(()));
+            x
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e.to_string()));
+            return;
+        }
+    };
+    let acceptor = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                match tcp.accept() {
+                    Ok((s, _)) => {
+                        let stop = stop.clone();
+                        std::thread::spawn(move || load_endpoint(s, &stop));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        })
+    };
+    let mut buf = [0u8; 64];
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok((n, from)) = udp.recv_from(&mut buf) {
+            let _ = udp.send_to(&buf[..n], from);
+        }
+    }
+    let _ = acceptor.join();
+}
+
+/// One load connection at the server: `U` (the client sends; discard) or `D` + rate (send).
+fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
+    let mut hdr = [0u8; 9];
+    if s.read_exact(&mut hdr).is_err() {
+        return;
+    }
+    let rate = u64::from_le_bytes(hdr[1..9].try_into().expect("8 bytes"));
+    let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut buf = vec![0u8; 64 * 1024];
+    if hdr[0] == b'D' {
+        paced_send(&mut s, rate, stop);
+    } else {
+        while !stop.load(Ordering::Relaxed) {
+            match s.read(&mut buf) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Write at `rate_bps` in 8 KB chunks on absolute deadlines until the peer closes or `stop`.
+fn paced_send(s: &mut TcpStream, rate_bps: u64, stop: &AtomicBool) -> u64 {
+    const CHUNK: usize = 8 * 1024;
+    let chunk = [0x5Au8; CHUNK];
+    if rate_bps == 0 {
+        return 0;
+    }
+    let period = CHUNK as u64 * 8 * 1_000_000_000 / rate_bps;
+    let start = monotonic_now();
+    let mut sent = 0u64;
+    let mut k = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        clock_nanosleep_abs(start + k * period);
+        if s.write_all(&chunk).is_err() {
+            break;
+        }
+        sent += CHUNK as u64;
+        k += 1;
+    }
+    sent
+}
+
+/// One probe sample: when it was sent (ns since the run began) and its round trip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Sample {
+    at: u64,
+    rtt: Option<u64>,
+}
+
+/// One step's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Offered load, fraction of the link, each direction.
+    pub load: f64,
+    /// Round trips, ns.
+    pub rtt: Vec<i64>,
+    /// Probes lost.
+    pub lost: u64,
+    /// Bytes the upload flow delivered.
+    pub up_bytes: u64,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// Run the sweep: create the lab, serve, step the load, probe, clean up.
+pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
+    cfg.validate()?;
+    let mut rec = RunRecord::begin("stall");
+    rec.config("experiment", "net");
+    rec.config("rate_bps", cfg.rate_bps);
+    rec.config("loads", &cfg.loads);
+    rec.config("step_seconds", cfg.step_seconds);
+    rec.config("probe_interval_ns", cfg.probe_interval_ns);
+    rec.config("queue_packets", cfg.queue_packets.map_or("kernel default".to_string(), |q| q.to_string()));
+    let lab = NetLab::create(cfg.rate_bps, cfg.queue_packets)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = {
+        let (ns, stop) = (lab.server.clone(), stop.clone());
+        std::thread::spawn(move || serve(ns, stop, tx))
+    };
+    let ready =
+        rx.recv_timeout(Duration::from_secs(5)).map_err(|_| NetError::Refused("the server did not start".into()))?;
+    let result = ready.map_err(NetError::Refused).and_then(|()| client(&lab.client, cfg, &progress));
+    stop.store(true, Ordering::Relaxed);
+    let _ = server.join();
+    let (steps, samples) = result?;
+    drop(lab);
+    record(&mut rec, cfg, &steps, &samples);
+    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+fn client(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>, Vec<Sample>), NetError> {
+    // A thread of its own, so only it enters the client's namespace.
+    std::thread::scope(|sc| {
+        sc.spawn(|| probe_and_load(ns, cfg, progress))
+            .join()
+            .unwrap_or_else(|_| Err(NetError::Refused("the probe thread panicked".into())))
+    })
+}
+
+fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>, Vec<Sample>), NetError> {
+    {
+        enter(ns)?;
+        let udp = UdpSocket::bind((CLIENT_ADDR, 0)).map_err(|e| NetError::Io { what: "binding the probe", err: e })?;
+        udp.connect((SERVER_ADDR, PROBE_PORT)).map_err(|e| NetError::Io { what: "probe", err: e })?;
+        udp.set_read_timeout(Some(Duration::from_millis(50))).map_err(|e| NetError::Io { what: "probe", err: e })?;
+        let per_step = cfg.step_seconds * 1_000_000_000 / cfg.probe_interval_ns;
+        let total = per_step as usize * cfg.loads.len();
+        // The receiver stamps replies into a table indexed by sequence number.
+        let replies: Arc<Vec<AtomicU64>> = Arc::new((0..total).map(|_| AtomicU64::new(0)).collect());
+        let done = Arc::new(AtomicBool::new(false));
+        let receiver = {
+            let (u, replies, done) =
+                (udp.try_clone().map_err(|e| NetError::Io { what: "probe", err: e })?, replies.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 16];
+                while !done.load(Ordering::Relaxed) {
+                    if let Ok(16) = u.recv(&mut buf) {
+                        let now = monotonic_now();
+                        let k = u64::from_le_bytes(buf[..8].try_into().expect("8")) as usize;
+                        if let Some(r) = replies.get(k) {
+                            let _ = r.compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+                        }
+                    }
+                }
+            })
+        };
+        let start = monotonic_now();
+        let mut sent_at = vec![0u64; total];
+        let mut steps = Vec::new();
+        let server = SocketAddr::new(SERVER_ADDR.parse().expect("a literal address"), LOAD_PORT);
+        let mut k = 0usize;
+        for &load in &cfg.loads {
+            if latlab_core::interrupt::stop_requested() {
+                break;
+            }
+            let rate = (load * cfg.rate_bps as f64) as u64;
+            let step_stop = Arc::new(AtomicBool::new(false));
+            let mut flows = Vec::new();
+            if rate > 0 {
+                for dir in [b'U', b'D'] {
+                    let mut s = TcpStream::connect_timeout(&server, Duration::from_secs(2))
+                        .map_err(|e| NetError::Io { what: "opening a load flow", err: e })?;
+                    let mut hdr = vec![dir];
+                    hdr.extend_from_slice(&rate.to_le_bytes());
+                    s.write_all(&hdr).map_err(|e| NetError::Io { what: "load flow", err: e })?;
+                    let st = step_stop.clone();
+                    flows.push(std::thread::spawn(move || -> u64 {
+                        if dir == b'U' {
+                            paced_send(&mut s, rate, &st)
+                        } else {
+                            let mut buf = vec![0u8; 64 * 1024];
+                            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+                            let mut got = 0;
+                            while !st.load(Ordering::Relaxed) {
+                                match s.read(&mut buf) {
+                                    Ok(0) => break,
+                                    Ok(n) => got += n as u64,
+                                    Err(_) => {}
+                                }
+                            }
+                            let _ = s.shutdown(std::net::Shutdown::Both);
+                            got
+                        }
+                    }));
+                }
+            }
+            let step_start = k;
+            for _ in 0..per_step {
+                let deadline = start + k as u64 * cfg.probe_interval_ns;
+                clock_nanosleep_abs(deadline);
+                let mut p = [0u8; 16];
+                p[..8].copy_from_slice(&(k as u64).to_le_bytes());
+                sent_at[k] = monotonic_now();
+                let _ = udp.send(&p);
+                k += 1;
+            }
+            step_stop.store(true, Ordering::Relaxed);
+            let mut up = 0;
+            for (i, f) in flows.into_iter().enumerate() {
+                let b = f.join().unwrap_or(0);
+                if i == 0 {
+                    up = b;
+                }
+            }
+            steps.push((load, step_start, k, up));
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        done.store(true, Ordering::Relaxed);
+        let _ = receiver.join();
+        let samples: Vec<Sample> = (0..k)
+            .map(|i| {
+                let r = replies[i].load(Ordering::Relaxed);
+                Sample { at: sent_at[i] - start, rtt: (r > sent_at[i]).then(|| r - sent_at[i]) }
+            })
+            .collect();
+        let steps = steps
+            .into_iter()
+            .map(|(load, a, b, up)| {
+                let s = &samples[a..b];
+                Step {
+                    load,
+                    rtt: s.iter().filter_map(|x| x.rtt.map(|r| r as i64)).collect(),
+                    lost: s.iter().filter(|x| x.rtt.is_none()).count() as u64,
+                    up_bytes: up,
+                    seconds: cfg.step_seconds as f64,
+                }
+            })
+            .collect();
+        Ok((steps, samples))
+    }
+}
+
+fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sample]) {
+    let mut rows = Vec::new();
+    let pct = |l: f64| (l * 100.0).round() as u64;
+    for s in steps {
+        let p = format!("net.load{}", pct(s.load));
+        let sum = stats::summarize(&s.rtt);
+        if let Some(x) = &sum {
+            rec.metric(&format!("{p}.rtt.p50"), x.p50, "ns");
+            rec.metric(&format!("{p}.rtt.p99"), x.p99, "ns");
+            rec.metric(&format!("{p}.rtt.max"), x.max, "ns");
+            rec.metric(&format!("{p}.jitter"), x.p99 - x.min, "ns");
+        }
+        rec.metric(&format!("{p}.lost"), s.lost, "count");
+        let mbps = s.up_bytes as f64 * 8.0 / s.seconds / 1e6;
+        rec.metric(&format!("{p}.up_mbps"), mbps, "Mbit/s");
+        rows.push(vec![
+            pct(s.load).into(),
+            ((s.load * cfg.rate_bps as f64 / 1e5).round() / 10.0).into(),
+            ((mbps * 100.0).round() / 100.0).into(),
+            sum.as_ref().map_or(serde_json::Value::Null, |x| ((x.p50 as f64 / 1e4).round() / 100.0).into()),
+            sum.as_ref().map_or(serde_json::Value::Null, |x| ((x.p99 as f64 / 1e4).round() / 100.0).into()),
+            s.lost.into(),
+        ]);
+    }
+    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    rec.tables.push(Table {
+        name: "net.sweep".into(),
+        title: format!(
+            "UDP round trip across a {:.1} Mbit/s HTB-shaped veth link, against TCP load offered in both directions",
+            cfg.rate_bps as f64 / 1e6
+        ),
+        columns: vec![
+            c("offered", "% of link"),
+            c("offered", "Mbit/s each way"),
+            c("upload delivered", "Mbit/s"),
+            c("RTT p50", "ms"),
+            c("RTT p99", "ms"),
+            c("lost", "probes"),
+        ],
+        rows,
+        plot: Some(TablePlot {
+            x: "offered".into(),
+            ys: vec!["RTT p50".into(), "RTT p99".into()],
+            log_x: false,
+            log_y: true,
+        }),
+    });
+    // RTT over time, with the load steps visible in it (lost probes left out).
+    rec.series.push(Series {
+        name: "net.rtt".into(),
+        unit: "ns".into(),
+        description: "every probe's round trip in send order, through all the load steps".into(),
+        values: samples.iter().filter_map(|s| s.rtt.map(|r| r as i64)).collect(),
+    });
+    // The step nearest the study's 9.6 Mbit/s on 10.
+    let near =
+        steps.iter().filter(|s| s.load > 0.0).min_by(|a, b| (a.load - 0.96).abs().total_cmp(&(b.load - 0.96).abs()));
+    if let (Some(s), Some(idle)) = (near, steps.iter().find(|s| s.load == 0.0)) {
+        let med = |v: &[i64]| stats::percentile(v, 50.0).unwrap_or(0) as f64 / 1e6;
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "Figure 6: RTT under network load".into(),
+            paper_setting: "10 Mbit/s Ethernet, TSE session, bulk load".into(),
+            paper_value: "low and flat until saturation; about 35 ms at 9.6 Mbit/s offered".into(),
+            here_value: format!(
+                "{:.2} ms unloaded, {:.1} ms at {:.0} % offered ({:.1} Mbit/s each way)",
+                med(&idle.rtt),
+                med(&s.rtt),
+                s.load * 100.0,
+                s.load * cfg.rate_bps as f64 / 1e6
+            ),
+            note: format!(
+                "HTB on veth, queue {}; the load is TCP in both directions, paced by latlab",
+                cfg.queue_packets.map_or("the kernel's default (1000 packets)".into(), |q| format!("{q} packets"))
+            ),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Namespaces of this process still present.
+    fn ours() -> Vec<String> {
+        let prefix = format!("latlab-{}-", std::process::id());
+        std::fs::read_dir("/run/netns")
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).collect()
+            })
+            .unwrap_or_default()
+    }
+
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn root() -> bool {
+        nix::unistd::geteuid().is_root() && std::path::Path::new("/usr/sbin/ip").exists()
+    }
+
+    #[test]
+    fn the_lab_is_removed_after_use_and_after_a_failure() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        if !root() {
+            eprintln!("SKIPPED: needs root and iproute2 to create network namespaces");
+            return;
+        }
+        let lab = match NetLab::create(10_000_000, Some(50)) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("SKIPPED: namespaces refused here: {e}");
+                return;
+            }
+        };
+        assert!(lab.exists());
+        let names = (lab.client.clone(), lab.server.clone());
+        drop(lab);
+        for n in [names.0, names.1] {
+            assert!(!std::path::Path::new(&format!("/run/netns/{n}")).exists(), "{n} left behind");
+        }
+        // A failure half-way (a rate HTB refuses) leaves nothing either.
+        assert!(NetLab::create(0, None).is_err());
+        assert!(ours().is_empty(), "{:?}", ours());
+    }
+
+    #[test]
+    fn a_short_sweep_measures_every_step() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        if !root() {
+            eprintln!("SKIPPED: needs root and iproute2 to create network namespaces");
+            return;
+        }
+        let cfg = NetConfig { loads: vec![0.0, 0.5], step_seconds: 1, ..NetConfig::full() };
+        let rec = match run_net(&cfg, Arc::new(AtomicU64::new(0))) {
+            Ok(r) => r,
+            Err(NetError::Refused(e)) => {
+                eprintln!("SKIPPED: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        for m in ["net.load0.rtt.p50", "net.load50.rtt.p99", "net.load50.up_mbps"] {
+            assert!(rec.get_metric(m).is_some(), "{m}");
+        }
+        assert_eq!(rec.tables[0].rows.len(), 2);
+        assert!(rec.get_series("net.rtt").is_some());
+        assert!(ours().is_empty(), "{:?}", ours());
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        assert!(NetConfig { rate_bps: 10, ..NetConfig::full() }.validate().is_err());
+        assert!(NetConfig { loads: vec![-1.0], ..NetConfig::full() }.validate().is_err());
+        assert!(NetConfig::short().validate().is_ok());
+    }
+}

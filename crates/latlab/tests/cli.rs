@@ -613,9 +613,12 @@ fn stall_and_idle_commands_and_clear_errors() {
         }
         let left = std::fs::read_dir("/run/netns")
             .map(|d| {
-                d.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with("latlab-")).count()
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.starts_with("latlab-") && n.matches('-').count() == 3)
+                    .count()
             })
             .unwrap_or(0);
+        // `stall net`'s namespaces are latlab-PID-N-c/s (the udp test's, run beside, are not).
         assert_eq!(left, 0, "no namespace left behind");
     } else {
         eprintln!("SKIPPED: `stall net` needs root for network namespaces");

@@ -31,3 +31,9 @@ pub const NET_RATE_BPS: u64 = 10_000_000;
 pub const NET_STEP_SECONDS: u64 = 5;
 /// Time between RTT probes: 20 ms (50 a second, 250 a step).
 pub const NET_PROBE_INTERVAL_NS: u64 = 20_000_000;
+/// The warm-start server's working set: 256 MiB, an application with a document open
+/// (large enough that reading it back from swap is visible, small enough to page out on
+/// any machine).
+pub const MEM_WORKING_SET_MIB: usize = 256;
+/// Where a temporary swap file goes: a disk-backed directory (tmpfs cannot hold swap).
+pub const SWAP_DIR: &str = "/var/tmp";

@@ -5,5 +5,6 @@ pub mod analysis;
 pub mod cpu;
 pub mod defaults;
 pub mod idle;
+pub mod mem;
 pub mod net;
 pub mod probe;

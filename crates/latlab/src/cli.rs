@@ -349,6 +349,27 @@ pub enum StallCommand {
     /// to over the link rate, a UDP probe on absolute deadlines. Needs root (CAP_SYS_ADMIN)
     /// and iproute2; everything is removed afterwards.
     Net(StallNet),
+    /// The warm-start test (seed 003, §4.2): an idle server's working set is paged out to
+    /// swap, then one keystroke; the time until it answers, against a normal keystroke. With
+    /// no swap on the machine, latlab (as root) makes a temporary swap file and removes it.
+    Mem(StallMem),
+}
+
+/// `latlab stall mem`.
+#[derive(Debug, Args)]
+pub struct StallMem {
+    /// The server's working set, MiB.
+    #[arg(long, default_value_t = latlab_stall::defaults::MEM_WORKING_SET_MIB)]
+    pub working_set: usize,
+    /// Trials (a normal and a paged-out keystroke each).
+    #[arg(long, default_value_t = 5)]
+    pub trials: u32,
+    /// Never make a temporary swap file.
+    #[arg(long)]
+    pub no_swapfile: bool,
+    /// Directory for the temporary swap file (a disk-backed filesystem).
+    #[arg(long, default_value = latlab_stall::defaults::SWAP_DIR)]
+    pub swap_dir: std::path::PathBuf,
 }
 
 /// `latlab stall net`.

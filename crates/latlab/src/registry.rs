@@ -141,6 +141,18 @@ pub fn experiments() -> Vec<Experiment> {
                     );
                 }
                 if !latlab_core::interrupt::stop_requested() {
+                    use latlab_stall::mem::{MemConfig, MemError, run_mem};
+                    match run_mem(&MemConfig::short()) {
+                        Ok(r) => out.push(r),
+                        Err(MemError::NoSwap(why)) => {
+                            let msg = format!("warm-start test skipped: {why}");
+                            eprintln!("stall: {msg}");
+                            out[0].warn(msg);
+                        }
+                        Err(e) => return Err(err(&e)),
+                    }
+                }
+                if !latlab_core::interrupt::stop_requested() {
                     use latlab_stall::net::{NetConfig, NetError, run_net};
                     match run_net(&NetConfig::short(), Arc::new(AtomicU64::new(0))) {
                         Ok(r) => out.push(r),
@@ -161,6 +173,7 @@ pub fn experiments() -> Vec<Experiment> {
                 ("cpu.n20.echo.p99", "echo p99 at 20"),
                 ("cpu.idle.n20.echo.p99", "echo p99 at 20 idle-policy spinners"),
                 ("idle.lost_fraction", "idle lost time"),
+                ("mem.warm_start.after_pageout", "warm start after page-out"),
                 ("net.load0.rtt.p50", "RTT unloaded"),
                 ("net.load96.rtt.p50", "RTT at 96 % offered"),
             ],

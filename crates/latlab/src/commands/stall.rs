@@ -1,17 +1,20 @@
 //! `latlab stall` and `latlab idle`.
 
 use super::{install_interrupt, out, save, status_code};
-use crate::cli::{IdleArgs, StallArgs, StallCommand, StallNet};
+use crate::cli::{IdleArgs, StallArgs, StallCommand, StallMem, StallNet};
 use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_stall::cpu::{CpuConfig, parse_sched, run_cpu};
 use latlab_stall::idle::{IdleConfig, run_idle};
+use latlab_stall::mem::{MemConfig, run_mem};
 use latlab_stall::net::{NetConfig, run_net};
 use std::path::Path;
 
 pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
-    if let Some(StallCommand::Net(n)) = a.command {
-        return net(db, n);
+    match a.command {
+        Some(StallCommand::Net(n)) => return net(db, n),
+        Some(StallCommand::Mem(m)) => return mem(db, m),
+        None => {}
     }
     let cfg = CpuConfig {
         loads: a.loads,
@@ -81,6 +84,25 @@ fn net(db: &Path, n: StallNet) -> anyhow::Result<i32> {
     let result = run_net(&cfg, progress.counter());
     progress.finish();
     let mut rec = result?;
+    save(db, &mut rec)?;
+    out(&markdown(&rec))?;
+    Ok(status_code(&rec))
+}
+
+fn mem(db: &Path, m: StallMem) -> anyhow::Result<i32> {
+    let cfg = MemConfig {
+        working_set_mib: m.working_set,
+        trials: m.trials,
+        allow_swapfile: !m.no_swapfile,
+        swap_dir: m.swap_dir,
+        ..MemConfig::full()
+    };
+    install_interrupt()?;
+    eprintln!(
+        "stall mem: {} trials with a {} MiB working set paged out to swap between keystrokes",
+        cfg.trials, cfg.working_set_mib
+    );
+    let mut rec = run_mem(&cfg)?;
     save(db, &mut rec)?;
     out(&markdown(&rec))?;
     Ok(status_code(&rec))

@@ -1,0 +1,376 @@
+//! `latlab stall mem`: the warm-start test (seed 003, §4.2). An interactive server holds a
+//! working set and sits idle; its memory is pushed out to swap (`madvise(MADV_PAGEOUT)` on
+//! its own pages, as `process_madvise` would from outside); then one keystroke, which
+//! makes it touch its working set again, and the time until it answers. Trials alternate
+//! with a normal keystroke (memory resident) as the baseline.
+//!
+//! Anonymous memory can only be paged out to swap. With none on the machine, latlab makes
+//! a temporary swap file (root only) and removes it afterwards — also after an error or a
+//! single Ctrl-C; a file left by a killed run is found and removed by the next.
+
+use latlab_core::clock::monotonic_now;
+use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
+use latlab_core::stats;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+
+/// Why the experiment could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MemError {
+    /// No swap and none could be made.
+    #[error("{0}")]
+    NoSwap(String),
+    /// A system call failed.
+    #[error("{what}: {err}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The error.
+        err: std::io::Error,
+    },
+    /// A setting is out of range.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// What the warm-start test does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemConfig {
+    /// The server's working set, MiB.
+    pub working_set_mib: usize,
+    /// Trials (each a normal and a paged-out keystroke).
+    pub trials: u32,
+    /// Idle time between the page-out and the keystroke, ms.
+    pub idle_ms: u64,
+    /// Make a temporary swap file when the machine has no room in swap.
+    pub allow_swapfile: bool,
+    /// Where the temporary swap file goes.
+    pub swap_dir: PathBuf,
+}
+
+impl MemConfig {
+    /// The defaults.
+    pub fn full() -> Self {
+        Self {
+            working_set_mib: crate::defaults::MEM_WORKING_SET_MIB,
+            trials: 5,
+            idle_ms: 500,
+            allow_swapfile: true,
+            swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
+        }
+    }
+    /// The suite's: 64 MiB, three trials.
+    pub fn short() -> Self {
+        Self { working_set_mib: 64, trials: 3, idle_ms: 200, ..Self::full() }
+    }
+}
+
+const PAGE: usize = 4096;
+
+/// The page-aligned part of `buf`.
+fn aligned(buf: &mut [u8]) -> &mut [u8] {
+    let off = buf.as_ptr().align_offset(PAGE);
+    let len = buf.len().saturating_sub(off) / PAGE * PAGE;
+    &mut buf[off..off + len]
+}
+
+/// Ask the kernel to page `buf` out now (`MADV_PAGEOUT`, Linux 5.4+).
+fn pageout(buf: &mut [u8]) -> std::io::Result<()> {
+    let b = aligned(buf);
+    // SAFETY: `b` is a live, page-aligned region of our own memory; MADV_PAGEOUT only moves
+    // its pages to swap, and they fault back in unchanged.
+    let rc = unsafe { libc::madvise(b.as_mut_ptr().cast(), b.len(), libc::MADV_PAGEOUT) };
+    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Fraction of `buf`'s pages resident in memory (`mincore`).
+fn resident(buf: &mut [u8]) -> std::io::Result<f64> {
+    let b = aligned(buf);
+    let pages = b.len() / PAGE;
+    let mut vec = vec![0u8; pages];
+    // SAFETY: `b` is a live page-aligned region; `vec` has one byte per page of it.
+    let rc = unsafe { libc::mincore(b.as_mut_ptr().cast(), b.len(), vec.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(vec.iter().filter(|&&v| v & 1 == 1).count() as f64 / pages.max(1) as f64)
+}
+
+/// Free swap, KiB, from /proc/meminfo.
+pub fn swap_free_kib() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines().find_map(|l| l.strip_prefix("SwapFree:").and_then(|v| v.split_whitespace().next()?.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{cmd} {}`: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// A temporary swap file; dropping turns it off and deletes it.
+#[derive(Debug)]
+pub struct SwapFile {
+    path: PathBuf,
+    on: bool,
+}
+
+impl SwapFile {
+    /// Make and enable a swap file of `mib` MiB in `dir`.
+    pub fn create(dir: &Path, mib: usize) -> Result<Self, MemError> {
+        remove_stale(dir);
+        let path = dir.join(format!("latlab-swap-{}", std::process::id()));
+        let mut guard = SwapFile { path: path.clone(), on: false };
+        // Written out, not sparse: swapon refuses files with holes.
+        {
+            use std::io::Write;
+            let mut f =
+                std::fs::File::create(&path).map_err(|e| MemError::Io { what: "creating the swap file", err: e })?;
+            let mib_of_zeros = vec![0u8; 1 << 20];
+            for _ in 0..mib {
+                f.write_all(&mib_of_zeros).map_err(|e| MemError::Io { what: "writing the swap file", err: e })?;
+            }
+            f.sync_all().map_err(|e| MemError::Io { what: "writing the swap file", err: e })?;
+        }
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .map_err(|e| MemError::Io { what: "securing the swap file", err: e })?;
+        let p = path.to_string_lossy().to_string();
+        sh("mkswap", &[&p]).map_err(MemError::NoSwap)?;
+        sh("swapon", &[&p]).map_err(|e| {
+            MemError::NoSwap(format!("{e} (root, and a filesystem that supports swap files, are needed)"))
+        })?;
+        guard.on = true;
+        Ok(guard)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for SwapFile {
+    fn drop(&mut self) {
+        if self.on {
+            let _ = sh("swapoff", &[&self.path.to_string_lossy()]);
+        }
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Remove swap files left by latlab runs that no longer exist.
+fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix("latlab-swap-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = sh("swapoff", &[&e.path().to_string_lossy()]);
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+enum Msg {
+    Key,
+    PageOut,
+    Stop,
+}
+
+/// The server: holds `mib` MiB; a key touches every page of it and answers; `PageOut`
+/// pushes the pages to swap and answers with the resident fraction afterwards.
+fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, String>>) {
+    let mut mem = vec![0u8; (mib << 20) + PAGE];
+    for (i, b) in mem.iter_mut().enumerate().step_by(PAGE) {
+        *b = i as u8 | 1;
+    }
+    let _ = tx.send(Ok(1.0));
+    while let Ok(m) = rx.recv() {
+        let r = match m {
+            Msg::Key => {
+                let mut sum = 0u64;
+                for b in mem.iter().step_by(PAGE) {
+                    sum = sum.wrapping_add(*b as u64);
+                }
+                Ok(std::hint::black_box(sum) as f64 * 0.0 + 1.0)
+            }
+            Msg::PageOut => pageout(&mut mem).and_then(|()| resident(&mut mem)).map_err(|e| e.to_string()),
+            Msg::Stop => break,
+        };
+        let _ = tx.send(r);
+    }
+}
+
+/// Run the warm-start test into a record.
+pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
+    if cfg.working_set_mib == 0 || cfg.working_set_mib > 16 * 1024 || cfg.trials == 0 {
+        return Err(MemError::Config("working set 1 MiB to 16 GiB, at least one trial".into()));
+    }
+    let mut rec = RunRecord::begin("stall");
+    rec.config("experiment", "mem");
+    rec.config("working_set_mib", cfg.working_set_mib);
+    rec.config("trials", cfg.trials);
+    rec.config("idle_ms", cfg.idle_ms);
+    let need_kib = (cfg.working_set_mib as u64) * 1024 * 5 / 4;
+    let _swap = if swap_free_kib() >= need_kib {
+        rec.config("swap", "the machine's own");
+        None
+    } else if cfg.allow_swapfile {
+        let s = SwapFile::create(&cfg.swap_dir, cfg.working_set_mib * 5 / 4 + 16)?;
+        rec.config("swap", format!("temporary file {} (removed afterwards)", s.path().display()));
+        Some(s)
+    } else {
+        return Err(MemError::NoSwap(
+            "no free swap for the working set and --no-swapfile: add swap, or let latlab make a temporary file".into(),
+        ));
+    };
+    let (to_server, srv_rx) = mpsc::channel();
+    let (srv_tx, from_server) = mpsc::channel();
+    let mib = cfg.working_set_mib;
+    let handle = std::thread::spawn(move || server(mib, srv_rx, srv_tx));
+    let ask = |m: Msg| -> Result<(f64, u64), MemError> {
+        let t0 = monotonic_now();
+        to_server.send(m).map_err(|_| MemError::Config("the server thread ended".into()))?;
+        let r = from_server.recv().map_err(|_| MemError::Config("the server thread ended".into()))?;
+        let dt = monotonic_now() - t0;
+        r.map(|x| (x, dt)).map_err(|e| MemError::Io { what: "paging the server out", err: std::io::Error::other(e) })
+    };
+    from_server.recv().map_err(|_| MemError::Config("the server thread did not start".into()))?.ok();
+    let (mut normal, mut cold, mut left) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..cfg.trials {
+        if latlab_core::interrupt::stop_requested() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(cfg.idle_ms));
+        normal.push(ask(Msg::Key)?.1 as i64);
+        let (res, _) = ask(Msg::PageOut)?;
+        left.push(res);
+        std::thread::sleep(std::time::Duration::from_millis(cfg.idle_ms));
+        cold.push(ask(Msg::Key)?.1 as i64);
+    }
+    let _ = to_server.send(Msg::Stop);
+    let _ = handle.join();
+    if let (Some(n), Some(c)) = (stats::summarize(&normal), stats::summarize(&cold)) {
+        rec.metric("mem.warm_start.normal", n.p50, "ns");
+        rec.metric("mem.warm_start.after_pageout", c.p50, "ns");
+        rec.metric("mem.warm_start.after_pageout.max", c.max, "ns");
+        rec.metric("mem.warm_start.ratio", c.p50 as f64 / n.p50.max(1) as f64, "ratio");
+        let avg_left = left.iter().sum::<f64>() / left.len().max(1) as f64;
+        rec.metric("mem.pageout.resident_after", avg_left, "ratio");
+        if avg_left > 0.5 {
+            rec.warn(format!(
+                "only {:.0} % of the working set left memory on page-out; the delay is understated",
+                100.0 * (1.0 - avg_left)
+            ));
+        }
+        rec.series.push(Series {
+            name: "mem.warm_start.after_pageout".into(),
+            unit: "ns".into(),
+            description: "time from a keystroke to the answer after the server's memory was paged out".into(),
+            values: cold.clone(),
+        });
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "warm-start delay after paging".into(),
+            paper_setting: "NT 4.0 TSE, Notepad idle while a process touches more than physical memory".into(),
+            paper_value: "50 ms normally; 2,400–11,900 ms (average 4,000) under page demand".into(),
+            here_value: format!(
+                "{:.2} ms normally; {:.1} ms (max {:.1}) after its {} MiB were paged out",
+                n.p50 as f64 / 1e6,
+                c.p50 as f64 / 1e6,
+                c.max as f64 / 1e6,
+                cfg.working_set_mib
+            ),
+            note: "the server touches its whole working set for the keystroke; swap on this machine's disk".into(),
+        });
+    }
+    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> bool {
+        nix::unistd::geteuid().is_root()
+    }
+
+    #[test]
+    fn residency_reads_a_fresh_buffer_as_resident() {
+        let mut v = vec![1u8; 16 * PAGE];
+        assert_eq!(resident(&mut v).unwrap(), 1.0);
+        assert_eq!(aligned(&mut v).len() % PAGE, 0);
+    }
+
+    #[test]
+    fn a_swap_file_is_removed_after_use_and_stale_ones_are_cleaned() {
+        if !root() {
+            eprintln!("SKIPPED: making a swap file needs root");
+            return;
+        }
+        let dir = tempfile_dir();
+        // A stale file of a run that no longer exists (pid 0x7FFFFFF0 is never used).
+        let stale = dir.join(format!("latlab-swap-{}", 0x7FFF_FFF0u32));
+        std::fs::write(&stale, b"x").unwrap();
+        let s = match SwapFile::create(&dir, 16) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("SKIPPED: swap files refused here: {e}");
+                let _ = std::fs::remove_dir_all(&dir);
+                return;
+            }
+        };
+        assert!(!stale.exists(), "the stale file was removed");
+        let path = s.path().to_path_buf();
+        assert!(std::fs::read_to_string("/proc/swaps").unwrap().contains(&*path.to_string_lossy()));
+        drop(s);
+        assert!(!path.exists());
+        assert!(!std::fs::read_to_string("/proc/swaps").unwrap().contains(&*path.to_string_lossy()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_short_warm_start_run_pages_out_and_measures() {
+        if !root() {
+            eprintln!("SKIPPED: needs root for a temporary swap file");
+            return;
+        }
+        let dir = tempfile_dir();
+        let cfg = MemConfig { working_set_mib: 16, trials: 2, idle_ms: 10, swap_dir: dir.clone(), ..MemConfig::full() };
+        match run_mem(&cfg) {
+            Ok(rec) => {
+                for m in ["mem.warm_start.normal", "mem.warm_start.after_pageout", "mem.pageout.resident_after"] {
+                    assert!(rec.get_metric(m).is_some(), "{m}");
+                }
+                let left = rec.get_metric("mem.pageout.resident_after").unwrap().value.as_f64();
+                assert!((0.0..=1.0).contains(&left));
+            }
+            Err(MemError::NoSwap(e)) => eprintln!("SKIPPED: {e}"),
+            Err(e) => panic!("{e}"),
+        }
+        // Nothing left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh directory on the machine's disk (not tmpfs: swap files need a real one).
+    fn tempfile_dir() -> PathBuf {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let d = PathBuf::from(crate::defaults::SWAP_DIR).join(format!(
+            "latlab-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+}

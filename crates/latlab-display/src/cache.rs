@@ -58,9 +58,7 @@ impl CellCache {
             }
             Access::Miss(evicted) => {
                 self.misses += 1;
-                if let Some(e) = evicted
-                    && let Some(s) = self.slot_of.remove(&e)
-                {
+                if let Some(s) = evicted.and_then(|e| self.slot_of.remove(&e)) {
                     self.free.push(s);
                 }
                 let s = self.free.pop().expect("a policy never holds more keys than cells");

@@ -152,10 +152,7 @@ impl Encoder {
 
     /// Send the damage `d` of `tile`.
     fn send(&mut self, screen: &Framebuffer, tile: Area, d: Area, blit: bool) {
-        if self.cfg.orders
-            && !blit
-            && let Some(v) = screen.solid(d)
-        {
+        if let Some(v) = (self.cfg.orders && !blit).then(|| screen.solid(d)).flatten() {
             let b = v.to_le_bytes();
             self.out.primary(&PrimaryOrder::OpaqueRect { rect: rect(d), color: [b[0], b[1], b[2]] });
             self.shadow.fill(d, v);

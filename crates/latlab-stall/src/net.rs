@@ -119,6 +119,7 @@ pub struct NetLab {
 impl NetLab {
     /// Create the lab: namespaces `latlab-<pid>-c` and `-s`, veth, addresses, HTB at `rate`.
     pub fn create(rate_bps: u64, queue: Option<u32>) -> Result<Self, NetError> {
+        remove_stale();
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let pid = std::process::id();
         let n = SEQ.fetch_add(1, Ordering::Relaxed);
@@ -163,6 +164,24 @@ impl Drop for NetLab {
         // Deleting a namespace deletes its veth end, and the pair with it.
         let _ = ip(&["netns", "del", &self.client]);
         let _ = ip(&["netns", "del", &self.server]);
+    }
+}
+
+/// Remove namespaces left by latlab runs that no longer exist (killed before cleaning up).
+fn remove_stale() {
+    let Ok(d) = std::fs::read_dir("/run/netns") else { return };
+    for e in d.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let parts: Vec<&str> = name.split('-').collect();
+        let stale = match parts[..] {
+            ["latlab", pid, _, "c" | "s"] => {
+                pid.parse::<u32>().is_ok_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
+            }
+            _ => false,
+        };
+        if stale {
+            let _ = ip(&["netns", "del", &name]);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! latlab's "polygons" load (seed 001's *Polygons* analog): N worker threads rasterizing
 //! pseudo-random triangles into their own framebuffers with integer edge functions, each
 //! counting finished polygons so a caller can see how much progress the load made (and find
-//! the saturation frequency where it stops).
+//! the saturation frequency where it stops). Also a paced byte stream, the network load of
+//! seed 003's RTT experiment; spinning processes are in [`crate::spin`].
 
 use crate::clock::monotonic_now;
 use crate::platform::{Capability, Sched, set_affinity, set_sched};
@@ -237,5 +238,66 @@ mod tests {
         assert_eq!(r.polygons.len(), 2);
         assert!(r.polygons.iter().sum::<u64>() >= 100);
         assert!(r.polygons_per_s > 0.0);
+    }
+}
+
+/// Write `rate_bps` of filler to `w` in 8 KB chunks on absolute deadlines until `stop` or a
+/// write fails (the peer closed). Above what the path carries, writes block and the stream
+/// becomes a bulk transfer. Returns the bytes written.
+pub fn paced_write(w: &mut impl std::io::Write, rate_bps: u64, stop: &AtomicBool) -> u64 {
+    const CHUNK: usize = 8 * 1024;
+    let chunk = [0x5Au8; CHUNK];
+    if rate_bps == 0 {
+        return 0;
+    }
+    let period = CHUNK as u64 * 8 * 1_000_000_000 / rate_bps;
+    let start = monotonic_now();
+    let mut sent = 0u64;
+    let mut k = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        crate::clock::clock_nanosleep_abs(start + k * period);
+        if w.write_all(&chunk).is_err() {
+            break;
+        }
+        sent += CHUNK as u64;
+        k += 1;
+    }
+    sent
+}
+
+#[cfg(test)]
+mod paced_tests {
+    use super::*;
+
+    #[test]
+    fn a_paced_stream_stops_on_request_and_on_a_closed_peer() {
+        struct Sink(u64, Arc<AtomicBool>);
+        impl std::io::Write for Sink {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0 += b.len() as u64;
+                if self.0 >= 3 * 8192 {
+                    self.1.store(true, Ordering::Relaxed);
+                }
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut sink = Sink(0, stop.clone());
+        // 1 Gbit/s: 8 KB every 65 µs; stops after the third chunk.
+        assert_eq!(paced_write(&mut sink, 1_000_000_000, &stop), 3 * 8192);
+        assert_eq!(paced_write(&mut Vec::new(), 0, &AtomicBool::new(false)), 0);
+        struct Closed;
+        impl std::io::Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        assert_eq!(paced_write(&mut Closed, 1_000_000, &AtomicBool::new(false)), 0);
     }
 }

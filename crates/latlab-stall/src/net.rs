@@ -248,7 +248,7 @@ fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
     let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
     let mut buf = vec![0u8; 64 * 1024];
     if hdr[0] == b'D' {
-        paced_send(&mut s, rate, stop);
+        latlab_core::load::paced_write(&mut s, rate, stop);
     } else {
         while !stop.load(Ordering::Relaxed) {
             match s.read(&mut buf) {
@@ -259,28 +259,6 @@ fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
             }
         }
     }
-}
-
-/// Write at `rate_bps` in 8 KB chunks on absolute deadlines until the peer closes or `stop`.
-fn paced_send(s: &mut TcpStream, rate_bps: u64, stop: &AtomicBool) -> u64 {
-    const CHUNK: usize = 8 * 1024;
-    let chunk = [0x5Au8; CHUNK];
-    if rate_bps == 0 {
-        return 0;
-    }
-    let period = CHUNK as u64 * 8 * 1_000_000_000 / rate_bps;
-    let start = monotonic_now();
-    let mut sent = 0u64;
-    let mut k = 0u64;
-    while !stop.load(Ordering::Relaxed) {
-        clock_nanosleep_abs(start + k * period);
-        if s.write_all(&chunk).is_err() {
-            break;
-        }
-        sent += CHUNK as u64;
-        k += 1;
-    }
-    sent
 }
 
 /// One probe sample: when it was sent (ns since the run began) and its round trip.
@@ -392,7 +370,7 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                     let st = step_stop.clone();
                     flows.push(std::thread::spawn(move || -> u64 {
                         if dir == b'U' {
-                            paced_send(&mut s, rate, &st)
+                            latlab_core::load::paced_write(&mut s, rate, &st)
                         } else {
                             let mut buf = vec![0u8; 64 * 1024];
                             let _ = s.set_read_timeout(Some(Duration::from_millis(200)));

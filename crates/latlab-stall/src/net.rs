@@ -125,7 +125,10 @@ impl NetLab {
         let n = SEQ.fetch_add(1, Ordering::Relaxed);
         let lab = NetLab { client: format!("latlab-{pid}-{n}-c"), server: format!("latlab-{pid}-{n}-s") };
         // From here on, an error drops `lab`, which removes whatever was made.
-        ip(&["netns", "add", &lab.client])?;
+        ip(&["netns", "add", &lab.client]).map_err(|e| match e {
+            NetError::Refused(m) => NetError::Refused(format!("{m} — network namespaces need root (CAP_SYS_ADMIN)")),
+            e => e,
+        })?;
         ip(&["netns", "add", &lab.server])?;
         let (vc, vs) = (format!("ll{pid}x{n}c"), format!("ll{pid}x{n}s"));
         ip(&["link", "add", &vc, "netns", &lab.client, "type", "veth", "peer", "name", &vs, "netns", &lab.server])?;

@@ -603,7 +603,16 @@ fn stall_and_idle_commands_and_clear_errors() {
         .code(1)
         .stderr(predicate::str::contains("link rate: 100 kbit/s to 10 Gbit/s"));
     if nix::unistd::geteuid().is_root() {
-        let out = latlab(d).args(["stall", "net", "--loads", "0,0.5", "--step", "1"]).output().unwrap();
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+            .current_dir(d)
+            .env_remove("LATLAB_DB")
+            .args(["stall", "net", "--loads", "0,0.5", "--step", "1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         if out.status.success() {
             assert!(stdout.contains("`net.load50.rtt.p50`"), "{stdout}");
@@ -612,16 +621,29 @@ fn stall_and_idle_commands_and_clear_errors() {
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(err.contains("failed") || err.contains("install iproute2"), "{out:?}");
         }
+        // That process's namespaces (latlab-PID-N-c/s) are gone; others may be running beside.
+        let prefix = format!("latlab-{pid}-");
         let left = std::fs::read_dir("/run/netns")
             .map(|d| {
-                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .filter(|n| n.starts_with("latlab-") && n.matches('-').count() == 3)
-                    .count()
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).count()
             })
             .unwrap_or(0);
-        // `stall net`'s namespaces are latlab-PID-N-c/s (the udp test's, run beside, are not).
         assert_eq!(left, 0, "no namespace left behind");
     } else {
         eprintln!("SKIPPED: `stall net` needs root for network namespaces");
     }
+    // Without privileges both refuse with the reason, and leave nothing behind.
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let swap_dir = d.join("swap");
+    std::fs::create_dir(&swap_dir).unwrap();
+    std::fs::set_permissions(&swap_dir, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let out = unprivileged(d, &["stall", "mem", "--working-set", "8", "--swap-dir", swap_dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(1) {
+        assert!(err.contains("swap"), "{err}");
+        assert_eq!(std::fs::read_dir(&swap_dir).unwrap().count(), 0, "the swap file was removed");
+    }
+    let out = unprivileged(d, &["stall", "net", "--loads", "0", "--step", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error:"), "{out:?}");
 }

@@ -1,0 +1,4 @@
+//! `latlab startup` and `latlab boot` (seed 004): launch plans and prefetch, per-process
+//! I/O summaries, and boot-trace analysis.
+
+pub mod boot;

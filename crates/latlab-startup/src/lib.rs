@@ -2,3 +2,4 @@
 //! I/O summaries, and boot-trace analysis.
 
 pub mod boot;
+pub mod pagecache;

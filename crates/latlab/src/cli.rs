@@ -52,6 +52,8 @@ pub enum Command {
     /// Lost time on an idle system (seed 003, §3.1, Endo's method): a lowest-priority thread
     /// records every interval taken from it; optionally again while a command runs.
     Idle(IdleArgs),
+    /// Boot traces (seed 004): where a boot's time went.
+    Boot(BootArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.
@@ -390,6 +392,26 @@ pub struct StallNet {
     /// Bottleneck queue in packets (default: the kernel's, 1000 on veth).
     #[arg(long)]
     pub queue: Option<u32>,
+}
+
+/// `latlab boot`.
+#[derive(Debug, Args)]
+pub struct BootArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: BootCommand,
+}
+
+/// Subcommands of `latlab boot`.
+#[derive(Debug, Subcommand)]
+pub enum BootCommand {
+    /// Read a boot trace — `xperf -a boot` XML, or `systemd-analyze blame` or
+    /// `critical-chain` text — and show the services by cost, the total auto-start time, the
+    /// critical path, and candidates to delay or disable with the reason for each.
+    Analyze {
+        /// The trace file.
+        file: std::path::PathBuf,
+    },
 }
 
 /// `latlab idle`.

@@ -178,6 +178,18 @@ pub fn experiments() -> Vec<Experiment> {
                 ("net.load96.rtt.p50", "RTT at 96 % offered"),
             ],
         },
+        Experiment {
+            name: "boot",
+            about: "boot-trace analysis of the bundled xperf excerpt from seed 004 (services by cost, critical path, candidates)",
+            steps: |_| 1,
+            run_short: |_, progress| {
+                use latlab_startup::boot::{SAMPLE_XPERF, analyze, parse, record};
+                let t = parse(SAMPLE_XPERF).map_err(|e| SuiteError::Other(format!("the bundled sample: {e}")))?;
+                progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(vec![record("bundled: seed 004's xperf excerpt", &t, &analyze(&t))])
+            },
+            headline: &[("boot.autostart_ms", "auto-start"), ("boot.slowest_ms", "slowest service")],
+        },
     ]
 }
 

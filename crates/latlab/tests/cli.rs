@@ -647,3 +647,38 @@ fn stall_and_idle_commands_and_clear_errors() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("error:"), "{out:?}");
 }
+
+#[test]
+fn boot_analyze_reads_all_three_formats_and_names_the_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../latlab-startup/samples/xperf-boot-excerpt.xml");
+    latlab(d).args(["boot", "analyze", sample]).assert().success().stdout(
+        predicate::str::contains("`boot.autostart_ms` | 4614")
+            .and(predicate::str::contains("| PlugPlay | PlugPlay | 621.0 |"))
+            .and(predicate::str::contains("sc qc PlugPlay")),
+    );
+    std::fs::write(d.join("blame.txt"), "  20.5s NetworkManager-wait-online.service\n  300ms udev.service\n").unwrap();
+    latlab(d)
+        .args(["boot", "analyze", "blame.txt"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("waits for the network"));
+    std::fs::write(d.join("chain.txt"), "graphical.target @7.4s\n└─docker.service @5.8s +1.6s\n").unwrap();
+    latlab(d)
+        .args(["boot", "analyze", "chain.txt"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("docker.service"));
+    std::fs::write(d.join("bad.txt"), "  1.5s ok.service\n  quickly slow.service\n").unwrap();
+    latlab(d)
+        .args(["boot", "analyze", "bad.txt"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("line 2: a time like 1.234s"));
+    latlab(d)
+        .args(["boot", "analyze", "missing.xml"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot read the trace"));
+}

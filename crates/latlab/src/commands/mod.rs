@@ -1,6 +1,7 @@
 //! Subcommand dispatch and what the subcommands share: opening the store, saving a run,
 //! printing to stdout so that a closed pipe ends quietly.
 
+mod boot;
 mod codec;
 mod compare;
 mod display;
@@ -29,6 +30,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Codec(a) => codec::run(a),
         Command::Display(a) => display::run(&db, a),
         Command::Stall(a) => stall::stall(&db, a),
+        Command::Boot(a) => boot::run(&db, a),
         Command::Idle(a) => stall::idle(&db, a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),

@@ -1,9 +1,8 @@
 //! `latlab boot analyze`.
 
-use super::{out, save, status_code};
+use super::store_and_print;
 use crate::cli::{BootArgs, BootCommand};
 use anyhow::Context;
-use latlab_core::export::markdown;
 use latlab_startup::boot::{analyze, parse, record};
 use std::path::Path;
 
@@ -15,10 +14,8 @@ pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
             let trace =
                 parse(&text).with_context(|| format!("'{}' is not a boot trace latlab reads", file.display()))?;
             let analysis = analyze(&trace);
-            let mut rec = record(&file.display().to_string(), &trace, &analysis);
-            save(db, &mut rec)?;
-            out(&markdown(&rec))?;
-            Ok(status_code(&rec))
+            let rec = record(&file.display().to_string(), &trace, &analysis);
+            store_and_print(db, rec)
         }
     }
 }

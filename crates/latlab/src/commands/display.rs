@@ -1,8 +1,7 @@
 //! `latlab display`: cache, ops, pipeline, serve and view.
 
-use super::{install_interrupt, out, save, status_code};
+use super::{install_interrupt, store_and_print};
 use crate::cli::{DisplayArgs, DisplayCommand};
-use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_display::cache_exp::{CacheConfig, run_cache};
 use latlab_display::net::{self, Pace, ViewConfig};
@@ -51,10 +50,8 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let progress = Progress::new("display cache", cfg.steps());
             let result = run_cache(&cfg, progress.counter());
             progress.finish();
-            let mut rec = result?;
-            save(db, &mut rec)?;
-            out(&markdown(&rec))?;
-            Ok(status_code(&rec))
+            let rec = result?;
+            store_and_print(db, rec)
         }
         DisplayCommand::Ops(o) => {
             let mut cfg = OpsConfig::full();
@@ -78,10 +75,8 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let progress = Progress::new("display ops", cfg.steps());
             let result = run_ops(&cfg, progress.counter());
             progress.finish();
-            let mut rec = result?;
-            save(db, &mut rec)?;
-            out(&markdown(&rec))?;
-            Ok(status_code(&rec))
+            let rec = result?;
+            store_and_print(db, rec)
         }
         DisplayCommand::Pipeline(p) => {
             let mut cfg = if p.short { PipelineConfig::short() } else { PipelineConfig::full() };
@@ -100,10 +95,8 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let progress = Progress::new("display pipeline", cfg.steps());
             let result = run_pipeline(&cfg, progress.counter());
             progress.finish();
-            let mut rec = result?;
-            save(db, &mut rec)?;
-            out(&markdown(&rec))?;
-            Ok(status_code(&rec))
+            let rec = result?;
+            store_and_print(db, rec)
         }
         DisplayCommand::Serve(s) => {
             install_interrupt()?;
@@ -162,10 +155,8 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                     (addr.clone(), None, net::view(&addr, &cfg, pace, &vc)?)
                 }
             };
-            let mut rec = view_record(rec, &cfg, pace, &vc, &peer, server.as_ref(), &client);
-            save(db, &mut rec)?;
-            out(&markdown(&rec))?;
-            Ok(status_code(&rec))
+            let rec = view_record(rec, &cfg, pace, &vc, &peer, server.as_ref(), &client);
+            store_and_print(db, rec)
         }
     }
 }

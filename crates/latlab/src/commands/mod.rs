@@ -56,6 +56,14 @@ pub fn open_existing(db: &Path) -> anyhow::Result<Store> {
     open_store(db)
 }
 
+/// Store a finished run, print its Markdown summary and return the exit code for its status
+/// (what every measuring subcommand ends with).
+pub fn store_and_print(db: &Path, mut rec: RunRecord) -> anyhow::Result<i32> {
+    save(db, &mut rec)?;
+    out(&latlab_core::export::markdown(&rec))?;
+    Ok(status_code(&rec))
+}
+
 /// Store a finished run and say so on stderr; returns its id.
 pub fn save(db: &Path, rec: &mut RunRecord) -> anyhow::Result<i64> {
     let mut store = open_store(db)?;

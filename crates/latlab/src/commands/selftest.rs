@@ -1,8 +1,7 @@
 //! `latlab selftest`: run the clock/timer self-check, store it, print its summary.
 
-use super::{install_interrupt, out, save, status_code};
+use super::{install_interrupt, store_and_print};
 use crate::cli::SelftestArgs;
-use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_core::selftest::{self, SelftestConfig};
 use std::path::Path;
@@ -25,8 +24,6 @@ pub fn run(db: &Path, strict: bool, a: SelftestArgs) -> anyhow::Result<i32> {
     let progress = Progress::new("selftest", cfg.total_steps());
     let result = selftest::run(&cfg, Some(progress.counter()));
     progress.finish();
-    let mut rec = result?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = result?;
+    store_and_print(db, rec)
 }

@@ -1,8 +1,7 @@
 //! `latlab stall` and `latlab idle`.
 
-use super::{install_interrupt, out, save, status_code};
+use super::{install_interrupt, store_and_print};
 use crate::cli::{IdleArgs, StallArgs, StallCommand, StallMem, StallNet};
-use latlab_core::export::markdown;
 use latlab_core::progress::Progress;
 use latlab_stall::cpu::{CpuConfig, parse_sched, run_cpu};
 use latlab_stall::idle::{IdleConfig, run_idle};
@@ -43,10 +42,8 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
     let progress = Progress::new("stall", cfg.steps());
     let result = run_cpu(&cfg, progress.counter());
     progress.finish();
-    let mut rec = result?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = result?;
+    store_and_print(db, rec)
 }
 
 pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
@@ -58,10 +55,8 @@ pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
         cfg.seconds,
         cfg.with.as_ref().map_or(String::new(), |c| format!(", then again while `{c}` runs"))
     );
-    let mut rec = run_idle(&cfg).map_err(|e| anyhow::anyhow!(e))?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = run_idle(&cfg).map_err(|e| anyhow::anyhow!(e))?;
+    store_and_print(db, rec)
 }
 
 fn net(db: &Path, n: StallNet) -> anyhow::Result<i32> {
@@ -83,10 +78,8 @@ fn net(db: &Path, n: StallNet) -> anyhow::Result<i32> {
     let progress = Progress::new("stall net", cfg.loads.len() as u64);
     let result = run_net(&cfg, progress.counter());
     progress.finish();
-    let mut rec = result?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = result?;
+    store_and_print(db, rec)
 }
 
 fn mem(db: &Path, m: StallMem) -> anyhow::Result<i32> {
@@ -102,8 +95,6 @@ fn mem(db: &Path, m: StallMem) -> anyhow::Result<i32> {
         "stall mem: {} trials with a {} MiB working set paged out to swap between keystrokes",
         cfg.trials, cfg.working_set_mib
     );
-    let mut rec = run_mem(&cfg)?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = run_mem(&cfg)?;
+    store_and_print(db, rec)
 }

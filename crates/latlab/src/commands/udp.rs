@@ -1,9 +1,8 @@
 //! `latlab udp` (loopback), `udp serve`, `udp probe HOST`, `udp relay`.
 
-use super::{install_interrupt, out, save, status_code};
+use super::{install_interrupt, store_and_print};
 use crate::cli::{UdpArgs, UdpCommand, UdpSend};
 use anyhow::Context;
-use latlab_core::export::markdown;
 use latlab_core::interrupt::stop_requested;
 use latlab_core::progress::Progress;
 use latlab_udp::relay::Impairment;
@@ -54,10 +53,8 @@ fn measure(db: &Path, cfg: UdpConfig) -> anyhow::Result<i32> {
     let progress = Progress::new("udp", cfg.count() as u64);
     let result = latlab_udp::run(&cfg, progress.counter());
     progress.finish();
-    let mut rec = result?;
-    save(db, &mut rec)?;
-    out(&markdown(&rec))?;
-    Ok(status_code(&rec))
+    let rec = result?;
+    store_and_print(db, rec)
 }
 
 fn wait_for_ctrl_c() -> anyhow::Result<()> {

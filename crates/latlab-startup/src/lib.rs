@@ -2,5 +2,7 @@
 //! I/O summaries, and boot-trace analysis.
 
 pub mod boot;
+pub mod launch;
 pub mod pagecache;
 pub mod plan;
+pub mod trace;

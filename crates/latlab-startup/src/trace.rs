@@ -1,0 +1,470 @@
+//! Which files a launch opens, in order: fanotify where permitted (CAP_SYS_ADMIN; sees every
+//! open, including the kernel's own of the executable and its interpreter), a ptrace tracer
+//! otherwise (any user may trace their own child; x86-64 here). Both keep only what the
+//! launched command and its descendants opened.
+
+use crate::launch::Event;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+/// Which tracer to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TracerChoice {
+    /// fanotify, and ptrace when fanotify is refused.
+    Auto,
+    /// fanotify only.
+    Fanotify,
+    /// ptrace only.
+    Ptrace,
+}
+
+impl std::str::FromStr for TracerChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "fanotify" => Ok(Self::Fanotify),
+            "ptrace" => Ok(Self::Ptrace),
+            o => Err(format!("unknown tracer '{o}': auto, fanotify or ptrace")),
+        }
+    }
+}
+
+/// Why a tracer cannot be used here.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{tracer} is not available: {why}")]
+pub struct Refused {
+    /// Which one.
+    pub tracer: &'static str,
+    /// Why, with advice.
+    pub why: String,
+}
+
+/// Filesystems whose files are never in a launch plan (no page cache to warm), and that the
+/// fanotify tracer must not watch (its own /proc reads would wait on itself).
+const PSEUDO_FS: &[&str] = &[
+    "proc",
+    "sysfs",
+    "cgroup",
+    "cgroup2",
+    "devpts",
+    "devtmpfs",
+    "mqueue",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "pstore",
+    "bpf",
+    "hugetlbfs",
+    "fusectl",
+    "configfs",
+    "autofs",
+    "binfmt_misc",
+    "nsfs",
+    "efivarfs",
+    "rpc_pipefs",
+];
+
+/// Mount points worth watching, from /proc/self/mountinfo.
+fn mount_points() -> Vec<String> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let Some(sep) = fields.iter().position(|f| *f == "-") else { continue };
+        let (Some(mp), Some(fs)) = (fields.get(4), fields.get(sep + 1)) else { continue };
+        if !PSEUDO_FS.contains(fs) {
+            // mountinfo escapes spaces and the like as \ooo.
+            out.push(unescape_octal(mp));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn unescape_octal(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parent pid of `pid`, from /proc/PID/stat (the field after the parenthesized name).
+fn parent_of(pid: i32) -> Option<i32> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` is a descendant of `ancestor` (not `ancestor` itself).
+fn descends_from(pid: i32, ancestor: i32) -> bool {
+    let mut p = pid;
+    for _ in 0..128 {
+        match parent_of(p) {
+            Some(pp) if pp == ancestor => return true,
+            Some(pp) if pp > 1 => p = pp,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Keep an opened path if it is a regular file not seen before.
+fn keep(out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>, link: PathBuf) {
+    if link.is_absolute()
+        && !link.to_string_lossy().ends_with(" (deleted)")
+        && std::fs::metadata(&link).is_ok_and(|m| m.is_file())
+        && seen.insert(link.clone())
+    {
+        out.push(link);
+    }
+}
+
+/// A running fanotify trace of this process's descendants.
+pub struct FanotifyTrace {
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<Vec<PathBuf>>,
+    /// Mounts watched.
+    pub mounts: usize,
+}
+
+impl FanotifyTrace {
+    /// Start watching every non-pseudo mount for opens by this process's descendants. Uses
+    /// permission events, so an opener waits (microseconds) until it is attributed, and a
+    /// short-lived child cannot exit before its parentage is read.
+    pub fn start() -> Result<Self, Refused> {
+        use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
+        let refuse = |why: String| Refused { tracer: "fanotify", why };
+        let fan = Fanotify::init(
+            InitFlags::FAN_CLASS_CONTENT | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
+            EventFFlags::O_RDONLY | EventFFlags::O_LARGEFILE | EventFFlags::O_CLOEXEC,
+        )
+        .map_err(|e| {
+            refuse(match e {
+                nix::errno::Errno::EPERM => {
+                    "fanotify_init was refused (it needs CAP_SYS_ADMIN: run as root, or use --tracer ptrace)".into()
+                }
+                nix::errno::Errno::ENOSYS | nix::errno::Errno::EINVAL => {
+                    format!("this kernel has no fanotify with permission events ({e})")
+                }
+                e => format!("fanotify_init failed: {e}"),
+            })
+        })?;
+        let mut mounts = 0;
+        for mp in mount_points() {
+            if fan
+                .mark(
+                    MarkFlags::FAN_MARK_ADD | MarkFlags::FAN_MARK_MOUNT,
+                    MaskFlags::FAN_OPEN_PERM,
+                    nix::fcntl::AT_FDCWD,
+                    Some(mp.as_str()),
+                )
+                .is_ok()
+            {
+                mounts += 1;
+            }
+        }
+        if mounts == 0 {
+            return Err(refuse("no mount could be marked (fanotify_mark refused every one)".into()));
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || fanotify_reader(&fan, &flag));
+        Ok(Self { stop, handle, mounts })
+    }
+
+    /// Stop and return the files opened, in order.
+    pub fn finish(self) -> Vec<PathBuf> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// Answer every permission event (allow), keeping the paths our descendants opened. This
+/// thread opens nothing on a watched mount (it reads only /proc), so it never waits on itself.
+fn fanotify_reader(fan: &nix::sys::fanotify::Fanotify, stop: &AtomicBool) -> Vec<PathBuf> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use nix::sys::fanotify::{FanotifyResponse, MaskFlags, Response};
+    use std::os::fd::{AsFd, AsRawFd};
+    let me = std::process::id() as i32;
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    loop {
+        let ready = {
+            let mut fds = [PollFd::new(fan.as_fd(), PollFlags::POLLIN)];
+            poll(&mut fds, PollTimeout::from(20u8)).unwrap_or(0)
+        };
+        if ready == 0 {
+            if stop.load(Ordering::Relaxed) {
+                return out;
+            }
+            continue;
+        }
+        let Ok(events) = fan.read_events() else { continue };
+        for ev in events {
+            let Some(fd) = ev.fd() else { continue };
+            if ev.pid() != me && descends_from(ev.pid(), me) {
+                if let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) {
+                    keep(&mut out, &mut seen, link);
+                }
+            }
+            if ev.mask().contains(MaskFlags::FAN_OPEN_PERM) {
+                let _ = fan.write_response(FanotifyResponse::new(fd, Response::FAN_ALLOW));
+            }
+        }
+    }
+}
+
+/// Make the child ask to be traced before it executes the command.
+pub(crate) fn ask_to_be_traced(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before exec and makes one system call
+    // (ptrace(PTRACE_TRACEME)), which is async-signal-safe; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(|| nix::sys::ptrace::traceme().map_err(std::io::Error::from));
+    }
+}
+
+/// Whether this build has the ptrace tracer.
+pub fn ptrace_supported() -> Result<(), Refused> {
+    if cfg!(target_arch = "x86_64") {
+        Ok(())
+    } else {
+        Err(Refused { tracer: "ptrace", why: "the ptrace tracer reads x86-64 registers; use fanotify (root)".into() })
+    }
+}
+
+/// Trace `root` (stopped after exec under PTRACE_TRACEME) and its descendants to their end,
+/// collecting the files opened (`open`, `openat`, `openat2`, and each executable with its
+/// mapped interpreter and libraries at exec). Sends `Exited` when `root` ends, and then
+/// kills what it left behind.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn ptrace_loop(root: nix::unistd::Pid, tx: &Sender<Event>) -> Result<Vec<PathBuf>, String> {
+    use nix::errno::Errno;
+    use nix::sys::ptrace::{self, Event as PEvent, Options};
+    use nix::sys::signal::Signal;
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    use nix::unistd::Pid;
+    const SYS_OPEN: u64 = 2;
+    const SYS_OPENAT: u64 = 257;
+    const SYS_OPENAT2: u64 = 437;
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let at_exec = |pid: Pid, out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>| {
+        if let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) {
+            keep(out, seen, exe);
+        }
+        for line in std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default().lines() {
+            if let Some(p) = line.split_whitespace().nth(5) {
+                keep(out, seen, PathBuf::from(p));
+            }
+        }
+    };
+    match waitpid(root, Some(WaitPidFlag::__WALL)) {
+        Ok(WaitStatus::Stopped(_, Signal::SIGTRAP)) => {}
+        Ok(s) => return Err(format!("the command did not stop at exec as expected ({s:?})")),
+        Err(e) => return Err(format!("waiting for the command: {e}")),
+    }
+    let opts = Options::PTRACE_O_EXITKILL
+        | Options::PTRACE_O_TRACESYSGOOD
+        | Options::PTRACE_O_TRACEFORK
+        | Options::PTRACE_O_TRACEVFORK
+        | Options::PTRACE_O_TRACECLONE
+        | Options::PTRACE_O_TRACEEXEC;
+    ptrace::setoptions(root, opts).map_err(|e| format!("PTRACE_SETOPTIONS: {e}"))?;
+    at_exec(root, &mut out, &mut seen);
+    let mut alive: std::collections::HashSet<Pid> = [root].into();
+    ptrace::syscall(root, None).map_err(|e| format!("PTRACE_SYSCALL: {e}"))?;
+    while !alive.is_empty() {
+        let status = match waitpid(None, Some(WaitPidFlag::__WALL)) {
+            Ok(s) => s,
+            Err(Errno::EINTR) => continue,
+            Err(Errno::ECHILD) => break,
+            Err(e) => return Err(format!("waitpid: {e}")),
+        };
+        match status {
+            WaitStatus::PtraceSyscall(pid) => {
+                if let Ok(regs) = ptrace::getregs(pid) {
+                    let ret = regs.rax as i64;
+                    // At entry the kernel has put -ENOSYS in rax; at exit, the result.
+                    let exit = ret != -(Errno::ENOSYS as i64);
+                    if exit && ret >= 0 && matches!(regs.orig_rax, SYS_OPEN | SYS_OPENAT | SYS_OPENAT2) {
+                        if let Ok(link) = std::fs::read_link(format!("/proc/{pid}/fd/{ret}")) {
+                            keep(&mut out, &mut seen, link);
+                        }
+                    }
+                }
+                let _ = ptrace::syscall(pid, None);
+            }
+            WaitStatus::PtraceEvent(pid, _, ev) => {
+                alive.insert(pid);
+                if ev == PEvent::PTRACE_EVENT_EXEC as i32 {
+                    at_exec(pid, &mut out, &mut seen);
+                }
+                let _ = ptrace::syscall(pid, None);
+            }
+            WaitStatus::Stopped(pid, sig) => {
+                // A new child's first stop is a SIGSTOP that is not to be delivered.
+                let new = alive.insert(pid);
+                let deliver = if new && sig == Signal::SIGSTOP { None } else { Some(sig) };
+                let _ = ptrace::syscall(pid, deliver);
+            }
+            WaitStatus::Exited(pid, _) | WaitStatus::Signaled(pid, _, _) => {
+                alive.remove(&pid);
+                if pid == root {
+                    let (text, ok) = match status {
+                        WaitStatus::Exited(_, 0) => ("exit status: 0".to_string(), true),
+                        WaitStatus::Exited(_, c) => (format!("exit status: {c}"), false),
+                        _ => (format!("{status:?}"), false),
+                    };
+                    let _ = tx.send(Event::Exited(Instant::now(), text, ok));
+                    for p in &alive {
+                        let _ = nix::sys::signal::kill(*p, Signal::SIGKILL);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn ptrace_loop(_root: nix::unistd::Pid, _tx: &Sender<Event>) -> Result<Vec<PathBuf>, String> {
+    Err("the ptrace tracer reads x86-64 registers; use fanotify (root)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::{LaunchSpec, Ready, launch};
+    use std::time::Duration;
+
+    fn files(n: usize, tag: &str) -> (PathBuf, Vec<PathBuf>) {
+        let dir = std::env::temp_dir().join(format!("latlab-trace-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let v: Vec<PathBuf> = (0..n).map(|i| dir.join(format!("f{i}"))).collect();
+        for p in &v {
+            std::fs::write(p, b"x").unwrap();
+        }
+        (dir, v)
+    }
+
+    fn cat_spec(v: &[PathBuf]) -> LaunchSpec {
+        // The shell forks cat: the files are opened by a grandchild that exits at once.
+        let script = format!("cat {} {} >/dev/null; cat {} >/dev/null", v[2].display(), v[0].display(), v[1].display());
+        LaunchSpec {
+            command: vec!["sh".into(), "-c".into(), script],
+            ready: Ready::Exit,
+            timeout: Duration::from_secs(20),
+        }
+    }
+
+    fn order_of(opened: &[PathBuf], v: &[PathBuf]) -> Vec<usize> {
+        opened.iter().filter_map(|p| v.iter().position(|q| q == p)).collect()
+    }
+
+    #[test]
+    fn ptrace_sees_the_opens_of_children_in_order() {
+        if let Err(r) = ptrace_supported() {
+            eprintln!("SKIPPED: {r}");
+            return;
+        }
+        let (dir, v) = files(3, "ptrace");
+        let l = match launch(&cat_spec(&v), Instant::now(), true) {
+            Ok(l) => l,
+            Err(e) if e.to_string().contains("EPERM") => {
+                eprintln!("SKIPPED: ptrace is not permitted here: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(order_of(&l.opened, &v), vec![2, 0, 1], "{:?}", l.opened);
+        assert!(
+            l.opened.iter().any(|p| p.ends_with("sh")
+                || p.to_string_lossy().contains("dash")
+                || p.to_string_lossy().contains("bash")),
+            "the executable itself: {:?}",
+            l.opened
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn fanotify_sees_the_opens_of_descendants_only_or_says_why_not() {
+        let t = match FanotifyTrace::start() {
+            Ok(t) => t,
+            Err(r) => {
+                eprintln!("SKIPPED: {r}");
+                assert!(!r.why.is_empty());
+                return;
+            }
+        };
+        let (dir, v) = files(4, "fanotify");
+        launch(&cat_spec(&v), Instant::now(), false).unwrap();
+        // This process's own open is not the launch's.
+        std::fs::read(&v[3]).unwrap();
+        let opened = t.finish();
+        assert_eq!(order_of(&opened, &v), vec![2, 0, 1], "{opened:?}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Run by `fanotify_refused_without_the_capability_is_a_clear_refusal` as user nobody.
+    #[test]
+    fn fanotify_refusal_child() {
+        if std::env::var_os("LATLAB_FANOTIFY_REFUSAL_CHILD").is_none() {
+            return;
+        }
+        let r = FanotifyTrace::start().err().expect("without CAP_SYS_ADMIN fanotify must be refused");
+        assert!(r.why.contains("CAP_SYS_ADMIN"), "{r}");
+    }
+
+    #[test]
+    fn fanotify_refused_without_the_capability_is_a_clear_refusal() {
+        if !nix::unistd::geteuid().is_root() {
+            let r = FanotifyTrace::start().err().expect("non-root cannot use fanotify permission events");
+            assert!(r.why.contains("CAP_SYS_ADMIN"), "{r}");
+            return;
+        }
+        // As root, run this test binary's child test as user nobody (no capabilities).
+        use std::os::unix::process::CommandExt;
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "trace::tests::fanotify_refusal_child", "--nocapture"])
+            .env("LATLAB_FANOTIFY_REFUSAL_CHILD", "1")
+            .uid(65534)
+            .gid(65534)
+            .output();
+        match out {
+            Ok(o) => assert!(
+                o.status.success(),
+                "as nobody: {}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => eprintln!("SKIPPED: cannot run the test binary as nobody ({e})"),
+        }
+    }
+
+    #[test]
+    fn tracer_names_parse_and_mount_points_unescape() {
+        assert_eq!("ptrace".parse::<TracerChoice>(), Ok(TracerChoice::Ptrace));
+        assert!("strace".parse::<TracerChoice>().unwrap_err().contains("auto, fanotify or ptrace"));
+        assert_eq!(unescape_octal("/mnt/my\\040disk"), "/mnt/my disk");
+        assert!(mount_points().iter().any(|m| m == "/"));
+        assert!(descends_from(std::process::id() as i32, 1) || parent_of(std::process::id() as i32) == Some(1));
+    }
+}

@@ -2,7 +2,13 @@
 //! I/O summaries, and boot-trace analysis.
 
 pub mod boot;
+pub mod defaults;
+pub mod device;
+pub mod fixture;
+pub mod io;
 pub mod launch;
+pub mod measure;
 pub mod pagecache;
 pub mod plan;
+pub mod record;
 pub mod trace;

@@ -1,0 +1,29 @@
+//! Every default of `latlab startup`, with the reason it has that value.
+
+use crate::fixture::FixtureSpec;
+
+/// Launches per state: 9, the default — enough for a median with a spread, few
+/// enough that a slow application's 27 launches stay bearable.
+pub const RUNS: usize = 9;
+/// Launches per state in the suite: 3 (a median of three, in seconds of wall time).
+pub const SUITE_RUNS: usize = 3;
+/// Prefetch threads: 4 — enough requests in flight to keep an SSD's queue busy while the
+/// launch itself reads one file at a time; more adds little on two cores.
+pub const PREFETCH_THREADS: usize = 4;
+/// Longest one launch may take: 120 s (a large application from a rotating disk is
+/// well inside it; a hung one is killed and reported).
+pub const TIMEOUT_S: f64 = 120.0;
+/// How often `startup io` reads every process's counters: 50 ms — a process alive that long
+/// gets its own row; shorter ones are counted in their parent's (the kernel adds a reaped
+/// child's I/O to its parent).
+pub const IO_INTERVAL_MS: u64 = 50;
+/// Where the built-in launch's data set is written: /var/tmp, which is on disk on most
+/// systems (/tmp often is tmpfs, where nothing can be evicted).
+pub const FIXTURE_PARENT: &str = "/var/tmp";
+/// The built-in launch: 128 files of 1 MiB, of which it reads a 32 KiB header and a 64 KiB
+/// section each (about a tenth, like a program touching part of its libraries and
+/// resources), parsing every byte read 8 times (its CPU work per byte).
+pub const FIXTURE: FixtureSpec = FixtureSpec { files: 128, file_kib: 1024, header_kib: 32, section_kib: 64, passes: 8 };
+/// The suite's built-in launch: a quarter of the data, so three rounds take seconds.
+pub const SUITE_FIXTURE: FixtureSpec =
+    FixtureSpec { files: 48, file_kib: 512, header_kib: 32, section_kib: 64, passes: 2 };

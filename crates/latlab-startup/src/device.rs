@@ -1,0 +1,105 @@
+//! The facts that bound what "cold" means for a plan's files: the block device under them,
+//! whether it is rotational, its I/O scheduler, and whether the machine is virtual (where a
+//! "disk" read may come from the host's cache).
+
+use serde::Serialize;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// Where a file's pages come from on a cold read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceFacts {
+    /// `major:minor` of the filesystem's device.
+    pub device: String,
+    /// The block device's name, when there is one (not for overlay, NFS, tmpfs…).
+    pub block: Option<String>,
+    /// Its `queue/rotational` flag.
+    pub rotational: Option<bool>,
+    /// Its active I/O scheduler.
+    pub scheduler: Option<String>,
+    /// Filesystem type.
+    pub filesystem: String,
+}
+
+impl DeviceFacts {
+    /// One line for the record.
+    pub fn describe(&self) -> String {
+        match &self.block {
+            Some(b) => format!(
+                "{} ({}, {}, {}, scheduler {})",
+                b,
+                self.device,
+                self.filesystem,
+                match self.rotational {
+                    Some(true) => "rotational",
+                    Some(false) => "not rotational",
+                    None => "rotation unknown",
+                },
+                self.scheduler.as_deref().unwrap_or("unknown")
+            ),
+            None => format!("{} on device {} (no block device behind it)", self.filesystem, self.device),
+        }
+    }
+}
+
+/// The device facts for the filesystem holding `path`.
+pub fn facts(path: &Path) -> std::io::Result<DeviceFacts> {
+    let dev = std::fs::metadata(path)?.dev();
+    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let filesystem = filesystem_of(path);
+    let sys = Path::new("/sys/dev/block").join(format!("{major}:{minor}"));
+    let mut f =
+        DeviceFacts { device: format!("{major}:{minor}"), block: None, rotational: None, scheduler: None, filesystem };
+    if let Ok(real) = std::fs::canonicalize(&sys) {
+        f.block = real.file_name().map(|n| n.to_string_lossy().into_owned());
+        // A partition's queue is its disk's, one directory up.
+        let queue = [real.join("queue"), real.join("../queue")].into_iter().find(|q| q.is_dir());
+        if let Some(q) = queue {
+            f.rotational = std::fs::read_to_string(q.join("rotational")).ok().map(|s| s.trim() == "1");
+            f.scheduler = std::fs::read_to_string(q.join("scheduler")).ok().and_then(|s| active_scheduler(&s));
+        }
+    }
+    Ok(f)
+}
+
+/// `mq-deadline kyber [bfq] none` → `bfq`; a lone `none` → `none`.
+fn active_scheduler(s: &str) -> Option<String> {
+    let s = s.trim();
+    match (s.find('['), s.find(']')) {
+        (Some(a), Some(b)) if b > a => Some(s[a + 1..b].to_string()),
+        _ if !s.is_empty() && !s.contains(' ') => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// The filesystem type of the longest mount point that holds `path`.
+fn filesystem_of(path: &Path) -> String {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut best = (0usize, "unknown".to_string());
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let Some(sep) = fields.iter().position(|f| *f == "-") else { continue };
+        let (Some(mp), Some(fs)) = (fields.get(4), fields.get(sep + 1)) else { continue };
+        if path.starts_with(mp) && mp.len() >= best.0 {
+            best = (mp.len(), fs.to_string());
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedulers_parse_and_this_machines_root_is_described() {
+        assert_eq!(active_scheduler("mq-deadline kyber [bfq] none\n").as_deref(), Some("bfq"));
+        assert_eq!(active_scheduler("none").as_deref(), Some("none"));
+        assert_eq!(active_scheduler(""), None);
+        let f = facts(Path::new("/")).unwrap();
+        assert!(f.device.contains(':'));
+        assert_ne!(f.filesystem, "unknown");
+        assert!(!f.describe().is_empty());
+    }
+}

@@ -1,0 +1,381 @@
+//! `latlab startup io`: the per-process disk I/O of a scenario (seed 004, Figure 3). Every
+//! process's counters (`/proc/PID/io`: bytes that reached storage, read and write calls;
+//! `/proc/PID/stat`: major faults) are read before, every interval during, and after the
+//! scenario; each row is a process's growth over it, sorted by cost.
+//!
+//! A process too short-lived to be sampled is counted in its parent's row: the kernel adds a
+//! reaped child's counters to its parent's. A sampled child that then ends would be counted
+//! twice that way, so its last sampled counters are taken off its parent's growth.
+
+use latlab_core::record::{Column, RunRecord, RunStatus, Table};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// One process's counters at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Bytes read from storage (`read_bytes`).
+    pub read_bytes: u64,
+    /// Bytes written towards storage (`write_bytes`).
+    pub write_bytes: u64,
+    /// Read calls (`syscr`).
+    pub read_ops: u64,
+    /// Write calls (`syscw`).
+    pub write_ops: u64,
+    /// Major faults, its own and its reaped children's.
+    pub major_faults: u64,
+}
+
+impl Counters {
+    fn minus(self, o: Counters) -> Counters {
+        Counters {
+            read_bytes: self.read_bytes.saturating_sub(o.read_bytes),
+            write_bytes: self.write_bytes.saturating_sub(o.write_bytes),
+            read_ops: self.read_ops.saturating_sub(o.read_ops),
+            write_ops: self.write_ops.saturating_sub(o.write_ops),
+            major_faults: self.major_faults.saturating_sub(o.major_faults),
+        }
+    }
+    fn is_zero(&self) -> bool {
+        *self == Counters::default()
+    }
+}
+
+/// What one read of a process gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcSample {
+    /// Its name.
+    pub comm: String,
+    /// Its parent.
+    pub ppid: i32,
+    /// Start time (clock ticks since boot), to tell a reused pid apart.
+    pub start: u64,
+    /// Counters.
+    pub c: Counters,
+}
+
+/// Parse `/proc/PID/stat` and `/proc/PID/io` texts.
+pub fn parse_proc(stat: &str, io: &str) -> Option<ProcSample> {
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let comm = stat.get(open + 1..close)?.to_string();
+    // Fields after the name, numbered from 3 (state) as in proc(5).
+    let f: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
+    let field = |n: usize| f.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+    let ppid = field(4)? as i32;
+    let major_faults = field(12)? + field(13)?;
+    let start = field(22)?;
+    let mut c = Counters { major_faults, ..Counters::default() };
+    for line in io.lines() {
+        let Some((k, v)) = line.split_once(':') else { continue };
+        let v: u64 = v.trim().parse().ok()?;
+        match k {
+            "read_bytes" => c.read_bytes = v,
+            "write_bytes" => c.write_bytes = v,
+            "syscr" => c.read_ops = v,
+            "syscw" => c.write_ops = v,
+            _ => {}
+        }
+    }
+    Some(ProcSample { comm, ppid, start, c })
+}
+
+fn read_proc(pid: i32) -> Option<ProcSample> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    parse_proc(&stat, &io)
+}
+
+/// Every readable process now (not this one), and how many could not be read.
+fn sample_all(me: i32) -> (Vec<(i32, ProcSample)>, usize) {
+    let mut out = Vec::new();
+    let mut unreadable = 0;
+    let Ok(dir) = std::fs::read_dir("/proc") else { return (out, 0) };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == me {
+            continue;
+        }
+        match read_proc(pid) {
+            Some(s) => out.push((pid, s)),
+            None => unreadable += 1,
+        }
+    }
+    (out, unreadable)
+}
+
+/// One process's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoRow {
+    /// Pid.
+    pub pid: i32,
+    /// Name.
+    pub comm: String,
+    /// Started during the scenario.
+    pub new: bool,
+    /// Ended during it.
+    pub ended: bool,
+    /// Growth over the scenario.
+    pub c: Counters,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    comm: String,
+    ppid: i32,
+    start: u64,
+    first: Counters,
+    last: Counters,
+    new: bool,
+    ended: bool,
+}
+
+/// Folds samples into rows.
+#[derive(Debug, Default)]
+pub struct IoTracker {
+    procs: HashMap<(i32, u64), Tracked>,
+    samples: usize,
+    /// Most processes unreadable in one sample (other users' without privilege).
+    pub unreadable: usize,
+}
+
+impl IoTracker {
+    /// Take one sample (`initial` for the one before the scenario).
+    pub fn add(&mut self, now: &[(i32, ProcSample)], initial: bool) {
+        self.samples += 1;
+        let mut present = std::collections::HashSet::new();
+        for (pid, s) in now {
+            let key = (*pid, s.start);
+            present.insert(key);
+            let t = self.procs.entry(key).or_insert_with(|| Tracked {
+                comm: s.comm.clone(),
+                ppid: s.ppid,
+                start: s.start,
+                // Born during the scenario: everything it did belongs to it.
+                first: if initial { s.c } else { Counters::default() },
+                last: s.c,
+                new: !initial,
+                ended: false,
+            });
+            t.last = s.c;
+            t.ppid = s.ppid;
+            t.comm.clone_from(&s.comm);
+        }
+        for (k, t) in self.procs.iter_mut() {
+            if !present.contains(k) {
+                t.ended = true;
+            }
+        }
+    }
+
+    /// The rows, sorted by cost (storage bytes, then major faults, then calls), zero rows
+    /// left out.
+    pub fn rows(&self) -> Vec<IoRow> {
+        let mut growth: HashMap<(i32, u64), Counters> =
+            self.procs.iter().map(|(k, t)| (*k, t.last.minus(t.first))).collect();
+        // A sampled child that ended was added whole to its parent when reaped.
+        for t in self.procs.values().filter(|t| t.ended) {
+            let parent =
+                self.procs.iter().filter(|(k, p)| k.0 == t.ppid && p.start <= t.start).max_by_key(|(k, _)| k.1);
+            if let Some((pk, _)) = parent {
+                if let Some(g) = growth.get_mut(pk) {
+                    *g = g.minus(t.last);
+                }
+            }
+        }
+        let mut rows: Vec<IoRow> = self
+            .procs
+            .iter()
+            .map(|(k, t)| IoRow { pid: k.0, comm: t.comm.clone(), new: t.new, ended: t.ended, c: growth[k] })
+            .filter(|r| !r.c.is_zero())
+            .collect();
+        rows.sort_by(|a, b| {
+            let key = |r: &IoRow| (r.c.read_bytes + r.c.write_bytes, r.c.major_faults, r.c.read_ops + r.c.write_ops);
+            key(b).cmp(&key(a)).then(a.pid.cmp(&b.pid))
+        });
+        rows
+    }
+
+    /// Samples taken.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+}
+
+/// Sample every process until `stop`, then once more.
+pub fn track(interval: Duration, stop: &AtomicBool, started: &AtomicBool) -> IoTracker {
+    let me = std::process::id() as i32;
+    let mut t = IoTracker::default();
+    let (s, u) = sample_all(me);
+    t.add(&s, true);
+    t.unreadable = u;
+    started.store(true, Ordering::Release);
+    loop {
+        let done = stop.load(Ordering::Acquire);
+        std::thread::sleep(if done { Duration::ZERO } else { interval });
+        let (s, u) = sample_all(me);
+        t.add(&s, false);
+        t.unreadable = t.unreadable.max(u);
+        if done {
+            return t;
+        }
+    }
+}
+
+/// The stored run of `startup io`.
+pub fn io_run(
+    command: &[String],
+    ready: &str,
+    interval_ms: u64,
+    duration_ns: u64,
+    t: &IoTracker,
+    top: usize,
+) -> RunRecord {
+    let mut rec = RunRecord::begin("startup");
+    rec.config("experiment", "io");
+    rec.config("command", command);
+    rec.config("ready", ready);
+    rec.config("interval_ms", interval_ms);
+    let rows = t.rows();
+    let sum = rows.iter().fold(Counters::default(), |a, r| Counters {
+        read_bytes: a.read_bytes + r.c.read_bytes,
+        write_bytes: a.write_bytes + r.c.write_bytes,
+        read_ops: a.read_ops + r.c.read_ops,
+        write_ops: a.write_ops + r.c.write_ops,
+        major_faults: a.major_faults + r.c.major_faults,
+    });
+    rec.metric("io.duration", duration_ns, "ns");
+    rec.metric("io.processes", rows.len() as u64, "count");
+    rec.metric("io.read_bytes", sum.read_bytes, "bytes");
+    rec.metric("io.write_bytes", sum.write_bytes, "bytes");
+    rec.metric("io.read_ops", sum.read_ops, "count");
+    rec.metric("io.write_ops", sum.write_ops, "count");
+    rec.metric("io.major_faults", sum.major_faults, "count");
+    rec.metric("io.samples", t.samples() as u64, "count");
+    if t.unreadable > 0 {
+        rec.warn(format!(
+            "{} processes could not be read (other users' /proc/PID/io needs root or CAP_SYS_PTRACE): they are missing",
+            t.unreadable
+        ));
+    }
+    if rows.len() > top {
+        rec.warn(format!("the table shows the {top} costliest of {} processes; the totals count all", rows.len()));
+    }
+    rec.tables.push(Table {
+        name: "processes".into(),
+        title: "Disk I/O per process during the scenario, costliest first".into(),
+        columns: vec![
+            Column { name: "pid".into(), unit: String::new() },
+            Column { name: "process".into(), unit: String::new() },
+            Column { name: "read".into(), unit: "bytes".into() },
+            Column { name: "written".into(), unit: "bytes".into() },
+            Column { name: "read calls".into(), unit: "count".into() },
+            Column { name: "write calls".into(), unit: "count".into() },
+            Column { name: "major faults".into(), unit: "count".into() },
+            Column { name: "lifetime".into(), unit: String::new() },
+        ],
+        rows: rows
+            .iter()
+            .take(top)
+            .map(|r| {
+                let life = match (r.new, r.ended) {
+                    (true, true) => "started and ended",
+                    (true, false) => "started",
+                    (false, true) => "ended",
+                    (false, false) => "",
+                };
+                vec![
+                    r.pid.into(),
+                    r.comm.clone().into(),
+                    r.c.read_bytes.into(),
+                    r.c.write_bytes.into(),
+                    r.c.read_ops.into(),
+                    r.c.write_ops.into(),
+                    r.c.major_faults.into(),
+                    life.into(),
+                ]
+            })
+            .collect(),
+        plot: None,
+    });
+    rec.finish(RunStatus::Complete);
+    rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(pid: i32, comm: &str, ppid: i32, majflt: u64, cmajflt: u64, start: u64) -> String {
+        // Fields 3.. : state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt … starttime(22)
+        format!("{pid} ({comm}) S {ppid} 1 1 0 -1 0 10 0 {majflt} {cmajflt} 0 0 0 0 20 0 1 0 {start} 100 5")
+    }
+    fn io(rb: u64, wb: u64, cr: u64, cw: u64) -> String {
+        format!(
+            "rchar: 1\nwchar: 2\nsyscr: {cr}\nsyscw: {cw}\nread_bytes: {rb}\nwrite_bytes: {wb}\ncancelled_write_bytes: 0\n"
+        )
+    }
+    fn s(pid: i32, comm: &str, ppid: i32, start: u64, rb: u64, faults: u64) -> (i32, ProcSample) {
+        (pid, parse_proc(&stat(pid, comm, ppid, faults, 0, start), &io(rb, 0, 1, 0)).unwrap())
+    }
+
+    #[test]
+    fn proc_files_parse_including_names_with_spaces_and_parentheses() {
+        let p = parse_proc(&stat(7, "my (odd) app", 3, 5, 2, 999), &io(4096, 8192, 10, 20)).unwrap();
+        assert_eq!(p.comm, "my (odd) app");
+        assert_eq!((p.ppid, p.start), (3, 999));
+        assert_eq!(p.c, Counters { read_bytes: 4096, write_bytes: 8192, read_ops: 10, write_ops: 20, major_faults: 7 });
+        assert!(parse_proc("7 (x) S", "").is_none());
+        assert!(parse_proc(&stat(7, "x", 3, 5, 2, 9), "read_bytes: lots\n").is_none());
+    }
+
+    #[test]
+    fn rows_are_growth_sorted_by_cost_and_a_reaped_child_is_not_counted_twice() {
+        let mut t = IoTracker::default();
+        t.add(&[s(10, "shell", 1, 100, 1_000, 0), s(20, "idle", 1, 50, 0, 0)], true);
+        // The shell starts `app` (pid 30), which reads 50 000 bytes.
+        t.add(&[s(10, "shell", 1, 100, 1_000, 0), s(20, "idle", 1, 50, 0, 0), s(30, "app", 10, 200, 50_000, 3)], false);
+        // app ends and is reaped: the shell's counters now include app's whole 60 000 (10 000
+        // more than last sampled), plus 500 of its own.
+        t.add(&[s(10, "shell", 1, 100, 1_000 + 500 + 60_000, 3), s(20, "idle", 1, 50, 0, 0)], false);
+        let rows = t.rows();
+        assert_eq!(rows.len(), 2, "the idle process did nothing: {rows:?}");
+        assert_eq!((rows[0].pid, rows[0].c.read_bytes, rows[0].new, rows[0].ended), (30, 50_000, true, true));
+        // The shell keeps its own 500 and what app did after its last sample.
+        assert_eq!((rows[1].pid, rows[1].c.read_bytes), (10, 10_500));
+        assert_eq!(rows.iter().map(|r| r.c.read_bytes).sum::<u64>(), 60_500, "every byte once");
+    }
+
+    #[test]
+    fn a_reused_pid_is_another_process() {
+        let mut t = IoTracker::default();
+        t.add(&[s(40, "old", 1, 100, 10, 0)], true);
+        t.add(&[s(40, "new", 1, 300, 7, 0)], false);
+        let rows = t.rows();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].comm.as_str(), rows[0].c.read_bytes, rows[0].new), ("new", 7, true));
+    }
+
+    #[test]
+    fn tracking_this_machine_sees_a_child_that_reads() {
+        let stop = AtomicBool::new(false);
+        let started = AtomicBool::new(false);
+        let t = std::thread::scope(|sc| {
+            let h = sc.spawn(|| track(Duration::from_millis(5), &stop, &started));
+            while !started.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let out =
+                std::process::Command::new("sh").args(["-c", "cat /proc/self/stat >/dev/null; sleep 0.1"]).status();
+            assert!(out.unwrap().success());
+            stop.store(true, Ordering::Release);
+            h.join().unwrap()
+        });
+        assert!(t.samples() >= 3);
+        let rows = t.rows();
+        assert!(rows.iter().any(|r| r.new && r.c.read_ops > 0), "the child's read calls: {rows:?}");
+        let rec = io_run(&["sh".into()], "exit", 5, 1, &t, 5);
+        assert!(rec.tables[0].rows.len() <= 5);
+    }
+}

@@ -1,0 +1,214 @@
+//! `latlab startup record`: learn a launch plan. A traced launch says which files the launch
+//! opens and in what order; then those files are evicted, the command is launched again
+//! untraced, and `mincore` says which page ranges of each it read (the kernel's readahead
+//! included, as a prefetcher would read them too).
+
+use crate::launch::{LaunchError, LaunchSpec, launch};
+use crate::pagecache;
+use crate::plan::{self, Plan};
+use crate::trace::{FanotifyTrace, Refused, TracerChoice, ptrace_supported};
+use latlab_core::record::{Column, RunRecord, RunStatus, Table};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Why a startup experiment could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// A launch failed.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// No tracer may run here.
+    #[error("{0}")]
+    Refused(#[from] Refused),
+    /// A file operation failed.
+    #[error("{what}: {err}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        err: std::io::Error,
+    },
+    /// The launch read nothing a plan could hold.
+    #[error(
+        "the launch opened no file on a disk-backed filesystem ({opened} opened, all in memory or gone): there is nothing to prefetch"
+    )]
+    NothingToPlan {
+        /// Files opened.
+        opened: usize,
+    },
+}
+
+/// How to learn a plan.
+#[derive(Debug, Clone)]
+pub struct RecordConfig {
+    /// The launch.
+    pub launch: LaunchSpec,
+    /// Which tracer.
+    pub tracer: TracerChoice,
+}
+
+/// A learned plan and how it was learned.
+#[derive(Debug, Clone)]
+pub struct Learned {
+    /// The plan.
+    pub plan: Plan,
+    /// The tracer used.
+    pub tracer: &'static str,
+    /// Why fanotify was not used, when it was not.
+    pub refusal: Option<String>,
+    /// Regular files the launch opened.
+    pub opened: usize,
+    /// Files left out of the plan, with why.
+    pub skipped: Vec<(PathBuf, String)>,
+    /// The traced launch's time, ns (tracing slows it; not a launch time to quote).
+    pub traced_ns: u64,
+    /// The untraced launch from evicted files, ns.
+    pub cold_ns: u64,
+    /// Pages of the candidate files still resident right after eviction (mapped by running
+    /// processes, which `DONTNEED` cannot drop).
+    pub pinned_pages: u64,
+}
+
+/// Learn the plan of `cfg.launch`.
+pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
+    let (opened, tracer, refusal, traced_ns) = traced_launch(cfg)?;
+    let n_opened = opened.len();
+    let mut skipped = Vec::new();
+    let mut candidates = Vec::new();
+    for p in opened {
+        if pagecache::evictable(&p) {
+            candidates.push(p);
+        } else {
+            skipped.push((p, "on an in-memory filesystem (tmpfs/ramfs): always resident".to_string()));
+        }
+    }
+    if candidates.is_empty() {
+        return Err(StartupError::NothingToPlan { opened: n_opened });
+    }
+    let pinned_pages = evict_all(&candidates);
+    let cold = launch(&cfg.launch, Instant::now(), false)?;
+    let refs: Vec<&std::path::Path> = candidates.iter().map(|p| p.as_path()).collect();
+    let plan = plan::from_residency(cfg.launch.command.clone(), &refs)
+        .map_err(|err| StartupError::Io { what: "reading the files' residency".into(), err })?;
+    for p in &candidates {
+        if !plan.files.iter().any(|f| &f.path == p) {
+            skipped.push((p.clone(), "opened but none of its pages read".into()));
+        }
+    }
+    Ok(Learned { plan, tracer, refusal, opened: n_opened, skipped, traced_ns, cold_ns: cold.ready_ns, pinned_pages })
+}
+
+/// Evict every file; returns the pages that stayed resident.
+pub fn evict_all(files: &[PathBuf]) -> u64 {
+    let mut left = 0;
+    for p in files {
+        let _ = pagecache::evict(p);
+        left += pagecache::residency(p).map_or(0, |r| r.resident);
+    }
+    left
+}
+
+type Traced = (Vec<PathBuf>, &'static str, Option<String>, u64);
+
+/// The traced launch: fanotify if chosen or permitted, else ptrace.
+fn traced_launch(cfg: &RecordConfig) -> Result<Traced, StartupError> {
+    let fan = match cfg.tracer {
+        TracerChoice::Ptrace => None,
+        TracerChoice::Fanotify => Some(FanotifyTrace::start()?),
+        TracerChoice::Auto => match FanotifyTrace::start() {
+            Ok(t) => Some(t),
+            Err(r) => {
+                ptrace_supported()?;
+                let t0 = Instant::now();
+                let l = launch(&cfg.launch, t0, true)?;
+                return Ok((l.opened, "ptrace", Some(r.to_string()), l.ready_ns));
+            }
+        },
+    };
+    match fan {
+        Some(t) => {
+            let l = launch(&cfg.launch, Instant::now(), false);
+            let opened = t.finish();
+            let l = l?;
+            Ok((opened, "fanotify", None, l.ready_ns))
+        }
+        None => {
+            ptrace_supported()?;
+            let l = launch(&cfg.launch, Instant::now(), true)?;
+            Ok((l.opened, "ptrace", None, l.ready_ns))
+        }
+    }
+}
+
+/// The stored run of `startup record`; the plan itself goes in the record's configuration
+/// (`config.plan`), so `startup measure --plan-run ID` can read it back.
+pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
+    let mut rec = RunRecord::begin("startup");
+    rec.config("experiment", "record");
+    rec.config("command", &cfg.launch.command);
+    rec.config("ready", cfg.launch.ready.describe());
+    rec.config("tracer", l.tracer);
+    if let Some(r) = &l.refusal {
+        rec.config("tracer_refused", r);
+        rec.warn(format!("{r}; the ptrace tracer was used instead"));
+    }
+    rec.config("plan", &l.plan);
+    let p = &l.plan;
+    rec.metric("plan.files", p.files.len() as u64, "count");
+    rec.metric("plan.opened", l.opened as u64, "count");
+    rec.metric("plan.pages", p.pages(), "pages");
+    rec.metric("plan.whole_pages", p.whole_pages(), "pages");
+    rec.metric("plan.bytes", p.pages() * p.page_size, "bytes");
+    rec.metric("plan.fraction_of_whole", p.pages() as f64 / p.whole_pages().max(1) as f64, "ratio");
+    rec.metric("plan.pinned_pages", l.pinned_pages, "pages");
+    rec.metric("launch.traced", l.traced_ns, "ns");
+    rec.metric("launch.learn_cold", l.cold_ns, "ns");
+    if l.pinned_pages > 0 {
+        rec.warn(format!(
+            "{} pages of the plan's files stayed in memory after eviction (mapped by running programs, e.g. shared libraries): cold launches read them from memory",
+            l.pinned_pages
+        ));
+    }
+    rec.tables.push(Table {
+        name: "plan".into(),
+        title: "The launch plan: files in the order first opened, and the pages read of each".into(),
+        columns: vec![
+            Column { name: "file".into(), unit: String::new() },
+            Column { name: "size".into(), unit: "bytes".into() },
+            Column { name: "ranges".into(), unit: "count".into() },
+            Column { name: "pages read".into(), unit: "pages".into() },
+            Column { name: "whole file".into(), unit: "pages".into() },
+        ],
+        rows: p
+            .files
+            .iter()
+            .map(|f| {
+                serde_json::json!([
+                    f.path.display().to_string(),
+                    f.size,
+                    f.ranges.len(),
+                    f.ranges.iter().map(|r| r.1).sum::<u64>(),
+                    f.size.div_ceil(p.page_size.max(1))
+                ])
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+            })
+            .collect(),
+        plot: None,
+    });
+    if !l.skipped.is_empty() {
+        rec.tables.push(Table {
+            name: "skipped".into(),
+            title: "Files the launch opened that the plan leaves out".into(),
+            columns: vec![
+                Column { name: "file".into(), unit: String::new() },
+                Column { name: "why".into(), unit: String::new() },
+            ],
+            rows: l.skipped.iter().map(|(p, w)| vec![p.display().to_string().into(), w.clone().into()]).collect(),
+            plot: None,
+        });
+    }
+    rec.finish(RunStatus::Complete);
+    rec
+}

@@ -81,10 +81,14 @@ pub fn parse_proc(stat: &str, io: &str) -> Option<ProcSample> {
     Some(ProcSample { comm, ppid, start, c })
 }
 
-fn read_proc(pid: i32) -> Option<ProcSample> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
-    parse_proc(&stat, &io)
+/// `Err(true)` when the process exists but may not be read; `Err(false)` when it is gone.
+fn read_proc(pid: i32) -> Result<ProcSample, bool> {
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/{f}"))
+            .map_err(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+    };
+    let (stat, io) = (read("stat")?, read("io")?);
+    parse_proc(&stat, &io).ok_or(false)
 }
 
 /// Every readable process now (not this one), and how many could not be read.
@@ -98,8 +102,9 @@ fn sample_all(me: i32) -> (Vec<(i32, ProcSample)>, usize) {
             continue;
         }
         match read_proc(pid) {
-            Some(s) => out.push((pid, s)),
-            None => unreadable += 1,
+            Ok(s) => out.push((pid, s)),
+            Err(true) => unreadable += 1,
+            Err(false) => {}
         }
     }
     (out, unreadable)
@@ -223,8 +228,9 @@ pub fn track(interval: Duration, stop: &AtomicBool, started: &AtomicBool) -> IoT
     }
 }
 
-/// The stored run of `startup io`.
+/// The stored run of `startup io`; `rec` is the record begun before the scenario.
 pub fn io_run(
+    mut rec: RunRecord,
     command: &[String],
     ready: &str,
     interval_ms: u64,
@@ -232,7 +238,6 @@ pub fn io_run(
     t: &IoTracker,
     top: usize,
 ) -> RunRecord {
-    let mut rec = RunRecord::begin("startup");
     rec.config("experiment", "io");
     rec.config("command", command);
     rec.config("ready", ready);
@@ -255,7 +260,7 @@ pub fn io_run(
     rec.metric("io.samples", t.samples() as u64, "count");
     if t.unreadable > 0 {
         rec.warn(format!(
-            "{} processes could not be read (other users' /proc/PID/io needs root or CAP_SYS_PTRACE): they are missing",
+            "{} processes could not be read (permission denied: other users' need root or CAP_SYS_PTRACE, and a sandbox may hide some even from root): they are missing",
             t.unreadable
         ));
     }
@@ -375,7 +380,7 @@ mod tests {
         assert!(t.samples() >= 3);
         let rows = t.rows();
         assert!(rows.iter().any(|r| r.new && r.c.read_ops > 0), "the child's read calls: {rows:?}");
-        let rec = io_run(&["sh".into()], "exit", 5, 1, &t, 5);
+        let rec = io_run(RunRecord::begin("startup"), &["sh".into()], "exit", 5, 1, &t, 5);
         assert!(rec.tables[0].rows.len() <= 5);
     }
 }

@@ -41,6 +41,8 @@ pub struct Measured {
     pub replay_skipped: usize,
     /// Device under the plan's largest file.
     pub device: Option<DeviceFacts>,
+    /// The run record, begun (clock and machine snapshot) before the first launch.
+    pub begun: RunRecord,
 }
 
 /// Measure; `progress` counts launches (3 × runs, plus one warm-up).
@@ -52,6 +54,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         left_after_evict: Vec::new(),
         replay_skipped: 0,
         device: plan.files.iter().max_by_key(|f| f.size).and_then(|f| device::facts(&f.path).ok()),
+        begun: RunRecord::begin("startup"),
     };
     // Warm-up: the program's own first-run costs (and a check that it launches at all).
     launch(&cfg.launch, Instant::now(), false)?;
@@ -90,7 +93,7 @@ fn p50(v: &[i64]) -> i64 {
 
 /// The stored run of `startup measure`.
 pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord {
-    let mut rec = RunRecord::begin("startup");
+    let mut rec = m.begun.clone();
     rec.config("experiment", "measure");
     rec.config("command", &cfg.launch.command);
     rec.config("ready", cfg.launch.ready.describe());
@@ -109,7 +112,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     if let Some(v) = &rec.machine.info.virtualization {
         let v = v.clone();
         rec.warn(format!(
-            "virtual machine ({v}): a cold read may be served from the host's cache, so cold is faster than on bare metal"
+            "virtualized ({v}): a cold read may be served from a host's cache, so cold can be faster than on bare metal"
         ));
     }
     let mut rows = Vec::new();
@@ -180,4 +183,58 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     let complete = m.times.iter().all(|v| v.len() == cfg.runs);
     rec.finish(if complete { RunStatus::Complete } else { RunStatus::Interrupted });
     rec
+}
+
+/// The built-in file-heavy launch, learned and measured: writes the data set under `parent`,
+/// launches `app` + its directory (the binary's hidden `startup fixture-app`), and returns
+/// the record run and the measure run. The data set is removed afterwards.
+pub fn builtin(
+    app: &[String],
+    parent: &std::path::Path,
+    spec: crate::fixture::FixtureSpec,
+    runs: usize,
+    threads: usize,
+    progress: &AtomicU64,
+) -> Result<Vec<RunRecord>, StartupError> {
+    use crate::launch::Ready;
+    use crate::record::{RecordConfig, learn, record_run};
+    if !crate::pagecache::evictable(parent) {
+        return Err(StartupError::InMemory(parent.display().to_string()));
+    }
+    let fx = crate::fixture::prepare(parent, spec).map_err(|err| StartupError::Io {
+        what: format!("writing the built-in launch's data under '{}'", parent.display()),
+        err,
+    })?;
+    let mut command = app.to_vec();
+    command.push(fx.dir.display().to_string());
+    let launch = LaunchSpec {
+        command,
+        ready: Ready::Exit,
+        timeout: std::time::Duration::from_secs_f64(crate::defaults::TIMEOUT_S),
+    };
+    let rcfg = RecordConfig { launch: launch.clone(), tracer: crate::trace::TracerChoice::Auto };
+    let learned = learn(&rcfg)?;
+    progress.fetch_add(1, Ordering::Relaxed);
+    let mut rec = record_run(&rcfg, &learned);
+    rec.config("builtin", describe_fixture(&spec));
+    let mcfg = MeasureConfig { launch, runs, threads };
+    let plan = Arc::new(learned.plan.clone());
+    let m = measure(&mcfg, &plan, progress)?;
+    let mut mrec = measure_run(&mcfg, &plan, &m);
+    mrec.config("builtin", describe_fixture(&spec));
+    drop(fx);
+    Ok(vec![rec, mrec])
+}
+
+/// One line on the built-in launch's shape.
+pub fn describe_fixture(s: &crate::fixture::FixtureSpec) -> String {
+    format!(
+        "{} files of {} KiB; reads a {} KiB header and a {} KiB section of each, parsing every byte {} times",
+        s.files, s.file_kib, s.header_kib, s.section_kib, s.passes
+    )
+}
+
+/// Launches `builtin` reports through its progress counter.
+pub fn builtin_steps(runs: usize) -> u64 {
+    1 + 1 + 3 * runs as u64
 }

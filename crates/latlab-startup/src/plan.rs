@@ -98,20 +98,24 @@ impl Plan {
         Ok(p)
     }
 
-    /// Prefetch every range, in plan order, spread over `threads` threads (file i goes to
-    /// thread i mod threads). Files that changed size or vanished are skipped and counted.
+    /// Prefetch every range in plan order on `threads` threads: each thread takes the next
+    /// file not yet taken, so the reads go out in the order the launch will want them. Ranges
+    /// closer than [`crate::defaults::REPLAY_MERGE_GAP_PAGES`] are read as one (one larger
+    /// request beats two small ones). Files that changed size or vanished are skipped and
+    /// counted.
     pub fn replay(&self, threads: usize) -> usize {
-        let threads = threads.max(1);
-        let skipped = std::sync::atomic::AtomicUsize::new(0);
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let skipped = AtomicUsize::new(0);
         std::thread::scope(|sc| {
-            for t in 0..threads {
-                let skipped = &skipped;
-                sc.spawn(move || {
-                    for f in self.files.iter().skip(t).step_by(threads) {
+            for _ in 0..threads.max(1) {
+                sc.spawn(|| {
+                    while let Some(f) = self.files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let ranges = merge_close(&f.ranges, crate::defaults::REPLAY_MERGE_GAP_PAGES);
                         let ok = std::fs::metadata(&f.path).is_ok_and(|m| m.len() == f.size)
-                            && crate::pagecache::prefetch(&f.path, &f.ranges).is_ok();
+                            && crate::pagecache::prefetch(&f.path, &ranges).is_ok();
                         if !ok {
-                            skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            skipped.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 });
@@ -119,6 +123,18 @@ impl Plan {
         });
         skipped.into_inner()
     }
+}
+
+/// Join ascending ranges separated by at most `gap` pages.
+pub fn merge_close(ranges: &[(u64, u64)], gap: u64) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for &(first, n) in ranges {
+        match out.last_mut() {
+            Some(last) if first <= last.0 + last.1 + gap => last.1 = (first + n).max(last.0 + last.1) - last.0,
+            _ => out.push((first, n)),
+        }
+    }
+    out
 }
 
 /// A plan for files as they are resident now (after a launch from a cold cache).
@@ -156,6 +172,13 @@ mod tests {
         assert_eq!(back, p);
         assert_eq!(p.pages(), 25);
         assert_eq!(p.whole_pages(), 101);
+    }
+
+    #[test]
+    fn close_ranges_merge_for_replay() {
+        assert_eq!(merge_close(&[(0, 4), (6, 2), (30, 1)], 2), vec![(0, 8), (30, 1)]);
+        assert_eq!(merge_close(&[(0, 4), (6, 2)], 1), vec![(0, 4), (6, 2)]);
+        assert_eq!(merge_close(&[], 8), vec![]);
     }
 
     #[test]

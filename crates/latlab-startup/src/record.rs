@@ -28,6 +28,11 @@ pub enum StartupError {
         /// The error.
         err: std::io::Error,
     },
+    /// The built-in launch's data would be in memory, where cold means nothing.
+    #[error(
+        "'{0}' is on an in-memory filesystem (tmpfs): its pages cannot be evicted, so there is no cold launch to measure"
+    )]
+    InMemory(String),
     /// The launch read nothing a plan could hold.
     #[error(
         "the launch opened no file on a disk-backed filesystem ({opened} opened, all in memory or gone): there is nothing to prefetch"
@@ -67,10 +72,13 @@ pub struct Learned {
     /// Pages of the candidate files still resident right after eviction (mapped by running
     /// processes, which `DONTNEED` cannot drop).
     pub pinned_pages: u64,
+    /// The run record, begun (clock and machine snapshot) before the first launch.
+    pub begun: RunRecord,
 }
 
 /// Learn the plan of `cfg.launch`.
 pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
+    let begun = RunRecord::begin("startup");
     let (opened, tracer, refusal, traced_ns) = traced_launch(cfg)?;
     let n_opened = opened.len();
     let mut skipped = Vec::new();
@@ -95,7 +103,17 @@ pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
             skipped.push((p.clone(), "opened but none of its pages read".into()));
         }
     }
-    Ok(Learned { plan, tracer, refusal, opened: n_opened, skipped, traced_ns, cold_ns: cold.ready_ns, pinned_pages })
+    Ok(Learned {
+        plan,
+        tracer,
+        refusal,
+        opened: n_opened,
+        skipped,
+        traced_ns,
+        cold_ns: cold.ready_ns,
+        pinned_pages,
+        begun,
+    })
 }
 
 /// Evict every file; returns the pages that stayed resident.
@@ -143,7 +161,7 @@ fn traced_launch(cfg: &RecordConfig) -> Result<Traced, StartupError> {
 /// The stored run of `startup record`; the plan itself goes in the record's configuration
 /// (`config.plan`), so `startup measure --plan-run ID` can read it back.
 pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
-    let mut rec = RunRecord::begin("startup");
+    let mut rec = l.begun.clone();
     rec.config("experiment", "record");
     rec.config("command", &cfg.launch.command);
     rec.config("ready", cfg.launch.ready.describe());

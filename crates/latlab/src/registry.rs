@@ -190,6 +190,46 @@ pub fn experiments() -> Vec<Experiment> {
             },
             headline: &[("boot.autostart_ms", "auto-start"), ("boot.slowest_ms", "slowest service")],
         },
+        Experiment {
+            name: "startup",
+            about: "launch plans (seed 004): record and measure the built-in file-heavy launch cold, warm and cold + prefetch",
+            steps: |_| latlab_startup::measure::builtin_steps(latlab_startup::defaults::SUITE_RUNS),
+            run_short: |_, progress| {
+                use latlab_startup::defaults::{FIXTURE_PARENT, SUITE_FIXTURE, SUITE_RUNS, prefetch_threads};
+                use latlab_startup::record::StartupError;
+                let exe = std::env::current_exe().map_err(|e| SuiteError::Other(format!("latlab's own path: {e}")))?;
+                let app = vec![exe.display().to_string(), "startup".into(), "fixture-app".into()];
+                let parent = std::path::Path::new(FIXTURE_PARENT);
+                match latlab_startup::measure::builtin(
+                    &app,
+                    parent,
+                    SUITE_FIXTURE,
+                    SUITE_RUNS,
+                    prefetch_threads(),
+                    &progress,
+                ) {
+                    Ok(recs) => Ok(recs),
+                    Err(e @ (StartupError::Refused(_) | StartupError::InMemory(_))) => {
+                        // Nothing to measure here: say why in a stored run rather than fail the suite.
+                        let msg = format!("startup skipped: {e}");
+                        eprintln!("{msg}");
+                        let mut rec = latlab_core::record::RunRecord::begin("startup");
+                        rec.config("experiment", "skipped");
+                        rec.warn(msg);
+                        rec.finish(latlab_core::record::RunStatus::Failed);
+                        Ok(vec![rec])
+                    }
+                    Err(e) => Err(SuiteError::Other(format!("startup: {e}"))),
+                }
+            },
+            headline: &[
+                ("launch.cold.p50", "cold launch"),
+                ("launch.warm.p50", "warm launch"),
+                ("launch.prefetch.p50", "cold + prefetch launch"),
+                ("launch.prefetch_speedup", "prefetch speedup over cold"),
+                ("plan.fraction_of_whole", "plan pages / whole files"),
+            ],
+        },
     ]
 }
 

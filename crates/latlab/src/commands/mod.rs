@@ -11,6 +11,7 @@ mod rt;
 mod runs;
 mod selftest;
 mod stall;
+mod startup;
 mod suite;
 mod udp;
 
@@ -31,6 +32,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Display(a) => display::run(&db, a),
         Command::Stall(a) => stall::stall(&db, a),
         Command::Boot(a) => boot::run(&db, a),
+        Command::Startup(a) => startup::run(&db, a),
         Command::Idle(a) => stall::idle(&db, a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),

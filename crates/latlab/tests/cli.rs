@@ -682,3 +682,89 @@ fn boot_analyze_reads_all_three_formats_and_names_the_bad_line() {
         .code(1)
         .stderr(predicate::str::contains("cannot read the trace"));
 }
+
+#[test]
+fn startup_record_measure_and_io_with_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The launch's files live on disk (/var/tmp), where they can be evicted.
+    let data = tempfile::Builder::new().prefix("latlab-cli-startup-").tempdir_in("/var/tmp").unwrap();
+    if !latlab_startup::pagecache::evictable(data.path()) {
+        eprintln!("SKIPPED: /var/tmp is in memory here");
+        return;
+    }
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(data.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (a, b) = (data.path().join("first.dat"), data.path().join("second.dat"));
+    std::fs::write(&a, vec![1u8; 256 * 1024]).unwrap();
+    std::fs::write(&b, vec![2u8; 64 * 1024]).unwrap();
+    let script = format!("head -c 8192 {} >/dev/null; cat {} >/dev/null", a.display(), b.display());
+    latlab(d)
+        .args(["startup", "record", "-o", "plan.json", "--", "sh", "-c", &script])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("`plan.pages`").and(predicate::str::contains("first.dat")))
+        .stderr(predicate::str::contains("stored startup run #1"));
+    let plan = std::fs::read_to_string(d.join("plan.json")).unwrap();
+    let (ia, ib) = (plan.find("first.dat").unwrap(), plan.find("second.dat").unwrap());
+    assert!(ia < ib, "plan order is open order: {plan}");
+    assert!(plan.contains("\"schema\": \"latlab.plan/1\""));
+    // The same plan, from the file and from the database; the command comes from the plan.
+    for how in [["--plan", "plan.json"], ["--plan-run", "1"]] {
+        latlab(d).args(["startup", "measure", "--runs", "2"]).args(how).assert().success().stdout(
+            predicate::str::contains("`launch.cold.p50`")
+                .and(predicate::str::contains("`launch.prefetch_speedup`"))
+                .and(predicate::str::contains("| prefetch | 2 |")),
+        );
+    }
+    // The ptrace tracer as an ordinary user (fanotify is refused there, and says so).
+    let out = unprivileged(d, &["--db", "nobody.db", "startup", "record", "-o", "p2.json", "--", "sh", "-c", &script]);
+    let (o, e) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    assert!(o.contains("fanotify is not available") && o.contains("CAP_SYS_ADMIN"), "{o}");
+    assert!(o.contains("| tracer | \"ptrace\"") || o.contains("ptrace"), "{o}");
+    assert!(o.contains("second.dat"), "{o}");
+    // io: every process's I/O during a scenario.
+    latlab(d)
+        .args([
+            "startup",
+            "io",
+            "--interval-ms",
+            "5",
+            "--",
+            "sh",
+            "-c",
+            &format!("cat {} >/dev/null; sleep 0.1", a.display()),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Disk I/O per process").and(predicate::str::contains("`io.read_ops`")));
+    // Clear errors.
+    latlab(d).args(["startup", "record"]).assert().code(1).stderr(predicate::str::contains("no command given"));
+    latlab(d)
+        .args(["startup", "measure", "--ready", "(", "--", "true"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a regular expression"));
+    latlab(d)
+        .args(["startup", "measure", "--plan-run", "2"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("holds no plan"));
+    std::fs::write(d.join("bad.json"), "{\"schema\": \"latlab.plan/1\",\n \"command\": 5}").unwrap();
+    latlab(d)
+        .args(["startup", "measure", "--plan", "bad.json"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a launch plan").and(predicate::str::contains("line 2")));
+    latlab(d)
+        .args(["startup", "record", "--tracer", "strace", "--", "true"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("auto, fanotify or ptrace"));
+    latlab(d)
+        .args(["startup", "record", "--", "sh", "-c", "echo no such config >&2; exit 4"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("exit status: 4").and(predicate::str::contains("no such config")));
+}

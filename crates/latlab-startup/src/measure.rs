@@ -24,17 +24,20 @@ pub struct MeasureConfig {
     pub runs: usize,
     /// Prefetch threads.
     pub threads: usize,
+    /// Also measure cold + whole-file prefetch (every file of the plan read whole), to set
+    /// the plan's page ranges against.
+    pub whole: bool,
 }
 
-/// The three states, in the order each round runs them (warm follows cold, so it finds
-/// exactly what a launch leaves in the cache).
-pub const STATES: [&str; 3] = ["cold", "warm", "prefetch"];
+/// The states, in the order each round runs them (warm follows cold, so it finds exactly
+/// what a launch leaves in the cache); the last only with [`MeasureConfig::whole`].
+pub const STATES: [&str; 4] = ["cold", "warm", "prefetch", "prefetch_whole"];
 
 /// What was measured.
 #[derive(Debug, Clone)]
 pub struct Measured {
     /// Launch times per state (ns), in run order; index as [`STATES`].
-    pub times: [Vec<i64>; 3],
+    pub times: [Vec<i64>; 4],
     /// Fraction of the plan's files' pages left resident after each eviction.
     pub left_after_evict: Vec<f64>,
     /// Plan files missing or changed when replayed (summed over prefetch runs).
@@ -48,9 +51,20 @@ pub struct Measured {
 /// Measure; `progress` counts launches (3 × runs, plus one warm-up).
 pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> Result<Measured, StartupError> {
     let files: Vec<PathBuf> = plan.files.iter().map(|f| f.path.clone()).collect();
+    let whole_plan = Arc::new(Plan {
+        files: plan
+            .files
+            .iter()
+            .map(|f| crate::plan::PlanFile {
+                ranges: vec![(0, f.size.div_ceil(plan.page_size.max(1)).max(1))],
+                ..f.clone()
+            })
+            .collect(),
+        ..(**plan).clone()
+    });
     let whole = plan.whole_pages().max(1);
     let mut m = Measured {
-        times: [Vec::with_capacity(cfg.runs), Vec::with_capacity(cfg.runs), Vec::with_capacity(cfg.runs)],
+        times: Default::default(),
         left_after_evict: Vec::new(),
         replay_skipped: 0,
         device: plan.files.iter().max_by_key(|f| f.size).and_then(|f| device::facts(&f.path).ok()),
@@ -63,14 +77,19 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         if latlab_core::interrupt::stop_requested() {
             break;
         }
-        for (i, state) in STATES.iter().enumerate() {
+        for (i, state) in STATES.iter().enumerate().take(if cfg.whole { 4 } else { 3 }) {
             let ns = match *state {
                 "warm" => launch(&cfg.launch, Instant::now(), false)?.ready_ns,
                 cold_or_prefetch => {
                     m.left_after_evict.push(evict_all(&files) as f64 / whole as f64);
                     let t0 = Instant::now();
-                    let replay = (cold_or_prefetch == "prefetch").then(|| {
-                        let (plan, threads) = (plan.clone(), cfg.threads);
+                    let replay = match cold_or_prefetch {
+                        "prefetch" => Some(plan.clone()),
+                        "prefetch_whole" => Some(whole_plan.clone()),
+                        _ => None,
+                    }
+                    .map(|plan| {
+                        let threads = cfg.threads;
                         std::thread::spawn(move || plan.replay(threads))
                     });
                     let l = launch(&cfg.launch, t0, false);
@@ -164,6 +183,13 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
             m.replay_skipped
         ));
     }
+    if cfg.whole {
+        let whole = p50(&m.times[3]);
+        if whole > 0 && pre > 0 {
+            rec.metric("launch.whole_vs_plan", whole as f64 / pre as f64, "ratio");
+        }
+    }
+    rec.config("whole_file_state", cfg.whole);
     rec.metric("plan.pages", plan.pages(), "pages");
     rec.metric("plan.whole_pages", plan.whole_pages(), "pages");
     rec.tables.push(Table {
@@ -180,7 +206,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
         rows,
         plot: None,
     });
-    let complete = m.times.iter().all(|v| v.len() == cfg.runs);
+    let complete = m.times.iter().take(if cfg.whole { 4 } else { 3 }).all(|v| v.len() == cfg.runs);
     rec.finish(if complete { RunStatus::Complete } else { RunStatus::Interrupted });
     rec
 }
@@ -194,6 +220,7 @@ pub fn builtin(
     spec: crate::fixture::FixtureSpec,
     runs: usize,
     threads: usize,
+    whole: bool,
     progress: &AtomicU64,
 ) -> Result<Vec<RunRecord>, StartupError> {
     use crate::launch::Ready;
@@ -217,7 +244,7 @@ pub fn builtin(
     progress.fetch_add(1, Ordering::Relaxed);
     let mut rec = record_run(&rcfg, &learned);
     rec.config("builtin", describe_fixture(&spec));
-    let mcfg = MeasureConfig { launch, runs, threads };
+    let mcfg = MeasureConfig { launch, runs, threads, whole };
     let plan = Arc::new(learned.plan.clone());
     let m = measure(&mcfg, &plan, progress)?;
     let mut mrec = measure_run(&mcfg, &plan, &m);
@@ -235,6 +262,6 @@ pub fn describe_fixture(s: &crate::fixture::FixtureSpec) -> String {
 }
 
 /// Launches `builtin` reports through its progress counter.
-pub fn builtin_steps(runs: usize) -> u64 {
-    1 + 1 + 3 * runs as u64
+pub fn builtin_steps(runs: usize, whole: bool) -> u64 {
+    1 + 1 + if whole { 4 } else { 3 } * runs as u64
 }

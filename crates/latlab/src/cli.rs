@@ -498,6 +498,10 @@ pub struct StartupMeasure {
     /// Prefetch threads (default: one per two CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Also measure cold + whole-file prefetch (each plan file read whole), against the
+    /// plan's page ranges.
+    #[arg(long)]
+    pub whole: bool,
     /// Tracer for learning the plan when none is given.
     #[arg(long, default_value = "auto")]
     pub tracer: String,

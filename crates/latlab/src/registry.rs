@@ -193,7 +193,7 @@ pub fn experiments() -> Vec<Experiment> {
         Experiment {
             name: "startup",
             about: "launch plans (seed 004): record and measure the built-in file-heavy launch cold, warm and cold + prefetch",
-            steps: |_| latlab_startup::measure::builtin_steps(latlab_startup::defaults::SUITE_RUNS),
+            steps: |_| latlab_startup::measure::builtin_steps(latlab_startup::defaults::SUITE_RUNS, false),
             run_short: |_, progress| {
                 use latlab_startup::defaults::{FIXTURE_PARENT, SUITE_FIXTURE, SUITE_RUNS, prefetch_threads};
                 use latlab_startup::record::StartupError;
@@ -206,6 +206,7 @@ pub fn experiments() -> Vec<Experiment> {
                     SUITE_FIXTURE,
                     SUITE_RUNS,
                     prefetch_threads(),
+                    false,
                     &progress,
                 ) {
                     Ok(recs) => Ok(recs),

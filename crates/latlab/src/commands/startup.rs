@@ -105,13 +105,14 @@ fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
         );
         let exe = std::env::current_exe().context("cannot find latlab's own executable")?;
         let app = vec![exe.display().to_string(), "startup".into(), "fixture-app".into()];
-        let progress = Progress::new("startup", builtin_steps(a.runs));
+        let progress = Progress::new("startup", builtin_steps(a.runs, a.whole));
         let result = builtin(
             &app,
             Path::new(latlab_startup::defaults::FIXTURE_PARENT),
             spec,
             a.runs,
             threads,
+            a.whole,
             &progress.counter(),
         );
         progress.finish();
@@ -134,7 +135,7 @@ fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
             learned.plan
         }
     };
-    let cfg = MeasureConfig { launch, runs: a.runs, threads };
+    let cfg = MeasureConfig { launch, runs: a.runs, threads, whole: a.whole };
     eprintln!(
         "startup measure: {} launches each cold, warm and cold + prefetch, interleaved; plan of {} files, {} pages",
         cfg.runs,
@@ -142,7 +143,7 @@ fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
         plan.pages()
     );
     let plan = Arc::new(plan);
-    let progress = Progress::new("startup", 1 + 3 * cfg.runs as u64);
+    let progress = Progress::new("startup", 1 + if cfg.whole { 4 } else { 3 } * cfg.runs as u64);
     let result = measure(&cfg, &plan, &progress.counter());
     progress.finish();
     let m = result?;

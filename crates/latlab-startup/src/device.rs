@@ -75,17 +75,42 @@ fn active_scheduler(s: &str) -> Option<String> {
 /// The filesystem type of the longest mount point that holds `path`.
 fn filesystem_of(path: &Path) -> String {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    mounts()
+        .into_iter()
+        .filter(|(mp, _)| path.starts_with(mp))
+        .max_by_key(|(mp, _)| mp.len())
+        .map_or_else(|| "unknown".to_string(), |(_, fs)| fs)
+}
+
+/// Every mount as (mount point, filesystem type), from /proc/self/mountinfo.
+pub(crate) fn mounts() -> Vec<(String, String)> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let mut best = (0usize, "unknown".to_string());
+    let mut out = Vec::new();
     for line in text.lines() {
         let fields: Vec<&str> = line.split(' ').collect();
         let Some(sep) = fields.iter().position(|f| *f == "-") else { continue };
-        let (Some(mp), Some(fs)) = (fields.get(4), fields.get(sep + 1)) else { continue };
-        if path.starts_with(mp) && mp.len() >= best.0 {
-            best = (mp.len(), fs.to_string());
+        if let (Some(mp), Some(fs)) = (fields.get(4), fields.get(sep + 1)) {
+            out.push((unescape_octal(mp), fs.to_string()));
         }
     }
-    best.1
+    out
+}
+
+/// mountinfo writes spaces and the like as `\ooo`.
+fn unescape_octal(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -101,5 +126,7 @@ mod tests {
         assert!(f.device.contains(':'));
         assert_ne!(f.filesystem, "unknown");
         assert!(!f.describe().is_empty());
+        assert_eq!(unescape_octal("/mnt/my\\040disk"), "/mnt/my disk");
+        assert!(mounts().iter().any(|(m, _)| m == "/"));
     }
 }

@@ -46,6 +46,8 @@ pub struct Measured {
     pub device: Option<DeviceFacts>,
     /// The run record, begun (clock and machine snapshot) before the first launch.
     pub begun: RunRecord,
+    /// A launch that failed after the warm-up: the rounds before it are kept.
+    pub failure: Option<String>,
 }
 
 /// Measure; `progress` counts launches (3 × runs, plus one warm-up).
@@ -69,17 +71,18 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         replay_skipped: 0,
         device: plan.files.iter().max_by_key(|f| f.size).and_then(|f| device::facts(&f.path).ok()),
         begun: RunRecord::begin("startup"),
+        failure: None,
     };
     // Warm-up: the program's own first-run costs (and a check that it launches at all).
     launch(&cfg.launch, Instant::now(), false)?;
     progress.fetch_add(1, Ordering::Relaxed);
-    for _ in 0..cfg.runs {
+    'rounds: for _ in 0..cfg.runs {
         if latlab_core::interrupt::stop_requested() {
             break;
         }
         for (i, state) in STATES.iter().enumerate().take(if cfg.whole { 4 } else { 3 }) {
-            let ns = match *state {
-                "warm" => launch(&cfg.launch, Instant::now(), false)?.ready_ns,
+            let launched = match *state {
+                "warm" => launch(&cfg.launch, Instant::now(), false),
                 cold_or_prefetch => {
                     m.left_after_evict.push(evict_all(&files) as f64 / whole as f64);
                     let t0 = Instant::now();
@@ -96,7 +99,14 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
                     if let Some(h) = replay {
                         m.replay_skipped += h.join().unwrap_or(0);
                     }
-                    l?.ready_ns
+                    l
+                }
+            };
+            let ns = match launched {
+                Ok(l) => l.ready_ns,
+                Err(e) => {
+                    m.failure = Some(format!("a {state} launch failed, measuring stopped: {e}"));
+                    break 'rounds;
                 }
             };
             m.times[i].push(ns as i64);
@@ -207,7 +217,14 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
         plot: None,
     });
     let complete = m.times.iter().take(if cfg.whole { 4 } else { 3 }).all(|v| v.len() == cfg.runs);
-    rec.finish(if complete { RunStatus::Complete } else { RunStatus::Interrupted });
+    if let Some(f) = &m.failure {
+        rec.warn(f.clone());
+    }
+    rec.finish(match (&m.failure, complete) {
+        (Some(_), _) => RunStatus::Failed,
+        (None, true) => RunStatus::Complete,
+        (None, false) => RunStatus::Interrupted,
+    });
     rec
 }
 
@@ -264,4 +281,56 @@ pub fn describe_fixture(s: &crate::fixture::FixtureSpec) -> String {
 /// Launches `builtin` reports through its progress counter.
 pub fn builtin_steps(runs: usize, whole: bool) -> u64 {
     1 + 1 + if whole { 4 } else { 3 } * runs as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::Ready;
+    use crate::plan::{PlanFile, SCHEMA};
+
+    #[test]
+    fn a_launch_that_fails_midway_keeps_the_rounds_before_it() {
+        let dir = std::path::Path::new("/var/tmp");
+        if !crate::pagecache::evictable(dir) {
+            eprintln!("SKIPPED: /var/tmp is in memory");
+            return;
+        }
+        let data = dir.join(format!("latlab-measure-test-{}", std::process::id()));
+        let count = dir.join(format!("latlab-measure-count-{}", std::process::id()));
+        std::fs::write(&data, vec![3u8; 16 * 4096]).unwrap();
+        // Succeeds three times (warm-up, cold, warm), then fails (the prefetch launch).
+        let script = format!(
+            "n=$(cat {c} 2>/dev/null || echo 0); echo $((n+1)) > {c}; cat {d} >/dev/null; [ $n -lt 3 ] || {{ echo disk full >&2; exit 9; }}",
+            c = count.display(),
+            d = data.display()
+        );
+        let cfg = MeasureConfig {
+            launch: LaunchSpec {
+                command: vec!["sh".into(), "-c".into(), script],
+                ready: Ready::Exit,
+                timeout: std::time::Duration::from_secs(20),
+            },
+            runs: 3,
+            threads: 1,
+            whole: false,
+        };
+        let plan = Arc::new(Plan {
+            schema: SCHEMA.into(),
+            command: vec![],
+            page_size: crate::pagecache::page_size() as u64,
+            files: vec![PlanFile { path: data.clone(), size: 16 * 4096, ranges: vec![(0, 16)] }],
+        });
+        let m = measure(&cfg, &plan, &AtomicU64::new(0)).unwrap();
+        assert_eq!((m.times[0].len(), m.times[1].len(), m.times[2].len()), (1, 1, 0));
+        let f = m.failure.clone().unwrap();
+        assert!(f.contains("prefetch launch failed") && f.contains("disk full"), "{f}");
+        let rec = measure_run(&cfg, &plan, &m);
+        assert_eq!(rec.status, RunStatus::Failed);
+        assert!(rec.warnings.iter().any(|w| w.contains("exit status: 9")), "{:?}", rec.warnings);
+        assert!(rec.get_metric("launch.cold.p50").is_some(), "what was measured is kept");
+        assert!(rec.get_metric("launch.prefetch_speedup").is_none(), "no speedup without a prefetch launch");
+        std::fs::remove_file(&data).unwrap();
+        std::fs::remove_file(&count).unwrap();
+    }
 }

@@ -69,38 +69,16 @@ const PSEUDO_FS: &[&str] = &[
     "rpc_pipefs",
 ];
 
-/// Mount points worth watching, from /proc/self/mountinfo.
+/// Mount points worth watching.
 fn mount_points() -> Vec<String> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split(' ').collect();
-        let Some(sep) = fields.iter().position(|f| *f == "-") else { continue };
-        let (Some(mp), Some(fs)) = (fields.get(4), fields.get(sep + 1)) else { continue };
-        if !PSEUDO_FS.contains(fs) {
-            // mountinfo escapes spaces and the like as \ooo.
-            out.push(unescape_octal(mp));
-        }
-    }
+    let mut out: Vec<String> = crate::device::mounts()
+        .into_iter()
+        .filter(|(_, fs)| !PSEUDO_FS.contains(&fs.as_str()))
+        .map(|(mp, _)| mp)
+        .collect();
     out.sort();
     out.dedup();
     out
-}
-
-fn unescape_octal(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Parent pid of `pid`, from /proc/PID/stat (the field after the parenthesized name).
@@ -460,10 +438,9 @@ mod tests {
     }
 
     #[test]
-    fn tracer_names_parse_and_mount_points_unescape() {
+    fn tracer_names_parse_and_mounts_are_found() {
         assert_eq!("ptrace".parse::<TracerChoice>(), Ok(TracerChoice::Ptrace));
         assert!("strace".parse::<TracerChoice>().unwrap_err().contains("auto, fanotify or ptrace"));
-        assert_eq!(unescape_octal("/mnt/my\\040disk"), "/mnt/my disk");
         assert!(mount_points().iter().any(|m| m == "/"));
         assert!(descends_from(std::process::id() as i32, 1) || parent_of(std::process::id() as i32) == Some(1));
     }

@@ -37,10 +37,13 @@ fn mincore_file(f: &File, len: usize) -> std::io::Result<Vec<u8>> {
     let pages = len.div_ceil(ps);
     let mut vec = vec![0u8; pages];
     let Some(nz) = std::num::NonZeroUsize::new(len) else { return Ok(vec) };
-    // SAFETY: a fresh read-only shared mapping of an open file, only passed to mincore (which
-    // reads no page) and unmapped before returning; `vec` has one byte per page of it.
+    // PROT_NONE: a process that locked its future memory (`mlockall(MCL_FUTURE)`, as the
+    // real-time experiments do) would otherwise fault the whole file in at mmap time, and
+    // every page would look read. mincore does not need access to the pages.
+    // SAFETY: a fresh inaccessible shared mapping of an open file, only passed to mincore
+    // (which reads no page) and unmapped before returning; `vec` has one byte per page of it.
     unsafe {
-        let addr = mmap(None, nz, ProtFlags::PROT_READ, MapFlags::MAP_SHARED, f, 0).map_err(std::io::Error::from)?;
+        let addr = mmap(None, nz, ProtFlags::PROT_NONE, MapFlags::MAP_SHARED, f, 0).map_err(std::io::Error::from)?;
         let rc = libc::mincore(addr.as_ptr(), len, vec.as_mut_ptr());
         let err = std::io::Error::last_os_error();
         let _ = munmap(addr, len);
@@ -140,6 +143,45 @@ mod tests {
         assert!(r.ranges.iter().any(|&(s, n)| s == 0 && n >= 2), "{r:?}");
         assert!(r.ranges.iter().any(|&(s, n)| s <= 40 && s + n >= 43), "{r:?}");
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Run by `residency_is_not_disturbed_by_locked_memory` in a child process.
+    #[test]
+    fn locked_memory_child() {
+        if std::env::var_os("LATLAB_LOCKED_MEMORY_CHILD").is_none() {
+            return;
+        }
+        let path = Path::new(&std::env::var("LATLAB_LOCKED_MEMORY_CHILD").unwrap()).to_path_buf();
+        nix::sys::mman::mlockall(
+            nix::sys::mman::MlockAllFlags::MCL_CURRENT | nix::sys::mman::MlockAllFlags::MCL_FUTURE,
+        )
+        .unwrap();
+        evict(&path).unwrap();
+        let r = residency(&path).unwrap();
+        assert_eq!(r.resident, 0, "reading residency brought pages in: {r:?}");
+    }
+
+    #[test]
+    fn residency_is_not_disturbed_by_locked_memory() {
+        let dir = Path::new("/var/tmp");
+        if !evictable(dir) || !nix::unistd::geteuid().is_root() {
+            eprintln!("SKIPPED: needs a disk-backed /var/tmp and root (to lock all memory)");
+            return;
+        }
+        let path = dir.join(format!("latlab-pagecache-locked-{}", std::process::id()));
+        std::fs::write(&path, vec![5u8; 256 * page_size()]).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "pagecache::tests::locked_memory_child", "--nocapture"])
+            .env("LATLAB_LOCKED_MEMORY_CHILD", &path)
+            .output()
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     #[test]

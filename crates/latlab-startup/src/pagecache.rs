@@ -87,6 +87,17 @@ pub fn residency(path: &Path) -> std::io::Result<Residency> {
     Ok(r)
 }
 
+/// Whether the kernel hides `path`'s residency from this process: since Linux 5.0, mincore
+/// tells only root, the file's owner, or a user who may write it, and calls every page of
+/// any other file resident.
+pub fn residency_hidden(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let me = nix::unistd::geteuid();
+    !me.is_root()
+        && std::fs::metadata(path).is_ok_and(|m| m.uid() != me.as_raw())
+        && nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_err()
+}
+
 /// Whether `path` is on a filesystem whose pages can be evicted (not tmpfs/ramfs).
 pub fn evictable(path: &Path) -> bool {
     match nix::sys::statfs::statfs(path) {

@@ -72,6 +72,8 @@ pub struct Learned {
     /// Pages of the candidate files still resident right after eviction (mapped by running
     /// processes, which `DONTNEED` cannot drop).
     pub pinned_pages: u64,
+    /// Files whose residency the kernel hides from this user: planned whole.
+    pub hidden: Vec<PathBuf>,
     /// The run record, begun (clock and machine snapshot) before the first launch.
     pub begun: RunRecord,
 }
@@ -96,6 +98,7 @@ pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
     let pinned_pages = evict_all(&candidates);
     let cold = launch(&cfg.launch, Instant::now(), false)?;
     let refs: Vec<&std::path::Path> = candidates.iter().map(|p| p.as_path()).collect();
+    let hidden: Vec<PathBuf> = candidates.iter().filter(|p| pagecache::residency_hidden(p)).cloned().collect();
     let plan = plan::from_residency(cfg.launch.command.clone(), &refs)
         .map_err(|err| StartupError::Io { what: "reading the files' residency".into(), err })?;
     for p in &candidates {
@@ -112,16 +115,20 @@ pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
         traced_ns,
         cold_ns: cold.ready_ns,
         pinned_pages,
+        hidden,
         begun,
     })
 }
 
-/// Evict every file; returns the pages that stayed resident.
+/// Evict every file; returns the pages seen to stay resident (files whose residency is
+/// hidden from this user are not counted: the kernel calls all their pages resident).
 pub fn evict_all(files: &[PathBuf]) -> u64 {
     let mut left = 0;
     for p in files {
         let _ = pagecache::evict(p);
-        left += pagecache::residency(p).map_or(0, |r| r.resident);
+        if !pagecache::residency_hidden(p) {
+            left += pagecache::residency(p).map_or(0, |r| r.resident);
+        }
     }
     left
 }
@@ -179,6 +186,14 @@ pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
     rec.metric("plan.bytes", p.pages() * p.page_size, "bytes");
     rec.metric("plan.fraction_of_whole", p.pages() as f64 / p.whole_pages().max(1) as f64, "ratio");
     rec.metric("plan.pinned_pages", l.pinned_pages, "pages");
+    rec.metric("plan.hidden_files", l.hidden.len() as u64, "count");
+    if !l.hidden.is_empty() {
+        rec.warn(format!(
+            "{} files' page-cache residency is hidden from this user (the kernel shows it only to root, the file's owner or a user who may write it), so they are planned whole, e.g. {}: record as root for their page ranges",
+            l.hidden.len(),
+            l.hidden[0].display()
+        ));
+    }
     rec.metric("launch.traced", l.traced_ns, "ns");
     rec.metric("launch.learn_cold", l.cold_ns, "ns");
     if l.pinned_pages > 0 {

@@ -33,6 +33,19 @@ pub struct MeasureConfig {
 /// what a launch leaves in the cache); the last only with [`MeasureConfig::whole`].
 pub const STATES: [&str; 4] = ["cold", "warm", "prefetch", "prefetch_whole"];
 
+impl MeasureConfig {
+    /// The states this configuration measures, in round order.
+    pub fn states(&self) -> &'static [&'static str] {
+        &STATES[..if self.whole { 4 } else { 3 }]
+    }
+}
+
+/// Launches `measure` reports through its progress counter: the warm-up, then every state
+/// of every round.
+pub fn measure_steps(runs: usize, whole: bool) -> u64 {
+    1 + if whole { 4 } else { 3 } * runs as u64
+}
+
 /// What was measured.
 #[derive(Debug, Clone)]
 pub struct Measured {
@@ -50,7 +63,7 @@ pub struct Measured {
     pub failure: Option<String>,
 }
 
-/// Measure; `progress` counts launches (3 × runs, plus one warm-up).
+/// Measure; `progress` counts launches ([`measure_steps`]: the warm-up, then every state of every round).
 pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> Result<Measured, StartupError> {
     let files: Vec<PathBuf> = plan.files.iter().map(|f| f.path.clone()).collect();
     let whole_plan = Arc::new(Plan {
@@ -80,7 +93,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         if latlab_core::interrupt::stop_requested() {
             break;
         }
-        for (i, state) in STATES.iter().enumerate().take(if cfg.whole { 4 } else { 3 }) {
+        for (i, state) in cfg.states().iter().enumerate() {
             let launched = match *state {
                 "warm" => launch(&cfg.launch, Instant::now(), false),
                 cold_or_prefetch => {
@@ -216,7 +229,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
         rows,
         plot: None,
     });
-    let complete = m.times.iter().take(if cfg.whole { 4 } else { 3 }).all(|v| v.len() == cfg.runs);
+    let complete = m.times.iter().take(cfg.states().len()).all(|v| v.len() == cfg.runs);
     if let Some(f) = &m.failure {
         rec.warn(f.clone());
     }
@@ -280,7 +293,7 @@ pub fn describe_fixture(s: &crate::fixture::FixtureSpec) -> String {
 
 /// Launches `builtin` reports through its progress counter.
 pub fn builtin_steps(runs: usize, whole: bool) -> u64 {
-    1 + 1 + if whole { 4 } else { 3 } * runs as u64
+    1 + measure_steps(runs, whole)
 }
 
 #[cfg(test)]

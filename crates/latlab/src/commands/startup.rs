@@ -88,7 +88,7 @@ fn load_plan(db: &Path, file: Option<&Path>, run: Option<i64>) -> anyhow::Result
 }
 
 fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
-    use latlab_startup::measure::{MeasureConfig, builtin, builtin_steps, measure, measure_run};
+    use latlab_startup::measure::{MeasureConfig, builtin, builtin_steps, measure, measure_run, measure_steps};
     use latlab_startup::record::{RecordConfig, learn, record_run};
     let threads = a.threads.unwrap_or_else(latlab_startup::defaults::prefetch_threads);
     if a.runs == 0 || threads == 0 {
@@ -143,7 +143,7 @@ fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
         plan.pages()
     );
     let plan = Arc::new(plan);
-    let progress = Progress::new("startup", 1 + if cfg.whole { 4 } else { 3 } * cfg.runs as u64);
+    let progress = Progress::new("startup", measure_steps(cfg.runs, cfg.whole));
     let result = measure(&cfg, &plan, &progress.counter());
     progress.finish();
     let m = result?;

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod defaults;
 pub mod export;
 pub mod interrupt;
+pub mod ioerr;
 pub mod load;
 pub mod machine;
 pub mod platform;

@@ -25,6 +25,7 @@ use crate::session::{SessionConfig, SessionError};
 use crate::wire::{Codec, Crypto, Receiver, Sender, WireError, decode_input, encode_input, pdu_len};
 use crate::workload::{FrameOut, WorkloadKind};
 use latlab_core::clock::{monotonic_now, thread_cpu_now};
+use latlab_core::ioerr::{Doing, IoFailed};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::fd::AsFd;
@@ -45,13 +46,8 @@ const RECORD_END: u8 = b'E';
 #[derive(Debug, Error)]
 pub enum NetError {
     /// A socket call failed.
-    #[error("{what}: {err}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The error.
-        err: io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailed),
     /// The server refused the hello.
     #[error("the server refused the session: {0}")]
     Refused(String),
@@ -74,10 +70,6 @@ impl From<DecodeError> for NetError {
     fn from(e: DecodeError) -> Self {
         NetError::Session(SessionError::Decode(e))
     }
-}
-
-fn io_err(what: &'static str) -> impl FnOnce(io::Error) -> NetError {
-    move |err| NetError::Io { what, err }
 }
 
 /// The client's receive settings.
@@ -408,7 +400,7 @@ fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> 
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(NetError::Io { what: "sending display PDUs", err: e }),
+            Err(e) => return Err(IoFailed::new("sending display PDUs", e).into()),
         }
     }
     Ok(())
@@ -442,7 +434,7 @@ fn flush(
             }
             None => 1000,
         };
-        wait(s, nix::poll::PollFlags::POLLOUT, timeout_ms).map_err(io_err("waiting to send"))?;
+        wait(s, nix::poll::PollFlags::POLLOUT, timeout_ms).doing("waiting to send")?;
     }
 }
 
@@ -458,11 +450,11 @@ fn record(out: &mut Vec<u8>, tag: u8, words: &[u64]) {
 
 /// Serve one connection: read the hello, run the session it asks for, report.
 pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
-    stream.set_nodelay(true).map_err(io_err("turning Nagle off"))?;
-    let mut reader = BufReader::new(stream.try_clone().map_err(io_err("cloning the socket"))?);
+    stream.set_nodelay(true).doing("turning Nagle off")?;
+    let mut reader = BufReader::new(stream.try_clone().doing("cloning the socket")?);
     let mut line = String::new();
-    (&mut reader).take(MAX_HELLO as u64).read_line(&mut line).map_err(io_err("reading the hello"))?;
-    let mut w = stream.try_clone().map_err(io_err("cloning the socket"))?;
+    (&mut reader).take(MAX_HELLO as u64).read_line(&mut line).doing("reading the hello")?;
+    let mut w = stream.try_clone().doing("cloning the socket")?;
     let (cfg, pace) = match parse_hello(line.trim_end()) {
         Ok(x) => x,
         Err(e) => {
@@ -470,7 +462,7 @@ pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
             return Err(NetError::Protocol(format!("hello refused: {e}")));
         }
     };
-    w.write_all(b"OK\n").map_err(io_err("answering the hello"))?;
+    w.write_all(b"OK\n").doing("answering the hello")?;
     // Whatever the client sent after the hello is input; the reader keeps it.
     let early = reader.buffer().to_vec();
     let input = std::thread::spawn(move || read_input(reader.into_inner(), &early));
@@ -487,7 +479,7 @@ pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
 
 fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<ServerReport, NetError> {
     let mut rep = ServerReport::default();
-    s.set_nonblocking(true).map_err(io_err("making the socket non-blocking"))?;
+    s.set_nonblocking(true).doing("making the socket non-blocking")?;
     let mut canvas = Canvas::new(cfg.width, cfg.height);
     let mut screen = Framebuffer::new(cfg.width, cfg.height, cfg.bpp);
     let mut workload = cfg.workload.build(cfg.seed);
@@ -581,9 +573,9 @@ pub fn serve(
             Ok(s) => s,
             Err(_) if latlab_core::interrupt::stop_requested() => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(NetError::Io { what: "accepting a connection", err: e }),
+            Err(e) => return Err(IoFailed::new("accepting a connection", e).into()),
         };
-        let peer = stream.peer_addr().map_err(io_err("reading the peer's address"))?;
+        let peer = stream.peer_addr().doing("reading the peer's address")?;
         if once {
             report(peer, serve_connection(stream));
             return Ok(());
@@ -685,7 +677,7 @@ pub fn input_script(cfg: &SessionConfig) -> Vec<(u64, Vec<u8>)> {
 /// Connect to a server and run the session `cfg` asks for.
 pub fn view(addr: &str, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
     let stream = TcpStream::connect(addr)
-        .map_err(io_err("connecting to the server (is `latlab display serve` running there, and the port open?)"))?;
+        .doing("connecting to the server (is `latlab display serve` running there, and the port open?)")?;
     view_on(stream, cfg, pace, vc)
 }
 
@@ -693,17 +685,17 @@ pub fn view(addr: &str, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Res
 pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
     cfg.validate()?;
     vc.validate().map_err(NetError::Protocol)?;
-    stream.set_nodelay(true).map_err(io_err("turning Nagle off"))?;
+    stream.set_nodelay(true).doing("turning Nagle off")?;
     nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::RcvBuf, &vc.rcvbuf)
-        .map_err(|e| NetError::Io { what: "setting SO_RCVBUF", err: e.into() })?;
+        .map_err(|e| IoFailed::new("setting SO_RCVBUF", e.into()))?;
     let script = input_script(cfg);
-    let mut w = stream.try_clone().map_err(io_err("cloning the socket"))?;
-    w.write_all(hello_line(cfg, pace).as_bytes()).map_err(io_err("sending the hello"))?;
+    let mut w = stream.try_clone().doing("cloning the socket")?;
+    w.write_all(hello_line(cfg, pace).as_bytes()).doing("sending the hello")?;
     let mut s = stream;
     let mut answer = Vec::new();
     let mut b = [0u8; 1];
     while answer.last() != Some(&b'\n') {
-        if answer.len() > MAX_HELLO || s.read(&mut b).map_err(io_err("reading the server's answer"))? == 0 {
+        if answer.len() > MAX_HELLO || s.read(&mut b).doing("reading the server's answer")? == 0 {
             return Err(NetError::Protocol("the server closed before answering the hello".into()));
         }
         answer.push(b[0]);
@@ -736,8 +728,8 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
             (n, bytes)
         })
     };
-    set_rcvlowat(&s, vc.threshold).map_err(io_err("setting SO_RCVLOWAT"))?;
-    s.set_nonblocking(true).map_err(io_err("making the socket non-blocking"))?;
+    set_rcvlowat(&s, vc.threshold).doing("setting SO_RCVLOWAT")?;
+    s.set_nonblocking(true).doing("making the socket non-blocking")?;
     let r = receive(&mut s, cfg, vc, start);
     done.store(true, Ordering::Relaxed);
     let (n, bytes) = sender.join().unwrap_or_default();
@@ -760,7 +752,7 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
     while end.is_none() {
         // Refill: wait for the threshold (or the longest wait), then read what is queued.
         let t0 = thread_cpu_now();
-        let ready = wait(s, nix::poll::PollFlags::POLLIN, vc.max_wait_ms).map_err(io_err("waiting for data"))?;
+        let ready = wait(s, nix::poll::PollFlags::POLLIN, vc.max_wait_ms).doing("waiting for data")?;
         rep.wakeups += u64::from(ready);
         if tail == buf.len() {
             return Err(NetError::Protocol("no whole PDU in a full receive buffer".into()));
@@ -771,7 +763,7 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
                 Ok(n) => break Some(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Some(0),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(NetError::Io { what: "receiving", err: e }),
+                Err(e) => return Err(IoFailed::new("receiving", e).into()),
             }
         };
         let t1 = thread_cpu_now();
@@ -857,13 +849,13 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
 
 /// Both ends in one process over loopback: the default.
 pub fn pair(cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<(ServerReport, ClientReport), NetError> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(io_err("listening on loopback"))?;
-    let addr = listener.local_addr().map_err(io_err("reading the listening address"))?;
+    let listener = TcpListener::bind("127.0.0.1:0").doing("listening on loopback")?;
+    let addr = listener.local_addr().doing("reading the listening address")?;
     let server = std::thread::spawn(move || -> Result<ServerReport, NetError> {
-        let (stream, _) = listener.accept().map_err(io_err("accepting the client"))?;
+        let (stream, _) = listener.accept().doing("accepting the client")?;
         serve_connection(stream)
     });
-    let client = TcpStream::connect(addr).map_err(io_err("connecting over loopback"));
+    let client = TcpStream::connect(addr).doing("connecting over loopback").map_err(NetError::from);
     let client = client.and_then(|s| view_on(s, cfg, pace, vc));
     let server = server.join().map_err(|_| NetError::Protocol("the server thread panicked".into()))?;
     let c = client?;

@@ -9,6 +9,7 @@
 //! single Ctrl-C; a file left by a killed run is found and removed by the next.
 
 use latlab_core::clock::monotonic_now;
+use latlab_core::ioerr::{Doing, IoFailed};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
 use std::path::{Path, PathBuf};
@@ -22,13 +23,8 @@ pub enum MemError {
     #[error("{0}")]
     NoSwap(String),
     /// A system call failed.
-    #[error("{what}: {err}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The error.
-        err: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailed),
     /// A setting is out of range.
     #[error("{0}")]
     Config(String),
@@ -138,16 +134,15 @@ impl SwapFile {
         // Written out, not sparse: swapon refuses files with holes.
         {
             use std::io::Write;
-            let mut f =
-                std::fs::File::create(&path).map_err(|e| MemError::Io { what: "creating the swap file", err: e })?;
+            let mut f = std::fs::File::create(&path).doing("creating the swap file")?;
             let mib_of_zeros = vec![0u8; 1 << 20];
             for _ in 0..mib {
-                f.write_all(&mib_of_zeros).map_err(|e| MemError::Io { what: "writing the swap file", err: e })?;
+                f.write_all(&mib_of_zeros).doing("writing the swap file")?;
             }
-            f.sync_all().map_err(|e| MemError::Io { what: "writing the swap file", err: e })?;
+            f.sync_all().doing("writing the swap file")?;
         }
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .map_err(|e| MemError::Io { what: "securing the swap file", err: e })?;
+            .doing("securing the swap file")?;
         let p = path.to_string_lossy().to_string();
         sh("mkswap", &[&p]).map_err(MemError::NoSwap)?;
         sh("swapon", &[&p]).map_err(|e| {
@@ -251,7 +246,7 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
         to_server.send(m).map_err(|_| MemError::Config("the server thread ended".into()))?;
         let r = from_server.recv().map_err(|_| MemError::Config("the server thread ended".into()))?;
         let dt = monotonic_now() - t0;
-        r.map(|x| (x, dt)).map_err(|e| MemError::Io { what: "paging the server out", err: std::io::Error::other(e) })
+        Ok((r.map_err(std::io::Error::other).doing("paging the server out")?, dt))
     };
     from_server.recv().map_err(|_| MemError::Config("the server thread did not start".into()))?.ok();
     let (mut normal, mut cold, mut left) = (Vec::new(), Vec::new(), Vec::new());

@@ -6,6 +6,7 @@
 //! success, error, panic or Ctrl-C (the guard's `Drop`).
 
 use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
+use latlab_core::ioerr::{Doing, IoFailed};
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::stats;
 use std::io::{Read, Write};
@@ -29,13 +30,8 @@ pub enum NetError {
     #[error("{0}")]
     Refused(String),
     /// A socket failed.
-    #[error("{what}: {err}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The error.
-        err: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailed),
     /// A setting is out of range.
     #[error("{0}")]
     Config(String),
@@ -190,8 +186,7 @@ fn remove_stale() {
 
 /// Move the calling thread into namespace `ns`.
 fn enter(ns: &str) -> Result<(), NetError> {
-    let f = std::fs::File::open(format!("/run/netns/{ns}"))
-        .map_err(|e| NetError::Io { what: "opening the namespace", err: e })?;
+    let f = std::fs::File::open(format!("/run/netns/{ns}")).doing("opening the namespace")?;
     nix::sched::setns(&f, nix::sched::CloneFlags::CLONE_NEWNET)
         .map_err(|e| NetError::Refused(format!("entering network namespace {ns}: {e} (needs CAP_SYS_ADMIN)")))
 }
@@ -200,12 +195,10 @@ fn enter(ns: &str) -> Result<(), NetError> {
 fn serve(ns: String, stop: Arc<AtomicBool>, ready: std::sync::mpsc::Sender<Result<(), String>>) {
     let setup = (|| -> Result<(UdpSocket, TcpListener), NetError> {
         enter(&ns)?;
-        let u = UdpSocket::bind((SERVER_ADDR, PROBE_PORT))
-            .map_err(|e| NetError::Io { what: "binding the reflector", err: e })?;
-        u.set_read_timeout(Some(Duration::from_millis(100))).map_err(|e| NetError::Io { what: "reflector", err: e })?;
-        let t = TcpListener::bind((SERVER_ADDR, LOAD_PORT))
-            .map_err(|e| NetError::Io { what: "binding the load port", err: e })?;
-        t.set_nonblocking(true).map_err(|e| NetError::Io { what: "load port", err: e })?;
+        let u = UdpSocket::bind((SERVER_ADDR, PROBE_PORT)).doing("binding the reflector")?;
+        u.set_read_timeout(Some(Duration::from_millis(100))).doing("reflector")?;
+        let t = TcpListener::bind((SERVER_ADDR, LOAD_PORT)).doing("binding the load port")?;
+        t.set_nonblocking(true).doing("load port")?;
         Ok((u, t))
     })();
     let (udp, tcp) = match setup {
@@ -327,17 +320,16 @@ fn client(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>,
 fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>, Vec<Sample>), NetError> {
     {
         enter(ns)?;
-        let udp = UdpSocket::bind((CLIENT_ADDR, 0)).map_err(|e| NetError::Io { what: "binding the probe", err: e })?;
-        udp.connect((SERVER_ADDR, PROBE_PORT)).map_err(|e| NetError::Io { what: "probe", err: e })?;
-        udp.set_read_timeout(Some(Duration::from_millis(50))).map_err(|e| NetError::Io { what: "probe", err: e })?;
+        let udp = UdpSocket::bind((CLIENT_ADDR, 0)).doing("binding the probe")?;
+        udp.connect((SERVER_ADDR, PROBE_PORT)).doing("probe")?;
+        udp.set_read_timeout(Some(Duration::from_millis(50))).doing("probe")?;
         let per_step = cfg.step_seconds * 1_000_000_000 / cfg.probe_interval_ns;
         let total = per_step as usize * cfg.loads.len();
         // The receiver stamps replies into a table indexed by sequence number.
         let replies: Arc<Vec<AtomicU64>> = Arc::new((0..total).map(|_| AtomicU64::new(0)).collect());
         let done = Arc::new(AtomicBool::new(false));
         let receiver = {
-            let (u, replies, done) =
-                (udp.try_clone().map_err(|e| NetError::Io { what: "probe", err: e })?, replies.clone(), done.clone());
+            let (u, replies, done) = (udp.try_clone().doing("probe")?, replies.clone(), done.clone());
             std::thread::spawn(move || {
                 let mut buf = [0u8; 16];
                 while !done.load(Ordering::Relaxed) {
@@ -365,11 +357,11 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
             let mut flows = Vec::new();
             if rate > 0 {
                 for dir in [b'U', b'D'] {
-                    let mut s = TcpStream::connect_timeout(&server, Duration::from_secs(2))
-                        .map_err(|e| NetError::Io { what: "opening a load flow", err: e })?;
+                    let mut s =
+                        TcpStream::connect_timeout(&server, Duration::from_secs(2)).doing("opening a load flow")?;
                     let mut hdr = vec![dir];
                     hdr.extend_from_slice(&rate.to_le_bytes());
-                    s.write_all(&hdr).map_err(|e| NetError::Io { what: "load flow", err: e })?;
+                    s.write_all(&hdr).doing("load flow")?;
                     let st = step_stop.clone();
                     flows.push(std::thread::spawn(move || -> u64 {
                         if dir == b'U' {

@@ -8,6 +8,7 @@ use crate::device::{self, DeviceFacts};
 use crate::launch::{LaunchSpec, launch};
 use crate::plan::Plan;
 use crate::record::{StartupError, evict_all};
+use latlab_core::ioerr::Doing;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::stats::summarize;
 use std::path::PathBuf;
@@ -258,10 +259,8 @@ pub fn builtin(
     if !crate::pagecache::evictable(parent) {
         return Err(StartupError::InMemory(parent.display().to_string()));
     }
-    let fx = crate::fixture::prepare(parent, spec).map_err(|err| StartupError::Io {
-        what: format!("writing the built-in launch's data under '{}'", parent.display()),
-        err,
-    })?;
+    let fx = crate::fixture::prepare(parent, spec)
+        .doing(format!("writing the built-in launch's data under '{}'", parent.display()))?;
     let mut command = app.to_vec();
     command.push(fx.dir.display().to_string());
     let launch = LaunchSpec {

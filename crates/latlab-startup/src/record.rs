@@ -7,6 +7,7 @@ use crate::launch::{LaunchError, LaunchSpec, launch};
 use crate::pagecache;
 use crate::plan::{self, Plan};
 use crate::trace::{FanotifyTrace, Refused, TracerChoice, ptrace_supported};
+use latlab_core::ioerr::{Doing, IoFailed};
 use latlab_core::record::{Column, RunRecord, RunStatus, Table};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,13 +22,8 @@ pub enum StartupError {
     #[error("{0}")]
     Refused(#[from] Refused),
     /// A file operation failed.
-    #[error("{what}: {err}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// The error.
-        err: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailed),
     /// The built-in launch's data would be in memory, where cold means nothing.
     #[error(
         "'{0}' is on an in-memory filesystem (tmpfs): its pages cannot be evicted, so there is no cold launch to measure"
@@ -99,8 +95,7 @@ pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
     let cold = launch(&cfg.launch, Instant::now(), false)?;
     let refs: Vec<&std::path::Path> = candidates.iter().map(|p| p.as_path()).collect();
     let hidden: Vec<PathBuf> = candidates.iter().filter(|p| pagecache::residency_hidden(p)).cloned().collect();
-    let plan = plan::from_residency(cfg.launch.command.clone(), &refs)
-        .map_err(|err| StartupError::Io { what: "reading the files' residency".into(), err })?;
+    let plan = plan::from_residency(cfg.launch.command.clone(), &refs).doing("reading the files' residency")?;
     for p in &candidates {
         if !plan.files.iter().any(|f| &f.path == p) {
             skipped.push((p.clone(), "opened but none of its pages read".into()));

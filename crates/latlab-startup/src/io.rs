@@ -6,6 +6,11 @@
 //! A process too short-lived to be sampled is counted in its parent's row: the kernel adds a
 //! reaped child's counters to its parent's. A sampled child that then ends would be counted
 //! twice that way, so its last sampled counters are taken off its parent's growth.
+//!
+//! What the launch did after its processes' last samples (the command exiting between two
+//! samples, with the children it reaped last) is in latlab's own reaped-children usage
+//! (`getrusage(RUSAGE_CHILDREN)`): bytes and major faults beyond what the rows hold are
+//! shown in one more row, so the launch's totals are whole.
 
 use latlab_core::record::{Column, RunRecord, RunStatus, Table};
 use std::collections::HashMap;
@@ -28,6 +33,15 @@ pub struct Counters {
 }
 
 impl Counters {
+    fn plus(self, o: Counters) -> Counters {
+        Counters {
+            read_bytes: self.read_bytes + o.read_bytes,
+            write_bytes: self.write_bytes + o.write_bytes,
+            read_ops: self.read_ops + o.read_ops,
+            write_ops: self.write_ops + o.write_ops,
+            major_faults: self.major_faults + o.major_faults,
+        }
+    }
     fn minus(self, o: Counters) -> Counters {
         Counters {
             read_bytes: self.read_bytes.saturating_sub(o.read_bytes),
@@ -121,6 +135,10 @@ pub struct IoRow {
     pub new: bool,
     /// Ended during it.
     pub ended: bool,
+    /// Part of the launch: a descendant of the process the tracker was told is the launcher
+    /// (latlab itself), followed through the parents each process had when first seen, so a
+    /// daemon that detached and was re-parented still counts.
+    pub launched: bool,
     /// Growth over the scenario.
     pub c: Counters,
 }
@@ -129,6 +147,7 @@ pub struct IoRow {
 struct Tracked {
     comm: String,
     ppid: i32,
+    first_ppid: i32,
     start: u64,
     first: Counters,
     last: Counters,
@@ -141,11 +160,18 @@ struct Tracked {
 pub struct IoTracker {
     procs: HashMap<(i32, u64), Tracked>,
     samples: usize,
+    launcher: Option<i32>,
     /// Most processes unreadable in one sample (other users' without privilege).
     pub unreadable: usize,
 }
 
 impl IoTracker {
+    /// A tracker whose rows mark the descendants of `launcher` (latlab's pid: it is never
+    /// sampled itself) as the launch's.
+    pub fn for_launcher(launcher: i32) -> Self {
+        IoTracker { launcher: Some(launcher), ..Default::default() }
+    }
+
     /// Take one sample (`initial` for the one before the scenario).
     pub fn add(&mut self, now: &[(i32, ProcSample)], initial: bool) {
         self.samples += 1;
@@ -156,6 +182,7 @@ impl IoTracker {
             let t = self.procs.entry(key).or_insert_with(|| Tracked {
                 comm: s.comm.clone(),
                 ppid: s.ppid,
+                first_ppid: s.ppid,
                 start: s.start,
                 // Born during the scenario: everything it did belongs to it.
                 first: if initial { s.c } else { Counters::default() },
@@ -181,10 +208,8 @@ impl IoTracker {
             self.procs.iter().map(|(k, t)| (*k, t.last.minus(t.first))).collect();
         // A sampled child that ended was added whole to its parent when reaped.
         for t in self.procs.values().filter(|t| t.ended) {
-            let parent =
-                self.procs.iter().filter(|(k, p)| k.0 == t.ppid && p.start <= t.start).max_by_key(|(k, _)| k.1);
-            if let Some((pk, _)) = parent {
-                if let Some(g) = growth.get_mut(pk) {
+            if let Some(pk) = self.parent(t.ppid, t.start) {
+                if let Some(g) = growth.get_mut(&pk) {
                     *g = g.minus(t.last);
                 }
             }
@@ -192,7 +217,14 @@ impl IoTracker {
         let mut rows: Vec<IoRow> = self
             .procs
             .iter()
-            .map(|(k, t)| IoRow { pid: k.0, comm: t.comm.clone(), new: t.new, ended: t.ended, c: growth[k] })
+            .map(|(k, t)| IoRow {
+                pid: k.0,
+                comm: t.comm.clone(),
+                new: t.new,
+                ended: t.ended,
+                launched: self.launched(t),
+                c: growth[k],
+            })
             .filter(|r| !r.c.is_zero())
             .collect();
         rows.sort_by(|a, b| {
@@ -202,16 +234,80 @@ impl IoTracker {
         rows
     }
 
+    /// The tracked process that was `ppid` when a child started at `start`: the pid's
+    /// latest incarnation that started no later than the child.
+    fn parent(&self, ppid: i32, start: u64) -> Option<(i32, u64)> {
+        self.procs.keys().filter(|k| k.0 == ppid && self.procs[k].start <= start).max_by_key(|k| k.1).copied()
+    }
+
+    /// Whether `t` descends from the launcher, through first-seen parents. The launch's
+    /// processes all start during the scenario, so an old process is never the launch's.
+    fn launched(&self, t: &Tracked) -> bool {
+        let Some(launcher) = self.launcher else { return false };
+        let (mut ppid, mut start, mut new) = (t.first_ppid, t.start, t.new);
+        // Bounded: a pid reused within the scenario could otherwise make a loop.
+        for _ in 0..64 {
+            if !new {
+                return false;
+            }
+            if ppid == launcher {
+                return true;
+            }
+            let Some(k) = self.parent(ppid, start) else { return false };
+            let p = &self.procs[&k];
+            (ppid, start, new) = (p.first_ppid, p.start, p.new);
+        }
+        false
+    }
+
     /// Samples taken.
     pub fn samples(&self) -> usize {
         self.samples
     }
 }
 
+/// What this process's reaped children (and theirs, reaped in turn) did in all: storage
+/// bytes (the kernel keeps them in 512-byte blocks, from the same counters as
+/// `/proc/PID/io`, less cancelled writes) and major faults. Calls are not kept.
+pub fn reaped_children() -> Counters {
+    match nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN) {
+        Ok(u) => Counters {
+            read_bytes: u.block_reads().max(0) as u64 * 512,
+            write_bytes: u.block_writes().max(0) as u64 * 512,
+            major_faults: u.major_page_faults().max(0) as u64,
+            ..Counters::default()
+        },
+        Err(_) => Counters::default(),
+    }
+}
+
+/// Launch `spec` while sampling every process each `interval`. Returns the samples, the
+/// launch, and what the launch's reaped processes did in all ([`reaped_children`]'s growth:
+/// the launch is the only child latlab reaps meanwhile).
+pub fn observe(
+    spec: &crate::launch::LaunchSpec,
+    interval: Duration,
+) -> Result<(IoTracker, crate::launch::Launch, Counters), crate::launch::LaunchError> {
+    let (stop, started) = (AtomicBool::new(false), AtomicBool::new(false));
+    let (tracker, launched, reaped) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| track(interval, &stop, &started));
+        while !started.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let before = reaped_children();
+        let l = crate::launch::launch(spec, std::time::Instant::now(), false);
+        let reaped = reaped_children().minus(before);
+        stop.store(true, Ordering::Release);
+        // A panic in the sampler is a bug; surface it as one rather than as a launch error.
+        (h.join().expect("the sampling thread panicked"), l, reaped)
+    });
+    Ok((tracker, launched?, reaped))
+}
+
 /// Sample every process until `stop`, then once more.
 pub fn track(interval: Duration, stop: &AtomicBool, started: &AtomicBool) -> IoTracker {
     let me = std::process::id() as i32;
-    let mut t = IoTracker::default();
+    let mut t = IoTracker::for_launcher(me);
     let (s, u) = sample_all(me);
     t.add(&s, true);
     t.unreadable = u;
@@ -228,7 +324,9 @@ pub fn track(interval: Duration, stop: &AtomicBool, started: &AtomicBool) -> IoT
     }
 }
 
-/// The stored run of `startup io`; `rec` is the record begun before the scenario.
+/// The stored run of `startup io`; `rec` is the record begun before the scenario, `reaped`
+/// the launch's whole reaped usage from [`observe`].
+#[allow(clippy::too_many_arguments)]
 pub fn io_run(
     mut rec: RunRecord,
     command: &[String],
@@ -236,28 +334,47 @@ pub fn io_run(
     interval_ms: u64,
     duration_ns: u64,
     t: &IoTracker,
+    reaped: Counters,
     top: usize,
 ) -> RunRecord {
     rec.config("experiment", "io");
     rec.config("command", command);
     rec.config("ready", ready);
     rec.config("interval_ms", interval_ms);
-    let rows = t.rows();
-    let sum = rows.iter().fold(Counters::default(), |a, r| Counters {
-        read_bytes: a.read_bytes + r.c.read_bytes,
-        write_bytes: a.write_bytes + r.c.write_bytes,
-        read_ops: a.read_ops + r.c.read_ops,
-        write_ops: a.write_ops + r.c.write_ops,
-        major_faults: a.major_faults + r.c.major_faults,
-    });
+    let mut rows = t.rows();
+    // What the launch's reaped processes did beyond what their rows hold: work after their
+    // last samples. A launched process re-parented away from the launch is not in `reaped`,
+    // hence per-field saturation.
+    let sampled_reaped = rows.iter().filter(|r| r.launched && r.ended).fold(Counters::default(), |a, r| a.plus(r.c));
+    let unsampled = reaped.minus(sampled_reaped);
+    if !unsampled.is_zero() {
+        let at =
+            rows.iter().position(|r| r.c.read_bytes + r.c.write_bytes < unsampled.read_bytes + unsampled.write_bytes);
+        let row = IoRow {
+            pid: 0,
+            comm: "(the launch, after its last samples)".into(),
+            new: true,
+            ended: true,
+            launched: true,
+            c: unsampled,
+        };
+        rows.insert(at.unwrap_or(rows.len()), row);
+    }
+    let sum = rows.iter().fold(Counters::default(), |a, r| a.plus(r.c));
+    let launch = rows.iter().filter(|r| r.launched).fold(Counters::default(), |a, r| a.plus(r.c));
     rec.metric("io.duration", duration_ns, "ns");
-    rec.metric("io.processes", rows.len() as u64, "count");
+    rec.metric("io.processes", rows.iter().filter(|r| r.pid != 0).count() as u64, "count");
     rec.metric("io.read_bytes", sum.read_bytes, "bytes");
     rec.metric("io.write_bytes", sum.write_bytes, "bytes");
     rec.metric("io.read_ops", sum.read_ops, "count");
     rec.metric("io.write_ops", sum.write_ops, "count");
     rec.metric("io.major_faults", sum.major_faults, "count");
     rec.metric("io.samples", t.samples() as u64, "count");
+    // The launch's own share: the rest is the machine's other processes meanwhile.
+    rec.metric("io.launch.processes", rows.iter().filter(|r| r.launched && r.pid != 0).count() as u64, "count");
+    rec.metric("io.launch.read_bytes", launch.read_bytes, "bytes");
+    rec.metric("io.launch.write_bytes", launch.write_bytes, "bytes");
+    rec.metric("io.launch.major_faults", launch.major_faults, "count");
     if t.unreadable > 0 {
         rec.warn(format!(
             "{} processes could not be read (permission denied: other users' need root or CAP_SYS_PTRACE, and a sandbox may hide some even from root): they are missing",
@@ -279,6 +396,7 @@ pub fn io_run(
             Column { name: "write calls".into(), unit: "count".into() },
             Column { name: "major faults".into(), unit: "count".into() },
             Column { name: "lifetime".into(), unit: String::new() },
+            Column { name: "launch".into(), unit: String::new() },
         ],
         rows: rows
             .iter()
@@ -291,7 +409,7 @@ pub fn io_run(
                     (false, false) => "",
                 };
                 vec![
-                    r.pid.into(),
+                    (if r.pid == 0 { serde_json::Value::from("") } else { r.pid.into() }),
                     r.comm.clone().into(),
                     r.c.read_bytes.into(),
                     r.c.write_bytes.into(),
@@ -299,6 +417,7 @@ pub fn io_run(
                     r.c.write_ops.into(),
                     r.c.major_faults.into(),
                     life.into(),
+                    (if r.launched { "yes" } else { "" }).into(),
                 ]
             })
             .collect(),
@@ -353,6 +472,57 @@ mod tests {
     }
 
     #[test]
+    fn the_launch_is_latlabs_new_descendants_even_after_reparenting() {
+        // latlab is pid 5 (never sampled); 10 is an old shell, also a child of 5 (as if it
+        // had been started before the scenario).
+        let mut t = IoTracker::for_launcher(5);
+        t.add(&[s(10, "old", 5, 10, 0, 0), s(20, "other", 1, 20, 0, 0)], true);
+        // The launch: 30 (child of latlab) starts 31, which starts 32; 33 is someone else's.
+        t.add(
+            &[
+                s(10, "old", 5, 10, 1, 0),
+                s(20, "other", 1, 20, 1, 0),
+                s(30, "app", 5, 300, 1, 0),
+                s(31, "helper", 30, 310, 1, 0),
+                s(32, "daemon", 31, 320, 1, 0),
+                s(33, "cron", 20, 330, 1, 0),
+            ],
+            false,
+        );
+        // 31 exits and the daemon is re-parented to init: still the launch's.
+        t.add(
+            &[
+                s(10, "old", 5, 10, 1, 0),
+                s(20, "other", 1, 20, 1, 0),
+                s(30, "app", 5, 300, 2, 0),
+                s(32, "daemon", 1, 320, 5, 0),
+                s(33, "cron", 20, 330, 1, 0),
+            ],
+            false,
+        );
+        let rows = t.rows();
+        let launched = |pid: i32| rows.iter().find(|r| r.pid == pid).map(|r| r.launched);
+        assert_eq!(launched(30), Some(true));
+        assert_eq!(launched(31), Some(true), "{rows:?}");
+        assert_eq!(launched(32), Some(true), "re-parented, still the launch's");
+        assert_eq!(launched(33), Some(false), "another process's child");
+        assert_eq!(launched(20), Some(false));
+        assert_eq!(launched(10), Some(false), "started before the scenario");
+        // Without a launcher nothing is marked.
+        let mut u = IoTracker::default();
+        u.add(&[s(30, "app", 5, 300, 1, 0)], false);
+        assert!(!u.rows()[0].launched);
+        // The record splits the launch's share from the total.
+        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, Counters::default(), 30);
+        let m = |n: &str| rec.metrics.iter().find(|m| m.name == n).map(|m| m.value.as_f64());
+        assert_eq!(m("io.launch.processes"), Some(3.0));
+        assert_eq!(m("io.processes"), Some(6.0));
+        let col = rec.tables[0].columns.iter().position(|c| c.name == "launch").unwrap();
+        let marked = rec.tables[0].rows.iter().filter(|r| r[col] == "yes").count();
+        assert_eq!(marked, 3);
+    }
+
+    #[test]
     fn a_reused_pid_is_another_process() {
         let mut t = IoTracker::default();
         t.add(&[s(40, "old", 1, 100, 10, 0)], true);
@@ -363,24 +533,48 @@ mod tests {
     }
 
     #[test]
-    fn tracking_this_machine_sees_a_child_that_reads() {
-        let stop = AtomicBool::new(false);
-        let started = AtomicBool::new(false);
-        let t = std::thread::scope(|sc| {
-            let h = sc.spawn(|| track(Duration::from_millis(5), &stop, &started));
-            while !started.load(Ordering::Acquire) {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let out =
-                std::process::Command::new("sh").args(["-c", "cat /proc/self/stat >/dev/null; sleep 0.1"]).status();
-            assert!(out.unwrap().success());
-            stop.store(true, Ordering::Release);
-            h.join().unwrap()
-        });
+    fn what_the_launch_did_after_its_last_samples_gets_a_row_of_its_own() {
+        let mut t = IoTracker::for_launcher(5);
+        t.add(&[s(20, "other", 1, 20, 0, 0)], true);
+        // The command was sampled once, having read 100 bytes; then it read 900 more, ran a
+        // child that took 2 major faults and was never sampled, and exited.
+        t.add(&[s(20, "other", 1, 20, 5_000, 0), s(30, "app", 5, 300, 100, 0)], false);
+        t.add(&[s(20, "other", 1, 20, 5_000, 0)], false);
+        let reaped = Counters { read_bytes: 1_000, major_faults: 2, ..Counters::default() };
+        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, reaped, 30);
+        let m = |n: &str| rec.metrics.iter().find(|m| m.name == n).map(|m| m.value.as_f64());
+        assert_eq!(m("io.launch.read_bytes"), Some(1_000.0), "whole, from the reaped usage");
+        assert_eq!(m("io.launch.major_faults"), Some(2.0));
+        assert_eq!(m("io.read_bytes"), Some(6_000.0), "the other process's 5 000 too");
+        assert_eq!(m("io.processes"), Some(2.0), "the extra row is not a process");
+        assert_eq!(m("io.launch.processes"), Some(1.0));
+        let rows = &rec.tables[0].rows;
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0][1], "other");
+        assert_eq!(rows[1][1], "(the launch, after its last samples)");
+        assert_eq!((rows[1][0].clone(), rows[1][2].clone(), rows[1][6].clone()), ("".into(), 900.into(), 2.into()));
+        assert_eq!((rows[2][1].clone(), rows[2][2].clone()), ("app".into(), 100.into()));
+        // When the samples already hold everything, there is no extra row.
+        let whole = Counters { read_bytes: 100, ..Counters::default() };
+        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, whole, 30);
+        assert_eq!(rec.tables[0].rows.len(), 2);
+    }
+
+    #[test]
+    fn observing_this_machine_sees_the_launched_child_that_reads() {
+        let spec = crate::launch::LaunchSpec {
+            command: ["sh", "-c", "cat /proc/self/stat >/dev/null; sleep 0.1"].iter().map(|s| s.to_string()).collect(),
+            ready: crate::launch::Ready::Exit,
+            timeout: Duration::from_secs(20),
+        };
+        let (t, l, reaped) = observe(&spec, Duration::from_millis(5)).unwrap();
         assert!(t.samples() >= 3);
+        assert!(l.ready_ns > 0);
         let rows = t.rows();
-        assert!(rows.iter().any(|r| r.new && r.c.read_ops > 0), "the child's read calls: {rows:?}");
-        let rec = io_run(RunRecord::begin("startup"), &["sh".into()], "exit", 5, 1, &t, 5);
+        assert!(rows.iter().any(|r| r.new && r.launched && r.c.read_ops > 0), "the child's read calls: {rows:?}");
+        let rec = io_run(RunRecord::begin("startup"), &["sh".into()], "exit", 5, 1, &t, reaped, 5);
         assert!(rec.tables[0].rows.len() <= 5);
+        let failing = crate::launch::LaunchSpec { command: vec!["false".into()], ..spec };
+        assert!(observe(&failing, Duration::from_millis(5)).is_err(), "a failed launch is an error");
     }
 }

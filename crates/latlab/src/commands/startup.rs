@@ -151,25 +151,13 @@ fn measure(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
 }
 
 fn io(db: &Path, a: StartupIo) -> anyhow::Result<i32> {
-    use latlab_startup::io::{io_run, track};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use latlab_startup::io::{io_run, observe};
     if a.interval_ms == 0 {
         anyhow::bail!("--interval-ms must be at least 1");
     }
     let spec = launch_spec(&a.launch, None)?;
     let begun = latlab_core::record::RunRecord::begin("startup");
-    let (stop, started) = (AtomicBool::new(false), AtomicBool::new(false));
-    let (tracker, launched) = std::thread::scope(|sc| {
-        let h = sc.spawn(|| track(Duration::from_millis(a.interval_ms), &stop, &started));
-        while !started.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        let l = latlab_startup::launch::launch(&spec, std::time::Instant::now(), false);
-        stop.store(true, Ordering::Release);
-        (h.join(), l)
-    });
-    let tracker = tracker.map_err(|_| anyhow::anyhow!("the sampling thread failed"))?;
-    let l = launched?;
-    let rec = io_run(begun, &spec.command, &spec.ready.describe(), a.interval_ms, l.ready_ns, &tracker, a.top);
+    let (tracker, l, reaped) = observe(&spec, Duration::from_millis(a.interval_ms))?;
+    let rec = io_run(begun, &spec.command, &spec.ready.describe(), a.interval_ms, l.ready_ns, &tracker, reaped, a.top);
     store_and_print(db, rec)
 }

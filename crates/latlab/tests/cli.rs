@@ -756,7 +756,12 @@ fn startup_record_measure_and_io_with_clear_errors() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Disk I/O per process").and(predicate::str::contains("`io.read_ops`")));
+        .stdout(
+            predicate::str::contains("Disk I/O per process")
+                .and(predicate::str::contains("`io.read_ops`"))
+                .and(predicate::str::contains("`io.launch.processes`"))
+                .and(predicate::str::contains("| launch |")),
+        );
     // Clear errors.
     latlab(d).args(["startup", "record"]).assert().code(1).stderr(predicate::str::contains("no command given"));
     latlab(d)

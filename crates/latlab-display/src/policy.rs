@@ -374,9 +374,7 @@ impl S3Fifo {
 impl Policy for S3Fifo {
     fn access(&mut self, key: u64, _: u64) -> Access {
         let found = self.map.get(&key).copied();
-        if let Some((i, q)) = found
-            && q != Queue::Ghost
-        {
+        if let Some((i, _)) = found.filter(|&(_, q)| q != Queue::Ghost) {
             let n = &mut self.slab.nodes[i];
             n.tag = (n.tag + 1).min(3);
             return Access::Hit;

@@ -55,9 +55,11 @@ pub fn level1(
         latency[k as usize] = t as i64 - deadline as i64;
         seq.store(k, Ordering::Release);
         signal.notify();
-        let over = sched.overrun(k, t);
-        k += 1 + over;
-        progress.fetch_add(1 + over, Ordering::Relaxed);
+        // An overrun of the last pulses skips only deadlines that were scheduled: progress
+        // never passes `pulses`, and the closing wait is for the pulse after the last.
+        let next = (k + 1 + sched.overrun(k, t)).min(pulses as u64);
+        progress.fetch_add(next - k, Ordering::Relaxed);
+        k = next;
     }
     if !interrupted {
         tb.sleep_until(sched.deadline(k));
@@ -220,6 +222,20 @@ mod tests {
         let s = analyze(&r.latency, None, r.pulses);
         assert_eq!((s.l1.missed, s.l1.served), (4, 6));
         assert_eq!(s.l1_delivered, 0.6);
+    }
+
+    #[test]
+    fn an_overrun_of_the_last_pulse_skips_no_pulse_past_the_end() {
+        // As above, but 8 pulses: pulse 7 overruns deadlines 8 and 9, which are not scheduled.
+        let clock = FakeClock::with_lateness(0, vec![0, 50, 2_300]);
+        let sched = Periodic { start: 10_000, interval: 1_000 };
+        let (seq, sig, p) = (AtomicU64::new(0), Recorder::default(), AtomicU64::new(0));
+        let r = level1(&clock, sched, 8, &seq, &sig, &p, &|| false);
+        assert_eq!(r.latency, vec![0, 50, 2_300, MISSED, MISSED, 0, 50, 2_300]);
+        assert_eq!(r.pulses, 8);
+        assert_eq!(p.load(Ordering::Relaxed), 8, "progress counts scheduled pulses only");
+        let s = analyze(&r.latency, None, r.pulses);
+        assert_eq!(s.l1.served + s.l1.missed, 8);
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub fn latency_like(n: usize) -> Vec<i64> {
             x ^= x >> 7;
             x ^= x << 17;
             let base = 3_000 + (x % 4_000) as i64;
-            if x % 10_000 == 0 { base * 100 } else { base }
+            if x.is_multiple_of(10_000) { base * 100 } else { base }
         })
         .collect()
 }

@@ -219,7 +219,7 @@ impl Encoder {
     fn rle(&mut self, w: usize, h: usize, bpp: u32) -> (Option<bool>, Vec<u8>) {
         self.stats.bitmap_raw_bytes += self.flipped.len() as u64;
         let out = match latlab_rdp::rle::encode(&self.flipped, w, h, bpp) {
-            Ok(e) if w % 4 == 0 && e.len() < self.flipped.len() => (Some(false), e),
+            Ok(e) if w.is_multiple_of(4) && e.len() < self.flipped.len() => (Some(false), e),
             _ => (None, self.flipped.clone()),
         };
         self.stats.bitmap_wire_bytes += out.1.len() as u64;

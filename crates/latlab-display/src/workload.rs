@@ -414,7 +414,7 @@ impl Workload for Document {
                 // The caret blinks only while idle; typing keeps it on.
             }
             Mode::Idle => {
-                let on = (t / crate::defaults::CARET_BLINK_MS) % 2 == 0;
+                let on = (t / crate::defaults::CARET_BLINK_MS).is_multiple_of(2);
                 if on != self.caret_on {
                     self.caret(c, on);
                 }
@@ -737,7 +737,7 @@ impl Slideshow {
         let dst = Area::new(w - vw - w / 32, h - vh - h / 16, vw, vh);
         // Pan diagonally, bouncing inside the picture; each slide starts elsewhere.
         let (rx, ry) = ((w - vw) as u64, (h - vh) as u64);
-        let bounce = |p: u64, r: u64| if (p / r.max(1)) % 2 == 0 { p % r.max(1) } else { r - p % r.max(1) };
+        let bounce = |p: u64, r: u64| if (p / r.max(1)).is_multiple_of(2) { p % r.max(1) } else { r - p % r.max(1) };
         let sx = bounce(slide * 97 + k * 3, rx) as usize;
         let sy = bounce(slide * 41 + k * 2, ry) as usize;
         let tex = std::mem::take(&mut self.texture);

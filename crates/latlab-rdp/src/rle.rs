@@ -326,7 +326,7 @@ impl Enc {
         } else {
             (0x40, 0x1F, MEGA_MEGA_FGBG_IMAGE)
         };
-        if len % 8 == 0 && len / 8 <= bits {
+        if len.is_multiple_of(8) && len / 8 <= bits {
             self.out.push(code | (len / 8) as u8);
         } else if len <= 256 {
             self.out.extend_from_slice(&[code, (len - 1) as u8]);

@@ -170,7 +170,7 @@ impl Channel {
     fn after_packet(&mut self) {
         self.count = self.count.wrapping_add(1);
         if let State::Rc4 { initial, current, rc4, .. } = &mut self.state {
-            if self.count % KEY_UPDATE_INTERVAL == 0 {
+            if self.count.is_multiple_of(KEY_UPDATE_INTERVAL) {
                 *current = update_key(initial, current);
                 **rc4 = Rc4::new(&(*current).into());
             }

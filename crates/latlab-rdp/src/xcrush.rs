@@ -94,7 +94,7 @@ impl XcrushCompressor {
 
     #[inline]
     fn insert(&mut self, j: usize) {
-        if j % SAMPLE == 0 && j + WINDOW <= self.hist.len() {
+        if j.is_multiple_of(SAMPLE) && j + WINDOW <= self.hist.len() {
             let h = hash_window(&self.hist[j..]);
             self.head[h] = j as u32 + 1;
         }

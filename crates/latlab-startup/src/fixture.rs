@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(d1, run_app(&dir).unwrap(), "deterministic");
         for i in 0..5 {
             let at = section_at(&spec, i);
-            assert!(at >= 8 && at + 16 <= 64 && at % 4 == 0, "{at}");
+            assert!(at >= 8 && at + 16 <= 64 && at.is_multiple_of(4), "{at}");
         }
         std::fs::write(dir.join(INDEX), "8 16 1 1\npart-0000.dat notanumber\n").unwrap();
         assert!(run_app(&dir).unwrap_err().to_string().contains("notanumber"));

@@ -33,7 +33,7 @@ fn main() {
         let send = 1_000_000_000 + k as u64 * iv + x % 20_000;
         t.sent_mono[k] = send;
         t.sent_wall[k] = send as i64;
-        if x % 1000 == 0 {
+        if x.is_multiple_of(1000) {
             continue; // 0.1 % loss
         }
         let arrive = ((send + 30_000) / 1_230_000_000 + 1) * 1_230_000_000 + (x % 5_000);

@@ -82,7 +82,7 @@ fn the_reflector_survives_a_flood_and_still_measures_the_valid_client() {
                 x ^= x << 17;
                 let len = (x % 200) as usize;
                 let mut d: Vec<u8> = (0..len).map(|i| (x >> (i % 8)) as u8).collect();
-                if x % 3 == 0 && len >= 8 {
+                if x.is_multiple_of(3) && len >= 8 {
                     d[..4].copy_from_slice(b"LLUD"); // plausible headers with bad MACs
                     d[4] = 1;
                     d[5] = 1;

@@ -232,7 +232,8 @@ impl Desk {
             if (0..32).contains(&ix) && (0..32).contains(&iy) {
                 // An icon: a shaded disc or square on the desktop.
                 let (dx, dy) = (ix - 16, iy - 16);
-                let inside = if id % 2 == 0 { dx * dx + dy * dy < 196 } else { dx.abs() < 13 && dy.abs() < 13 };
+                let inside =
+                    if id.is_multiple_of(2) { dx * dx + dy * dy < 196 } else { dx.abs() < 13 && dy.abs() < 13 };
                 if inside {
                     let k = (ix + iy) as u32 * 3;
                     return rgb565(60 + id * 40 % 190 + k, 80 + k, 200 - k);

@@ -31,6 +31,10 @@ pub const NET_RATE_BPS: u64 = 10_000_000;
 pub const NET_STEP_SECONDS: u64 = 5;
 /// Time between RTT probes: 20 ms (50 a second, 250 a step).
 pub const NET_PROBE_INTERVAL_NS: u64 = 20_000_000;
+/// Bin of the network experiment's timeline (RTT and throughput over time): 200 ms, flent's
+/// default step, so a flent file from it has flent's own resolution (10 probes a bin at the
+/// default probe interval).
+pub const NET_TIMELINE_STEP_NS: u64 = 200_000_000;
 /// The warm-start server's working set: 256 MiB, an application with a document open
 /// (large enough that reading it back from swap is visible, small enough to page out on
 /// any machine).

@@ -191,8 +191,14 @@ fn enter(ns: &str) -> Result<(), NetError> {
         .map_err(|e| NetError::Refused(format!("entering network namespace {ns}: {e} (needs CAP_SYS_ADMIN)")))
 }
 
-/// The server side: a UDP reflector and a TCP load endpoint, until `stop`.
-fn serve(ns: String, stop: Arc<AtomicBool>, ready: std::sync::mpsc::Sender<Result<(), String>>) {
+/// The server side: a UDP reflector and a TCP load endpoint, until `stop`. `received` counts
+/// the upload bytes that arrived.
+fn serve(
+    ns: String,
+    stop: Arc<AtomicBool>,
+    received: Arc<AtomicU64>,
+    ready: std::sync::mpsc::Sender<Result<(), String>>,
+) {
     let setup = (|| -> Result<(UdpSocket, TcpListener), NetError> {
         enter(&ns)?;
         let u = UdpSocket::bind((SERVER_ADDR, PROBE_PORT)).doing("binding the reflector")?;
@@ -217,8 +223,8 @@ fn serve(ns: String, stop: Arc<AtomicBool>, ready: std::sync::mpsc::Sender<Resul
             while !stop.load(Ordering::Relaxed) {
                 match tcp.accept() {
                     Ok((s, _)) => {
-                        let stop = stop.clone();
-                        std::thread::spawn(move || load_endpoint(s, &stop));
+                        let (stop, received) = (stop.clone(), received.clone());
+                        std::thread::spawn(move || load_endpoint(s, &stop, &received));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(10)),
                 }
@@ -234,8 +240,9 @@ fn serve(ns: String, stop: Arc<AtomicBool>, ready: std::sync::mpsc::Sender<Resul
     let _ = acceptor.join();
 }
 
-/// One load connection at the server: `U` (the client sends; discard) or `D` + rate (send).
-fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
+/// One load connection at the server: `U` (the client sends; count and discard) or `D` +
+/// rate (send).
+fn load_endpoint(mut s: TcpStream, stop: &AtomicBool, received: &AtomicU64) {
     let mut hdr = [0u8; 9];
     if s.read_exact(&mut hdr).is_err() {
         return;
@@ -249,7 +256,9 @@ fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
         while !stop.load(Ordering::Relaxed) {
             match s.read(&mut buf) {
                 Ok(0) => return,
-                Ok(_) => {}
+                Ok(n) => {
+                    received.fetch_add(n as u64, Ordering::Relaxed);
+                }
                 Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
                 Err(_) => return,
             }
@@ -260,8 +269,21 @@ fn load_endpoint(mut s: TcpStream, stop: &AtomicBool) {
 /// One probe sample: when it was sent (ns since the run began) and its round trip.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Sample {
+    /// Sent, ns after the first probe's deadline.
     at: u64,
     rtt: Option<u64>,
+    /// Upload bytes the server had received, all steps so far, when the probe was sent.
+    up: u64,
+    /// Bytes the download flows had delivered, likewise.
+    down: u64,
+}
+
+/// What the probing thread returns.
+struct Probed {
+    steps: Vec<Step>,
+    samples: Vec<Sample>,
+    /// Wall-clock time of the first probe's deadline.
+    start_unix_ns: u64,
 }
 
 /// One step's figures.
@@ -292,32 +314,34 @@ pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, N
     let lab = NetLab::create(cfg.rate_bps, cfg.queue_packets)?;
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
+    let received = Arc::new(AtomicU64::new(0));
     let server = {
-        let (ns, stop) = (lab.server.clone(), stop.clone());
-        std::thread::spawn(move || serve(ns, stop, tx))
+        let (ns, stop, received) = (lab.server.clone(), stop.clone(), received.clone());
+        std::thread::spawn(move || serve(ns, stop, received, tx))
     };
     let ready =
         rx.recv_timeout(Duration::from_secs(5)).map_err(|_| NetError::Refused("the server did not start".into()))?;
-    let result = ready.map_err(NetError::Refused).and_then(|()| client(&lab.client, cfg, &progress));
+    let result = ready.map_err(NetError::Refused).and_then(|()| client(&lab.client, cfg, &received, &progress));
     stop.store(true, Ordering::Relaxed);
     let _ = server.join();
-    let (steps, samples) = result?;
+    let Probed { steps, samples, start_unix_ns } = result?;
+    rec.config("timeline_start_unix_ns", start_unix_ns);
     drop(lab);
     record(&mut rec, cfg, &steps, &samples);
     rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 
-fn client(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>, Vec<Sample>), NetError> {
+fn client(ns: &str, cfg: &NetConfig, received: &AtomicU64, progress: &AtomicU64) -> Result<Probed, NetError> {
     // A thread of its own, so only it enters the client's namespace.
     std::thread::scope(|sc| {
-        sc.spawn(|| probe_and_load(ns, cfg, progress))
+        sc.spawn(|| probe_and_load(ns, cfg, received, progress))
             .join()
             .unwrap_or_else(|_| Err(NetError::Refused("the probe thread panicked".into())))
     })
 }
 
-fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Vec<Step>, Vec<Sample>), NetError> {
+fn probe_and_load(ns: &str, cfg: &NetConfig, up_bytes: &AtomicU64, progress: &AtomicU64) -> Result<Probed, NetError> {
     {
         enter(ns)?;
         let udp = UdpSocket::bind((CLIENT_ADDR, 0)).doing("binding the probe")?;
@@ -343,7 +367,13 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                 }
             })
         };
+        // Load bytes delivered so far (upload: counted by the server), read at each probe for
+        // the timeline.
+        let down_bytes = Arc::new(AtomicU64::new(0));
+        let mut load_at = vec![(0u64, 0u64); total];
         let start = monotonic_now();
+        let start_unix_ns =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         let mut sent_at = vec![0u64; total];
         let mut steps = Vec::new();
         let server = SocketAddr::new(SERVER_ADDR.parse().expect("a literal address"), LOAD_PORT);
@@ -355,6 +385,7 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
             let rate = (load * cfg.rate_bps as f64) as u64;
             let step_stop = Arc::new(AtomicBool::new(false));
             let mut flows = Vec::new();
+            let up_before = up_bytes.load(Ordering::Relaxed);
             if rate > 0 {
                 for dir in [b'U', b'D'] {
                     let mut s =
@@ -363,6 +394,7 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                     hdr.extend_from_slice(&rate.to_le_bytes());
                     s.write_all(&hdr).doing("load flow")?;
                     let st = step_stop.clone();
+                    let down_bytes = down_bytes.clone();
                     flows.push(std::thread::spawn(move || -> u64 {
                         if dir == b'U' {
                             latlab_core::load::paced_write(&mut s, rate, &st)
@@ -373,7 +405,10 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                             while !st.load(Ordering::Relaxed) {
                                 match s.read(&mut buf) {
                                     Ok(0) => break,
-                                    Ok(n) => got += n as u64,
+                                    Ok(n) => {
+                                        got += n as u64;
+                                        down_bytes.fetch_add(n as u64, Ordering::Relaxed);
+                                    }
                                     Err(_) => {}
                                 }
                             }
@@ -391,16 +426,16 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                 p[..8].copy_from_slice(&(k as u64).to_le_bytes());
                 sent_at[k] = monotonic_now();
                 let _ = udp.send(&p);
+                load_at[k] = (up_bytes.load(Ordering::Relaxed), down_bytes.load(Ordering::Relaxed));
                 k += 1;
             }
             step_stop.store(true, Ordering::Relaxed);
-            let mut up = 0;
-            for (i, f) in flows.into_iter().enumerate() {
-                let b = f.join().unwrap_or(0);
-                if i == 0 {
-                    up = b;
-                }
+            for f in flows {
+                let _ = f.join();
             }
+            // Delivered, as the server counted it: what the sender wrote includes what still sat
+            // in its socket buffer, which above the link rate is a lot.
+            let up = up_bytes.load(Ordering::Relaxed) - up_before;
             steps.push((load, step_start, k, up));
             progress.fetch_add(1, Ordering::Relaxed);
         }
@@ -410,7 +445,12 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
         let samples: Vec<Sample> = (0..k)
             .map(|i| {
                 let r = replies[i].load(Ordering::Relaxed);
-                Sample { at: sent_at[i] - start, rtt: (r > sent_at[i]).then(|| r - sent_at[i]) }
+                Sample {
+                    at: sent_at[i] - start,
+                    rtt: (r > sent_at[i]).then(|| r - sent_at[i]),
+                    up: load_at[i].0,
+                    down: load_at[i].1,
+                }
             })
             .collect();
         let steps = steps
@@ -426,9 +466,93 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, progress: &AtomicU64) -> Result<(Ve
                 }
             })
             .collect();
-        Ok((steps, samples))
+        Ok(Probed { steps, samples, start_unix_ns })
     }
 }
+
+/// One bin of the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bin {
+    /// Start, seconds after the first probe's deadline.
+    pub t: f64,
+    /// Offered load of the step the bin begins in, fraction of the link.
+    pub load: f64,
+    /// Mean round trip of the bin's answered probes, ms (None: every probe lost).
+    pub rtt_ms: Option<f64>,
+    /// Probes lost in the bin.
+    pub lost: u64,
+    /// Upload and download rates over the bin, Mbit/s (None: too few probes to tell).
+    pub up_mbps: Option<f64>,
+    /// See `up_mbps`.
+    pub down_mbps: Option<f64>,
+}
+
+/// The probes in bins of `bin_ns`: mean RTT, losses, and the load flows' rates, from the
+/// byte counters read at each probe (from a bin's first probe to the next bin's first, or
+/// to the bin's own last probe at the end). `per_step` probes belong to each of `loads`.
+fn timeline(samples: &[Sample], loads: &[f64], per_step: usize, bin_ns: u64) -> Vec<Bin> {
+    let mut bins = Vec::new();
+    let mut i = 0;
+    while i < samples.len() {
+        let b = samples[i].at / bin_ns;
+        let j = i + samples[i..].iter().take_while(|s| s.at / bin_ns == b).count();
+        let answered: Vec<u64> = samples[i..j].iter().filter_map(|s| s.rtt).collect();
+        let (first, end) = (samples[i], samples.get(j).copied().unwrap_or(samples[j - 1]));
+        let dt = end.at.saturating_sub(first.at);
+        let rate = |a: u64, b: u64| (dt > 0).then(|| b.saturating_sub(a) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6);
+        bins.push(Bin {
+            t: (b * bin_ns) as f64 / 1e9,
+            load: loads.get(i / per_step.max(1)).copied().unwrap_or(0.0),
+            rtt_ms: (!answered.is_empty())
+                .then(|| answered.iter().map(|&r| r as f64).sum::<f64>() / answered.len() as f64 / 1e6),
+            lost: (j - i - answered.len()) as u64,
+            up_mbps: rate(first.up, end.up),
+            down_mbps: rate(first.down, end.down),
+        });
+        i = j;
+    }
+    bins
+}
+
+/// The timeline as a table (one row per bin), for the report and for `export --format flent`.
+fn timeline_table(bins: &[Bin], bin_ns: u64) -> Table {
+    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let num = |v: Option<f64>, scale: f64| v.map_or(serde_json::Value::Null, |x| ((x * scale).round() / scale).into());
+    Table {
+        name: TIMELINE.into(),
+        title: format!("Round trip and load over time, in {} ms bins", bin_ns / 1_000_000),
+        columns: vec![
+            c("time", "s"),
+            c("offered", "% of link"),
+            c("RTT mean", "ms"),
+            c("lost", "probes"),
+            c("upload", "Mbit/s"),
+            c("download", "Mbit/s"),
+        ],
+        rows: bins
+            .iter()
+            .map(|b| {
+                vec![
+                    num(Some(b.t), 1000.0),
+                    ((b.load * 100.0).round() as u64).into(),
+                    num(b.rtt_ms, 1000.0),
+                    b.lost.into(),
+                    num(b.up_mbps, 1000.0),
+                    num(b.down_mbps, 1000.0),
+                ]
+            })
+            .collect(),
+        plot: Some(TablePlot {
+            x: "time".into(),
+            ys: vec!["upload".into(), "download".into()],
+            log_x: false,
+            log_y: false,
+        }),
+    }
+}
+
+/// Name of the timeline table in a `stall` run of the network experiment.
+pub const TIMELINE: &str = "net.timeline";
 
 fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sample]) {
     let mut rows = Vec::new();
@@ -477,6 +601,10 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
             log_y: true,
         }),
     });
+    let bin_ns = crate::defaults::NET_TIMELINE_STEP_NS.max(cfg.probe_interval_ns);
+    let per_step = (cfg.step_seconds * 1_000_000_000 / cfg.probe_interval_ns) as usize;
+    rec.config("timeline_step_ns", bin_ns);
+    rec.tables.push(timeline_table(&timeline(samples, &cfg.loads, per_step, bin_ns), bin_ns));
     // RTT over time, with the load steps visible in it (lost probes left out).
     rec.series.push(Series {
         name: "net.rtt".into(),
@@ -575,7 +703,53 @@ mod tests {
         }
         assert_eq!(rec.tables[0].rows.len(), 2);
         assert!(rec.get_series("net.rtt").is_some());
+        // The timeline covers both 1 s steps in 200 ms bins, and flent can have it.
+        let t = rec.tables.iter().find(|t| t.name == TIMELINE).expect("a timeline");
+        assert_eq!(t.rows.len(), 10, "{:?}", t.rows);
+        let up_at_half: f64 = t.rows[6..9].iter().map(|r| r[4].as_f64().unwrap_or(0.0)).sum();
+        assert!(up_at_half > 0.0, "the 50 % step delivers upload bytes: {:?}", t.rows);
+        let f = crate::flent::to_flent(&rec).unwrap();
+        assert_eq!(f["results"]["TCP upload"].as_array().unwrap().len(), 10);
         assert!(ours().is_empty(), "{:?}", ours());
+    }
+
+    fn sample(at_ms: u64, rtt_ms: Option<u64>, up: u64, down: u64) -> Sample {
+        Sample { at: at_ms * 1_000_000, rtt: rtt_ms.map(|r| r * 1_000_000), up, down }
+    }
+
+    #[test]
+    fn the_timeline_bins_probes_and_rates_from_the_byte_counters() {
+        // Probes every 50 ms, 4 per step, bins of 100 ms; the second step loads the link.
+        let s = [
+            sample(0, Some(1), 0, 0),
+            sample(50, Some(3), 0, 0),
+            sample(100, None, 0, 0),
+            sample(150, None, 0, 0),
+            sample(200, Some(10), 0, 0),
+            sample(250, Some(20), 12_500, 25_000),
+            sample(300, Some(30), 25_000, 50_000),
+            sample(350, None, 37_500, 75_000),
+        ];
+        let bins = timeline(&s, &[0.0, 0.5], 4, 100_000_000);
+        assert_eq!(bins.len(), 4);
+        assert_eq!((bins[0].t, bins[0].load, bins[0].rtt_ms, bins[0].lost), (0.0, 0.0, Some(2.0), 0));
+        assert_eq!((bins[1].rtt_ms, bins[1].lost), (None, 2), "every probe lost");
+        assert_eq!(bins[0].up_mbps, Some(0.0));
+        // Bin 2 (200–300 ms): 25 000 bytes up in 100 ms = 2 Mbit/s, 50 000 down = 4.
+        assert_eq!((bins[2].t, bins[2].load), (0.2, 0.5));
+        assert_eq!((bins[2].up_mbps, bins[2].down_mbps), (Some(2.0), Some(4.0)));
+        assert_eq!(bins[2].rtt_ms, Some(15.0));
+        // The last bin runs to its own last probe: 12 500 bytes in 50 ms.
+        assert_eq!((bins[3].up_mbps, bins[3].down_mbps, bins[3].lost), (Some(2.0), Some(4.0), 1));
+        // A lone probe in the last bin cannot give a rate.
+        let bins = timeline(&s[..5], &[0.0, 0.5], 4, 100_000_000);
+        assert_eq!(bins[2].up_mbps, None);
+        assert!(timeline(&[], &[0.0], 4, 100_000_000).is_empty());
+        // As a table: one row per bin, missing figures as nulls.
+        let t = timeline_table(&timeline(&s, &[0.0, 0.5], 4, 100_000_000), 100_000_000);
+        assert_eq!(t.rows.len(), 4);
+        assert_eq!(t.rows[1][2], serde_json::Value::Null);
+        assert_eq!(t.rows[2][4], 2.0);
     }
 
     #[test]

@@ -811,8 +811,9 @@ pub struct ReportArgs {
 pub struct ExportArgs {
     /// Run id, `latest`, or an experiment name.
     pub run: String,
-    /// Output format.
-    #[arg(long, short, default_value = "json", value_parser = ["json", "csv", "md"])]
+    /// Output format. `flent`: a `stall net` run as a flent data file (gzip-compressed when
+    /// the output file's name ends in `.gz`, as flent's own `.flent.gz` files are).
+    #[arg(long, short, default_value = "json", value_parser = ["json", "csv", "md", "flent"])]
     pub format: String,
     /// Write to this file instead of stdout.
     #[arg(short, long)]

@@ -73,6 +73,11 @@ fn selftest_store_export_report_compare() {
         .assert()
         .success()
         .stdout(predicate::str::contains("## Metrics"));
+    latlab(d)
+        .args(["export", "selftest", "--format", "flent"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("has no network timeline").and(predicate::str::contains("stall net")));
     latlab(d).args(["show", "latest"]).assert().success().stdout(predicate::str::contains("selftest #2"));
     latlab(d).args(["compare", "1", "2"]).assert().success().stdout(
         predicate::str::contains("comparing #1 (A) with #2 (B)").and(predicate::str::contains("sleep.other.1ms")),
@@ -623,6 +628,14 @@ fn stall_and_idle_commands_and_clear_errors() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         if out.status.success() {
             assert!(stdout.contains("`net.load50.rtt.p50`"), "{stdout}");
+            // The run as a flent data file, gzip-compressed by its name.
+            latlab(d).args(["export", "latest", "--format", "flent", "-o", "net.flent.gz"]).assert().success();
+            let mut text = String::new();
+            let gz = std::fs::File::open(d.join("net.flent.gz")).unwrap();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text).unwrap();
+            let f: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(f["metadata"]["NAME"], "tcp_bidirectional");
+            assert_eq!(f["x_values"].as_array().unwrap().len(), f["results"]["TCP upload"].as_array().unwrap().len());
         } else {
             // Namespaces refused here, or iproute2 missing: the error says which.
             let err = String::from_utf8_lossy(&out.stderr);

@@ -145,3 +145,23 @@ fn axis_units() {
     assert_eq!(plots::axis_unit("ns", 5e6).div, 1e6);
     assert_eq!(plots::axis_unit("count", 5e6).div, 1.0);
 }
+
+#[test]
+fn a_long_table_folds_away_and_a_short_one_does_not() {
+    let mut r = sample_run();
+    r.tables.push(Table {
+        name: "net.timeline".into(),
+        title: "Over time".into(),
+        columns: vec![Column { name: "time".into(), unit: "s".into() }],
+        rows: (0..30).map(|i| vec![(i as f64 / 5.0).into()]).collect(),
+        plot: None,
+    });
+    let html = render(&[r]).unwrap();
+    check_well_formed(&html).unwrap();
+    let long = html.find("<h3>Over time</h3>").unwrap();
+    assert!(html[long..].trim_start_matches("<h3>Over time</h3>").trim_start().starts_with("<details>"));
+    assert!(html.contains("<summary>30 rows</summary>"));
+    let short = html.find("<h3>Sleep lateness against period</h3>").unwrap();
+    let after = html[short..].trim_start_matches("<h3>Sleep lateness against period</h3>").trim_start();
+    assert!(after.starts_with("<table>"), "{}", &after[..40]);
+}

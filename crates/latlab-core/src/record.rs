@@ -98,6 +98,13 @@ pub struct Column {
     pub unit: String,
 }
 
+impl Column {
+    /// A column named `name` whose values are in `unit` ("" for labels).
+    pub fn new(name: &str, unit: &str) -> Self {
+        Column { name: name.into(), unit: unit.into() }
+    }
+}
+
 /// How the report should draw a table as curves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TablePlot {

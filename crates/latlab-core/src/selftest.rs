@@ -300,7 +300,7 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
             }
         }
     }
-    let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let col = Column::new;
     rec.tables.push(Table {
         name: "sleep.sweep".into(),
         title: format!(

@@ -18,10 +18,7 @@ fn full_record() -> RunRecord {
     r.tables.push(Table {
         name: "sleep.sweep".into(),
         title: "sweep".into(),
-        columns: vec![
-            Column { name: "period".into(), unit: "ns".into() },
-            Column { name: "p99".into(), unit: "ns".into() },
-        ],
+        columns: vec![Column::new("period", "ns"), Column::new("p99", "ns")],
         rows: vec![vec![1_000_000.into(), 50_000.into()], vec![100_000.into(), 6_000.into()]],
         plot: Some(TablePlot { x: "period".into(), ys: vec!["p99".into()], log_x: true, log_y: false }),
     });

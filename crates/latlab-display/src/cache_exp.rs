@@ -130,7 +130,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
         }
         rows.push(row);
     }
-    let mut columns = vec![Column { name: "frames".into(), unit: "count".into() }];
+    let mut columns = vec![Column::new("frames", "count")];
     columns.extend(policies.iter().map(|p| Column { name: p.name().into(), unit: "B/s".into() }));
     rec.tables.push(Table {
         name: "cache.sweep".into(),
@@ -217,11 +217,7 @@ fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -
     rec.tables.push(Table {
         name: "cache.banner_ticker".into(),
         title: format!("468×60 banner ({frames} frames) and news ticker: display bytes/s alone and together"),
-        columns: vec![
-            Column { name: "workload".into(), unit: String::new() },
-            Column { name: "policy".into(), unit: String::new() },
-            Column { name: "bytes_per_s".into(), unit: "B/s".into() },
-        ],
+        columns: vec![Column::new("workload", ""), Column::new("policy", ""), Column::new("bytes_per_s", "B/s")],
         rows,
         plot: None,
     });

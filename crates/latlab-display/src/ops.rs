@@ -231,7 +231,7 @@ pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
         }
         figs.push(f);
     }
-    let col = |name: &str, unit: &str| Column { name: name.into(), unit: unit.into() };
+    let col = Column::new;
     rec.tables.push(Table {
         name: "ops.summary".into(),
         title: format!(

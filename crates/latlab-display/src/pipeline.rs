@@ -179,7 +179,7 @@ fn sweep_row(axis: &str, value: String, r: &Run) -> Vec<serde_json::Value> {
 }
 
 fn sweep_columns(first: &str) -> Vec<Column> {
-    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let c = Column::new;
     vec![
         c(first, ""),
         c("setting", ""),
@@ -224,7 +224,7 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.metric("pipeline.client.share_at_paper_peak", PAPER_PEAK_BYTES_PER_S / capacity, "ratio");
     rec.metric("pipeline.bytes_copied_per_byte", t.bytes_copied as f64 / main.client.bytes.max(1) as f64, "ratio");
     rec.metric("pipeline.dropped_fraction", main.dropped(), "ratio");
-    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let c = Column::new;
     rec.tables.push(Table {
         name: "pipeline.stages".into(),
         title: format!(

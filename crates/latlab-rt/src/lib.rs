@@ -236,7 +236,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
             }
             interrupted |= keep_phase("loaded", lo, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
         }
-        let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+        let col = Column::new;
         rec.tables.push(Table {
             name: "rt.phases".into(),
             title: format!(
@@ -322,7 +322,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
         }
         let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
         rec.metric("sweep.max_rate_hz", max_rate, "Hz");
-        let col = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+        let col = Column::new;
         let opt = |v: Option<f64>| v.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);
         rec.tables.push(Table {
             name: "rt.sweep".into(),

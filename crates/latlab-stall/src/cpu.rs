@@ -207,7 +207,7 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
                 s.lost.into(),
             ]);
         }
-        let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+        let c = Column::new;
         rec.tables.push(Table {
             name: format!("cpu.{}", label(sched)),
             title: format!(

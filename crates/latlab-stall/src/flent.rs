@@ -120,7 +120,7 @@ mod tests {
         rec.config("step_seconds", 1);
         rec.config("timeline_step_ns", 200_000_000u64);
         rec.config("timeline_start_unix_ns", 1_800_000_000_000_000_000u64);
-        let c = |n: &str| Column { name: n.into(), unit: String::new() };
+        let c = |n: &str| Column::new(n, "");
         rec.tables.push(Table {
             name: TIMELINE.into(),
             title: String::new(),

@@ -516,7 +516,7 @@ fn timeline(samples: &[Sample], loads: &[f64], per_step: usize, bin_ns: u64) -> 
 
 /// The timeline as a table (one row per bin), for the report and for `export --format flent`.
 fn timeline_table(bins: &[Bin], bin_ns: u64) -> Table {
-    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let c = Column::new;
     let num = |v: Option<f64>, scale: f64| v.map_or(serde_json::Value::Null, |x| ((x * scale).round() / scale).into());
     Table {
         name: TIMELINE.into(),
@@ -578,7 +578,7 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
             s.lost.into(),
         ]);
     }
-    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let c = Column::new;
     rec.tables.push(Table {
         name: "net.sweep".into(),
         title: format!(

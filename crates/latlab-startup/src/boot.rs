@@ -455,7 +455,7 @@ pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_core::record:
     for (name, ms) in &t.phases {
         rec.metric(&format!("boot.phase.{}", name.to_ascii_lowercase()), *ms, "ms");
     }
-    let c = |n: &str, u: &str| Column { name: n.into(), unit: u.into() };
+    let c = Column::new;
     let ms = |x: Option<f64>| x.map_or(serde_json::Value::Null, serde_json::Value::from);
     rec.tables.push(Table {
         name: "boot.services".into(),

@@ -201,11 +201,11 @@ pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
         name: "plan".into(),
         title: "The launch plan: files in the order first opened, and the pages read of each".into(),
         columns: vec![
-            Column { name: "file".into(), unit: String::new() },
-            Column { name: "size".into(), unit: "bytes".into() },
-            Column { name: "ranges".into(), unit: "count".into() },
-            Column { name: "pages read".into(), unit: "pages".into() },
-            Column { name: "whole file".into(), unit: "pages".into() },
+            Column::new("file", ""),
+            Column::new("size", "bytes"),
+            Column::new("ranges", "count"),
+            Column::new("pages read", "pages"),
+            Column::new("whole file", "pages"),
         ],
         rows: p
             .files
@@ -229,10 +229,7 @@ pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
         rec.tables.push(Table {
             name: "skipped".into(),
             title: "Files the launch opened that the plan leaves out".into(),
-            columns: vec![
-                Column { name: "file".into(), unit: String::new() },
-                Column { name: "why".into(), unit: String::new() },
-            ],
+            columns: vec![Column::new("file", ""), Column::new("why", "")],
             rows: l.skipped.iter().map(|(p, w)| vec![p.display().to_string().into(), w.clone().into()]).collect(),
             plot: None,
         });

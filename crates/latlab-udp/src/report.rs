@@ -118,7 +118,7 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
     rec.tables.push(Table {
         name: "udp.verdict".into(),
         title: "Burst detection (seed 002's pattern)".into(),
-        columns: vec![Column { name: "verdict".into(), unit: String::new() }],
+        columns: vec![Column::new("verdict", "")],
         rows: vec![vec![b.verdict.clone().into()]],
         plot: None,
     });
@@ -128,9 +128,9 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
             name: "udp.bursts".into(),
             title: format!("Bursts (first {} of {})", b.bursts.len().min(50), b.bursts.len()),
             columns: vec![
-                Column { name: "start".into(), unit: "ns".into() },
-                Column { name: "packets".into(), unit: "count".into() },
-                Column { name: "hold gap before".into(), unit: "ns".into() },
+                Column::new("start", "ns"),
+                Column::new("packets", "count"),
+                Column::new("hold gap before", "ns"),
             ],
             rows: b
                 .bursts
@@ -158,10 +158,7 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
         rec.tables.push(Table {
             name: "udp.dejitter".into(),
             title: "De-jitter cost: packets too late when played out by sender timestamp after a playout delay".into(),
-            columns: vec![
-                Column { name: "playout_delay".into(), unit: "ns".into() },
-                Column { name: "late".into(), unit: "ratio".into() },
-            ],
+            columns: vec![Column::new("playout_delay", "ns"), Column::new("late", "ratio")],
             rows: curve.iter().skip(1).map(|(d, f)| vec![(*d).into(), (*f).into()]).collect(),
             plot: Some(TablePlot { x: "playout_delay".into(), ys: vec!["late".into()], log_x: true, log_y: false }),
         });

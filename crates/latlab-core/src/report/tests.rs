@@ -45,11 +45,7 @@ fn sample_run() -> RunRecord {
     r.tables.push(Table {
         name: "sleep.sweep".into(),
         title: "Sleep lateness against period".into(),
-        columns: vec![
-            Column { name: "period".into(), unit: "ns".into() },
-            Column { name: "p50".into(), unit: "ns".into() },
-            Column { name: "p99".into(), unit: "ns".into() },
-        ],
+        columns: vec![Column::new("period", "ns"), Column::new("p50", "ns"), Column::new("p99", "ns")],
         rows: vec![
             vec![1_000_000.into(), 55_000.into(), 70_000.into()],
             vec![100_000.into(), 52_000.into(), 66_000.into()],
@@ -152,7 +148,7 @@ fn a_long_table_folds_away_and_a_short_one_does_not() {
     r.tables.push(Table {
         name: "net.timeline".into(),
         title: "Over time".into(),
-        columns: vec![Column { name: "time".into(), unit: "s".into() }],
+        columns: vec![Column::new("time", "s")],
         rows: (0..30).map(|i| vec![(i as f64 / 5.0).into()]).collect(),
         plot: None,
     });

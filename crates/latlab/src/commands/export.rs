@@ -5,15 +5,14 @@ use super::open_existing;
 use crate::cli::ExportArgs;
 use anyhow::Context;
 use latlab_core::export::{Format, export};
+use latlab_core::record::RunRecord;
 use std::path::Path;
 
 pub fn run(db: &Path, a: ExportArgs) -> anyhow::Result<i32> {
-    if a.format == "flent" {
-        return flent(db, &a);
-    }
-    let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
+    let format = (a.format != "flent").then(|| a.format.parse::<Format>()).transpose().map_err(anyhow::Error::msg)?;
     let store = open_existing(db)?;
     let rec = store.load(store.resolve(&a.run)?)?;
+    let Some(format) = format else { return flent(&rec, a.output.as_deref()) };
     match &a.output {
         Some(p) => {
             let mut f = std::fs::File::create(p).with_context(|| format!("cannot create '{}'", p.display()))?;
@@ -24,13 +23,13 @@ pub fn run(db: &Path, a: ExportArgs) -> anyhow::Result<i32> {
     Ok(crate::exit::OK)
 }
 
-fn flent(db: &Path, a: &ExportArgs) -> anyhow::Result<i32> {
+/// The flent form, gzip-compressed when the file's name ends in `.gz` (flent's own files are
+/// `.flent.gz`). A run without a network timeline is refused before any file is created.
+fn flent(rec: &RunRecord, output: Option<&Path>) -> anyhow::Result<i32> {
     use std::io::Write;
-    let store = open_existing(db)?;
-    let rec = store.load(store.resolve(&a.run)?)?;
-    let mut text = serde_json::to_vec(&latlab_stall::flent::to_flent(&rec)?)?;
+    let mut text = serde_json::to_vec(&latlab_stall::flent::to_flent(rec)?)?;
     text.push(b'\n');
-    match &a.output {
+    match output {
         Some(p) => {
             let cannot = || format!("cannot write '{}'", p.display());
             let f = std::fs::File::create(p).with_context(|| format!("cannot create '{}'", p.display()))?;

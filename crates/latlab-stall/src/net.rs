@@ -395,25 +395,22 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, up_bytes: &AtomicU64, progress: &At
                     s.write_all(&hdr).doing("load flow")?;
                     let st = step_stop.clone();
                     let down_bytes = down_bytes.clone();
-                    flows.push(std::thread::spawn(move || -> u64 {
+                    flows.push(std::thread::spawn(move || {
                         if dir == b'U' {
-                            latlab_core::load::paced_write(&mut s, rate, &st)
+                            latlab_core::load::paced_write(&mut s, rate, &st);
                         } else {
                             let mut buf = vec![0u8; 64 * 1024];
                             let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
-                            let mut got = 0;
                             while !st.load(Ordering::Relaxed) {
                                 match s.read(&mut buf) {
                                     Ok(0) => break,
                                     Ok(n) => {
-                                        got += n as u64;
                                         down_bytes.fetch_add(n as u64, Ordering::Relaxed);
                                     }
                                     Err(_) => {}
                                 }
                             }
                             let _ = s.shutdown(std::net::Shutdown::Both);
-                            got
                         }
                     }));
                 }

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod compare;
 pub mod defaults;
+pub mod experiment;
 pub mod export;
 pub mod interrupt;
 pub mod ioerr;

@@ -51,13 +51,31 @@ impl Policy {
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.write_str(self.name())
+    }
+}
+
+impl Policy {
+    /// Every policy.
+    pub const ALL: [Policy; 5] = [Policy::Fifo, Policy::Rr, Policy::Other, Policy::Batch, Policy::Idle];
+    /// Its name (`sched_setscheduler`'s without `SCHED_`, lower case).
+    pub fn name(self) -> &'static str {
+        match self {
             Policy::Other => "other",
             Policy::Batch => "batch",
             Policy::Idle => "idle",
             Policy::Fifo => "fifo",
             Policy::Rr => "rr",
-        })
+        }
+    }
+}
+
+impl crate::experiment::Choice for Policy {
+    fn names() -> Vec<&'static str> {
+        Policy::ALL.map(Policy::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        s.parse().ok()
     }
 }
 

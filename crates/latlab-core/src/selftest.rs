@@ -73,6 +73,51 @@ impl SelftestConfig {
     }
 }
 
+impl Default for SelftestConfig {
+    fn default() -> Self {
+        Self::full()
+    }
+}
+
+/// The selftest as an [`Experiment`](crate::experiment::Experiment).
+pub struct Selftest;
+
+impl crate::experiment::Experiment for Selftest {
+    type Config = SelftestConfig;
+    const NAME: &'static str = "selftest";
+    const ABOUT: &'static str = "clock and timer trustworthiness, scheduling granted";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("clock.read_cost.mean", "clock read"),
+        ("sleep.other.1ms.p99", "1 ms sleep p99 (default)"),
+        ("sleep.fifo.100us.p99", "100 µs sleep p99 (FIFO)"),
+        ("sleep.fifo.100us.max", "100 µs sleep max (FIFO)"),
+    ];
+    fn suite_configs(strict: bool) -> Vec<SelftestConfig> {
+        vec![SelftestConfig { strict, ..SelftestConfig::short() }]
+    }
+    fn validate(cfg: &SelftestConfig) -> Result<(), String> {
+        if cfg.sleep_samples == 0 || cfg.sweep_samples == 0 {
+            return Err("--samples must be at least 1".into());
+        }
+        if !(1..=99).contains(&cfg.fifo_priority) {
+            return Err(format!("FIFO priority {} must be 1–99", cfg.fifo_priority));
+        }
+        Ok(())
+    }
+    fn steps(cfg: &SelftestConfig) -> u64 {
+        cfg.total_steps()
+    }
+    fn announce(_: &SelftestConfig) -> String {
+        "selftest: measuring (Ctrl-C stops and keeps what was measured)".into()
+    }
+    fn run(
+        cfg: &SelftestConfig,
+        ctx: &crate::experiment::RunContext,
+    ) -> Result<crate::experiment::Outcome, crate::experiment::ExperimentError> {
+        Ok(run(cfg, Some(ctx.progress.clone()))?.into())
+    }
+}
+
 /// Result of one periodic-sleep loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SleepResult {

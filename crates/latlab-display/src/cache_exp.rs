@@ -42,9 +42,9 @@ impl CacheConfig {
         Self {
             frame_counts: vec![c / 2, c - 20, c - 4, c - 1, c, c + 1, c + 2, c + 4, c + 10, c + 20, 2 * c],
             policies: PolicyKind::ALL.to_vec(),
-            loops: 2,
+            loops: crate::defaults::CACHE_LOOPS,
             cells,
-            codec: Codec::Rdp(latlab_rdp::CompressionType::Ncrush),
+            codec: Codec::from_name(crate::defaults::VIEW_CODEC).expect("a codec"),
             banner_ticker: true,
         }
     }

@@ -58,3 +58,18 @@ pub const RCV_THRESHOLD: usize = 2 * 1024;
 pub const RCV_MAX_WAIT_MS: u64 = FRAME_MS;
 /// The TCP port `display serve` listens on when none is given (unassigned by IANA).
 pub const PORT: u16 = 3899;
+/// Workload of `display view`: the animated slide show, seed 000's heaviest (3.7 MB/s).
+pub const VIEW_WORKLOAD: &str = "slideshow";
+/// Seconds of `display view`: 10 s covers five slides.
+pub const VIEW_SECONDS: u64 = 10;
+/// Bulk compression of `display view`, `display cache` and `display pipeline`: NCRUSH,
+/// RDP 6.0's, the Network Projector study's.
+pub const VIEW_CODEC: &str = "ncrush";
+/// Encryption of `display view`: RC4 with a MAC (the study's server forced encryption on).
+pub const VIEW_CRYPTO: &str = "rc4";
+/// Encryption of `display ops`: none (the Terminal Server study's traces carried none).
+pub const OPS_CRYPTO: &str = "none";
+/// Seed of the workload scripts: 1, so two runs with the same settings send the same bytes.
+pub const SEED: u64 = 1;
+/// Loops of `display cache` measured after one loop of warm-up: two.
+pub const CACHE_LOOPS: u32 = 2;

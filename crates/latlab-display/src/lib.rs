@@ -7,6 +7,7 @@ pub mod cache_exp;
 pub mod decoder;
 pub mod defaults;
 pub mod encoder;
+pub mod experiment;
 pub mod fb;
 pub mod net;
 pub mod ops;

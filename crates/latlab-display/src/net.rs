@@ -313,6 +313,22 @@ pub struct ServerReport {
     pub screen_hash: u64,
 }
 
+impl ServerReport {
+    /// One line on the session, as `display serve` prints it when a client leaves.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} frames ({} dropped), {} display PDUs, {} bytes; {} of {} input events; {:.1} % of a core",
+            self.frames,
+            self.dropped,
+            self.display_pdus,
+            self.display_bytes,
+            self.input_events,
+            self.input_expected,
+            100.0 * (self.render_ns + self.encode_ns + self.send_ns) as f64 / self.wall_ns.max(1) as f64
+        )
+    }
+}
+
 /// What the input reader counted.
 #[derive(Debug, Default)]
 struct InputCount {

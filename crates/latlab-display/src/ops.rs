@@ -50,9 +50,9 @@ impl OpsConfig {
             seconds: crate::defaults::OPS_SECONDS,
             warmup_ms: crate::defaults::OPS_WARMUP_MS,
             codec: Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec"),
-            crypto: Crypto::None,
+            crypto: Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher"),
             orders: true,
-            seed: 1,
+            seed: crate::defaults::SEED,
         }
     }
 

@@ -111,7 +111,7 @@ impl SessionConfig {
             height: crate::defaults::HEIGHT,
             bpp: crate::defaults::BPP,
             workload,
-            seed: 1,
+            seed: crate::defaults::SEED,
             frame_ms: crate::defaults::FRAME_MS,
             duration_ms,
             warmup_ms: 0,

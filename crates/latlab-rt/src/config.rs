@@ -1,9 +1,10 @@
 //! Configuration of `latlab rt`: the stimulus, both levels, the wake path, CPU placement,
 //! the load, and the sweep. Parsed and validated by the binary; defaults live in
-//! `latlab_core::defaults::rt` with their reasons.
+//! `latlab_rt::defaults` with their reasons.
 
+use crate::defaults as d;
 use crate::signal::SignalKind;
-use latlab_core::defaults::{self, rt as d};
+use latlab_core::defaults;
 use latlab_core::platform::{Policy, Sched};
 use serde::Serialize;
 
@@ -183,6 +184,17 @@ pub struct RtConfig {
     pub timer_slack_ns: u64,
     /// Refused capability = error.
     pub strict: bool,
+    /// Print cyclictest's `-h` histogram text instead of the Markdown summary.
+    #[serde(skip)]
+    pub cyclictest_output: bool,
+}
+
+/// The period of a stimulus rate in Hz (`--rate`), which must be in (0, 1 MHz].
+pub fn period_of_rate(hz: f64) -> Result<u64, String> {
+    if !(hz > 0.0 && hz <= 1e6) {
+        return Err(format!("--rate {hz} must be in (0, 1000000] Hz"));
+    }
+    Ok((1e9 / hz).round() as u64)
 }
 
 /// The CPU everything is pinned to by default: the last one (CPU 0 usually takes more
@@ -211,6 +223,7 @@ impl Default for RtConfig {
             hold_cpu_dma_latency: true,
             timer_slack_ns: defaults::MEASURE_TIMER_SLACK_NS,
             strict: false,
+            cyclictest_output: false,
         }
     }
 }
@@ -235,6 +248,11 @@ impl RtConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.period_ns < 1_000 {
             return Err(format!("period {} ns is below 1 µs", self.period_ns));
+        }
+        for (level, s) in [("level 1", self.l1), ("level 2", self.l2)] {
+            if s.policy.is_realtime() && !(1..=99).contains(&s.priority) {
+                return Err(format!("{level} priority {} must be 1–99", s.priority));
+            }
         }
         if self.phases && self.phase_ns < self.period_ns {
             return Err("a phase must last at least one period".into());

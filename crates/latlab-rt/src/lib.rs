@@ -14,16 +14,18 @@
 pub mod chain;
 pub mod config;
 pub mod cyclictest;
+pub mod defaults;
+pub mod experiment;
 pub mod load;
 mod paper;
 pub mod phase;
 pub mod signal;
 pub mod sweep;
 
+use crate::defaults as d;
 use chain::{ChainStats, MISSED, analyze, pulses_for};
 use config::{LoadSpec, RtConfig};
 use latlab_core::clock::{MonotonicClock, monotonic_now};
-use latlab_core::defaults::rt as d;
 use latlab_core::interrupt::stop_requested;
 use latlab_core::platform::{self, Capabilities, CapabilityRefused};
 use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};

@@ -26,29 +26,42 @@ pub enum SignalKind {
     None,
 }
 
-impl std::str::FromStr for SignalKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "eventfd" => SignalKind::Eventfd,
-            "futex" => SignalKind::Futex,
-            "pipe" => SignalKind::Pipe,
-            "condvar" => SignalKind::Condvar,
-            "none" => SignalKind::None,
-            _ => return Err(format!("unknown signal '{s}' (eventfd, futex, pipe, condvar, none)")),
-        })
-    }
-}
-
-impl std::fmt::Display for SignalKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl SignalKind {
+    /// Every wake path.
+    pub const ALL: [SignalKind; 5] =
+        [SignalKind::Eventfd, SignalKind::Futex, SignalKind::Pipe, SignalKind::Condvar, SignalKind::None];
+    /// Its name on the command line and in records.
+    pub fn name(self) -> &'static str {
+        match self {
             SignalKind::Eventfd => "eventfd",
             SignalKind::Futex => "futex",
             SignalKind::Pipe => "pipe",
             SignalKind::Condvar => "condvar",
             SignalKind::None => "none",
-        })
+        }
+    }
+}
+
+impl latlab_core::experiment::Choice for SignalKind {
+    fn names() -> Vec<&'static str> {
+        SignalKind::ALL.map(SignalKind::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        SignalKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+impl std::str::FromStr for SignalKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        use latlab_core::experiment::Choice;
+        Self::from_choice(s).ok_or_else(|| format!("unknown signal '{s}' ({})", Self::choice_list()))
+    }
+}
+
+impl std::fmt::Display for SignalKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -73,7 +73,7 @@ impl CpuConfig {
     pub fn full() -> Self {
         Self {
             loads: crate::defaults::CPU_LOADS.to_vec(),
-            policies: ["other", "nice19", "batch", "idle"].iter().filter_map(|n| parse_sched(n)).collect(),
+            policies: crate::defaults::CPU_POLICIES.iter().filter_map(|n| parse_sched(n)).collect(),
             seconds: crate::defaults::SECONDS,
             interval_ns: crate::defaults::KEY_INTERVAL_NS,
             work_ns: crate::defaults::WORK_NS,

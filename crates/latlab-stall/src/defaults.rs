@@ -41,3 +41,14 @@ pub const NET_TIMELINE_STEP_NS: u64 = 200_000_000;
 pub const MEM_WORKING_SET_MIB: usize = 256;
 /// Where a temporary swap file goes: a disk-backed directory (tmpfs cannot hold swap).
 pub const SWAP_DIR: &str = "/var/tmp";
+/// Trials of `stall mem`: five pairs of keystrokes give a median that one slow disk read
+/// does not move.
+pub const MEM_TRIALS: u32 = 5;
+/// Idle time between the page-out and the keystroke: 0.5 s lets the page-out settle.
+pub const MEM_IDLE_MS: u64 = 500;
+/// Load schedulings of `stall`: the default policy, the nicest nice, batch and idle — the
+/// seed's question is which of them keeps the typist's echo fast.
+pub const CPU_POLICIES: [&str; 4] = ["other", "nice19", "batch", "idle"];
+/// Offered loads of `stall net`, fractions of the link: nothing to beyond the link's rate,
+/// denser near 100 % where the queue fills.
+pub const NET_LOADS: [f64; 8] = [0.0, 0.25, 0.5, 0.75, 0.9, 0.96, 1.0, 1.2];

@@ -4,7 +4,7 @@
 pub mod analysis;
 pub mod cpu;
 pub mod defaults;
-pub mod flent;
+pub mod experiment;
 pub mod idle;
 pub mod mem;
 pub mod net;

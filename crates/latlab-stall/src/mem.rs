@@ -50,11 +50,18 @@ impl MemConfig {
     pub fn full() -> Self {
         Self {
             working_set_mib: crate::defaults::MEM_WORKING_SET_MIB,
-            trials: 5,
-            idle_ms: 500,
+            trials: crate::defaults::MEM_TRIALS,
+            idle_ms: crate::defaults::MEM_IDLE_MS,
             allow_swapfile: true,
             swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
         }
+    }
+    /// Check the settings.
+    pub fn validate(&self) -> Result<(), MemError> {
+        if self.working_set_mib == 0 || self.working_set_mib > 16 * 1024 || self.trials == 0 {
+            return Err(MemError::Config("working set 1 MiB to 16 GiB, at least one trial".into()));
+        }
+        Ok(())
     }
     /// The suite's: 64 MiB, three trials.
     pub fn short() -> Self {
@@ -216,9 +223,7 @@ fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, Stri
 
 /// Run the warm-start test into a record.
 pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
-    if cfg.working_set_mib == 0 || cfg.working_set_mib > 16 * 1024 || cfg.trials == 0 {
-        return Err(MemError::Config("working set 1 MiB to 16 GiB, at least one trial".into()));
-    }
+    cfg.validate()?;
     let mut rec = RunRecord::begin("stall");
     rec.config("experiment", "mem");
     rec.config("working_set_mib", cfg.working_set_mib);

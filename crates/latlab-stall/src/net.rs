@@ -58,7 +58,7 @@ impl NetConfig {
     pub fn full() -> Self {
         Self {
             rate_bps: crate::defaults::NET_RATE_BPS,
-            loads: vec![0.0, 0.25, 0.5, 0.75, 0.9, 0.96, 1.0, 1.2],
+            loads: crate::defaults::NET_LOADS.to_vec(),
             step_seconds: crate::defaults::NET_STEP_SECONDS,
             probe_interval_ns: crate::defaults::NET_PROBE_INTERVAL_NS,
             queue_packets: None,
@@ -306,6 +306,7 @@ pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, N
     cfg.validate()?;
     let mut rec = RunRecord::begin("stall");
     rec.config("experiment", "net");
+    rec.config("server", SERVER_ADDR);
     rec.config("rate_bps", cfg.rate_bps);
     rec.config("loads", &cfg.loads);
     rec.config("step_seconds", cfg.step_seconds);
@@ -549,7 +550,7 @@ fn timeline_table(bins: &[Bin], bin_ns: u64) -> Table {
 }
 
 /// Name of the timeline table in a `stall` run of the network experiment.
-pub const TIMELINE: &str = "net.timeline";
+pub use latlab_core::export::flent::TIMELINE;
 
 fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sample]) {
     let mut rows = Vec::new();
@@ -705,7 +706,7 @@ mod tests {
         assert_eq!(t.rows.len(), 10, "{:?}", t.rows);
         let up_at_half: f64 = t.rows[6..9].iter().map(|r| r[4].as_f64().unwrap_or(0.0)).sum();
         assert!(up_at_half > 0.0, "the 50 % step delivers upload bytes: {:?}", t.rows);
-        let f = crate::flent::to_flent(&rec).unwrap();
+        let f = latlab_core::export::flent::to_flent(&rec).unwrap();
         assert_eq!(f["results"]["TCP upload"].as_array().unwrap().len(), 10);
         assert!(ours().is_empty(), "{:?}", ours());
     }

@@ -109,7 +109,7 @@ pub struct Launch {
 
 /// What the helpers report; the first decisive one wins.
 #[derive(Debug)]
-pub(crate) enum Event {
+enum Event {
     Ready(Instant),
     Exited(Instant, String, bool),
     TimedOut,
@@ -158,7 +158,10 @@ pub fn launch(spec: &LaunchSpec, t0: Instant, ptrace: bool) -> Result<Launch, La
     let mut trace_err = None;
     if ptrace {
         drop(child);
-        match crate::trace::ptrace_loop(pid, &tx) {
+        let exited = |t, text, ok| {
+            let _ = tx.send(Event::Exited(t, text, ok));
+        };
+        match crate::trace::ptrace_loop(pid, &exited) {
             Ok(files) => opened = files,
             Err(e) => {
                 let _ = killpg(pid, Signal::SIGKILL);

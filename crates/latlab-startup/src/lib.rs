@@ -4,6 +4,7 @@
 pub mod boot;
 pub mod defaults;
 pub mod device;
+pub mod experiment;
 pub mod fixture;
 pub mod io;
 pub mod launch;

@@ -3,12 +3,10 @@
 //! otherwise (any user may trace their own child; x86-64 here). Both keep only what the
 //! launched command and its descendants opened.
 
-use crate::launch::Event;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 /// Which tracer to use.
@@ -228,10 +226,13 @@ pub fn ptrace_supported() -> Result<(), Refused> {
 
 /// Trace `root` (stopped after exec under PTRACE_TRACEME) and its descendants to their end,
 /// collecting the files opened (`open`, `openat`, `openat2`, and each executable with its
-/// mapped interpreter and libraries at exec). Sends `Exited` when `root` ends, and then
-/// kills what it left behind.
+/// mapped interpreter and libraries at exec). Calls `exited(when, status text, success)` when
+/// `root` ends, and then kills what it left behind.
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn ptrace_loop(root: nix::unistd::Pid, tx: &Sender<Event>) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn ptrace_loop(
+    root: nix::unistd::Pid,
+    exited: &dyn Fn(Instant, String, bool),
+) -> Result<Vec<PathBuf>, String> {
     use nix::errno::Errno;
     use nix::sys::ptrace::{self, Event as PEvent, Options};
     use nix::sys::signal::Signal;
@@ -309,7 +310,7 @@ pub(crate) fn ptrace_loop(root: nix::unistd::Pid, tx: &Sender<Event>) -> Result<
                         WaitStatus::Exited(_, c) => (format!("exit status: {c}"), false),
                         _ => (format!("{status:?}"), false),
                     };
-                    let _ = tx.send(Event::Exited(Instant::now(), text, ok));
+                    exited(Instant::now(), text, ok);
                     for p in &alive {
                         let _ = nix::sys::signal::kill(*p, Signal::SIGKILL);
                     }
@@ -322,7 +323,10 @@ pub(crate) fn ptrace_loop(root: nix::unistd::Pid, tx: &Sender<Event>) -> Result<
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn ptrace_loop(_root: nix::unistd::Pid, _tx: &Sender<Event>) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn ptrace_loop(
+    _root: nix::unistd::Pid,
+    _exited: &dyn Fn(Instant, String, bool),
+) -> Result<Vec<PathBuf>, String> {
     Err("the ptrace tracer reads x86-64 registers; use fanotify (root)".into())
 }
 

@@ -5,6 +5,8 @@
 //! study's fix (playout by sender timestamp) as a de-jitter cost curve.
 
 pub mod analysis;
+pub mod defaults;
+pub mod experiment;
 pub mod probe;
 pub mod reflector;
 pub mod relay;
@@ -17,8 +19,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-/// Default UDP port of `latlab udp serve` (unassigned by IANA, easy to remember: "LL").
-pub const DEFAULT_PORT: u16 = 4848;
+/// Default UDP port of `latlab udp serve` ([`defaults::PORT`]).
+pub const DEFAULT_PORT: u16 = defaults::PORT;
 
 /// Where the probes go.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -56,6 +58,20 @@ pub struct UdpConfig {
     pub wait_ns: u64,
 }
 
+impl Default for UdpConfig {
+    /// A loopback run with the documented defaults.
+    fn default() -> Self {
+        Self {
+            mode: Mode::Loopback { ipv6: false, relay: None },
+            interval_ns: defaults::INTERVAL_NS,
+            duration_ns: defaults::DURATION_NS,
+            size: defaults::SIZE,
+            key: None,
+            wait_ns: defaults::WAIT_NS,
+        }
+    }
+}
+
 impl UdpConfig {
     /// Seed 002's pattern on loopback: a 100 ms sender through a relay that holds packets and
     /// releases them every 1.23 s (the Omnia 7's gaps), for `duration_ns`, waiting 2 s for
@@ -64,13 +80,16 @@ impl UdpConfig {
         Self {
             mode: Mode::Loopback {
                 ipv6: false,
-                relay: Some(relay::Impairment { hold_every_ns: Some(1_230_000_000), ..relay::Impairment::default() }),
+                relay: Some(relay::Impairment {
+                    hold_every_ns: Some(defaults::STUDY_HOLD_EVERY_NS),
+                    ..relay::Impairment::default()
+                }),
             },
-            interval_ns: 100_000_000,
+            interval_ns: defaults::STUDY_INTERVAL_NS,
             duration_ns,
-            size: 64,
+            size: defaults::SIZE,
             key: None,
-            wait_ns: 2_000_000_000,
+            wait_ns: defaults::STUDY_WAIT_NS,
         }
     }
 
@@ -88,6 +107,9 @@ impl UdpConfig {
         }
         if self.count() > 100_000_000 {
             return Err(format!("{} packets is more than the 100 M a run may hold", self.count()));
+        }
+        if let Mode::Loopback { relay: Some(r), .. } = &self.mode {
+            r.validate().map_err(|e| format!("relay: {e}"))?;
         }
         if self.size > wire::MAX_SIZE {
             return Err(format!("size {} is above the {} bytes latlab sends", self.size, wire::MAX_SIZE));

@@ -39,6 +39,19 @@ impl Default for Impairment {
     }
 }
 
+impl Impairment {
+    /// Check the values.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.loss) {
+            return Err(format!("loss {} must be between 0 and 1", self.loss));
+        }
+        if self.hold_every_ns == Some(0) || self.rate_bps == Some(0) {
+            return Err("a hold period and a rate must be above 0".into());
+        }
+        Ok(())
+    }
+}
+
 /// Relay counters.
 #[derive(Debug, Default)]
 pub struct RelayStats {

@@ -1,8 +1,40 @@
 //! The command line (clap derive). Only the binary knows clap; each subcommand converts its
-//! arguments into a validated configuration of the library that runs it.
+//! arguments into the configuration of the experiment that runs it. Defaults shown in
+//! `--help` come from each experiment's own `Default` configuration; enumerated options
+//! list their choices, and a bad value exits 2 before anything runs.
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use latlab_core::experiment::Choice;
+use latlab_core::platform::Policy;
+use latlab_core::spin::SpinSched;
+use latlab_display::policy::PolicyKind;
+use latlab_display::wire::{Codec, Crypto};
+use latlab_display::workload::WorkloadKind;
+use latlab_rdp::CompressionType;
+use latlab_rdp::corpus::Corpus;
+use latlab_rt::signal::SignalKind;
+use latlab_startup::trace::TracerChoice;
 use std::path::PathBuf;
+
+/// A value parser over named choices: the names are listed in `--help` and in the error a
+/// bad value gets (exit 2).
+pub fn named<T: Clone + Send + Sync + 'static>(
+    names: Vec<&'static str>,
+    from: fn(&str) -> Option<T>,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(names).map(move |s| from(&s).expect("clap accepted only listed names"))
+}
+
+/// [`named`] for a library's [`Choice`] type.
+pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
+    named(T::names(), T::from_choice)
+}
+
+/// A duration in the form `--help` shows and [`parse_duration_ns`] reads back (`1ms`, `10s`).
+pub fn dur(ns: u64) -> String {
+    humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
+}
 
 /// latlab — measure what users of interactive and embedded systems feel.
 #[derive(Debug, Parser)]
@@ -68,6 +100,25 @@ pub enum Command {
     Export(ExportArgs),
     /// Compare two stored runs: median and p99 differences with 95% bootstrap intervals.
     Compare(CompareArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Write latlab's man pages (one per subcommand) into a directory.
+    Man(ManArgs),
+}
+
+/// `latlab completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
+}
+
+/// `latlab man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Directory to write `latlab.1`, `latlab-rt.1`, … into (created if missing).
+    #[arg(short, long, default_value = ".")]
+    pub output: PathBuf,
 }
 
 /// `latlab suite`.
@@ -85,10 +136,10 @@ pub struct SuiteArgs {
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
     /// Wake-ups per sleep-accuracy case.
-    #[arg(long, default_value_t = latlab_core::defaults::SELFTEST_SLEEP_SAMPLES)]
+    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().sleep_samples)]
     pub samples: usize,
     /// SCHED_FIFO priority to ask for (1–99).
-    #[arg(long, default_value_t = latlab_core::defaults::RT_PRIORITY, value_parser = clap::value_parser!(i32).range(1..=99))]
+    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().fifo_priority)]
     pub fifo_priority: i32,
     /// Leave /dev/cpu_dma_latency at the system default instead of holding it at 0.
     #[arg(long)]
@@ -108,19 +159,28 @@ pub struct RtArgs {
     /// Options of the phases.
     #[command(flatten)]
     pub common: RtCommon,
-    /// Stimulus period of the phases (e.g. 200us, 1ms); default 200us = the paper's 5 kHz.
-    #[arg(long, value_parser = parse_duration_ns, conflicts_with = "rate")]
-    pub period: Option<u64>,
+    /// Stimulus period of the phases (e.g. 200us, 1ms); the default is the paper's 5 kHz.
+    #[arg(long, value_parser = parse_duration_ns, conflicts_with = "rate", default_value = dur(latlab_rt::defaults::PERIOD_NS))]
+    pub period: u64,
     /// Stimulus rate of the phases in Hz (instead of --period).
     #[arg(long)]
     pub rate: Option<f64>,
     /// Length of each phase (e.g. 5s).
-    #[arg(long, value_parser = parse_duration_ns)]
-    pub duration: Option<u64>,
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::PHASE_NS))]
+    pub duration: u64,
     /// Output: a Markdown summary, or cyclictest's `-h` histogram text (columns: unloaded
     /// L1, unloaded L2, loaded L1, loaded L2) for scripts written for cyclictest.
-    #[arg(long, default_value = "markdown", value_parser = ["markdown", "cyclictest"])]
-    pub histogram_format: String,
+    #[arg(long, value_enum, default_value_t = HistogramFormat::Markdown)]
+    pub histogram_format: HistogramFormat,
+}
+
+/// What `latlab rt` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistogramFormat {
+    /// The run's Markdown summary.
+    Markdown,
+    /// cyclictest's `-h` histogram text.
+    Cyclictest,
 }
 
 /// Subcommands of `latlab rt`.
@@ -139,43 +199,43 @@ pub struct RtSweepArgs {
     #[command(flatten)]
     pub common: RtCommon,
     /// First rate, Hz.
-    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_START_HZ)]
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_START_HZ)]
     pub start: f64,
     /// Factor between rates (> 1).
-    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_FACTOR)]
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_FACTOR)]
     pub factor: f64,
     /// Highest rate, Hz.
-    #[arg(long, default_value_t = latlab_core::defaults::rt::SWEEP_MAX_HZ)]
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_MAX_HZ)]
     pub max: f64,
     /// Duration of each step (e.g. 1s, 500ms).
-    #[arg(long, value_parser = parse_duration_ns)]
-    pub step: Option<u64>,
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::SWEEP_STEP_NS))]
+    pub step: u64,
     /// A level misses at a rate when more than this fraction of pulses went unserved.
-    #[arg(long, default_value_t = latlab_core::defaults::rt::MISS_THRESHOLD)]
+    #[arg(long, default_value_t = latlab_rt::defaults::MISS_THRESHOLD)]
     pub miss_threshold: f64,
     /// Saturation: the load's progress below this fraction of its unloaded rate.
-    #[arg(long, default_value_t = latlab_core::defaults::rt::SF_PROGRESS_FRACTION)]
+    #[arg(long, default_value_t = latlab_rt::defaults::SF_PROGRESS_FRACTION)]
     pub sf_fraction: f64,
 }
 
 /// Options of both `latlab rt` and `latlab rt sweep`.
 #[derive(Debug, Args)]
 pub struct RtCommon {
-    /// Level 1 scheduling policy (fifo, rr, other, batch, idle).
-    #[arg(long, default_value = "fifo")]
-    pub l1_policy: String,
+    /// Level 1 scheduling policy.
+    #[arg(long, value_parser = choice::<Policy>(), default_value = latlab_rt::config::RtConfig::default().l1.policy.name())]
+    pub l1_policy: Policy,
     /// Level 1 real-time priority (1–99).
-    #[arg(long, default_value_t = latlab_core::defaults::RT_PRIORITY, value_parser = clap::value_parser!(i32).range(1..=99))]
+    #[arg(long, default_value_t = latlab_rt::config::RtConfig::default().l1.priority)]
     pub l1_priority: i32,
     /// Level 2 scheduling policy.
-    #[arg(long, default_value = "other")]
-    pub l2_policy: String,
-    /// Level 2 real-time priority (for fifo/rr).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=99))]
+    #[arg(long, value_parser = choice::<Policy>(), default_value = latlab_rt::config::RtConfig::default().l2.policy.name())]
+    pub l2_policy: Policy,
+    /// Level 2 real-time priority (for fifo/rr, 1–99).
+    #[arg(long, default_value_t = latlab_rt::defaults::L2_RT_PRIORITY)]
     pub l2_priority: i32,
-    /// How level 1 wakes level 2: eventfd, futex, pipe, condvar, or none (level 1 only).
-    #[arg(long, default_value = "eventfd")]
-    pub signal: String,
+    /// How level 1 wakes level 2 (none: level 1 only).
+    #[arg(long, value_parser = choice::<SignalKind>(), default_value = latlab_rt::config::RtConfig::default().signal.name())]
+    pub signal: SignalKind,
     /// Pin level 1, level 2 and the load to this CPU (default: the last CPU).
     #[arg(long)]
     pub cpu: Option<usize>,
@@ -193,14 +253,20 @@ pub struct RtCommon {
     pub no_pin: bool,
     /// Load: none, `polygons[:N[:POLICY:PRIO]]` (default polygons:1 at level 2's priority), or
     /// cmd:'COMMAND'.
-    #[arg(long, default_value = "polygons")]
-    pub load: String,
+    #[arg(long, default_value = "polygons", value_parser = |s: &str| s.parse::<latlab_rt::config::LoadSpec>())]
+    pub load: latlab_rt::config::LoadSpec,
     /// Leave /dev/cpu_dma_latency at the system default.
     #[arg(long)]
     pub no_dma_latency: bool,
     /// Do not lock memory.
     #[arg(long)]
     pub no_mlock: bool,
+}
+
+/// A load scheduling of `latlab stall`: other, batch, idle or niceN.
+fn parse_spin(s: &str) -> Result<SpinSched, String> {
+    latlab_stall::cpu::parse_sched(s)
+        .ok_or_else(|| format!("'{s}' is not one of: other, batch, idle, niceN (N from -20 to 19)"))
 }
 
 /// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.
@@ -240,16 +306,16 @@ pub struct UdpArgs {
 #[derive(Debug, Args)]
 pub struct UdpSend {
     /// Interval between packets (10us … 60s).
-    #[arg(long, default_value = "1ms", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_udp::defaults::INTERVAL_NS), value_parser = parse_duration_ns)]
     pub interval: u64,
     /// How long to send.
-    #[arg(long, default_value = "10s", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_udp::defaults::DURATION_NS), value_parser = parse_duration_ns)]
     pub duration: u64,
     /// Datagram size in bytes (at least the 64-byte header).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = latlab_udp::defaults::SIZE)]
     pub size: usize,
     /// How long to wait for replies after the last send before counting loss.
-    #[arg(long, default_value = "1s", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_udp::defaults::WAIT_NS), value_parser = parse_duration_ns)]
     pub wait: u64,
     /// Shared key for HMAC-SHA256 on every packet (both ends must use it).
     #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
@@ -270,14 +336,14 @@ pub enum UdpCommand {
 /// `latlab udp serve`.
 #[derive(Debug, Args)]
 pub struct UdpServeArgs {
-    /// Address to listen on (default port 4848).
-    #[arg(long, default_value = "0.0.0.0:4848")]
+    /// Address to listen on.
+    #[arg(long, default_value = format!("0.0.0.0:{}", latlab_udp::defaults::PORT))]
     pub bind: String,
     /// Shared key: only probes with a valid HMAC-SHA256 are answered.
     #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
     pub key: Option<String>,
     /// Most replies per second to one source.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = latlab_udp::defaults::MAX_PPS_PER_SOURCE)]
     pub max_pps_per_source: u32,
 }
 
@@ -331,16 +397,16 @@ pub struct StallArgs {
     #[arg(long, value_delimiter = ',', default_values_t = latlab_stall::defaults::CPU_LOADS)]
     pub loads: Vec<usize>,
     /// Schedulings of the load, comma-separated: other, batch, idle, niceN (other at nice N).
-    #[arg(long, value_delimiter = ',', default_value = "other,nice19,batch,idle")]
-    pub policies: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::CPU_POLICIES.join(","), value_parser = parse_spin)]
+    pub policies: Vec<SpinSched>,
     /// Seconds of typing per level.
     #[arg(long, default_value_t = latlab_stall::defaults::SECONDS)]
     pub seconds: u64,
     /// Time between keys (the study: 50ms, key repeat at 20/s).
-    #[arg(long, default_value = "50ms", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_stall::defaults::KEY_INTERVAL_NS), value_parser = parse_duration_ns)]
     pub interval: u64,
     /// Server CPU per key.
-    #[arg(long, default_value = "1ms", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_stall::defaults::WORK_NS), value_parser = parse_duration_ns)]
     pub work: u64,
     /// Keep the probe's threads at the default policy instead of SCHED_FIFO.
     #[arg(long)]
@@ -368,7 +434,7 @@ pub struct StallMem {
     #[arg(long, default_value_t = latlab_stall::defaults::MEM_WORKING_SET_MIB)]
     pub working_set: usize,
     /// Trials (a normal and a paged-out keystroke each).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = latlab_stall::defaults::MEM_TRIALS)]
     pub trials: u32,
     /// Never make a temporary swap file.
     #[arg(long)]
@@ -385,13 +451,13 @@ pub struct StallNet {
     #[arg(long, default_value_t = latlab_stall::defaults::NET_RATE_BPS)]
     pub rate: u64,
     /// Offered load per step, fractions of the link, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0,0.25,0.5,0.75,0.9,0.96,1,1.2")]
+    #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::NET_LOADS.map(|l| l.to_string()).join(","))]
     pub loads: Vec<f64>,
     /// Seconds per step.
     #[arg(long, default_value_t = latlab_stall::defaults::NET_STEP_SECONDS)]
     pub step: u64,
     /// Time between probes.
-    #[arg(long, default_value = "20ms", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_stall::defaults::NET_PROBE_INTERVAL_NS), value_parser = parse_duration_ns)]
     pub probe_interval: u64,
     /// Bottleneck queue in packets (default: the kernel's, 1000 on veth).
     #[arg(long)]
@@ -473,10 +539,10 @@ pub struct StartupRecord {
     #[command(flatten)]
     pub launch: LaunchArgs,
     /// Tracer: auto (fanotify, else ptrace), fanotify or ptrace.
-    #[arg(long, default_value = "auto")]
-    pub tracer: String,
+    #[arg(long, value_parser = choice::<TracerChoice>(), default_value = "auto")]
+    pub tracer: TracerChoice,
     /// Where to write the plan (JSON, `latlab.plan/1`).
-    #[arg(long, short = 'o', default_value = "latlab-plan.json")]
+    #[arg(long, short = 'o', default_value = latlab_startup::defaults::PLAN_FILE)]
     pub output: std::path::PathBuf,
 }
 
@@ -503,8 +569,8 @@ pub struct StartupMeasure {
     #[arg(long)]
     pub whole: bool,
     /// Tracer for learning the plan when none is given.
-    #[arg(long, default_value = "auto")]
-    pub tracer: String,
+    #[arg(long, value_parser = choice::<TracerChoice>(), default_value = "auto")]
+    pub tracer: TracerChoice,
     /// Measure the built-in file-heavy launch (a data set written to /var/tmp and removed
     /// afterwards) instead of a command.
     #[arg(long, conflicts_with_all = ["plan", "plan_run"])]
@@ -521,7 +587,7 @@ pub struct StartupIo {
     #[arg(long, default_value_t = latlab_startup::defaults::IO_INTERVAL_MS)]
     pub interval_ms: u64,
     /// Processes shown (the totals count all).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
     pub top: usize,
 }
 
@@ -532,7 +598,7 @@ pub struct IdleArgs {
     #[arg(long, default_value_t = latlab_stall::defaults::IDLE_SECONDS)]
     pub seconds: u64,
     /// A gap longer than this is an interruption.
-    #[arg(long, default_value = "2us", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = dur(latlab_stall::defaults::IDLE_THRESHOLD_NS), value_parser = parse_duration_ns)]
     pub threshold: u64,
     /// The CPU to watch (default: the last).
     #[arg(long)]
@@ -600,19 +666,18 @@ pub struct DisplayServe {
 pub struct DisplayView {
     /// Server HOST or HOST:PORT; none: an in-process server over loopback.
     pub host: Option<String>,
-    /// The workload: typing, mouse, menu, scroll, cursor, animation, banner, ticker,
-    /// banner_ticker, screensaver, slideshow.
-    #[arg(long, default_value = "slideshow")]
-    pub workload: String,
+    /// The workload.
+    #[arg(long, value_parser = choice::<WorkloadKind>(), default_value = latlab_display::defaults::VIEW_WORKLOAD)]
+    pub workload: WorkloadKind,
     /// Seconds to run.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = latlab_display::defaults::VIEW_SECONDS)]
     pub seconds: u64,
-    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
-    #[arg(long, default_value = "ncrush")]
-    pub codec: String,
-    /// Encryption: none, rc4, aes-gcm, chacha20.
-    #[arg(long, default_value = "rc4")]
-    pub crypto: String,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::VIEW_CRYPTO)]
+    pub crypto: Crypto,
     /// Bitmap updates instead of orders and the bitmap cache.
     #[arg(long)]
     pub bitmaps: bool,
@@ -623,7 +688,7 @@ pub struct DisplayView {
     #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
     pub threshold: usize,
     /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = latlab_display::net::ViewConfig::default().speed)]
     pub speed: f64,
     /// Frames back to back instead of on real time (the throughput limit).
     #[arg(long)]
@@ -641,31 +706,30 @@ pub struct DisplayView {
     #[arg(long, default_value_t = latlab_display::defaults::BPP)]
     pub bpp: u32,
     /// Seed of the script.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
     pub seed: u64,
 }
 
 /// `latlab display ops`.
 #[derive(Debug, Args)]
 pub struct DisplayOps {
-    /// Operations, comma-separated (default: all): typing, mouse, menu, scroll, cursor,
-    /// animation, banner, ticker, banner_ticker, screensaver, slideshow.
-    #[arg(long, value_delimiter = ',')]
-    pub workloads: Vec<String>,
+    /// Operations, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = choice::<WorkloadKind>())]
+    pub workloads: Vec<WorkloadKind>,
     /// Virtual seconds measured per operation.
     #[arg(long, default_value_t = latlab_display::defaults::OPS_SECONDS)]
     pub seconds: u64,
-    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
-    #[arg(long, default_value = latlab_display::defaults::OPS_CODEC)]
-    pub codec: String,
-    /// Encryption: none, rc4, aes-gcm, chacha20.
-    #[arg(long, default_value = "none")]
-    pub crypto: String,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
+    pub crypto: Crypto,
     /// Send bitmap updates instead of orders and the bitmap cache (the study's NPPerfTune).
     #[arg(long)]
     pub bitmaps: bool,
     /// Seed of the scripts.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
     pub seed: u64,
 }
 
@@ -675,15 +739,15 @@ pub struct DisplayCache {
     /// Animation frame counts, comma-separated (default: around the capacity, 84 frames).
     #[arg(long, value_delimiter = ',')]
     pub frames: Vec<u32>,
-    /// Policies, comma-separated: lru, fifo, sieve, s3fifo, arc, lirs (opt always runs).
-    #[arg(long, value_delimiter = ',')]
-    pub policies: Vec<String>,
+    /// Policies, comma-separated (default: all; opt always runs).
+    #[arg(long, value_delimiter = ',', value_parser = choice::<PolicyKind>())]
+    pub policies: Vec<PolicyKind>,
     /// Loops measured after one loop of warm-up.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = latlab_display::defaults::CACHE_LOOPS)]
     pub loops: u32,
-    /// Bulk compression: none, mppc8, mppc64, ncrush, xcrush, lz4.
-    #[arg(long, default_value = "ncrush")]
-    pub codec: String,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
+    pub codec: Codec,
     /// Skip the banner + ticker runs.
     #[arg(long)]
     pub no_banner: bool,
@@ -723,9 +787,9 @@ pub struct RleIo {
     /// Bitmap height in pixels.
     #[arg(long)]
     pub height: usize,
-    /// Colour depth: 8, 15, 16 or 24.
-    #[arg(long, value_parser = ["8", "15", "16", "24"])]
-    pub bpp: String,
+    /// Colour depth.
+    #[arg(long, value_parser = named(vec!["8", "15", "16", "24"], |s| s.parse::<u32>().ok()))]
+    pub bpp: u32,
     /// File to read.
     #[arg(long = "in")]
     pub input: PathBuf,
@@ -738,8 +802,8 @@ pub struct RleIo {
 #[derive(Debug, Args)]
 pub struct CodecIo {
     /// Algorithm: mppc8 (RDP 4.0), mppc64 (RDP 5.0), ncrush (RDP 6.0), xcrush (RDP 6.1).
-    #[arg(long, value_parser = ["mppc8", "mppc64", "ncrush", "xcrush"])]
-    pub algo: String,
+    #[arg(long, value_parser = named(CompressionType::ALL.map(CompressionType::name).to_vec(), CompressionType::from_name))]
+    pub algo: CompressionType,
     /// Packet file to read.
     #[arg(long = "in")]
     pub input: PathBuf,
@@ -755,29 +819,39 @@ pub struct CodecCorpus {
     #[arg(long = "out")]
     pub output: PathBuf,
     /// Number of PDUs.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
     pub packets: usize,
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Which corpus: session (a simulated session's real wire PDUs) or synthetic (raw
     /// payload-like patterns, two kinds in five nearly incompressible).
-    #[arg(long, default_value = "session", value_parser = ["session", "synthetic"])]
-    pub corpus: String,
+    #[arg(long, default_value = "session", value_parser = named(Corpus::ALL.map(Corpus::name).to_vec(), Corpus::from_name))]
+    pub corpus: Corpus,
 }
 
 /// `latlab codec bench`.
 #[derive(Debug, Args)]
 pub struct CodecBench {
     /// Which corpus: session, synthetic, or all (both, one table each).
-    #[arg(long, default_value = "all", value_parser = ["session", "synthetic", "all"])]
-    pub corpus: String,
+    #[arg(long, default_value = "all", value_parser = named(corpus_or_all_names(), corpus_or_all))]
+    pub corpus: Option<Corpus>,
     /// Number of PDUs in the corpus.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
     pub packets: usize,
     /// Passes over the corpus (the best is reported).
     #[arg(long, default_value_t = 3)]
     pub passes: usize,
+}
+
+fn corpus_or_all_names() -> Vec<&'static str> {
+    let mut v = Corpus::ALL.map(Corpus::name).to_vec();
+    v.push("all");
+    v
+}
+
+fn corpus_or_all(s: &str) -> Option<Option<Corpus>> {
+    if s == "all" { Some(None) } else { Corpus::from_name(s).map(Some) }
 }
 
 /// `latlab runs`.
@@ -813,8 +887,8 @@ pub struct ExportArgs {
     pub run: String,
     /// Output format. `flent`: a `stall net` run as a flent data file (gzip-compressed when
     /// the output file's name ends in `.gz`, as flent's own `.flent.gz` files are).
-    #[arg(long, short, default_value = "json", value_parser = ["json", "csv", "md", "flent"])]
-    pub format: String,
+    #[arg(long, short, default_value = "json", value_parser = choice::<latlab_core::export::Format>())]
+    pub format: latlab_core::export::Format,
     /// Write to this file instead of stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -853,19 +927,72 @@ mod tests {
     }
 
     #[test]
+    fn defaults_come_from_the_experiments_own_configurations() {
+        let c = Cli::try_parse_from(["latlab", "rt"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        let d = latlab_rt::config::RtConfig::default();
+        assert_eq!((a.period, a.duration), (d.period_ns, d.phase_ns));
+        assert_eq!((a.common.l1_policy, a.common.l1_priority, a.common.signal), (d.l1.policy, d.l1.priority, d.signal));
+        assert_eq!(a.common.load, d.load);
+        let c = Cli::try_parse_from(["latlab", "udp"]).unwrap();
+        let Command::Udp(a) = c.command else { panic!() };
+        let d = latlab_udp::UdpConfig::default();
+        assert_eq!(
+            (a.send.interval, a.send.duration, a.send.size, a.send.wait),
+            (d.interval_ns, d.duration_ns, d.size, d.wait_ns)
+        );
+        let c = Cli::try_parse_from(["latlab", "stall"]).unwrap();
+        let Command::Stall(a) = c.command else { panic!() };
+        let d = latlab_stall::cpu::CpuConfig::default();
+        assert_eq!(
+            (a.loads, a.policies, a.seconds, a.interval, a.work),
+            (d.loads, d.policies, d.seconds, d.interval_ns, d.work_ns)
+        );
+        let c = Cli::try_parse_from(["latlab", "display", "ops"]).unwrap();
+        let Command::Display(DisplayArgs { command: DisplayCommand::Ops(o) }) = c.command else { panic!() };
+        let d = latlab_display::ops::OpsConfig::default();
+        assert_eq!((o.seconds, o.codec, o.crypto, o.seed), (d.seconds, d.codec, d.crypto, d.seed));
+        let c = Cli::try_parse_from(["latlab", "stall", "net"]).unwrap();
+        let Command::Stall(StallArgs { command: Some(StallCommand::Net(n)), .. }) = c.command else { panic!() };
+        let d = latlab_stall::net::NetConfig::default();
+        assert_eq!(
+            (n.rate, n.loads, n.step, n.probe_interval),
+            (d.rate_bps, d.loads, d.step_seconds, d.probe_interval_ns)
+        );
+    }
+
+    #[test]
+    fn enumerated_options_refuse_unknown_values_with_the_choices() {
+        for (args, listed) in [
+            (&["latlab", "display", "cache", "--policies", "nope"][..], "lru"),
+            (&["latlab", "rt", "--signal", "nope"][..], "eventfd"),
+            (&["latlab", "codec", "compress", "--algo", "nope", "--in", "a", "--out", "b"][..], "ncrush"),
+            (&["latlab", "display", "ops", "--workloads", "typing,nope"][..], "slideshow"),
+            (&["latlab", "stall", "--policies", "nice19,fast"][..], "niceN"),
+            (&["latlab", "startup", "record", "--tracer", "strace", "--", "true"][..], "fanotify"),
+            (&["latlab", "export", "1", "--format", "xml"][..], "flent"),
+        ] {
+            let e = Cli::try_parse_from(args).unwrap_err();
+            assert!(e.use_stderr(), "{args:?}");
+            assert!(e.to_string().contains(listed), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
     fn rt_arguments() {
         let c = Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--signal", "futex", "--cpu", "0"]).unwrap();
         let Command::Rt(a) = c.command else { panic!() };
-        assert_eq!(a.period, Some(1_000_000));
+        assert_eq!(a.period, 1_000_000);
         assert!(a.command.is_none());
         let c = Cli::try_parse_from(["latlab", "rt", "sweep", "--max", "8000", "--step", "200ms"]).unwrap();
         let Command::Rt(a) = c.command else { panic!() };
         let Some(RtCommand::Sweep(s)) = a.command else { panic!() };
-        assert_eq!((s.max, s.step), (8000.0, Some(200_000_000)));
+        assert_eq!((s.max, s.step), (8000.0, 200_000_000));
         assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "sweep"]).is_err());
         assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--rate", "5"]).is_err());
         assert!(Cli::try_parse_from(["latlab", "rt", "--no-pin", "--cpu", "1"]).is_err());
         assert_eq!(parse_duration_ns("200us"), Ok(200_000));
+        assert_eq!(parse_duration_ns(&dur(latlab_rt::defaults::PERIOD_NS)), Ok(latlab_rt::defaults::PERIOD_NS));
         assert!(parse_duration_ns("fast").is_err());
     }
 }

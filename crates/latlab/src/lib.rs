@@ -13,7 +13,7 @@ pub mod exit {
     pub const OK: i32 = 0;
     /// An error (message on stderr).
     pub const ERROR: i32 = 1;
-    /// Invalid command line.
+    /// Invalid command line (including a configuration the experiment refuses).
     pub const USAGE: i32 = 2;
     /// `--strict` and the machine refused a requested capability.
     pub const CAPABILITY: i32 = 3;
@@ -39,16 +39,27 @@ pub fn main_exit_code() -> i32 {
                 return exit::OK;
             }
             let _ = writeln!(std::io::stderr(), "error: {e:#}");
-            if is_capability_refusal(&e) { exit::CAPABILITY } else { exit::ERROR }
+            error_code(&e)
         }
     }
 }
 
-/// True if the error is a refused capability under `--strict`, however it was wrapped.
-fn is_capability_refusal(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some()
-        || matches!(e.downcast_ref::<latlab_rt::RtError>(), Some(latlab_rt::RtError::Capability(_)))
-        || matches!(e.downcast_ref::<registry::SuiteError>(), Some(registry::SuiteError::Capability(_)))
+/// The exit code of an error: 3 for a refused capability under `--strict`, 2 for an invalid
+/// configuration, 1 otherwise — however it was wrapped.
+fn error_code(e: &anyhow::Error) -> i32 {
+    use latlab_core::experiment::ExperimentError;
+    match e.downcast_ref::<ExperimentError>() {
+        Some(ExperimentError::Capability(_)) => return exit::CAPABILITY,
+        Some(ExperimentError::Config(_)) => return exit::USAGE,
+        _ => {}
+    }
+    if e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some() {
+        exit::CAPABILITY
+    } else if e.downcast_ref::<commands::Usage>().is_some() {
+        exit::USAGE
+    } else {
+        exit::ERROR
+    }
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -15,15 +15,6 @@ use std::io::Write;
 /// Largest PDU in the built-in corpus: a fast-path update fragment stays under 16 KB.
 const CORPUS_MAX_PDU: usize = 16_000;
 
-fn algo(name: &str) -> anyhow::Result<CompressionType> {
-    CompressionType::from_name(name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown algorithm '{name}' (one of: {})",
-            CompressionType::ALL.map(CompressionType::name).join(", ")
-        )
-    })
-}
-
 fn read(path: &std::path::Path) -> anyhow::Result<Vec<(u8, Vec<u8>)>> {
     let data = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     read_records(&data).map_err(|e| anyhow::anyhow!("'{}' is not a packet file: {e}", path.display()))
@@ -41,7 +32,7 @@ fn write_file(path: &std::path::Path, records: &[(u8, Vec<u8>)]) -> anyhow::Resu
 pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
     match a.command {
         CodecCommand::Compress(io) => {
-            let t = algo(&io.algo)?;
+            let t = io.algo;
             let input = read(&io.input)?;
             let mut c = Compressor::new(t)?;
             let mut wire = Vec::new();
@@ -57,7 +48,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             eprintln!("{} packets, {bin} → {bout} bytes (ratio {:.3})", input.len(), bin as f64 / bout.max(1) as f64);
         }
         CodecCommand::Decompress(io) => {
-            let t = algo(&io.algo)?;
+            let t = io.algo;
             let input = read(&io.input)?;
             let mut d = Decompressor::new(t)?;
             let mut outp = Vec::with_capacity(input.len());
@@ -69,14 +60,13 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             eprintln!("{} packets decompressed", input.len());
         }
         CodecCommand::Corpus(c) => {
-            let corpus = Corpus::from_name(&c.corpus).context("unknown corpus")?;
-            let pdus = corpus.pdus(c.seed, c.packets, CORPUS_MAX_PDU);
+            let pdus = c.corpus.pdus(c.seed, c.packets, CORPUS_MAX_PDU);
             let recs: Vec<(u8, Vec<u8>)> = pdus.into_iter().map(|p| (0u8, p)).collect();
             write_file(&c.output, &recs)?;
             eprintln!("wrote {} PDUs to {}", recs.len(), c.output.display());
         }
         CodecCommand::Bench(b) => {
-            let corpora: Vec<Corpus> = match Corpus::from_name(&b.corpus) {
+            let corpora: Vec<Corpus> = match b.corpus {
                 Some(c) => vec![c],
                 None => Corpus::ALL.to_vec(),
             };
@@ -91,7 +81,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             out(&o)?;
         }
         CodecCommand::RleEncode(io) => {
-            let bpp: u32 = io.bpp.parse()?;
+            let bpp = io.bpp;
             let raw = std::fs::read(&io.input).with_context(|| format!("cannot read '{}'", io.input.display()))?;
             let enc = latlab_rdp::rle::encode(&raw, io.width, io.height, bpp).with_context(|| {
                 format!("'{}' as a {}×{} {bpp} bpp bitmap", io.input.display(), io.width, io.height)
@@ -100,7 +90,7 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             eprintln!("{} → {} bytes (ratio {:.3})", raw.len(), enc.len(), raw.len() as f64 / enc.len().max(1) as f64);
         }
         CodecCommand::RleDecode(io) => {
-            let bpp: u32 = io.bpp.parse()?;
+            let bpp = io.bpp;
             let src = std::fs::read(&io.input).with_context(|| format!("cannot read '{}'", io.input.display()))?;
             let raw = latlab_rdp::rle::decode(&src, io.width, io.height, bpp).with_context(|| {
                 format!("'{}' is not a {}×{} {bpp} bpp RLE bitmap", io.input.display(), io.width, io.height)

@@ -1,9 +1,11 @@
-//! Subcommand dispatch and what the subcommands share: opening the store, saving a run,
-//! printing to stdout so that a closed pipe ends quietly.
+//! Subcommand dispatch and what the subcommands share: the one runner every experiment goes
+//! through ([`measure`]: validation, Ctrl-C, progress, storing, printing, exit code), opening
+//! the store, saving a run, printing to stdout so that a closed pipe ends quietly.
 
 mod boot;
 mod codec;
 mod compare;
+mod completions;
 mod display;
 mod export;
 mod report;
@@ -17,6 +19,8 @@ mod udp;
 
 use crate::cli::{Cli, Command};
 use anyhow::Context;
+use latlab_core::experiment::{Experiment, RunContext};
+use latlab_core::progress::Progress;
 use latlab_core::record::{RunRecord, RunStatus};
 use latlab_core::store::Store;
 use std::path::Path;
@@ -39,7 +43,42 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(&db, a),
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
+}
+
+/// An invalid configuration: exit code 2, as for any invalid command line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
+/// Run experiment `E` with `cfg` the way every measuring subcommand does: check the
+/// configuration (exit 2), say what runs, install the Ctrl-C handler, show progress, store
+/// every record, print their Markdown (or the run's own text), and return the exit code for
+/// their status.
+pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> {
+    E::validate(&cfg).map_err(Usage)?;
+    install_interrupt()?;
+    eprintln!("{}", E::announce(&cfg));
+    let label = if E::MODE.is_empty() { E::NAME.to_string() } else { format!("{} {}", E::NAME, E::MODE) };
+    let steps = E::steps(&cfg);
+    let progress = (steps > 0).then(|| Progress::new(&label, steps));
+    let ctx = RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default() };
+    let result = E::run(&cfg, &ctx);
+    if let Some(p) = progress {
+        p.finish();
+    }
+    let outcome = result?;
+    let mut code = crate::exit::OK;
+    let mut text = String::new();
+    for mut rec in outcome.records {
+        save(db, &mut rec)?;
+        text.push_str(&latlab_core::export::markdown(&rec));
+        code = code.max(status_code(&rec));
+    }
+    out(outcome.stdout.as_deref().unwrap_or(&text))?;
+    Ok(code)
 }
 
 /// Open the database, creating it if needed.
@@ -56,14 +95,6 @@ pub fn open_existing(db: &Path) -> anyhow::Result<Store> {
         );
     }
     open_store(db)
-}
-
-/// Store a finished run, print its Markdown summary and return the exit code for its status
-/// (what every measuring subcommand ends with).
-pub fn store_and_print(db: &Path, mut rec: RunRecord) -> anyhow::Result<i32> {
-    save(db, &mut rec)?;
-    out(&latlab_core::export::markdown(&rec))?;
-    Ok(status_code(&rec))
 }
 
 /// Store a finished run and say so on stderr; returns its id.

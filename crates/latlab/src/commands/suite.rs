@@ -2,9 +2,10 @@
 //! summarized with the papers' figures beside this machine's.
 
 use super::report::write_report;
-use super::{install_interrupt, open_store, out, save};
+use super::{Usage, install_interrupt, open_store, out, save};
 use crate::cli::SuiteArgs;
-use crate::registry::{SuiteContext, experiments};
+use crate::registry::experiments;
+use latlab_core::experiment::{ExperimentError, RunContext, skipped_record};
 use latlab_core::interrupt::stop_requested;
 use latlab_core::progress::Progress;
 use latlab_core::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
@@ -12,18 +13,23 @@ use std::fmt::Write;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
-    let all = experiments();
+    let all = experiments(strict);
+    let mut names: Vec<&str> = Vec::new();
+    for e in &all {
+        if !names.contains(&e.name()) {
+            names.push(e.name());
+        }
+    }
     for name in &a.only {
-        if !all.iter().any(|e| e.name == name) {
-            anyhow::bail!(
-                "unknown experiment '{name}' in --only (registered: {})",
-                all.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+        if !names.contains(&name.as_str()) {
+            return Err(
+                Usage(format!("unknown experiment '{name}' in --only (registered: {})", names.join(", "))).into()
             );
         }
     }
-    let chosen: Vec<_> = all.into_iter().filter(|e| a.only.is_empty() || a.only.iter().any(|n| n == e.name)).collect();
+    let chosen: Vec<_> =
+        all.into_iter().filter(|e| a.only.is_empty() || a.only.iter().any(|n| n == e.name())).collect();
     install_interrupt()?;
-    let ctx = SuiteContext { strict };
     let mut done: Vec<(RunRecord, &[(&str, &str)])> = Vec::new();
     let mut interrupted = false;
     for (i, e) in chosen.iter().enumerate() {
@@ -31,20 +37,30 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             interrupted = true;
             break;
         }
+        let label = if e.mode().is_empty() { e.name().to_string() } else { format!("{} {}", e.name(), e.mode()) };
         eprintln!(
-            "suite [{}/{}] {}: {} (Ctrl-C stops and keeps what was measured)",
+            "suite [{}/{}] {label}: {} (Ctrl-C stops and keeps what was measured)",
             i + 1,
             chosen.len(),
-            e.name,
-            e.about
+            e.about()
         );
-        let progress = Progress::new(e.name, (e.steps)(&ctx));
-        let result = (e.run_short)(&ctx, progress.counter());
+        let progress = Progress::new(&label, e.steps());
+        let result = e.run(&RunContext { progress: progress.counter() });
         progress.finish();
-        for mut rec in result? {
+        let records = match result {
+            Ok(o) => o.records,
+            // The machine refused what it needs: a stored run says why, and the suite goes on.
+            Err(why @ ExperimentError::Skipped(_)) => {
+                let rec = skipped_record(e.name(), &why);
+                eprintln!("{}", rec.warnings[0]);
+                vec![rec]
+            }
+            Err(other) => return Err(anyhow::Error::new(other).context(format!("suite: {label}"))),
+        };
+        for mut rec in records {
             save(db, &mut rec)?;
             interrupted |= rec.status == RunStatus::Interrupted;
-            done.push((rec, e.headline));
+            done.push((rec, e.headline()));
         }
     }
     let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();

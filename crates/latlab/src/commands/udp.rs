@@ -1,10 +1,10 @@
 //! `latlab udp` (loopback), `udp serve`, `udp probe HOST`, `udp relay`.
 
-use super::{install_interrupt, store_and_print};
+use super::{install_interrupt, measure};
 use crate::cli::{UdpArgs, UdpCommand, UdpSend};
 use anyhow::Context;
 use latlab_core::interrupt::stop_requested;
-use latlab_core::progress::Progress;
+use latlab_udp::experiment::Udp;
 use latlab_udp::relay::Impairment;
 use latlab_udp::{DEFAULT_PORT, Mode, UdpConfig};
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -40,23 +40,6 @@ fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
     }
 }
 
-fn measure(db: &Path, cfg: UdpConfig) -> anyhow::Result<i32> {
-    cfg.validate().map_err(anyhow::Error::msg)?;
-    install_interrupt()?;
-    eprintln!(
-        "udp: {} packets of {} bytes every {} ({:?}) (Ctrl-C stops and keeps what was measured)",
-        cfg.count(),
-        cfg.size.max(latlab_udp::wire::HEADER),
-        latlab_core::record::fmt_ns(cfg.interval_ns as f64),
-        cfg.mode
-    );
-    let progress = Progress::new("udp", cfg.count() as u64);
-    let result = latlab_udp::run(&cfg, progress.counter());
-    progress.finish();
-    let rec = result?;
-    store_and_print(db, rec)
-}
-
 fn wait_for_ctrl_c() -> anyhow::Result<()> {
     install_interrupt()?;
     while !stop_requested() {
@@ -83,11 +66,11 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
             } else {
                 None
             };
-            measure(db, config(&a.send, Mode::Loopback { ipv6: a.ipv6, relay }))
+            measure::<Udp>(db, config(&a.send, Mode::Loopback { ipv6: a.ipv6, relay }))
         }
         Some(UdpCommand::Probe(p)) => {
             let target = resolve(&p.host)?;
-            measure(db, config(&p.send, Mode::Probe { target }))
+            measure::<Udp>(db, config(&p.send, Mode::Probe { target }))
         }
         Some(UdpCommand::Serve(s)) => {
             let bind: SocketAddr = s.bind.parse().with_context(|| format!("--bind '{}' is not ADDR:PORT", s.bind))?;
@@ -106,9 +89,6 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
             Ok(crate::exit::OK)
         }
         Some(UdpCommand::Relay(r)) => {
-            if !(0.0..=1.0).contains(&r.loss) {
-                anyhow::bail!("--loss {} must be between 0 and 1", r.loss);
-            }
             let listen: SocketAddr =
                 r.listen.parse().with_context(|| format!("--listen '{}' is not ADDR:PORT", r.listen))?;
             let to = resolve(&r.to)?;
@@ -120,6 +100,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 hold_every_ns: r.hold_every,
                 seed: r.seed,
             };
+            imp.validate().map_err(|e| super::Usage(format!("--{e}")))?;
             let relay =
                 latlab_udp::relay::spawn(listen, to, imp, 64).with_context(|| format!("cannot listen on {listen}"))?;
             eprintln!("udp relay: {} → {to} (Ctrl-C stops)", relay.listen);

@@ -4,9 +4,12 @@
 //! `TCP download` (Mbit/s) and `Ping (ms) ICMP`, which here is latlab's UDP echo probe; the
 //! file's NOTE says so.
 
-use crate::net::{SERVER_ADDR, TIMELINE};
-use latlab_core::record::RunRecord;
+use crate::record::RunRecord;
 use serde_json::{Value, json};
+
+/// The table a run must hold to have a flent form (`latlab stall net` writes it): columns
+/// `time` (s), `RTT mean` (ms), `upload` and `download` (Mbit/s).
+pub const TIMELINE: &str = "net.timeline";
 
 /// flent's data-file format version this writes.
 pub const FORMAT_VERSION: u64 = 4;
@@ -57,6 +60,8 @@ pub fn to_flent(rec: &RunRecord) -> Result<Value, FlentError> {
     };
     let length = rec.config.get("step_seconds").and_then(Value::as_f64).unwrap_or(0.0)
         * rec.config.get("loads").and_then(Value::as_array).map_or(0, |l| l.len()) as f64;
+    // The reflector's address (runs stored before it was recorded: stall net's fixed one).
+    let host = rec.config.get("server").and_then(Value::as_str).unwrap_or("198.18.0.2");
     let step = rec.config.get("timeline_step_ns").and_then(Value::as_f64).unwrap_or(0.0) / 1e9;
     let total = x_values.iter().filter_map(Value::as_f64).fold(0.0, f64::max) + step;
     let cfg = |k: &str| rec.config.get(k).map(Value::to_string).unwrap_or_else(|| "?".into());
@@ -89,8 +94,8 @@ pub fn to_flent(rec: &RunRecord) -> Result<Value, FlentError> {
             "NAME": TEST,
             "TITLE": format!("latlab stall net {run}"),
             "NOTE": note,
-            "HOST": SERVER_ADDR,
-            "HOSTS": [SERVER_ADDR],
+            "HOST": host,
+            "HOSTS": [host],
             "LOCAL_HOST": rec.machine.info.hostname,
             "LENGTH": length,
             "TOTAL_LENGTH": total,
@@ -111,7 +116,7 @@ pub fn to_flent(rec: &RunRecord) -> Result<Value, FlentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use latlab_core::record::{Column, Table};
+    use crate::record::{Column, Table};
 
     fn timeline_run() -> RunRecord {
         let mut rec = RunRecord::begin("stall");

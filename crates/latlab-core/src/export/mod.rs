@@ -1,9 +1,13 @@
-//! Exporters of a stored run: JSON (the whole self-describing record), CSV (raw samples,
-//! long format) and a Markdown summary. Each is a pure function of a [`RunRecord`].
+//! Exporters of a stored run — the one list `latlab export --format` reads: JSON (the whole
+//! self-describing record), CSV (raw samples, long format), a Markdown summary, and flent's
+//! data file for runs with a network timeline. Each is a pure function of a [`RunRecord`].
+
+pub mod flent;
 
 use crate::record::{RunRecord, fmt_ns, fmt_value};
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::path::Path;
 
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,32 +18,100 @@ pub enum Format {
     Csv,
     /// A human summary in Markdown.
     Markdown,
+    /// flent's data file (format 4) of a run with a network timeline ([`flent`]).
+    Flent,
+}
+
+impl Format {
+    /// Every exporter, in the order `--help` lists them.
+    pub const ALL: [Format; 4] = [Format::Json, Format::Csv, Format::Markdown, Format::Flent];
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Markdown => "md",
+            Format::Flent => "flent",
+        }
+    }
+}
+
+impl crate::experiment::Choice for Format {
+    fn names() -> Vec<&'static str> {
+        Format::ALL.map(Format::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        s.parse().ok()
+    }
 }
 
 impl std::str::FromStr for Format {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            "md" | "markdown" => Ok(Format::Markdown),
-            _ => Err(format!("unknown format '{s}' (json, csv, md)")),
+            "markdown" => Ok(Format::Markdown),
+            _ => Format::ALL
+                .into_iter()
+                .find(|f| f.name() == s)
+                .ok_or_else(|| format!("unknown format '{s}' ({})", Format::ALL.map(Format::name).join(", "))),
         }
     }
 }
 
+/// Why a run could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The run has no form in this format.
+    #[error(transparent)]
+    Flent(#[from] flent::FlentError),
+    /// Writing failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
 /// Write `run` in `format` to `w`.
-pub fn export(run: &RunRecord, format: Format, w: &mut dyn Write) -> io::Result<()> {
-    match format {
+pub fn export(run: &RunRecord, format: Format, w: &mut dyn Write) -> Result<(), ExportError> {
+    // Serialize first so a run without a form writes nothing, and a write error (a closed
+    // pipe) reaches the caller as itself.
+    let text = render(run, format)?;
+    Ok(w.write_all(&text)?)
+}
+
+fn render(run: &RunRecord, format: Format) -> Result<Vec<u8>, ExportError> {
+    Ok(match format {
         Format::Json => {
-            // Serialize first so a write error (a closed pipe) reaches the caller as itself.
             let mut text = serde_json::to_vec_pretty(run).map_err(io::Error::other)?;
             text.push(b'\n');
-            w.write_all(&text)
+            text
         }
-        Format::Csv => write_csv(run, w),
-        Format::Markdown => w.write_all(markdown(run).as_bytes()),
+        Format::Csv => {
+            let mut v = Vec::new();
+            write_csv(run, &mut v)?;
+            v
+        }
+        Format::Markdown => markdown(run).into_bytes(),
+        Format::Flent => {
+            let mut text = serde_json::to_vec(&flent::to_flent(run)?).map_err(io::Error::other)?;
+            text.push(b'\n');
+            text
+        }
+    })
+}
+
+/// Write `run` in `format` to the file `path`: flent files gzip-compressed when the name ends
+/// in `.gz`, as flent's own `.flent.gz` files are. A run without a form creates no file.
+pub fn export_file(run: &RunRecord, format: Format, path: &Path) -> Result<(), ExportError> {
+    let text = render(run, format)?;
+    let f = std::fs::File::create(path)?;
+    if format == Format::Flent && path.extension().is_some_and(|e| e == "gz") {
+        let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::default());
+        z.write_all(&text)?;
+        z.finish()?;
+    } else {
+        let mut f = f;
+        f.write_all(&text)?;
     }
+    Ok(())
 }
 
 fn csv_field(s: &str) -> String {

@@ -1,0 +1,283 @@
+//! `latlab display` as [`Experiment`]s — ops, cache, pipeline and view — with the suite's
+//! short configurations, progress, the line said before each run, and the named choices
+//! (codecs, ciphers, policies, workloads) the command line offers.
+
+use crate::cache_exp::{CacheConfig, run_cache};
+use crate::net::{self, NetError, Pace, ViewConfig};
+use crate::ops::{OpsConfig, run_ops};
+use crate::pipeline::{PipelineConfig, run_pipeline, view_record};
+use crate::policy::PolicyKind;
+use crate::session::{SessionConfig, SessionError};
+use crate::wire::{Codec, Crypto};
+use crate::workload::WorkloadKind;
+use latlab_core::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_core::record::RunRecord;
+
+impl From<SessionError> for ExperimentError {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Config(c) => ExperimentError::Config(c),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl From<NetError> for ExperimentError {
+    fn from(e: NetError) -> Self {
+        ExperimentError::failed(e)
+    }
+}
+
+impl Choice for Codec {
+    fn names() -> Vec<&'static str> {
+        Codec::ALL.map(Codec::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        Codec::from_name(s)
+    }
+}
+
+impl Choice for Crypto {
+    fn names() -> Vec<&'static str> {
+        Crypto::ALL.map(Crypto::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        Crypto::from_name(s)
+    }
+}
+
+impl Choice for PolicyKind {
+    fn names() -> Vec<&'static str> {
+        PolicyKind::ALL.map(PolicyKind::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        PolicyKind::from_name(s)
+    }
+}
+
+impl Choice for WorkloadKind {
+    fn names() -> Vec<&'static str> {
+        WorkloadKind::NAMES.to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        WorkloadKind::from_name(s)
+    }
+}
+
+/// Traffic per user operation (seed 003, Table 1 and Figure 3).
+pub struct DisplayOps;
+
+impl Experiment for DisplayOps {
+    type Config = OpsConfig;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "ops";
+    const ABOUT: &'static str = "remote display (seed 003): traffic per operation, control and display bytes";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("ops.typing.display_bps", "typing 100 wpm, display"),
+        ("ops.typing.keystroke_wire_bytes", "one keystroke on the wire"),
+    ];
+    fn suite_configs(_: bool) -> Vec<OpsConfig> {
+        vec![OpsConfig::short()]
+    }
+    fn validate(cfg: &OpsConfig) -> Result<(), String> {
+        if cfg.seconds == 0 {
+            return Err("--seconds must be at least 1".into());
+        }
+        if cfg.workloads.is_empty() {
+            return Err("no workloads to run".into());
+        }
+        Ok(())
+    }
+    fn steps(cfg: &OpsConfig) -> u64 {
+        cfg.steps()
+    }
+    fn announce(cfg: &OpsConfig) -> String {
+        format!(
+            "display ops: {} operations × {} virtual s (runs as fast as the CPU allows)",
+            cfg.workloads.len(),
+            cfg.seconds
+        )
+    }
+    fn run(cfg: &OpsConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_ops(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+/// The bitmap-cache cliff per eviction policy, and banner + ticker (seed 003, Figure 4).
+pub struct DisplayCache;
+
+impl Experiment for DisplayCache {
+    type Config = CacheConfig;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "cache";
+    const ABOUT: &'static str =
+        "remote display (seed 003): the bitmap-cache cliff per eviction policy with banner + ticker";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("cache.lru.cliff_ratio", "LRU cliff (bytes at capacity+1 / at capacity)"),
+        ("cache.best_policy_vs_opt", "best policy vs optimum at capacity+1"),
+        ("cache.banner_ticker.lru.excess_ratio", "banner+ticker vs the sum alone (LRU)"),
+    ];
+    fn suite_configs(_: bool) -> Vec<CacheConfig> {
+        vec![CacheConfig::short()]
+    }
+    fn validate(cfg: &CacheConfig) -> Result<(), String> {
+        if cfg.frame_counts.is_empty() || cfg.frame_counts.contains(&0) {
+            return Err("--frames: frame counts start at 1".into());
+        }
+        if cfg.loops == 0 {
+            return Err("--loops must be at least 1".into());
+        }
+        Ok(())
+    }
+    fn steps(cfg: &CacheConfig) -> u64 {
+        cfg.steps()
+    }
+    fn announce(cfg: &CacheConfig) -> String {
+        format!(
+            "display cache: {} frame counts × {} policies{} (virtual time; runs as fast as the CPU allows)",
+            cfg.frame_counts.len(),
+            cfg.policies.len(),
+            if cfg.banner_ticker { ", then banner + ticker" } else { "" }
+        )
+    }
+    fn run(cfg: &CacheConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_cache(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+/// The client's CPU per stage over TCP (seed 000).
+pub struct DisplayPipeline;
+
+impl Experiment for DisplayPipeline {
+    type Config = PipelineConfig;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "pipeline";
+    const ABOUT: &'static str = "remote display (seed 000): the client's CPU per stage over TCP";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("pipeline.client.share_at_paper_peak", "client CPU at 3.7 MB/s (share of a core)"),
+        ("pipeline.decompress.cpu_share", "decompression's share of client CPU"),
+    ];
+    fn suite_configs(_: bool) -> Vec<PipelineConfig> {
+        vec![PipelineConfig::short()]
+    }
+    fn validate(cfg: &PipelineConfig) -> Result<(), String> {
+        if cfg.seconds == 0 || cfg.sweep_seconds == 0 {
+            return Err("--seconds must be at least 1".into());
+        }
+        Ok(())
+    }
+    fn steps(cfg: &PipelineConfig) -> u64 {
+        cfg.steps()
+    }
+    fn announce(cfg: &PipelineConfig) -> String {
+        format!(
+            "display pipeline: {} runs on real time through TCP over loopback (about {} s)",
+            cfg.steps(),
+            cfg.seconds + (cfg.steps() - 1) * cfg.sweep_seconds
+        )
+    }
+    fn run(cfg: &PipelineConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_pipeline(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+/// One client session: against `latlab display serve` on a host, or an in-process server.
+#[derive(Debug, Clone)]
+pub struct ViewRun {
+    /// The session (workload, screen, codec, cipher, …).
+    pub session: SessionConfig,
+    /// The client's receive side.
+    pub view: ViewConfig,
+    /// Real time or flat out.
+    pub pace: Pace,
+    /// `HOST` or `HOST:PORT` (default port [`crate::defaults::PORT`]); `None`: in-process.
+    pub host: Option<String>,
+}
+
+impl Default for ViewRun {
+    fn default() -> Self {
+        let mut session = SessionConfig::standard(
+            WorkloadKind::from_name(crate::defaults::VIEW_WORKLOAD).expect("a workload"),
+            crate::defaults::VIEW_SECONDS * 1000,
+        );
+        session.timed = true;
+        session.codec = Codec::from_name(crate::defaults::VIEW_CODEC).expect("a codec");
+        session.crypto = Crypto::from_name(crate::defaults::VIEW_CRYPTO).expect("a cipher");
+        Self { session, view: ViewConfig::default(), pace: Pace::RealTime, host: None }
+    }
+}
+
+impl ViewRun {
+    /// The server's address with the default port added when none is given.
+    pub fn address(&self) -> Option<String> {
+        self.host.as_ref().map(|h| {
+            if h.parse::<std::net::SocketAddr>().is_ok() || h.contains(':') {
+                h.clone()
+            } else {
+                format!("{h}:{}", crate::defaults::PORT)
+            }
+        })
+    }
+}
+
+/// `latlab display view`.
+pub struct DisplayView;
+
+impl Experiment for DisplayView {
+    type Config = ViewRun;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "view";
+    const ABOUT: &'static str = "one remote-display session as the client";
+    fn suite_configs(_: bool) -> Vec<ViewRun> {
+        vec![ViewRun::default()]
+    }
+    fn validate(cfg: &ViewRun) -> Result<(), String> {
+        if cfg.session.duration_ms == 0 {
+            return Err("--seconds must be at least 1".into());
+        }
+        cfg.session.validate().map_err(|e| e.to_string())?;
+        cfg.view.validate()
+    }
+    fn steps(_: &ViewRun) -> u64 {
+        0
+    }
+    fn announce(cfg: &ViewRun) -> String {
+        let what = format!("{} for {} s", cfg.session.workload.name(), cfg.session.duration_ms / 1000);
+        match cfg.address() {
+            None => format!("display view: {what}, in-process server over loopback"),
+            Some(a) => format!("display view: {what} from {a}"),
+        }
+    }
+    fn run(cfg: &ViewRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        let rec = RunRecord::begin("display");
+        let (peer, server, client) = match cfg.address() {
+            None => {
+                let (s, c) = net::pair(&cfg.session, cfg.pace, &cfg.view)?;
+                ("in-process (loopback)".to_string(), Some(s), c)
+            }
+            Some(addr) => {
+                let c = net::view(&addr, &cfg.session, cfg.pace, &cfg.view)?;
+                (addr, None, c)
+            }
+        };
+        Ok(view_record(rec, &cfg.session, cfg.pace, &cfg.view, &peer, server.as_ref(), &client).into())
+    }
+}
+
+impl Default for OpsConfig {
+    fn default() -> Self {
+        OpsConfig::full()
+    }
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig::full()
+    }
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig::full()
+    }
+}

@@ -1,0 +1,55 @@
+//! Every default of `latlab rt` (seed 001), each with the reason it has that value.
+
+/// Stimulus period: 200 µs = 5 kHz, the paper's test rate for its latency figures
+/// ("comfortably less than saturation").
+pub const PERIOD_NS: u64 = 200_000;
+
+/// Length of each phase (unloaded, loaded): 5 s at 5 kHz = 25,000 pulses, enough for a
+/// stable p99.9.
+pub const PHASE_NS: u64 = 5_000_000_000;
+
+/// Phase length in `suite`: 3 s each keeps the whole rt entry near 20 s.
+pub const SUITE_PHASE_NS: u64 = 3_000_000_000;
+
+/// Level-2 priority: SCHED_OTHER, the paper's APP_TEST at normal priority, contending at
+/// parity with the Polygons load.
+pub const L2_POLICY: latlab_core::platform::Policy = latlab_core::platform::Policy::Other;
+
+/// Level-2 real-time priority when level 2 is given a real-time policy: 1, the lowest, so
+/// level 1 (80) always preempts it.
+pub const L2_RT_PRIORITY: i32 = 1;
+
+/// Polygons workers: one, pinned with both levels to one CPU, as the paper's
+/// single-CPU StrongARM board had it; otherwise the load would simply run on another core
+/// and never contend.
+pub const LOAD_WORKERS: usize = 1;
+
+/// Time the load runs alone to measure its unloaded progress rate (the SF baseline).
+pub const LOAD_BASELINE_NS: u64 = 1_000_000_000;
+
+/// Sweep: first rate. 1 kHz is an ordinary control-loop rate every machine meets.
+pub const SWEEP_START_HZ: f64 = 1_000.0;
+
+/// Sweep: geometric factor between steps; ×2 finds each threshold within a factor of two
+/// in few steps (the paper's own figures are that coarse).
+pub const SWEEP_FACTOR: f64 = 2.0;
+
+/// Sweep: highest rate tried, 256 kHz — twice the paper's best MF-ISR (127 kHz).
+pub const SWEEP_MAX_HZ: f64 = 256_000.0;
+
+/// Sweep: duration of each step; 1 s at 1 kHz is 1,000 pulses, enough to see a 0.1 % miss.
+pub const SWEEP_STEP_NS: u64 = 1_000_000_000;
+
+/// Sweep step in `suite`: 0.5 s.
+pub const SUITE_SWEEP_STEP_NS: u64 = 500_000_000;
+
+/// A level "misses" at a rate when more than this fraction of pulses went unserved (the
+/// paper says "any" pulse; 0.1 % ignores one stray miss in a thousand).
+pub const MISS_THRESHOLD: f64 = 0.001;
+
+/// Saturation: the load's progress fell below this fraction of its unloaded rate ("the
+/// system can no longer run Polygons").
+pub const SF_PROGRESS_FRACTION: f64 = 0.05;
+
+/// Buckets of the cyclictest-format histogram, in µs (cyclictest's `-h` takes the same).
+pub const CYCLICTEST_HIST_US: usize = 1000;

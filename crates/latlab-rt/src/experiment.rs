@@ -1,0 +1,53 @@
+//! `latlab rt` as an [`Experiment`]: the suite's short configuration, progress, the line said
+//! before the run, and the errors mapped to the contract's.
+
+use crate::config::RtConfig;
+use crate::{RtError, run};
+use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+
+/// The wake-up chain (seed 001).
+pub struct Rt;
+
+impl From<RtError> for ExperimentError {
+    fn from(e: RtError) -> Self {
+        match e {
+            RtError::Capability(c) => ExperimentError::Capability(c),
+            RtError::Config(c) => ExperimentError::Config(c),
+            e @ RtError::Io(_) => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl Experiment for Rt {
+    type Config = RtConfig;
+    const NAME: &'static str = "rt";
+    const ABOUT: &'static str = "wake-up chain determinism, unloaded and loaded, with a quick MF/SF sweep (seed 001)";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("unloaded.l1.latency.p99", "L1 p99"),
+        ("loaded.l2.latency.p99", "L2 p99 loaded"),
+        ("sweep.mf_l1_hz", "MF-L1"),
+        ("sweep.mf_l2_hz", "MF-L2"),
+        ("sweep.sf_hz", "SF"),
+    ];
+
+    fn suite_configs(strict: bool) -> Vec<RtConfig> {
+        vec![RtConfig { strict, ..RtConfig::suite() }]
+    }
+    fn validate(cfg: &RtConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+    fn steps(cfg: &RtConfig) -> u64 {
+        cfg.total_steps()
+    }
+    fn announce(cfg: &RtConfig) -> String {
+        format!(
+            "rt: level 1 {} → level 2 {} via {}, load {}, CPUs l1 {:?} l2 {:?} load {:?} (Ctrl-C stops and keeps what was measured)",
+            cfg.l1, cfg.l2, cfg.signal, cfg.load, cfg.l1_cpu, cfg.l2_cpu, cfg.load_cpus
+        )
+    }
+    fn run(cfg: &RtConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        let o = run(cfg, ctx.progress.clone())?;
+        let stdout = cfg.cyclictest_output.then(|| o.cyclictest_histogram());
+        Ok(Outcome { records: vec![o.record], stdout })
+    }
+}

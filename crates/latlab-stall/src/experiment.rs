@@ -1,0 +1,194 @@
+//! `latlab stall` (CPU, memory, network) and `latlab idle` as [`Experiment`]s: the suite's
+//! short configurations, progress, the line said before each run, and the errors mapped to
+//! the contract's (no swap, no namespaces: skips; the rest: failures).
+
+use crate::cpu::{CpuConfig, StallError, run_cpu};
+use crate::idle::{IdleConfig, run_idle};
+use crate::mem::{MemConfig, MemError, run_mem};
+use crate::net::{NetConfig, NetError, run_net};
+use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+
+impl From<StallError> for ExperimentError {
+    fn from(e: StallError) -> Self {
+        match e {
+            StallError::Config(c) => ExperimentError::Config(c),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl From<MemError> for ExperimentError {
+    fn from(e: MemError) -> Self {
+        match e {
+            MemError::Config(c) => ExperimentError::Config(c),
+            e @ MemError::NoSwap(_) => ExperimentError::skipped(e),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl From<NetError> for ExperimentError {
+    fn from(e: NetError) -> Self {
+        match e {
+            NetError::Config(c) => ExperimentError::Config(c),
+            e @ NetError::Refused(_) => ExperimentError::skipped(e),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+/// Typing-probe stalls and echo latency under CPU load (seed 003, §4).
+pub struct StallCpu;
+
+impl Experiment for StallCpu {
+    type Config = CpuConfig;
+    const NAME: &'static str = "stall";
+    const MODE: &'static str = "cpu";
+    const ABOUT: &'static str = "typing probe stalls and echo latency under CPU load at two policies (seed 003)";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("cpu.n20.waiting_fraction", "waiting at 20 spinners"),
+        ("cpu.n20.stall.p99", "stall p99 at 20"),
+        ("cpu.n20.echo.p99", "echo p99 at 20"),
+        ("cpu.idle.n20.echo.p99", "echo p99 at 20 idle-policy spinners"),
+    ];
+    fn suite_configs(_: bool) -> Vec<CpuConfig> {
+        vec![CpuConfig::short()]
+    }
+    fn validate(cfg: &CpuConfig) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())
+    }
+    fn steps(cfg: &CpuConfig) -> u64 {
+        cfg.steps()
+    }
+    fn announce(cfg: &CpuConfig) -> String {
+        format!(
+            "stall: {} load levels × {} policies, {} s each (about {} s); Ctrl-C stops and keeps what was measured",
+            cfg.loads.len(),
+            cfg.policies.len(),
+            cfg.seconds,
+            cfg.steps() * (cfg.seconds + 1)
+        )
+    }
+    fn run(cfg: &CpuConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_cpu(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+/// Lost time on an idle system (seed 003, §3.1).
+pub struct Idle;
+
+impl Experiment for Idle {
+    type Config = IdleConfig;
+    const NAME: &'static str = "idle";
+    const ABOUT: &'static str = "idle lost time: every interval taken from a lowest-priority thread (seed 003, §3.1)";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[("idle.lost_fraction", "idle lost time")];
+    fn suite_configs(_: bool) -> Vec<IdleConfig> {
+        vec![IdleConfig::short()]
+    }
+    fn validate(cfg: &IdleConfig) -> Result<(), String> {
+        if cfg.seconds == 0 {
+            return Err("--seconds must be at least 1".into());
+        }
+        Ok(())
+    }
+    fn steps(_: &IdleConfig) -> u64 {
+        0
+    }
+    fn announce(cfg: &IdleConfig) -> String {
+        format!(
+            "idle: watching CPU {} for {} s{}",
+            cfg.cpu.map_or("(last)".to_string(), |c| c.to_string()),
+            cfg.seconds,
+            cfg.with.as_ref().map_or(String::new(), |c| format!(", then again while `{c}` runs"))
+        )
+    }
+    fn run(cfg: &IdleConfig, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_idle(cfg).map_err(ExperimentError::failed)?.into())
+    }
+}
+
+/// The warm-start test: a keystroke after the server was paged out (seed 003, §4.2).
+pub struct StallMem;
+
+impl Experiment for StallMem {
+    type Config = MemConfig;
+    const NAME: &'static str = "stall";
+    const MODE: &'static str = "mem";
+    const ABOUT: &'static str = "warm start: a keystroke to a server whose working set was paged out (seed 003, §4.2)";
+    const HEADLINE: &'static [(&'static str, &'static str)] =
+        &[("mem.warm_start.after_pageout", "warm start after page-out")];
+    fn suite_configs(_: bool) -> Vec<MemConfig> {
+        vec![MemConfig::short()]
+    }
+    fn validate(cfg: &MemConfig) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())
+    }
+    fn steps(_: &MemConfig) -> u64 {
+        0
+    }
+    fn announce(cfg: &MemConfig) -> String {
+        format!(
+            "stall mem: {} trials with a {} MiB working set paged out to swap between keystrokes",
+            cfg.trials, cfg.working_set_mib
+        )
+    }
+    fn run(cfg: &MemConfig, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_mem(cfg)?.into())
+    }
+}
+
+/// Round-trip time under network load between namespaces (seed 003, Figure 6).
+pub struct StallNet;
+
+impl Experiment for StallNet {
+    type Config = NetConfig;
+    const NAME: &'static str = "stall";
+    const MODE: &'static str = "net";
+    const ABOUT: &'static str = "RTT under network load between namespaces on an HTB-shaped link (seed 003)";
+    const HEADLINE: &'static [(&'static str, &'static str)] =
+        &[("net.load0.rtt.p50", "RTT unloaded"), ("net.load96.rtt.p50", "RTT at 96 % offered")];
+    fn suite_configs(_: bool) -> Vec<NetConfig> {
+        vec![NetConfig::short()]
+    }
+    fn validate(cfg: &NetConfig) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())
+    }
+    fn steps(cfg: &NetConfig) -> u64 {
+        cfg.loads.len() as u64
+    }
+    fn announce(cfg: &NetConfig) -> String {
+        format!(
+            "stall net: {} load steps of {} s on a {:.1} Mbit/s link between two network namespaces (removed afterwards)",
+            cfg.loads.len(),
+            cfg.step_seconds,
+            cfg.rate_bps as f64 / 1e6
+        )
+    }
+    fn run(cfg: &NetConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_net(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+impl Default for CpuConfig {
+    fn default() -> Self {
+        CpuConfig::full()
+    }
+}
+
+impl Default for IdleConfig {
+    fn default() -> Self {
+        IdleConfig::full()
+    }
+}
+
+impl Default for MemConfig {
+    fn default() -> Self {
+        MemConfig::full()
+    }
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::full()
+    }
+}

@@ -1,0 +1,373 @@
+//! `latlab startup` (built-in launch, record, measure, io) and `latlab boot analyze` as
+//! [`Experiment`]s: configurations with their defaults, the suite's short one, progress, the
+//! line said before each run, and errors mapped to the contract's (no tracer, an in-memory
+//! directory: skips; the rest: failures).
+
+use crate::boot::{SAMPLE_XPERF, analyze, parse, record};
+use crate::defaults as d;
+use crate::fixture::FixtureSpec;
+use crate::launch::{LaunchSpec, Ready};
+use crate::measure::{MeasureConfig, builtin, builtin_steps, describe_fixture, measure, measure_run, measure_steps};
+use crate::plan::Plan;
+use crate::record::{RecordConfig, StartupError, learn, record_run};
+use crate::trace::TracerChoice;
+use latlab_core::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl From<StartupError> for ExperimentError {
+    fn from(e: StartupError) -> Self {
+        match e {
+            e @ (StartupError::Refused(_) | StartupError::InMemory(_)) => ExperimentError::skipped(e),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl Choice for TracerChoice {
+    fn names() -> Vec<&'static str> {
+        vec!["auto", "fanotify", "ptrace"]
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        s.parse().ok()
+    }
+}
+
+impl Default for LaunchSpec {
+    /// No command yet (the command line gives it), ready at exit, the default timeout.
+    fn default() -> Self {
+        LaunchSpec { command: Vec::new(), ready: Ready::Exit, timeout: Duration::from_secs_f64(d::TIMEOUT_S) }
+    }
+}
+
+impl LaunchSpec {
+    /// Check there is a command and a usable timeout.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.command.is_empty() {
+            return Err(
+                "no command given: put it after `--`, e.g. `latlab startup record -- /usr/bin/app --flag`".into()
+            );
+        }
+        if self.timeout.is_zero() {
+            return Err("--timeout must be a positive number of seconds".into());
+        }
+        Ok(())
+    }
+}
+
+fn check_counts(runs: usize, threads: usize) -> Result<(), String> {
+    if runs == 0 || threads == 0 {
+        return Err("--runs and --threads must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// The built-in file-heavy launch, recorded and then measured cold, warm and cold + prefetch.
+#[derive(Debug, Clone)]
+pub struct BuiltinRun {
+    /// The launcher: latlab's own `startup fixture-app`, the data directory appended.
+    pub app: Vec<String>,
+    /// Where the data set is written (and removed afterwards).
+    pub parent: PathBuf,
+    /// The data set's shape.
+    pub spec: FixtureSpec,
+    /// Launches per state.
+    pub runs: usize,
+    /// Prefetch threads.
+    pub threads: usize,
+    /// Also cold + whole-file prefetch.
+    pub whole: bool,
+}
+
+impl Default for BuiltinRun {
+    fn default() -> Self {
+        let exe = std::env::current_exe().map_or_else(|_| "latlab".to_string(), |p| p.display().to_string());
+        Self {
+            app: vec![exe, "startup".into(), "fixture-app".into()],
+            parent: PathBuf::from(d::FIXTURE_PARENT),
+            spec: d::FIXTURE,
+            runs: d::RUNS,
+            threads: d::prefetch_threads(),
+            whole: false,
+        }
+    }
+}
+
+/// `latlab startup measure --builtin`, and the suite's startup entry.
+pub struct StartupBuiltin;
+
+impl Experiment for StartupBuiltin {
+    type Config = BuiltinRun;
+    const NAME: &'static str = "startup";
+    const ABOUT: &'static str =
+        "launch plans (seed 004): record and measure the built-in file-heavy launch cold, warm and cold + prefetch";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("launch.cold.p50", "cold launch"),
+        ("launch.warm.p50", "warm launch"),
+        ("launch.prefetch.p50", "cold + prefetch launch"),
+        ("launch.prefetch_speedup", "prefetch speedup over cold"),
+        ("plan.fraction_of_whole", "plan pages / whole files"),
+    ];
+    fn suite_configs(_: bool) -> Vec<BuiltinRun> {
+        vec![BuiltinRun { spec: d::SUITE_FIXTURE, runs: d::SUITE_RUNS, ..BuiltinRun::default() }]
+    }
+    fn validate(cfg: &BuiltinRun) -> Result<(), String> {
+        check_counts(cfg.runs, cfg.threads)
+    }
+    fn steps(cfg: &BuiltinRun) -> u64 {
+        builtin_steps(cfg.runs, cfg.whole)
+    }
+    fn announce(cfg: &BuiltinRun) -> String {
+        format!(
+            "startup measure --builtin: {} under {}; {} launches per state",
+            describe_fixture(&cfg.spec),
+            cfg.parent.display(),
+            cfg.runs
+        )
+    }
+    fn run(cfg: &BuiltinRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(builtin(&cfg.app, &cfg.parent, cfg.spec, cfg.runs, cfg.threads, cfg.whole, &ctx.progress)?.into())
+    }
+}
+
+/// `latlab startup measure`: a command's launch cold, warm and cold + prefetch.
+#[derive(Debug, Clone)]
+pub struct MeasureRun {
+    /// The launch.
+    pub launch: LaunchSpec,
+    /// The plan; `None`: learn one first (stored as a `startup record` run).
+    pub plan: Option<Plan>,
+    /// Launches per state.
+    pub runs: usize,
+    /// Prefetch threads.
+    pub threads: usize,
+    /// Also cold + whole-file prefetch.
+    pub whole: bool,
+    /// Tracer for learning the plan.
+    pub tracer: TracerChoice,
+}
+
+impl Default for MeasureRun {
+    fn default() -> Self {
+        Self {
+            launch: LaunchSpec::default(),
+            plan: None,
+            runs: d::RUNS,
+            threads: d::prefetch_threads(),
+            whole: false,
+            tracer: TracerChoice::Auto,
+        }
+    }
+}
+
+/// `latlab startup measure` of a command.
+pub struct StartupMeasure;
+
+impl Experiment for StartupMeasure {
+    type Config = MeasureRun;
+    const NAME: &'static str = "startup";
+    const MODE: &'static str = "measure";
+    const ABOUT: &'static str = "a command's launch cold, warm and cold + prefetch (seed 004)";
+    fn suite_configs(_: bool) -> Vec<MeasureRun> {
+        vec![MeasureRun::default()]
+    }
+    fn validate(cfg: &MeasureRun) -> Result<(), String> {
+        check_counts(cfg.runs, cfg.threads)?;
+        cfg.launch.validate()
+    }
+    fn steps(cfg: &MeasureRun) -> u64 {
+        measure_steps(cfg.runs, cfg.whole)
+    }
+    fn announce(cfg: &MeasureRun) -> String {
+        let plan = match &cfg.plan {
+            Some(p) => format!("plan of {} files, {} pages", p.files.len(), p.pages()),
+            None => "no plan given: learning one first (see `latlab startup record`)".into(),
+        };
+        format!("startup measure: {} launches each cold, warm and cold + prefetch, interleaved; {plan}", cfg.runs)
+    }
+    fn run(cfg: &MeasureRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        let mut records = Vec::new();
+        let plan = match &cfg.plan {
+            Some(p) => p.clone(),
+            None => {
+                let rcfg = RecordConfig { launch: cfg.launch.clone(), tracer: cfg.tracer };
+                let learned = learn(&rcfg)?;
+                records.push(record_run(&rcfg, &learned));
+                learned.plan
+            }
+        };
+        let mcfg = MeasureConfig { launch: cfg.launch.clone(), runs: cfg.runs, threads: cfg.threads, whole: cfg.whole };
+        let plan = Arc::new(plan);
+        let m = measure(&mcfg, &plan, &ctx.progress)?;
+        records.push(measure_run(&mcfg, &plan, &m));
+        Ok(records.into())
+    }
+}
+
+/// `latlab startup record`: learn a launch plan and write it to a file.
+#[derive(Debug, Clone)]
+pub struct RecordRun {
+    /// The launch.
+    pub launch: LaunchSpec,
+    /// Which tracer.
+    pub tracer: TracerChoice,
+    /// Where the plan is written.
+    pub output: PathBuf,
+}
+
+impl Default for RecordRun {
+    fn default() -> Self {
+        Self { launch: LaunchSpec::default(), tracer: TracerChoice::Auto, output: PathBuf::from(d::PLAN_FILE) }
+    }
+}
+
+/// `latlab startup record`.
+pub struct StartupRecord;
+
+impl Experiment for StartupRecord {
+    type Config = RecordRun;
+    const NAME: &'static str = "startup";
+    const MODE: &'static str = "record";
+    const ABOUT: &'static str = "learn a launch plan: the files and page ranges a launch reads (seed 004)";
+    fn suite_configs(_: bool) -> Vec<RecordRun> {
+        vec![RecordRun::default()]
+    }
+    fn validate(cfg: &RecordRun) -> Result<(), String> {
+        cfg.launch.validate()
+    }
+    fn steps(_: &RecordRun) -> u64 {
+        0
+    }
+    fn announce(cfg: &RecordRun) -> String {
+        format!("startup record: tracing `{}`, then one launch from evicted files", cfg.launch.command.join(" "))
+    }
+    fn run(cfg: &RecordRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        let rcfg = RecordConfig { launch: cfg.launch.clone(), tracer: cfg.tracer };
+        let learned = learn(&rcfg)?;
+        std::fs::write(&cfg.output, learned.plan.to_json()).map_err(|e| {
+            ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
+                format!("writing the plan to '{}'", cfg.output.display()),
+                e,
+            ))
+        })?;
+        eprintln!(
+            "plan: {} files, {} of their {} pages, written to {}",
+            learned.plan.files.len(),
+            learned.plan.pages(),
+            learned.plan.whole_pages(),
+            cfg.output.display()
+        );
+        let mut rec = record_run(&rcfg, &learned);
+        rec.config("plan_file", cfg.output.display().to_string());
+        Ok(rec.into())
+    }
+}
+
+/// `latlab startup io`: disk I/O per process while a command runs.
+#[derive(Debug, Clone)]
+pub struct IoRun {
+    /// The launch (the scenario ends at readiness).
+    pub launch: LaunchSpec,
+    /// Time between reads of every process's counters, ms.
+    pub interval_ms: u64,
+    /// Processes listed.
+    pub top: usize,
+}
+
+impl Default for IoRun {
+    fn default() -> Self {
+        Self { launch: LaunchSpec::default(), interval_ms: d::IO_INTERVAL_MS, top: d::IO_TOP }
+    }
+}
+
+/// `latlab startup io`.
+pub struct StartupIo;
+
+impl Experiment for StartupIo {
+    type Config = IoRun;
+    const NAME: &'static str = "startup";
+    const MODE: &'static str = "io";
+    const ABOUT: &'static str = "disk I/O per process of a scenario (seed 004)";
+    fn suite_configs(_: bool) -> Vec<IoRun> {
+        vec![IoRun::default()]
+    }
+    fn validate(cfg: &IoRun) -> Result<(), String> {
+        if cfg.interval_ms == 0 {
+            return Err("--interval-ms must be at least 1".into());
+        }
+        cfg.launch.validate()
+    }
+    fn steps(_: &IoRun) -> u64 {
+        0
+    }
+    fn announce(cfg: &IoRun) -> String {
+        format!("startup io: `{}`, every process's counters each {} ms", cfg.launch.command.join(" "), cfg.interval_ms)
+    }
+    fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        use crate::io::{io_run, observe};
+        let begun = latlab_core::record::RunRecord::begin("startup");
+        let (tracker, l, reaped) =
+            observe(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
+        let spec = &cfg.launch;
+        Ok(io_run(begun, &spec.command, &spec.ready.describe(), cfg.interval_ms, l.ready_ns, &tracker, reaped, cfg.top)
+            .into())
+    }
+}
+
+/// `latlab boot analyze`: a boot trace file, or the bundled excerpt of seed 004's.
+#[derive(Debug, Clone, Default)]
+pub struct BootFile {
+    /// The trace; `None`: the bundled xperf excerpt.
+    pub file: Option<PathBuf>,
+}
+
+/// Boot-trace analysis.
+pub struct Boot;
+
+/// Why a boot trace could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("'{file}' is not a boot trace latlab reads")]
+struct NotATrace {
+    file: String,
+    #[source]
+    cause: crate::boot::ParseError,
+}
+
+impl Experiment for Boot {
+    type Config = BootFile;
+    const NAME: &'static str = "boot";
+    const ABOUT: &'static str =
+        "boot-trace analysis of the bundled xperf excerpt from seed 004 (services by cost, critical path, candidates)";
+    const HEADLINE: &'static [(&'static str, &'static str)] =
+        &[("boot.autostart_ms", "auto-start"), ("boot.slowest_ms", "slowest service")];
+    fn suite_configs(_: bool) -> Vec<BootFile> {
+        vec![BootFile::default()]
+    }
+    fn steps(_: &BootFile) -> u64 {
+        1
+    }
+    fn announce(cfg: &BootFile) -> String {
+        match &cfg.file {
+            Some(f) => format!("boot analyze: {}", f.display()),
+            None => "boot analyze: the bundled excerpt of seed 004's xperf trace".into(),
+        }
+    }
+    fn run(cfg: &BootFile, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        let (source, text) = match &cfg.file {
+            None => ("bundled: seed 004's xperf excerpt".to_string(), SAMPLE_XPERF.to_string()),
+            Some(f) => {
+                let text = std::fs::read_to_string(f).map_err(|e| {
+                    ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
+                        format!("reading the trace '{}'", f.display()),
+                        e,
+                    ))
+                })?;
+                (f.display().to_string(), text)
+            }
+        };
+        let t = parse(&text).map_err(|cause| ExperimentError::failed(NotATrace { file: source.clone(), cause }))?;
+        ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(record(&source, &t, &analyze(&t)).into())
+    }
+}

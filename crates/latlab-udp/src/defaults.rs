@@ -1,0 +1,41 @@
+//! Every default of `latlab udp` (seed 002), each with the reason it has that value.
+
+/// UDP port of `latlab udp serve` (unassigned by IANA, easy to remember: "LL").
+pub const PORT: u16 = 4848;
+
+/// Interval between packets: 1 ms, a fast isochronous stream (1,000 packets/s) whose timer
+/// errors and bursts show within seconds; seed 002's own sender used 100 ms (see
+/// [`STUDY_INTERVAL_NS`]).
+pub const INTERVAL_NS: u64 = 1_000_000;
+
+/// How long to send: 10 s = 10,000 packets at 1 ms, enough for a stable p99.
+pub const DURATION_NS: u64 = 10_000_000_000;
+
+/// Datagram size: 64 bytes, latlab's header and nothing more (a small interactive packet).
+pub const SIZE: usize = 64;
+
+/// Wait after the last send before counting a packet lost: 1 s, far above any loopback or
+/// LAN round trip.
+pub const WAIT_NS: u64 = 1_000_000_000;
+
+/// Most replies per second a reflector sends one source: 200,000, well above the 100,000/s
+/// of a 10 µs stream, so only a flood is limited.
+pub const MAX_PPS_PER_SOURCE: u32 = 200_000;
+
+/// Seed 002's sender interval: 100 ms.
+pub const STUDY_INTERVAL_NS: u64 = 100_000_000;
+
+/// Seed 002's hold-and-release period: the Omnia 7's gaps of 1.23 s.
+pub const STUDY_HOLD_EVERY_NS: u64 = 1_230_000_000;
+
+/// Wait after the study pattern's last send: 2 s, longer than one release period.
+pub const STUDY_WAIT_NS: u64 = 2_000_000_000;
+
+/// The suite's loopback run: 5 s at 1 ms, enough for a p99 of RTT and timer error.
+pub const SUITE_DURATION_NS: u64 = 5_000_000_000;
+
+/// The suite's study-pattern run: 7.5 s = six releases, plus the wait to collect the last.
+pub const SUITE_STUDY_DURATION_NS: u64 = 7_500_000_000;
+
+/// The suite's loopback wait: 0.5 s, ample on loopback and short for the suite's budget.
+pub const SUITE_WAIT_NS: u64 = 500_000_000;

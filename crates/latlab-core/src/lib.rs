@@ -21,6 +21,7 @@ pub mod spin;
 pub mod stats;
 pub mod store;
 pub mod synth;
+pub mod testing;
 
 /// latlab's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

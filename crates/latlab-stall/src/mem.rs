@@ -328,7 +328,7 @@ mod tests {
         let b = aligned(&mut v);
         // SAFETY: a live region of our own memory.
         if unsafe { libc::mlock(b.as_ptr().cast(), b.len()) } != 0 {
-            eprintln!("SKIPPED: mlock refused here");
+            latlab_core::testing::skip("mlock refused here");
             return;
         }
         // Without swap the pages may stay, but the call must not fail.
@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn a_swap_file_is_removed_after_use_and_stale_ones_are_cleaned() {
         if !root() {
-            eprintln!("SKIPPED: making a swap file needs root");
+            latlab_core::testing::skip("making a swap file needs root");
             return;
         }
         let dir = tempfile_dir();
@@ -348,7 +348,7 @@ mod tests {
         let s = match SwapFile::create(&dir, 16) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("SKIPPED: swap files refused here: {e}");
+                latlab_core::testing::skip(&format!("swap files refused here: {e}"));
                 let _ = std::fs::remove_dir_all(&dir);
                 return;
             }
@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn a_short_warm_start_run_pages_out_and_measures() {
         if !root() {
-            eprintln!("SKIPPED: needs root for a temporary swap file");
+            latlab_core::testing::skip("needs root for a temporary swap file");
             return;
         }
         let dir = tempfile_dir();
@@ -378,7 +378,7 @@ mod tests {
                 let left = rec.get_metric("mem.pageout.resident_after").unwrap().value.as_f64();
                 assert!((0.0..=1.0).contains(&left));
             }
-            Err(MemError::NoSwap(e)) => eprintln!("SKIPPED: {e}"),
+            Err(MemError::NoSwap(e)) => latlab_core::testing::skip(&format!("{e}")),
             Err(e) => panic!("{e}"),
         }
         // Nothing left behind.

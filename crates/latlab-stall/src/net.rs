@@ -562,7 +562,7 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
             rec.metric(&format!("{p}.rtt.p50"), x.p50, "ns");
             rec.metric(&format!("{p}.rtt.p99"), x.p99, "ns");
             rec.metric(&format!("{p}.rtt.max"), x.max, "ns");
-            rec.metric(&format!("{p}.jitter"), x.p99 - x.min, "ns");
+            rec.metric(&format!("{p}.rtt.spread_p99"), x.p99 - x.min, "ns");
         }
         rec.metric(&format!("{p}.lost"), s.lost, "count");
         let mbps = s.up_bytes as f64 * 8.0 / s.seconds / 1e6;
@@ -659,13 +659,13 @@ mod tests {
     fn the_lab_is_removed_after_use_and_after_a_failure() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         if !root() {
-            eprintln!("SKIPPED: needs root and iproute2 to create network namespaces");
+            latlab_core::testing::skip("needs root and iproute2 to create network namespaces");
             return;
         }
         let lab = match NetLab::create(10_000_000, Some(50)) {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("SKIPPED: namespaces refused here: {e}");
+                latlab_core::testing::skip(&format!("namespaces refused here: {e}"));
                 return;
             }
         };
@@ -684,14 +684,14 @@ mod tests {
     fn a_short_sweep_measures_every_step() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         if !root() {
-            eprintln!("SKIPPED: needs root and iproute2 to create network namespaces");
+            latlab_core::testing::skip("needs root and iproute2 to create network namespaces");
             return;
         }
         let cfg = NetConfig { loads: vec![0.0, 0.5], step_seconds: 1, ..NetConfig::full() };
         let rec = match run_net(&cfg, Arc::new(AtomicU64::new(0))) {
             Ok(r) => r,
             Err(NetError::Refused(e)) => {
-                eprintln!("SKIPPED: {e}");
+                latlab_core::testing::skip(&format!("{e}"));
                 return;
             }
             Err(e) => panic!("{e}"),

@@ -359,7 +359,7 @@ impl Experiment for Boot {
             Some(f) => {
                 let text = std::fs::read_to_string(f).map_err(|e| {
                     ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
-                        format!("reading the trace '{}'", f.display()),
+                        format!("cannot read the trace '{}'", f.display()),
                         e,
                     ))
                 })?;

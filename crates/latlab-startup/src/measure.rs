@@ -305,7 +305,7 @@ mod tests {
     fn a_launch_that_fails_midway_keeps_the_rounds_before_it() {
         let dir = std::path::Path::new("/var/tmp");
         if !crate::pagecache::evictable(dir) {
-            eprintln!("SKIPPED: /var/tmp is in memory");
+            latlab_core::testing::skip("/var/tmp is in memory");
             return;
         }
         let data = dir.join(format!("latlab-measure-test-{}", std::process::id()));

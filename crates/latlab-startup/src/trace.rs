@@ -363,14 +363,14 @@ mod tests {
     #[test]
     fn ptrace_sees_the_opens_of_children_in_order() {
         if let Err(r) = ptrace_supported() {
-            eprintln!("SKIPPED: {r}");
+            latlab_core::testing::skip(&format!("{r}"));
             return;
         }
         let (dir, v) = files(3, "ptrace");
         let l = match launch(&cat_spec(&v), Instant::now(), true) {
             Ok(l) => l,
             Err(e) if e.to_string().contains("EPERM") => {
-                eprintln!("SKIPPED: ptrace is not permitted here: {e}");
+                latlab_core::testing::skip(&format!("ptrace is not permitted here: {e}"));
                 return;
             }
             Err(e) => panic!("{e}"),
@@ -391,7 +391,7 @@ mod tests {
         let t = match FanotifyTrace::start() {
             Ok(t) => t,
             Err(r) => {
-                eprintln!("SKIPPED: {r}");
+                latlab_core::testing::skip(&format!("{r}"));
                 assert!(!r.why.is_empty());
                 return;
             }
@@ -437,7 +437,7 @@ mod tests {
                 String::from_utf8_lossy(&o.stdout),
                 String::from_utf8_lossy(&o.stderr)
             ),
-            Err(e) => eprintln!("SKIPPED: cannot run the test binary as nobody ({e})"),
+            Err(e) => latlab_core::testing::skip(&format!("cannot run the test binary as nobody ({e})")),
         }
     }
 

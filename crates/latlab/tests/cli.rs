@@ -1,6 +1,8 @@
 //! Smoke tests of the real `latlab` binary: the stored-run workflow, exports, report,
 //! error messages and exit codes, Ctrl-C, and the suite.
 
+mod docs;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader};
@@ -40,6 +42,51 @@ fn well_formed(xml: &str) -> usize {
 }
 
 #[test]
+fn bad_values_exit_2_with_the_choices_and_leave_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (args, choices) in [
+        (&["display", "cache", "--policies", "nope"][..], "lru, fifo, sieve"),
+        (&["rt", "--signal", "nope"][..], "eventfd, futex, pipe, condvar, none"),
+        (&["codec", "compress", "--algo", "nope", "--in", "a", "--out", "b"][..], "mppc8, mppc64, ncrush, xcrush"),
+        (&["display", "ops", "--workloads", "nope"][..], "typing"),
+    ] {
+        latlab(d)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("invalid value 'nope'").and(predicate::str::contains(choices)));
+    }
+    // Ranges are the configuration's to check: still exit 2, with the reason.
+    for (args, says) in [
+        (&["selftest", "--fifo-priority", "100"][..], "1–99"),
+        (&["rt", "--l1-priority", "0"][..], "1–99"),
+        (&["udp", "--interval", "1us"][..], "between 10 µs and 60 s"),
+        (&["display", "ops", "--seconds", "0"][..], "at least 1"),
+        (&["suite", "--only", "nope"][..], "registered: selftest, rt"),
+    ] {
+        latlab(d).args(args).assert().code(2).stderr(predicate::str::contains(says));
+    }
+    assert!(!d.join("latlab.db").exists(), "nothing ran, nothing was stored");
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_grammar() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bash = latlab(d).args(["completions", "bash"]).assert().success().get_output().stdout.clone();
+    let bash = String::from_utf8(bash).unwrap();
+    assert!(bash.contains("complete -F") && bash.contains("latlab") && bash.contains("--histogram-format"));
+    latlab(d).args(["completions", "zsh"]).assert().success().stdout(predicate::str::contains("#compdef latlab"));
+    latlab(d).args(["completions", "fish"]).assert().success().stdout(predicate::str::contains("complete -c latlab"));
+    latlab(d).args(["man", "-o", "man"]).assert().success();
+    let top = std::fs::read_to_string(d.join("man/latlab.1")).unwrap();
+    assert!(top.contains(".TH latlab") && top.contains("selftest"));
+    let rt = std::fs::read_to_string(d.join("man/latlab-rt.1")).unwrap();
+    assert!(rt.contains("eventfd"), "the choices are in the page");
+}
+
+#[test]
 fn selftest_store_export_report_compare() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -54,7 +101,7 @@ fn selftest_store_export_report_compare() {
 
     let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(rec["schema"], "latlab.run/1");
+    assert_eq!(rec["schema"], "latlab.run/2");
     assert_eq!(rec["experiment"], "selftest");
     assert!(rec["machine"]["info"]["cpus"].as_u64().unwrap() >= 1);
     assert!(rec["machine"]["info"]["kernel_release"].is_string());
@@ -109,7 +156,7 @@ fn clear_errors_and_exit_codes() {
     latlab(d)
         .args(["suite", "--only", "nope"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("unknown experiment 'nope'"));
     // LATLAB_DB and --db both pick the file.
     latlab(d).env("LATLAB_DB", d.join("latlab.db")).current_dir("/").args(["runs"]).assert().success();
@@ -186,6 +233,39 @@ fn suite_leaves_database_report_and_summary() {
     assert!(d.join("latlab.db").exists());
     let html = std::fs::read_to_string(d.join("latlab-report.html")).unwrap();
     assert!(well_formed(&html) > 0);
+    metrics_match_the_docs(d);
+}
+
+/// Every metric the suite's runs emit is in its experiment's docs table, and every name there
+/// is emitted (unless the row is conditional, or a part of that experiment was skipped here).
+fn metrics_match_the_docs(d: &Path) {
+    use std::collections::{BTreeMap, BTreeSet};
+    let runs = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    let runs: serde_json::Value = serde_json::from_slice(&runs).unwrap();
+    let mut emitted: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut skipped: BTreeSet<&str> = BTreeSet::new();
+    for r in runs.as_array().unwrap() {
+        let id = r["id"].to_string();
+        let json = latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
+        let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let doc = docs::doc_of(rec["experiment"].as_str().unwrap());
+        if rec["config"]["experiment"] == "skipped" {
+            skipped.insert(doc);
+        }
+        let set = emitted.entry(doc).or_default();
+        for m in rec["metrics"].as_array().unwrap() {
+            set.insert(m["name"].as_str().unwrap().to_string());
+        }
+    }
+    let mut bad = Vec::new();
+    for (doc, names) in &emitted {
+        let documented = docs::documented(&docs::read_doc(doc));
+        assert!(!documented.is_empty(), "{doc} has no metric table");
+        for m in docs::mismatches(&documented, names, !skipped.contains(doc)) {
+            bad.push(format!("docs/experiments/{doc}: {m}"));
+        }
+    }
+    assert!(bad.is_empty(), "the docs and the metrics differ:\n{}", bad.join("\n"));
 }
 
 /// Run latlab without privileges: directly when not root, else dropped to `nobody` with
@@ -264,11 +344,10 @@ fn rt_run_export_histogram_and_sweep() {
         .assert()
         .success()
         .stdout(predicate::str::contains("Frequency sweep under load").and(predicate::str::contains("Fig. 8, SF")));
-    latlab(d)
-        .args(["rt", "--load", "bogus"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("--load: unknown load 'bogus'"));
+    latlab(d).args(["rt", "--load", "bogus"]).assert().code(2).stderr(
+        predicate::str::contains("invalid value 'bogus' for '--load")
+            .and(predicate::str::contains("unknown load 'bogus'")),
+    );
     latlab(d)
         .args(["rt", "--cpu", "4096"])
         .assert()
@@ -304,7 +383,7 @@ fn udp_loopback_serve_probe_and_relay_commands() {
     latlab(d)
         .args(["udp", "--interval", "1us"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("must be between 10 µs and 60 s"));
     latlab(d)
         .args(["udp", "probe", "no.such.host.invalid"])
@@ -392,8 +471,8 @@ fn udp_between_two_network_namespaces() {
         std::process::Command::new("ip").args(args).output().map(|o| o.status.success()).unwrap_or(false)
     };
     if !ip(&["netns", "add", &a]) {
-        eprintln!(
-            "SKIPPED udp_between_two_network_namespaces: `ip netns add` is not permitted here (needs root and iproute2)"
+        latlab_core::testing::skip(
+            "udp_between_two_network_namespaces: `ip netns add` is not permitted here (needs root and iproute2)",
         );
         return;
     }
@@ -567,7 +646,7 @@ fn display_ops_view_serve_and_clear_errors() {
     latlab(d)
         .args(["display", "view", "--speed", "0"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("client speed 0: use a fraction in (0, 1]"));
     latlab(d)
         .args(["display", "ops", "--workloads", "nope"])
@@ -601,8 +680,8 @@ fn stall_and_idle_commands_and_clear_errors() {
     latlab(d)
         .args(["stall", "--policies", "fifo"])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("unknown policy 'fifo'"));
+        .code(2)
+        .stderr(predicate::str::contains("'fifo' is not one of: other, batch, idle, niceN"));
     latlab(d)
         .args(["stall", "--work", "60ms"])
         .assert()
@@ -650,7 +729,7 @@ fn stall_and_idle_commands_and_clear_errors() {
             .unwrap_or(0);
         assert_eq!(left, 0, "no namespace left behind");
     } else {
-        eprintln!("SKIPPED: `stall net` needs root for network namespaces");
+        latlab_core::testing::skip("`stall net` needs root for network namespaces");
     }
     // Without privileges both refuse with the reason, and leave nothing behind.
     std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
@@ -710,7 +789,7 @@ fn startup_record_measure_and_io_with_clear_errors() {
     // The launch's files live on disk (/var/tmp), where they can be evicted.
     let data = tempfile::Builder::new().prefix("latlab-cli-startup-").tempdir_in("/var/tmp").unwrap();
     if !latlab_startup::pagecache::evictable(data.path()) {
-        eprintln!("SKIPPED: /var/tmp is in memory here");
+        latlab_core::testing::skip("/var/tmp is in memory here");
         return;
     }
     std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
@@ -776,7 +855,7 @@ fn startup_record_measure_and_io_with_clear_errors() {
                 .and(predicate::str::contains("| launch |")),
         );
     // Clear errors.
-    latlab(d).args(["startup", "record"]).assert().code(1).stderr(predicate::str::contains("no command given"));
+    latlab(d).args(["startup", "record"]).assert().code(2).stderr(predicate::str::contains("no command given"));
     latlab(d)
         .args(["startup", "measure", "--ready", "(", "--", "true"])
         .assert()

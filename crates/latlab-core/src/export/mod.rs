@@ -246,7 +246,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/1");
+        assert_eq!(v["schema"], "latlab.run/2");
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //!   interpolation. (Hyndman & Fan 1996, definition 1.)
 //! - **Mean** is the arithmetic mean; **stddev** the sample standard deviation (divisor
 //!   `n − 1`; 0 for a single sample).
-//! - **Jitter** (the seed 001 paper's sense) is `max − min`.
+//! - **Jitter** (the seed 001 paper's sense) is `max − min`. This is the one meaning of a
+//!   metric or field called `jitter` anywhere in latlab; a spread measured otherwise gets
+//!   its own name (`stall`'s `rtt.spread_p99` = p99 − min), and a named estimator says
+//!   which (`udp`'s `jitter.rfc3550`, RFC 3550's interarrival jitter, in [`delay`]).
 //! - **MAD** is the median absolute deviation `median(|x − median(x)|)`, unscaled.
 //! - **Histogram**: linear bins of equal width, or log bins whose edges grow geometrically;
 //!   every bin is `[lo, hi)` except the last, which includes its upper edge.

@@ -67,8 +67,8 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
         }
         CodecCommand::Bench(b) => {
             let corpora: Vec<Corpus> = match b.corpus {
-                Some(c) => vec![c],
-                None => Corpus::ALL.to_vec(),
+                crate::cli::Corpora::One(c) => vec![c],
+                crate::cli::Corpora::All => Corpus::ALL.to_vec(),
             };
             let mut o = String::new();
             for corpus in corpora {

@@ -89,6 +89,10 @@ impl Experiment for Idle {
         if cfg.seconds == 0 {
             return Err("--seconds must be at least 1".into());
         }
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if let Some(c) = cfg.cpu.filter(|&c| c >= n) {
+            return Err(format!("CPU {c} does not exist (this machine has CPUs 0–{})", n - 1));
+        }
         Ok(())
     }
     fn steps(_: &IdleConfig) -> u64 {

@@ -8,4 +8,5 @@ pub mod experiment;
 pub mod idle;
 pub mod mem;
 pub mod net;
+pub mod netlab;
 pub mod probe;

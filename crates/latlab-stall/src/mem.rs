@@ -378,7 +378,7 @@ mod tests {
                 let left = rec.get_metric("mem.pageout.resident_after").unwrap().value.as_f64();
                 assert!((0.0..=1.0).contains(&left));
             }
-            Err(MemError::NoSwap(e)) => latlab_core::testing::skip(&format!("{e}")),
+            Err(MemError::NoSwap(e)) => latlab_core::testing::skip(&e.to_string()),
             Err(e) => panic!("{e}"),
         }
         // Nothing left behind.

@@ -11,15 +11,12 @@ use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table,
 use latlab_core::stats;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Address of the client's end (198.18.0.0/15 is reserved for benchmarking, RFC 2544).
-pub const CLIENT_ADDR: &str = "198.18.0.1";
-/// Address of the server's end.
-pub const SERVER_ADDR: &str = "198.18.0.2";
+pub use crate::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR};
+use crate::netlab::{LabError, enter};
 const PROBE_PORT: u16 = 4901;
 const LOAD_PORT: u16 = 4902;
 
@@ -35,6 +32,15 @@ pub enum NetError {
     /// A setting is out of range.
     #[error("{0}")]
     Config(String),
+}
+
+impl From<LabError> for NetError {
+    fn from(e: LabError) -> Self {
+        match e {
+            LabError::Refused(m) => NetError::Refused(m),
+            LabError::Io(e) => NetError::Io(e),
+        }
+    }
 }
 
 /// What the network sweep runs.
@@ -81,114 +87,6 @@ impl NetConfig {
         }
         Ok(())
     }
-}
-
-fn ip(args: &[&str]) -> Result<(), NetError> {
-    run("ip", args)
-}
-
-fn run(cmd: &str, args: &[&str]) -> Result<(), NetError> {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| NetError::Refused(format!("cannot run `{cmd}` ({e}): install iproute2")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(NetError::Refused(format!(
-            "`{cmd} {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )))
-    }
-}
-
-/// Two namespaces and a shaped veth pair between them; dropping removes them.
-#[derive(Debug)]
-pub struct NetLab {
-    /// The client's namespace.
-    pub client: String,
-    /// The server's namespace.
-    pub server: String,
-}
-
-impl NetLab {
-    /// Create the lab: namespaces `latlab-<pid>-c` and `-s`, veth, addresses, HTB at `rate`.
-    pub fn create(rate_bps: u64, queue: Option<u32>) -> Result<Self, NetError> {
-        remove_stale();
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let pid = std::process::id();
-        let n = SEQ.fetch_add(1, Ordering::Relaxed);
-        let lab = NetLab { client: format!("latlab-{pid}-{n}-c"), server: format!("latlab-{pid}-{n}-s") };
-        // From here on, an error drops `lab`, which removes whatever was made.
-        ip(&["netns", "add", &lab.client]).map_err(|e| match e {
-            NetError::Refused(m) => NetError::Refused(format!("{m} — network namespaces need root (CAP_SYS_ADMIN)")),
-            e => e,
-        })?;
-        ip(&["netns", "add", &lab.server])?;
-        let (vc, vs) = (format!("ll{pid}x{n}c"), format!("ll{pid}x{n}s"));
-        ip(&["link", "add", &vc, "netns", &lab.client, "type", "veth", "peer", "name", &vs, "netns", &lab.server])?;
-        let rate = format!("{rate_bps}bit");
-        for (ns, dev, addr) in [(&lab.client, &vc, CLIENT_ADDR), (&lab.server, &vs, SERVER_ADDR)] {
-            let x = |args: &[&str]| {
-                let mut all = vec!["netns", "exec", ns.as_str(), "ip"];
-                all.extend_from_slice(args);
-                ip(&all)
-            };
-            x(&["addr", "add", &format!("{addr}/30"), "dev", dev])?;
-            x(&["link", "set", dev, "up"])?;
-            x(&["link", "set", "lo", "up"])?;
-            let tc = |args: &[&str]| {
-                let mut all = vec!["netns", "exec", ns.as_str(), "tc"];
-                all.extend_from_slice(args);
-                ip(&all)
-            };
-            tc(&["qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])?;
-            tc(&["class", "add", "dev", dev, "parent", "1:", "classid", "1:10", "htb", "rate", &rate, "ceil", &rate])?;
-            if let Some(q) = queue {
-                tc(&["qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:", "pfifo", "limit", &q.to_string()])?;
-            }
-        }
-        Ok(lab)
-    }
-
-    /// Whether a namespace of this lab still exists.
-    pub fn exists(&self) -> bool {
-        [&self.client, &self.server].iter().any(|n| std::path::Path::new(&format!("/run/netns/{n}")).exists())
-    }
-}
-
-impl Drop for NetLab {
-    fn drop(&mut self) {
-        // Deleting a namespace deletes its veth end, and the pair with it.
-        let _ = ip(&["netns", "del", &self.client]);
-        let _ = ip(&["netns", "del", &self.server]);
-    }
-}
-
-/// Remove namespaces left by latlab runs that no longer exist (killed before cleaning up).
-fn remove_stale() {
-    let Ok(d) = std::fs::read_dir("/run/netns") else { return };
-    for e in d.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let parts: Vec<&str> = name.split('-').collect();
-        let stale = match parts[..] {
-            ["latlab", pid, _, "c" | "s"] => {
-                pid.parse::<u32>().is_ok_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
-            }
-            _ => false,
-        };
-        if stale {
-            let _ = ip(&["netns", "del", &name]);
-        }
-    }
-}
-
-/// Move the calling thread into namespace `ns`.
-fn enter(ns: &str) -> Result<(), NetError> {
-    let f = std::fs::File::open(format!("/run/netns/{ns}")).doing("opening the namespace")?;
-    nix::sched::setns(&f, nix::sched::CloneFlags::CLONE_NEWNET)
-        .map_err(|e| NetError::Refused(format!("entering network namespace {ns}: {e} (needs CAP_SYS_ADMIN)")))
 }
 
 /// The server side: a UDP reflector and a TCP load endpoint, until `stop`. `received` counts
@@ -691,7 +589,7 @@ mod tests {
         let rec = match run_net(&cfg, Arc::new(AtomicU64::new(0))) {
             Ok(r) => r,
             Err(NetError::Refused(e)) => {
-                latlab_core::testing::skip(&format!("{e}"));
+                latlab_core::testing::skip(&e.to_string());
                 return;
             }
             Err(e) => panic!("{e}"),

@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn ptrace_sees_the_opens_of_children_in_order() {
         if let Err(r) = ptrace_supported() {
-            latlab_core::testing::skip(&format!("{r}"));
+            latlab_core::testing::skip(&r.to_string());
             return;
         }
         let (dir, v) = files(3, "ptrace");
@@ -391,7 +391,7 @@ mod tests {
         let t = match FanotifyTrace::start() {
             Ok(t) => t,
             Err(r) => {
-                latlab_core::testing::skip(&format!("{r}"));
+                latlab_core::testing::skip(&r.to_string());
                 assert!(!r.why.is_empty());
                 return;
             }

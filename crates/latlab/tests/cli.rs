@@ -351,7 +351,7 @@ fn rt_run_export_histogram_and_sweep() {
     latlab(d)
         .args(["rt", "--cpu", "4096"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("CPU 4096 does not exist"));
 }
 
@@ -648,11 +648,9 @@ fn display_ops_view_serve_and_clear_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("client speed 0: use a fraction in (0, 1]"));
-    latlab(d)
-        .args(["display", "ops", "--workloads", "nope"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("unknown workload 'nope' (one of: typing"));
+    latlab(d).args(["display", "ops", "--workloads", "nope"]).assert().code(2).stderr(
+        predicate::str::contains("invalid value 'nope'").and(predicate::str::contains("[possible values: typing")),
+    );
     latlab(d)
         .args(["display", "view", "127.0.0.1:1", "--seconds", "1"])
         .assert()
@@ -685,13 +683,13 @@ fn stall_and_idle_commands_and_clear_errors() {
     latlab(d)
         .args(["stall", "--work", "60ms"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("shorter than the key interval"));
-    latlab(d).args(["idle", "--cpu", "999"]).assert().code(1).stderr(predicate::str::contains("CPU 999"));
+    latlab(d).args(["idle", "--cpu", "999"]).assert().code(2).stderr(predicate::str::contains("CPU 999"));
     latlab(d)
         .args(["stall", "net", "--rate", "10"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("link rate: 100 kbit/s to 10 Gbit/s"));
     if nix::unistd::geteuid().is_root() {
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
@@ -859,7 +857,7 @@ fn startup_record_measure_and_io_with_clear_errors() {
     latlab(d)
         .args(["startup", "measure", "--ready", "(", "--", "true"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("is not a regular expression"));
     latlab(d)
         .args(["startup", "measure", "--plan-run", "2"])
@@ -875,8 +873,8 @@ fn startup_record_measure_and_io_with_clear_errors() {
     latlab(d)
         .args(["startup", "record", "--tracer", "strace", "--", "true"])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("auto, fanotify or ptrace"));
+        .code(2)
+        .stderr(predicate::str::contains("[possible values: auto, fanotify, ptrace]"));
     latlab(d)
         .args(["startup", "record", "--", "sh", "-c", "echo no such config >&2; exit 4"])
         .assert()

@@ -1,0 +1,316 @@
+//! The client end of a display connection: its receive buffer and wake-up threshold, the
+//! input script it sends, and the receiving loop that decrypts, decompresses, decodes and
+//! blits, accounting CPU per stage.
+
+use super::*;
+use crate::decoder::Decoder;
+use crate::render::Canvas;
+use crate::wire::{Receiver, encode_input, pdu_len};
+use crate::workload::FrameOut;
+use latlab_core::clock::{monotonic_now, thread_cpu_now};
+use std::net::Shutdown;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The client's receive settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ViewConfig {
+    /// Receive buffer, bytes: `SO_RCVBUF` and the client's own buffer.
+    pub rcvbuf: usize,
+    /// Wake-up threshold, bytes: `SO_RCVLOWAT` (the client is woken when this much is queued).
+    pub threshold: usize,
+    /// Longest wait for the threshold before reading what is queued, ms.
+    pub max_wait_ms: u64,
+    /// Client CPU speed relative to this machine's (1 = full speed; 0.25 = a CPU four
+    /// times slower, emulated by idling 3 ns for every ns of work).
+    pub speed: f64,
+}
+
+impl Default for ViewConfig {
+    fn default() -> Self {
+        Self {
+            rcvbuf: crate::defaults::RCVBUF,
+            threshold: crate::defaults::RCV_THRESHOLD,
+            max_wait_ms: crate::defaults::RCV_MAX_WAIT_MS,
+            speed: 1.0,
+        }
+    }
+}
+
+impl ViewConfig {
+    /// Check the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(MIN_RCVBUF..=64 << 20).contains(&self.rcvbuf) {
+            return Err(format!("receive buffer {} B: use {} B to 64 MiB", self.rcvbuf, MIN_RCVBUF));
+        }
+        if self.threshold == 0 || self.threshold > self.rcvbuf / 2 {
+            return Err(format!("threshold {} B: use 1 B to half the receive buffer", self.threshold));
+        }
+        if !(self.speed > 0.0 && self.speed <= 1.0) {
+            return Err(format!("client speed {}: use a fraction in (0, 1]", self.speed));
+        }
+        Ok(())
+    }
+}
+
+/// The smallest receive buffer: two of the largest PDU (15-bit length) must fit.
+pub const MIN_RCVBUF: usize = 64 * 1024;
+
+/// Client CPU per stage, ns of the receiving thread's CPU time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientTimes {
+    /// Waiting for and reading from the socket (the system calls' CPU, not the waiting).
+    pub receive_ns: u64,
+    /// Decrypting.
+    pub decrypt_ns: u64,
+    /// Bulk decompression.
+    pub decompress_ns: u64,
+    /// Parsing orders, RLE-decoding bitmaps.
+    pub decode_ns: u64,
+    /// Storing cache cells.
+    pub cache_ns: u64,
+    /// Drawing into the framebuffer.
+    pub blit_ns: u64,
+    /// Everything else on the thread (framing, bookkeeping, frame checks).
+    pub other_ns: u64,
+    /// The thread's CPU time in all.
+    pub total_ns: u64,
+    /// Bytes written into the framebuffer or the cache.
+    pub bytes_copied: u64,
+}
+
+impl ClientTimes {
+    /// The stages, named as in metrics.
+    pub fn stages(&self) -> [(&'static str, u64); 7] {
+        [
+            ("receive", self.receive_ns),
+            ("decrypt", self.decrypt_ns),
+            ("decompress", self.decompress_ns),
+            ("decode", self.decode_ns),
+            ("cache", self.cache_ns),
+            ("blit", self.blit_ns),
+            ("other", self.other_ns),
+        ]
+    }
+}
+
+/// What the client saw.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientReport {
+    /// Display PDUs applied.
+    pub pdus: u64,
+    /// Bytes received.
+    pub bytes: u64,
+    /// `read` calls that returned data.
+    pub reads: u64,
+    /// Wake-ups (the socket became readable, or the wait timed out).
+    pub wakeups: u64,
+    /// Per-frame checks passed.
+    pub frames_checked: u64,
+    /// CPU per stage.
+    pub times: ClientTimes,
+    /// Wall time from the server's OK to its end record, ns.
+    pub wall_ns: u64,
+    /// Input PDUs sent.
+    pub input_pdus: u64,
+    /// Their bytes.
+    pub input_bytes: u64,
+    /// The server's counts from its end record: frames rendered, sent, dropped.
+    pub server_frames: [u64; 3],
+    /// Hash of the final screen (checked equal to the server's).
+    pub screen_hash: u64,
+}
+
+/// The client's input script: the input PDUs the user sends, by frame.
+pub fn input_script(cfg: &SessionConfig) -> Vec<(u64, Vec<u8>)> {
+    if !cfg.workload.takes_input() {
+        return Vec::new();
+    }
+    let mut canvas = Canvas::new(cfg.width, cfg.height);
+    let mut w = cfg.workload.build(cfg.seed);
+    let mut out = FrameOut::default();
+    let mut script = Vec::new();
+    for k in 0..cfg.duration_ms.div_ceil(cfg.frame_ms) {
+        out.input.clear();
+        w.frame(k * cfg.frame_ms, &mut canvas, &mut out);
+        for chunk in out.input.chunks(255) {
+            let mut pdu = Vec::new();
+            encode_input(chunk, &mut pdu);
+            script.push((k, pdu));
+        }
+    }
+    script
+}
+
+/// Connect to a server and run the session `cfg` asks for.
+pub fn view(addr: &str, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
+    let stream = TcpStream::connect(addr)
+        .doing("connecting to the server (is `latlab display serve` running there, and the port open?)")?;
+    view_on(stream, cfg, pace, vc)
+}
+
+/// Run the client on a connected stream.
+pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
+    cfg.validate()?;
+    vc.validate().map_err(NetError::Protocol)?;
+    stream.set_nodelay(true).doing("turning Nagle off")?;
+    nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::RcvBuf, &vc.rcvbuf)
+        .map_err(|e| IoFailed::new("setting SO_RCVBUF", e.into()))?;
+    let script = input_script(cfg);
+    let mut w = stream.try_clone().doing("cloning the socket")?;
+    w.write_all(hello_line(cfg, pace).as_bytes()).doing("sending the hello")?;
+    let mut s = stream;
+    let mut answer = Vec::new();
+    let mut b = [0u8; 1];
+    while answer.last() != Some(&b'\n') {
+        if answer.len() > MAX_HELLO || s.read(&mut b).doing("reading the server's answer")? == 0 {
+            return Err(NetError::Protocol("the server closed before answering the hello".into()));
+        }
+        answer.push(b[0]);
+    }
+    let answer = String::from_utf8_lossy(&answer).trim_end().to_string();
+    if let Some(reason) = answer.strip_prefix("ERR ") {
+        return Err(NetError::Refused(reason.to_string()));
+    }
+    if answer != "OK" {
+        return Err(NetError::Protocol(format!("unexpected answer '{answer}'")));
+    }
+    let start = monotonic_now();
+    // The user: input PDUs at their frames' deadlines, on their own thread.
+    let done = Arc::new(AtomicBool::new(false));
+    let sender = {
+        let done = done.clone();
+        let period = cfg.frame_ms * 1_000_000;
+        std::thread::spawn(move || -> (u64, u64) {
+            let (mut n, mut bytes) = (0, 0);
+            for (k, pdu) in &script {
+                if pace == Pace::RealTime && !done.load(Ordering::Relaxed) {
+                    latlab_core::clock::clock_nanosleep_abs(start + k * period);
+                }
+                if write_blocking(&mut w, pdu).is_err() {
+                    break;
+                }
+                n += 1;
+                bytes += pdu.len() as u64;
+            }
+            (n, bytes)
+        })
+    };
+    set_rcvlowat(&s, vc.threshold).doing("setting SO_RCVLOWAT")?;
+    s.set_nonblocking(true).doing("making the socket non-blocking")?;
+    let r = receive(&mut s, cfg, vc, start);
+    done.store(true, Ordering::Relaxed);
+    let (n, bytes) = sender.join().unwrap_or_default();
+    let _ = s.shutdown(Shutdown::Both);
+    let mut r = r?;
+    r.input_pdus = n;
+    r.input_bytes = bytes;
+    Ok(r)
+}
+
+fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) -> Result<ClientReport, NetError> {
+    let mut rep = ClientReport::default();
+    let mut rx = Receiver::new(cfg.codec, cfg.crypto, true);
+    let mut dec = Decoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.cells, true);
+    let mut buf = vec![0u8; vc.rcvbuf];
+    let mut update = Vec::new();
+    let (mut head, mut tail) = (0usize, 0usize);
+    let cpu0 = thread_cpu_now();
+    let mut end: Option<[u64; 4]> = None;
+    while end.is_none() {
+        // Refill: wait for the threshold (or the longest wait), then read what is queued.
+        let t0 = thread_cpu_now();
+        let ready = wait(s, nix::poll::PollFlags::POLLIN, vc.max_wait_ms).doing("waiting for data")?;
+        rep.wakeups += u64::from(ready);
+        if tail == buf.len() {
+            return Err(NetError::Protocol("no whole PDU in a full receive buffer".into()));
+        }
+        let got = loop {
+            match s.read(&mut buf[tail..]) {
+                Ok(0) => break None,
+                Ok(n) => break Some(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Some(0),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(IoFailed::new("receiving", e).into()),
+            }
+        };
+        let t1 = thread_cpu_now();
+        rep.times.receive_ns += t1 - t0;
+        let Some(n) = got else {
+            return Err(NetError::Protocol("the server closed the connection before its end record".into()));
+        };
+        if n > 0 {
+            rep.reads += 1;
+            rep.bytes += n as u64;
+            tail += n;
+        }
+        // Apply every whole PDU or record in the buffer.
+        loop {
+            let avail = &buf[head..tail];
+            if avail.len() < 4 {
+                break;
+            }
+            let len = if avail[0] & 3 == RECORD {
+                u16::from_be_bytes([avail[2], avail[3]]) as usize
+            } else {
+                pdu_len(avail).unwrap_or(0)
+            };
+            if len < 4 {
+                return Err(NetError::Protocol(format!("a PDU of length {len} at byte {}", rep.bytes)));
+            }
+            if avail.len() < len {
+                break;
+            }
+            let pdu = &avail[..len];
+            if pdu[0] & 3 == RECORD {
+                let words: Vec<u64> =
+                    pdu[5..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+                match (pdu[4], words.as_slice()) {
+                    (RECORD_FRAME, &[k, hash]) => {
+                        if dec.fb.hash() != hash {
+                            return Err(SessionError::Mismatch(k).into());
+                        }
+                        rep.frames_checked += 1;
+                    }
+                    (RECORD_END, &[frames, sent, dropped, hash]) => {
+                        if dec.fb.hash() != hash {
+                            return Err(SessionError::Mismatch(frames).into());
+                        }
+                        rep.server_frames = [frames, sent, dropped];
+                        end = Some([frames, sent, dropped, hash]);
+                    }
+                    _ => return Err(NetError::Protocol("unknown record from the server".into())),
+                }
+            } else {
+                rx.read(pdu, &mut update)?;
+                dec.apply(&update)?;
+                rep.pdus += 1;
+            }
+            head += len;
+        }
+        if head > 0 && (head == tail || buf.len() - tail < buf.len() / 4) {
+            buf.copy_within(head..tail, 0);
+            tail -= head;
+            head = 0;
+        }
+        if vc.speed < 1.0 {
+            // A slower CPU: idle in proportion to the work this round took.
+            let work = thread_cpu_now() - t0;
+            let idle = (work as f64 * (1.0 / vc.speed - 1.0)) as u64;
+            std::thread::sleep(std::time::Duration::from_nanos(idle));
+        }
+    }
+    rep.wall_ns = monotonic_now() - start;
+    let t = &mut rep.times;
+    t.total_ns = thread_cpu_now() - cpu0;
+    t.decrypt_ns = rx.times.decrypt_ns;
+    t.decompress_ns = rx.times.decompress_ns;
+    t.decode_ns = dec.times.decode_ns;
+    t.cache_ns = dec.times.cache_ns;
+    t.blit_ns = dec.times.blit_ns;
+    t.bytes_copied = dec.times.bytes_copied;
+    let staged = t.receive_ns + t.decrypt_ns + t.decompress_ns + t.decode_ns + t.cache_ns + t.blit_ns;
+    t.other_ns = t.total_ns.saturating_sub(staged);
+    rep.screen_hash = dec.fb.hash();
+    Ok(rep)
+}

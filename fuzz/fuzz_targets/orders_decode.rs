@@ -2,7 +2,8 @@
 //! never panic or read out of bounds; primary orders are decoded as a stream with state.
 #![no_main]
 
-use latlab_rdp::orders::{BitmapCacheRev2Caps, CacheBitmapRev2, OrderState, decode_bitmap_update};
+use latlab_rdp::bitmap::{BitmapCacheRev2Caps, decode_bitmap_update};
+use latlab_rdp::orders::{CacheBitmapRev2, OrderState};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,8 @@
 use crate::cache::{CELL_SIDES, CacheMirror};
 use crate::fb::{Area, Framebuffer};
 use crate::policy::PolicyKind;
-use latlab_rdp::orders::{BitmapRect, CacheBitmapRev2, PrimaryOrder, Rect};
+use latlab_rdp::bitmap::BitmapRect;
+use latlab_rdp::orders::{CacheBitmapRev2, PrimaryOrder, Rect};
 use latlab_rdp::updates::UpdateBuilder;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

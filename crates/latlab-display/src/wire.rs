@@ -6,7 +6,6 @@
 //! with LZ4 over a 64 KB dictionary of the stream so far (compressionFlags type 0x0F,
 //! latlab's own, for comparison). Input PDUs carry scancode and mouse events.
 
-use crate::workload::Input;
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor};
 use latlab_rdp::security::{Channel, Protection};
@@ -320,6 +319,34 @@ impl Receiver {
         }
         Ok(())
     }
+}
+
+/// An input event the client sends (fast-path input, MS-RDPBCGR 2.2.8.1.2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// A key press or release (scancode).
+    Key {
+        /// Scancode.
+        code: u8,
+        /// Released.
+        up: bool,
+    },
+    /// The pointer moved.
+    Move {
+        /// x.
+        x: u16,
+        /// y.
+        y: u16,
+    },
+    /// A button or wheel event at the pointer.
+    Button {
+        /// pointerFlags.
+        flags: u16,
+        /// x.
+        x: u16,
+        /// y.
+        y: u16,
+    },
 }
 
 /// Encode input events as one fast-path input PDU (2.2.8.1.2), unencrypted, into `out`

@@ -6,34 +6,7 @@
 use crate::encoder::CopyHint;
 use crate::fb::Area;
 use crate::render::{Canvas, Rgb};
-
-/// An input event the client sends (fast-path input, MS-RDPBCGR 2.2.8.1.2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// A key press or release (scancode).
-    Key {
-        /// Scancode.
-        code: u8,
-        /// Released.
-        up: bool,
-    },
-    /// The pointer moved.
-    Move {
-        /// x.
-        x: u16,
-        /// y.
-        y: u16,
-    },
-    /// A button or wheel event at the pointer.
-    Button {
-        /// pointerFlags.
-        flags: u16,
-        /// x.
-        x: u16,
-        /// y.
-        y: u16,
-    },
-}
+pub use crate::wire::Input;
 
 /// What one frame produced besides pixels.
 #[derive(Debug, Default)]

@@ -34,6 +34,7 @@
 //! assert_eq!(latlab_rdp::rle::decode(&rle, 8, 4, 16).unwrap(), raw);
 //! ```
 
+pub mod bitmap;
 pub mod bits;
 pub mod bulk;
 pub mod corpus;

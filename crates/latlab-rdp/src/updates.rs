@@ -1,13 +1,11 @@
 //! Update PDUs: packing drawing orders and bitmap rectangles into PDUs of a bounded size, and
 //! reading them back. An orders PDU is a TS_UPDATE_ORDERS body (MS-RDPBCGR 2.2.9.1.1.3.1.1:
 //! updateType 0, two pad bytes, numberOrders, two pad bytes, then the orders of MS-RDPEGDI
-//! 2.2.2.2); a bitmap PDU is a TS_UPDATE_BITMAP_DATA ([`crate::orders::encode_bitmap_update`]).
+//! 2.2.2.2); a bitmap PDU is a TS_UPDATE_BITMAP_DATA ([`crate::bitmap::encode_bitmap_update`]).
 //! The primary-order state lives as long as the connection, across PDUs.
 
-use crate::orders::{
-    BitmapRect, CacheBitmapRev2, OrderError, OrderState, PrimaryOrder, TS_SECONDARY, decode_bitmap_update,
-    encode_bitmap_update,
-};
+use crate::bitmap::{BitmapRect, decode_bitmap_update, encode_bitmap_update};
+use crate::orders::{CacheBitmapRev2, OrderError, OrderState, PrimaryOrder, TS_SECONDARY};
 
 /// updateType of an orders PDU.
 pub const UPDATETYPE_ORDERS: u16 = 0x0000;

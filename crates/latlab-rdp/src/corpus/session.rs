@@ -6,13 +6,14 @@
 //! Each PDU is the payload bulk compression sees: a TS_UPDATE_ORDERS body (updateType,
 //! padding, numberOrders, padding, then primary and Cache Bitmap Revision 2 orders, MS-RDPBCGR
 //! 2.2.9.1.1.3.1.1 with MS-RDPEGDI 2.2.2.2) or a TS_UPDATE_BITMAP_DATA
-//! ([`crate::orders::encode_bitmap_update`]). The primary-order state persists across PDUs,
+//! ([`crate::bitmap::encode_bitmap_update`]). The primary-order state persists across PDUs,
 //! as on a connection. What shapes the bytes: glyphs go to the client once and are then drawn
 //! by MemBlt (small, repetitive orders), and bitmaps are RLE-compressed before bulk
 //! compression sees them.
 
 use super::Gen;
-use crate::orders::{BitmapRect, CacheBitmapRev2, PrimaryOrder, Rect};
+use crate::bitmap::BitmapRect;
+use crate::orders::{CacheBitmapRev2, PrimaryOrder, Rect};
 use crate::updates::UpdateBuilder;
 
 const SCREEN_W: i32 = 1024;
@@ -611,7 +612,8 @@ pub fn session_pdus(seed: u64, n: usize, max_len: usize) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orders::{OrderState, decode_bitmap_update};
+    use crate::bitmap::decode_bitmap_update;
+    use crate::orders::OrderState;
     use crate::updates::{Order, Update, decode_update};
 
     /// Every PDU parses with this crate's decoders (which also reject bytes after the last

@@ -16,6 +16,14 @@ pub use session::session_pdus;
 /// enough for stable MB/s figures in a second or two per codec.
 pub const DEFAULT_PDUS: usize = 2_000;
 
+/// Seed of the corpus generator unless asked otherwise: 1, so every tool and benchmark sees
+/// the same PDUs.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// Passes of `latlab codec bench` over the corpus (the best is reported): three, enough for
+/// one to run without a cold cache or a neighbour's burst.
+pub const DEFAULT_PASSES: usize = 3;
+
 /// Which built-in corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Corpus {

@@ -373,7 +373,7 @@ pub struct UdpRelayArgs {
     #[arg(long, value_parser = parse_duration_ns)]
     pub jitter: Option<u64>,
     /// Drop this fraction of packets (0–1).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = latlab_udp::relay::Impairment::default().loss)]
     pub loss: f64,
     /// Rate limit in bits per second.
     #[arg(long)]
@@ -382,7 +382,7 @@ pub struct UdpRelayArgs {
     #[arg(long, value_parser = parse_duration_ns)]
     pub hold_every: Option<u64>,
     /// Seed of the random decisions.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = latlab_udp::relay::Impairment::default().seed)]
     pub seed: u64,
 }
 
@@ -822,7 +822,7 @@ pub struct CodecCorpus {
     #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
     pub packets: usize,
     /// Seed of the generator.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_SEED)]
     pub seed: u64,
     /// Which corpus: session (a simulated session's real wire PDUs) or synthetic (raw
     /// payload-like patterns, two kinds in five nearly incompressible).
@@ -840,7 +840,7 @@ pub struct CodecBench {
     #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
     pub packets: usize,
     /// Passes over the corpus (the best is reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PASSES)]
     pub passes: usize,
 }
 

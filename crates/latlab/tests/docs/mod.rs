@@ -5,8 +5,9 @@
 //! column lists names in backticks, comma-separated: `<X>` stands for one name component,
 //! `{a,b}` for either, `*` and `…` for the rest of the name; a name starting with `.` replaces
 //! as many trailing components of the name before it; items after `series` or `table` are not
-//! metrics. A row whose meaning says `with `--…`` or `absent` is conditional: a short run need
-//! not emit it, but what runs emit must still be documented.
+//! metrics. A row whose meaning says `with `--…`` or `absent`, and every row of a table whose
+//! introducing line says `not in the suite`, is conditional: the suite's short runs need not
+//! emit it, but what runs emit must still be documented.
 
 use regex::Regex;
 use std::collections::BTreeSet;
@@ -73,22 +74,30 @@ pub fn documented(markdown: &str) -> Vec<Documented> {
     let tick = Regex::new(r"`([^`]+)`").unwrap();
     let mut out = Vec::new();
     let mut in_table = false;
+    let (mut intro, mut table_intro) = ("", "");
     for line in markdown.lines() {
         if !line.starts_with('|') {
             in_table = false;
+            if !line.trim().is_empty() {
+                intro = line;
+            }
             continue;
         }
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
         let first = cells.first().copied().unwrap_or("");
         if first == "metric" || first == "name" {
             in_table = true;
+            table_intro = intro;
             continue;
         }
         if !in_table || first.starts_with("---") {
             continue;
         }
         let meaning = cells.last().copied().unwrap_or("");
-        let conditional = meaning.contains("with `--") || meaning.contains("absent") || first.contains("with `--");
+        let conditional = meaning.contains("with `--")
+            || meaning.contains("absent")
+            || first.contains("with `--")
+            || table_intro.contains("not in the suite");
         let mut prev: Option<String> = None;
         // Text before a backticked item says what it is: from `series` or `table` on, the
         // cell's items are not metrics.
@@ -156,10 +165,15 @@ fn the_doc_table_reader_resolves_patterns_and_finds_both_kinds_of_mismatch() {
         | `cpu.n<N>.stall.mean`, `.stall.p99` | ns | x |\n\
         | `sleep.<case>.{min,max}` | ns | y |\n\
         | `launch.whole.p50` | ns | with `--whole` |\n\
-        | series `cpu.n<N>.echo`, `cpu.n<N>.stall` | ns | z |\n\nText `not.a.metric`.\n";
+        | series `cpu.n<N>.echo`, `cpu.n<N>.stall` | ns | z |\n\nText `not.a.metric`.\n\n\
+        Of a view (not in the suite):\n\n| metric | unit | meaning |\n|---|---|---|\n| `view.frames` | count | f |\n";
     let d = documented(md);
     let names: Vec<&str> = d.iter().map(|x| x.name.as_str()).collect();
-    assert_eq!(names, ["cpu.n<N>.stall.mean", "cpu.n<N>.stall.p99", "sleep.<case>.{min,max}", "launch.whole.p50"]);
+    assert_eq!(
+        names,
+        ["cpu.n<N>.stall.mean", "cpu.n<N>.stall.p99", "sleep.<case>.{min,max}", "launch.whole.p50", "view.frames"]
+    );
+    assert!(d[3].conditional && d[4].conditional && !d[0].conditional);
     let emitted: BTreeSet<String> =
         ["cpu.n0.stall.mean", "cpu.n20.stall.p99", "sleep.fifo.min", "sleep.other.max"].map(String::from).into();
     assert!(mismatches(&d, &emitted, true).is_empty(), "{:?}", mismatches(&d, &emitted, true));

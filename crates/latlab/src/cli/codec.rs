@@ -1,0 +1,117 @@
+//! Arguments of `latlab codec`: RDP bulk compression and RLE on files, corpora, bench.
+
+use super::named;
+use clap::{Args, Subcommand};
+use latlab_rdp::CompressionType;
+use latlab_rdp::corpus::Corpus;
+use std::path::PathBuf;
+
+/// `latlab codec`.
+#[derive(Debug, Args)]
+pub struct CodecArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: CodecCommand,
+}
+
+/// Subcommands of `latlab codec`.
+#[derive(Debug, Subcommand)]
+pub enum CodecCommand {
+    /// Compress every packet of a packet file (see docs/codec.md for the framing).
+    Compress(CodecIo),
+    /// Decompress every packet of a packet file, with the flags stored beside each.
+    Decompress(CodecIo),
+    /// Write latlab's built-in corpus of display-update PDUs as a packet file.
+    Corpus(CodecCorpus),
+    /// Compression ratio and MB/s in and out per algorithm on the built-in corpus.
+    Bench(CodecBench),
+    /// Compress a raw bitmap (scanlines bottom-up, little-endian pixels) with interleaved RLE.
+    RleEncode(RleIo),
+    /// Decompress an interleaved-RLE bitmap stream into raw scanlines (bottom-up).
+    RleDecode(RleIo),
+}
+
+/// Input, output and geometry of `rle-encode` / `rle-decode`.
+#[derive(Debug, Args)]
+pub struct RleIo {
+    /// Bitmap width in pixels.
+    #[arg(long)]
+    pub width: usize,
+    /// Bitmap height in pixels.
+    #[arg(long)]
+    pub height: usize,
+    /// Colour depth.
+    #[arg(long, value_parser = named(vec!["8", "15", "16", "24"], |s| s.parse::<u32>().ok()))]
+    pub bpp: u32,
+    /// File to read.
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// File to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
+}
+
+/// Input and output of `compress` / `decompress`.
+#[derive(Debug, Args)]
+pub struct CodecIo {
+    /// Algorithm: mppc8 (RDP 4.0), mppc64 (RDP 5.0), ncrush (RDP 6.0), xcrush (RDP 6.1).
+    #[arg(long, value_parser = named(CompressionType::ALL.map(CompressionType::name).to_vec(), CompressionType::from_name))]
+    pub algo: CompressionType,
+    /// Packet file to read.
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// Packet file to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
+}
+
+/// `latlab codec corpus`.
+#[derive(Debug, Args)]
+pub struct CodecCorpus {
+    /// Packet file to write.
+    #[arg(long = "out")]
+    pub output: PathBuf,
+    /// Number of PDUs.
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
+    pub packets: usize,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Which corpus: session (a simulated session's real wire PDUs) or synthetic (raw
+    /// payload-like patterns, two kinds in five nearly incompressible).
+    #[arg(long, default_value = "session", value_parser = named(Corpus::ALL.map(Corpus::name).to_vec(), Corpus::from_name))]
+    pub corpus: Corpus,
+}
+
+/// `latlab codec bench`.
+#[derive(Debug, Args)]
+pub struct CodecBench {
+    /// Which corpus: session, synthetic, or all (both, one table each).
+    #[arg(long, default_value = "all", value_parser = named(corpus_or_all_names(), corpus_or_all))]
+    pub corpus: Corpora,
+    /// Number of PDUs in the corpus.
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
+    pub packets: usize,
+    /// Passes over the corpus (the best is reported).
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PASSES)]
+    pub passes: usize,
+}
+
+fn corpus_or_all_names() -> Vec<&'static str> {
+    let mut v = Corpus::ALL.map(Corpus::name).to_vec();
+    v.push("all");
+    v
+}
+
+/// One built-in corpus, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corpora {
+    /// This one.
+    One(Corpus),
+    /// Every corpus, one table each.
+    All,
+}
+
+fn corpus_or_all(s: &str) -> Option<Corpora> {
+    if s == "all" { Some(Corpora::All) } else { Corpus::from_name(s).map(Corpora::One) }
+}

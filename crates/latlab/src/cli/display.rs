@@ -1,0 +1,152 @@
+//! Arguments of `latlab display` (seeds 000 and 003).
+
+use super::choice;
+use clap::{Args, Subcommand};
+use latlab_display::policy::PolicyKind;
+use latlab_display::wire::{Codec, Crypto};
+use latlab_display::workload::WorkloadKind;
+
+/// `latlab display`.
+#[derive(Debug, Args)]
+pub struct DisplayArgs {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: DisplayCommand,
+}
+
+/// Subcommands of `latlab display`.
+#[derive(Debug, Subcommand)]
+pub enum DisplayCommand {
+    /// The bitmap-cache cliff: a looping animation swept across the 64×64 cache's capacity,
+    /// bytes per policy (LRU, FIFO, SIEVE, S3-FIFO, ARC, LIRS, and the optimum), then the
+    /// banner + ticker pair.
+    Cache(DisplayCache),
+    /// Traffic per user operation (typing, mouse, menus, scrolling, caret, banner, ticker,
+    /// screensaver, animation, slide show): control and display bytes and packets per second,
+    /// packet sizes, and TCP/IP/Ethernet header overhead, beside seed 003's figures.
+    Ops(DisplayOps),
+    /// Client CPU per stage (receive, decrypt, decompress, decode, cache, blit) for the
+    /// animated slide show and other workloads over TCP on real time; the throughput limit;
+    /// frames dropped by a slower client; sweeps over compression, encryption, orders,
+    /// receive buffer and threshold (seed 000).
+    Pipeline(DisplayPipeline),
+    /// Serve display sessions over TCP to `latlab display view HOST` clients.
+    Serve(DisplayServe),
+    /// Run one session as the client: against `latlab display serve` on HOST, or with no
+    /// HOST against an in-process server over loopback.
+    View(DisplayView),
+}
+
+/// `latlab display pipeline`.
+#[derive(Debug, Args)]
+pub struct DisplayPipeline {
+    /// The suite's short version (about 25 s) instead of the full one (about 2.5 minutes).
+    #[arg(long)]
+    pub short: bool,
+    /// Seconds of the main slide-show run.
+    #[arg(long)]
+    pub seconds: Option<u64>,
+}
+
+/// `latlab display serve`.
+#[derive(Debug, Args)]
+pub struct DisplayServe {
+    /// Address to listen on (loopback unless you choose otherwise).
+    #[arg(long, default_value_t = format!("127.0.0.1:{}", latlab_display::defaults::PORT))]
+    pub listen: String,
+    /// Serve one connection, then exit.
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// `latlab display view`.
+#[derive(Debug, Args)]
+pub struct DisplayView {
+    /// Server HOST or HOST:PORT; none: an in-process server over loopback.
+    pub host: Option<String>,
+    /// The workload.
+    #[arg(long, value_parser = choice::<WorkloadKind>(), default_value = latlab_display::defaults::VIEW_WORKLOAD)]
+    pub workload: WorkloadKind,
+    /// Seconds to run.
+    #[arg(long, default_value_t = latlab_display::defaults::VIEW_SECONDS)]
+    pub seconds: u64,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::VIEW_CRYPTO)]
+    pub crypto: Crypto,
+    /// Bitmap updates instead of orders and the bitmap cache.
+    #[arg(long)]
+    pub bitmaps: bool,
+    /// Receive buffer, bytes (seed 000: 64 KB default, try up to 1 MB).
+    #[arg(long, default_value_t = latlab_display::defaults::RCVBUF)]
+    pub rcvbuf: usize,
+    /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
+    #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
+    pub threshold: usize,
+    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
+    #[arg(long, default_value_t = latlab_display::net::ViewConfig::default().speed)]
+    pub speed: f64,
+    /// Frames back to back instead of on real time (the throughput limit).
+    #[arg(long)]
+    pub flat_out: bool,
+    /// Check the screens are equal after every frame, not only at the end.
+    #[arg(long)]
+    pub check_frames: bool,
+    /// Screen width.
+    #[arg(long, default_value_t = latlab_display::defaults::WIDTH)]
+    pub width: usize,
+    /// Screen height.
+    #[arg(long, default_value_t = latlab_display::defaults::HEIGHT)]
+    pub height: usize,
+    /// Colour depth: 8, 16 or 24.
+    #[arg(long, default_value_t = latlab_display::defaults::BPP)]
+    pub bpp: u32,
+    /// Seed of the script.
+    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
+    pub seed: u64,
+}
+
+/// `latlab display ops`.
+#[derive(Debug, Args)]
+pub struct DisplayOps {
+    /// Operations, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = choice::<WorkloadKind>())]
+    pub workloads: Vec<WorkloadKind>,
+    /// Virtual seconds measured per operation.
+    #[arg(long, default_value_t = latlab_display::defaults::OPS_SECONDS)]
+    pub seconds: u64,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
+    pub crypto: Crypto,
+    /// Send bitmap updates instead of orders and the bitmap cache (the study's NPPerfTune).
+    #[arg(long)]
+    pub bitmaps: bool,
+    /// Seed of the scripts.
+    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
+    pub seed: u64,
+}
+
+/// `latlab display cache`.
+#[derive(Debug, Args)]
+pub struct DisplayCache {
+    /// Animation frame counts, comma-separated (default: around the capacity, 84 frames).
+    #[arg(long, value_delimiter = ',')]
+    pub frames: Vec<u32>,
+    /// Policies, comma-separated (default: all; opt always runs).
+    #[arg(long, value_delimiter = ',', value_parser = choice::<PolicyKind>())]
+    pub policies: Vec<PolicyKind>,
+    /// Loops measured after one loop of warm-up.
+    #[arg(long, default_value_t = latlab_display::defaults::CACHE_LOOPS)]
+    pub loops: u32,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
+    pub codec: Codec,
+    /// Skip the banner + ticker runs.
+    #[arg(long)]
+    pub no_banner: bool,
+}

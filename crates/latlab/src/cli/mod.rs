@@ -1,0 +1,291 @@
+//! The command line (clap derive): the top-level grammar, the value parsers every part uses,
+//! and the arguments of the commands around the experiments (suite, runs, show, report,
+//! export, compare, completions, man). Each experiment's arguments are in a file of its own
+//! here. Only the binary knows clap; each subcommand converts its arguments into the
+//! configuration of the experiment that runs it. Defaults shown in
+//! `--help` come from each experiment's own `Default` configuration; enumerated options
+//! list their choices, and a bad value exits 2 before anything runs.
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use latlab_core::experiment::Choice;
+use std::path::PathBuf;
+
+mod codec;
+mod display;
+mod rt;
+mod stall;
+mod startup;
+mod udp;
+
+pub use codec::*;
+pub use display::*;
+pub use rt::*;
+pub use stall::*;
+pub use startup::*;
+pub use udp::*;
+
+/// A value parser over named choices: the names are listed in `--help` and in the error a
+/// bad value gets (exit 2).
+pub fn named<T: Clone + Send + Sync + 'static>(
+    names: Vec<&'static str>,
+    from: fn(&str) -> Option<T>,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(names).map(move |s| from(&s).expect("clap accepted only listed names"))
+}
+
+/// [`named`] for a library's [`Choice`] type.
+pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
+    named(T::names(), T::from_choice)
+}
+
+/// A duration in the form `--help` shows and [`parse_duration_ns`] reads back (`1ms`, `10s`).
+pub fn dur(ns: u64) -> String {
+    humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
+}
+
+/// latlab — measure what users of interactive and embedded systems feel.
+#[derive(Debug, Parser)]
+#[command(name = "latlab", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// SQLite database holding the runs.
+    #[arg(long, global = true, env = "LATLAB_DB", default_value = latlab_core::defaults::DB_FILE)]
+    pub db: PathBuf,
+
+    /// Fail (exit 3) instead of warning when the machine refuses a requested capability
+    /// (real-time priority, memory locking, cpu_dma_latency, …).
+    #[arg(long, global = true)]
+    pub strict: bool,
+
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run every registered experiment with short defaults, store the runs, write the HTML
+    /// report and print a summary with the papers' figures beside this machine's.
+    Suite(SuiteArgs),
+    /// Measure how far this machine's clock and timers can be trusted, and what scheduling
+    /// it grants. Stored as a run.
+    Selftest(SelftestArgs),
+    /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO,
+    /// the ISR analog), which signals level 2 (normal priority, the APP analog); unloaded
+    /// and under load. `latlab rt sweep` finds the maximum and saturation frequencies.
+    Rt(Box<RtArgs>),
+    /// Isochronous UDP interval timing (seed 002): sender on absolute deadlines, reflector
+    /// with kernel timestamps; loss, reordering, IPDV, RTT, burst detection (packets held
+    /// and released together) and the de-jitter cost. Loopback by default.
+    Udp(Box<UdpArgs>),
+    /// RDP bulk compression (MPPC 8K/64K, NCRUSH, XCRUSH) and interleaved RLE on files, and
+    /// their throughput on built-in corpora of display-update PDUs.
+    Codec(CodecArgs),
+    /// Remote display (seeds 000, 003): a server and client on RDP's mechanisms; the
+    /// bitmap-cache cliff with eviction policies against Belady's optimum.
+    Display(DisplayArgs),
+    /// Interactive latency under CPU load (seed 003, §4): a typing probe (a key every
+    /// 50 ms) against a small server doing 1 ms of work per key, while N spinning processes
+    /// run at a chosen policy; echo latency, stalls and time spent waiting per load level.
+    Stall(StallArgs),
+    /// Lost time on an idle system (seed 003, §3.1, Endo's method): a lowest-priority thread
+    /// records every interval taken from it; optionally again while a command runs.
+    Idle(IdleArgs),
+    /// Boot traces (seed 004): where a boot's time went.
+    Boot(BootArgs),
+    /// Application start-up (seed 004): learn a launch plan (the files and page ranges a
+    /// launch reads), measure cold, warm and cold + prefetch launches, and summarize the
+    /// disk I/O per process of a scenario.
+    Startup(StartupArgs),
+    /// List stored runs, newest first.
+    Runs(RunsArgs),
+    /// Show one stored run as a Markdown summary.
+    Show(ShowArgs),
+    /// Render stored runs into one self-contained HTML report (nothing is re-measured).
+    Report(ReportArgs),
+    /// Export a stored run as JSON (the whole record), CSV (raw samples) or Markdown.
+    Export(ExportArgs),
+    /// Compare two stored runs: median and p99 differences with 95% bootstrap intervals.
+    Compare(CompareArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Write latlab's man pages (one per subcommand) into a directory.
+    Man(ManArgs),
+}
+
+/// `latlab completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
+}
+
+/// `latlab man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Directory to write `latlab.1`, `latlab-rt.1`, … into (created if missing).
+    #[arg(short, long, default_value = ".")]
+    pub output: PathBuf,
+}
+
+/// `latlab suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// Where to write the HTML report.
+    #[arg(short, long, default_value = latlab_core::defaults::SUITE_REPORT)]
+    pub output: PathBuf,
+    /// Run only these experiments (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+}
+
+/// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
+    u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// `latlab runs`.
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `latlab show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run id, `latest`, or an experiment name (its latest run).
+    pub run: String,
+}
+
+/// `latlab report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Runs to include (ids, `latest`, or experiment names); default: the latest run of each
+    /// experiment.
+    pub runs: Vec<String>,
+    /// Output HTML file.
+    #[arg(short, long, default_value = latlab_core::defaults::SUITE_REPORT)]
+    pub output: PathBuf,
+}
+
+/// `latlab export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run id, `latest`, or an experiment name.
+    pub run: String,
+    /// Output format. `flent`: a `stall net` run as a flent data file (gzip-compressed when
+    /// the output file's name ends in `.gz`, as flent's own `.flent.gz` files are).
+    #[arg(long, short, default_value = "json", value_parser = choice::<latlab_core::export::Format>())]
+    pub format: latlab_core::export::Format,
+    /// Write to this file instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// `latlab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run A (the baseline).
+    pub a: String,
+    /// Run B.
+    pub b: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn db_defaults_and_overrides() {
+        let c = Cli::try_parse_from(["latlab", "runs"]).unwrap();
+        assert!(c.db.ends_with(latlab_core::defaults::DB_FILE) || std::env::var("LATLAB_DB").is_ok());
+        let c = Cli::try_parse_from(["latlab", "--db", "/tmp/x.db", "runs", "--json"]).unwrap();
+        assert_eq!(c.db, PathBuf::from("/tmp/x.db"));
+        // Parsed here; the selftest's configuration refuses it (exit 2, a CLI test).
+        assert!(Cli::try_parse_from(["latlab", "selftest", "--fifo-priority", "100"]).is_ok());
+        assert!(Cli::try_parse_from(["latlab", "export", "1", "--format", "xml"]).is_err());
+    }
+
+    #[test]
+    fn defaults_come_from_the_experiments_own_configurations() {
+        let c = Cli::try_parse_from(["latlab", "rt"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        let d = latlab_rt::config::RtConfig::default();
+        assert_eq!((a.period, a.duration), (d.period_ns, d.phase_ns));
+        assert_eq!((a.common.l1_policy, a.common.l1_priority, a.common.signal), (d.l1.policy, d.l1.priority, d.signal));
+        assert_eq!(a.common.load, d.load);
+        let c = Cli::try_parse_from(["latlab", "udp"]).unwrap();
+        let Command::Udp(a) = c.command else { panic!() };
+        let d = latlab_udp::UdpConfig::default();
+        assert_eq!(
+            (a.send.interval, a.send.duration, a.send.size, a.send.wait),
+            (d.interval_ns, d.duration_ns, d.size, d.wait_ns)
+        );
+        let c = Cli::try_parse_from(["latlab", "stall"]).unwrap();
+        let Command::Stall(a) = c.command else { panic!() };
+        let d = latlab_stall::cpu::CpuConfig::default();
+        assert_eq!(
+            (a.loads, a.policies, a.seconds, a.interval, a.work),
+            (d.loads, d.policies, d.seconds, d.interval_ns, d.work_ns)
+        );
+        let c = Cli::try_parse_from(["latlab", "display", "ops"]).unwrap();
+        let Command::Display(DisplayArgs { command: DisplayCommand::Ops(o) }) = c.command else { panic!() };
+        let d = latlab_display::ops::OpsConfig::default();
+        assert_eq!((o.seconds, o.codec, o.crypto, o.seed), (d.seconds, d.codec, d.crypto, d.seed));
+        let c = Cli::try_parse_from(["latlab", "stall", "net"]).unwrap();
+        let Command::Stall(StallArgs { command: Some(StallCommand::Net(n)), .. }) = c.command else { panic!() };
+        let d = latlab_stall::net::NetConfig::default();
+        assert_eq!(
+            (n.rate, n.loads, n.step, n.probe_interval),
+            (d.rate_bps, d.loads, d.step_seconds, d.probe_interval_ns)
+        );
+    }
+
+    #[test]
+    fn enumerated_options_refuse_unknown_values_with_the_choices() {
+        for (args, listed) in [
+            (&["latlab", "display", "cache", "--policies", "nope"][..], "lru"),
+            (&["latlab", "rt", "--signal", "nope"][..], "eventfd"),
+            (&["latlab", "codec", "compress", "--algo", "nope", "--in", "a", "--out", "b"][..], "ncrush"),
+            (&["latlab", "display", "ops", "--workloads", "typing,nope"][..], "slideshow"),
+            (&["latlab", "stall", "--policies", "nice19,fast"][..], "niceN"),
+            (&["latlab", "startup", "record", "--tracer", "strace", "--", "true"][..], "fanotify"),
+            (&["latlab", "export", "1", "--format", "xml"][..], "flent"),
+        ] {
+            let e = Cli::try_parse_from(args).unwrap_err();
+            assert!(e.use_stderr(), "{args:?}");
+            assert!(e.to_string().contains(listed), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn rt_arguments() {
+        let c = Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--signal", "futex", "--cpu", "0"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        assert_eq!(a.period, 1_000_000);
+        assert!(a.command.is_none());
+        let c = Cli::try_parse_from(["latlab", "rt", "sweep", "--max", "8000", "--step", "200ms"]).unwrap();
+        let Command::Rt(a) = c.command else { panic!() };
+        let Some(RtCommand::Sweep(s)) = a.command else { panic!() };
+        assert_eq!((s.max, s.step), (8000.0, 200_000_000));
+        assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "sweep"]).is_err());
+        assert!(Cli::try_parse_from(["latlab", "rt", "--period", "1ms", "--rate", "5"]).is_err());
+        assert!(Cli::try_parse_from(["latlab", "rt", "--no-pin", "--cpu", "1"]).is_err());
+        assert_eq!(parse_duration_ns("200us"), Ok(200_000));
+        assert_eq!(parse_duration_ns(&dur(latlab_rt::defaults::PERIOD_NS)), Ok(latlab_rt::defaults::PERIOD_NS));
+        assert!(parse_duration_ns("fast").is_err());
+    }
+}

@@ -1,0 +1,137 @@
+//! Arguments of `latlab selftest`, `latlab rt` and `latlab rt sweep` (seed 001).
+
+use super::{choice, dur, parse_duration_ns};
+use clap::{Args, Subcommand, ValueEnum};
+use latlab_core::platform::Policy;
+use latlab_rt::signal::SignalKind;
+
+/// `latlab selftest`.
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// Wake-ups per sleep-accuracy case.
+    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().sleep_samples)]
+    pub samples: usize,
+    /// SCHED_FIFO priority to ask for (1–99).
+    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().fifo_priority)]
+    pub fifo_priority: i32,
+    /// Leave /dev/cpu_dma_latency at the system default instead of holding it at 0.
+    #[arg(long)]
+    pub no_dma_latency: bool,
+    /// Do not lock memory (mlockall).
+    #[arg(long)]
+    pub no_mlock: bool,
+}
+
+/// `latlab rt`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct RtArgs {
+    /// `sweep`, or nothing for the unloaded and loaded phases.
+    #[command(subcommand)]
+    pub command: Option<RtCommand>,
+    /// Options of the phases.
+    #[command(flatten)]
+    pub common: RtCommon,
+    /// Stimulus period of the phases (e.g. 200us, 1ms); the default is the paper's 5 kHz.
+    #[arg(long, value_parser = parse_duration_ns, conflicts_with = "rate", default_value = dur(latlab_rt::defaults::PERIOD_NS))]
+    pub period: u64,
+    /// Stimulus rate of the phases in Hz (instead of --period).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Length of each phase (e.g. 5s).
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::PHASE_NS))]
+    pub duration: u64,
+    /// Output: a Markdown summary, or cyclictest's `-h` histogram text (columns: unloaded
+    /// L1, unloaded L2, loaded L1, loaded L2) for scripts written for cyclictest.
+    #[arg(long, value_enum, default_value_t = HistogramFormat::Markdown)]
+    pub histogram_format: HistogramFormat,
+}
+
+/// What `latlab rt` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistogramFormat {
+    /// The run's Markdown summary.
+    Markdown,
+    /// cyclictest's `-h` histogram text.
+    Cyclictest,
+}
+
+/// Subcommands of `latlab rt`.
+#[derive(Debug, Subcommand)]
+pub enum RtCommand {
+    /// Raise the stimulus rate geometrically under load; find MF-L1, MF-L2 (a level misses
+    /// more than the threshold of pulses) and SF (the load's progress falls below a fraction
+    /// of its unloaded rate) — the paper's Figure 8.
+    Sweep(RtSweepArgs),
+}
+
+/// `latlab rt sweep`.
+#[derive(Debug, Args)]
+pub struct RtSweepArgs {
+    /// Options shared with the phases.
+    #[command(flatten)]
+    pub common: RtCommon,
+    /// First rate, Hz.
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_START_HZ)]
+    pub start: f64,
+    /// Factor between rates (> 1).
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_FACTOR)]
+    pub factor: f64,
+    /// Highest rate, Hz.
+    #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_MAX_HZ)]
+    pub max: f64,
+    /// Duration of each step (e.g. 1s, 500ms).
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::SWEEP_STEP_NS))]
+    pub step: u64,
+    /// A level misses at a rate when more than this fraction of pulses went unserved.
+    #[arg(long, default_value_t = latlab_rt::defaults::MISS_THRESHOLD)]
+    pub miss_threshold: f64,
+    /// Saturation: the load's progress below this fraction of its unloaded rate.
+    #[arg(long, default_value_t = latlab_rt::defaults::SF_PROGRESS_FRACTION)]
+    pub sf_fraction: f64,
+}
+
+/// Options of both `latlab rt` and `latlab rt sweep`.
+#[derive(Debug, Args)]
+pub struct RtCommon {
+    /// Level 1 scheduling policy.
+    #[arg(long, value_parser = choice::<Policy>(), default_value = latlab_rt::config::RtConfig::default().l1.policy.name())]
+    pub l1_policy: Policy,
+    /// Level 1 real-time priority (1–99).
+    #[arg(long, default_value_t = latlab_rt::config::RtConfig::default().l1.priority)]
+    pub l1_priority: i32,
+    /// Level 2 scheduling policy.
+    #[arg(long, value_parser = choice::<Policy>(), default_value = latlab_rt::config::RtConfig::default().l2.policy.name())]
+    pub l2_policy: Policy,
+    /// Level 2 real-time priority (for fifo/rr, 1–99).
+    #[arg(long, default_value_t = latlab_rt::defaults::L2_RT_PRIORITY)]
+    pub l2_priority: i32,
+    /// How level 1 wakes level 2 (none: level 1 only).
+    #[arg(long, value_parser = choice::<SignalKind>(), default_value = latlab_rt::config::RtConfig::default().signal.name())]
+    pub signal: SignalKind,
+    /// Pin level 1, level 2 and the load to this CPU (default: the last CPU).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Pin level 1 to this CPU (overrides --cpu).
+    #[arg(long)]
+    pub l1_cpu: Option<usize>,
+    /// Pin level 2 to this CPU (overrides --cpu).
+    #[arg(long)]
+    pub l2_cpu: Option<usize>,
+    /// Pin the load's workers to these CPUs (comma-separated; overrides --cpu).
+    #[arg(long, value_delimiter = ',')]
+    pub load_cpus: Option<Vec<usize>>,
+    /// Pin nothing.
+    #[arg(long, conflicts_with_all = ["cpu", "l1_cpu", "l2_cpu", "load_cpus"])]
+    pub no_pin: bool,
+    /// Load: none, `polygons[:N[:POLICY:PRIO]]` (default polygons:1 at level 2's priority), or
+    /// cmd:'COMMAND'.
+    #[arg(long, default_value = "polygons", value_parser = |s: &str| s.parse::<latlab_rt::config::LoadSpec>())]
+    pub load: latlab_rt::config::LoadSpec,
+    /// Leave /dev/cpu_dma_latency at the system default.
+    #[arg(long)]
+    pub no_dma_latency: bool,
+    /// Do not lock memory.
+    #[arg(long)]
+    pub no_mlock: bool,
+}

@@ -1,0 +1,106 @@
+//! Arguments of `latlab stall` (CPU, mem, net) and `latlab idle` (seed 003).
+
+use super::{dur, parse_duration_ns};
+use clap::{Args, Subcommand};
+use latlab_core::spin::SpinSched;
+
+/// `latlab stall`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct StallArgs {
+    /// Another stall experiment instead of the CPU sweep.
+    #[command(subcommand)]
+    pub command: Option<StallCommand>,
+    /// Spinning processes per level, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = latlab_stall::defaults::CPU_LOADS)]
+    pub loads: Vec<usize>,
+    /// Schedulings of the load, comma-separated: other, batch, idle, niceN (other at nice N).
+    #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::CPU_POLICIES.join(","), value_parser = parse_spin)]
+    pub policies: Vec<SpinSched>,
+    /// Seconds of typing per level.
+    #[arg(long, default_value_t = latlab_stall::defaults::SECONDS)]
+    pub seconds: u64,
+    /// Time between keys (the study: 50ms, key repeat at 20/s).
+    #[arg(long, default_value = dur(latlab_stall::defaults::KEY_INTERVAL_NS), value_parser = parse_duration_ns)]
+    pub interval: u64,
+    /// Server CPU per key.
+    #[arg(long, default_value = dur(latlab_stall::defaults::WORK_NS), value_parser = parse_duration_ns)]
+    pub work: u64,
+    /// Keep the probe's threads at the default policy instead of SCHED_FIFO.
+    #[arg(long)]
+    pub no_fifo: bool,
+}
+
+/// Subcommands of `latlab stall`.
+#[derive(Debug, Subcommand)]
+pub enum StallCommand {
+    /// Round-trip time under network load (seed 003, Figure 6): two network namespaces
+    /// joined by an HTB-shaped veth link, TCP load in both directions stepped from nothing
+    /// to over the link rate, a UDP probe on absolute deadlines. Needs root (CAP_SYS_ADMIN)
+    /// and iproute2; everything is removed afterwards.
+    Net(StallNet),
+    /// The warm-start test (seed 003, §4.2): an idle server's working set is paged out to
+    /// swap, then one keystroke; the time until it answers, against a normal keystroke. With
+    /// no swap on the machine, latlab (as root) makes a temporary swap file and removes it.
+    Mem(StallMem),
+}
+
+/// `latlab stall mem`.
+#[derive(Debug, Args)]
+pub struct StallMem {
+    /// The server's working set, MiB.
+    #[arg(long, default_value_t = latlab_stall::defaults::MEM_WORKING_SET_MIB)]
+    pub working_set: usize,
+    /// Trials (a normal and a paged-out keystroke each).
+    #[arg(long, default_value_t = latlab_stall::defaults::MEM_TRIALS)]
+    pub trials: u32,
+    /// Never make a temporary swap file.
+    #[arg(long)]
+    pub no_swapfile: bool,
+    /// Directory for the temporary swap file (a disk-backed filesystem).
+    #[arg(long, default_value = latlab_stall::defaults::SWAP_DIR)]
+    pub swap_dir: std::path::PathBuf,
+}
+
+/// `latlab stall net`.
+#[derive(Debug, Args)]
+pub struct StallNet {
+    /// Link rate in bit/s each way (the study: 10 Mbit/s Ethernet).
+    #[arg(long, default_value_t = latlab_stall::defaults::NET_RATE_BPS)]
+    pub rate: u64,
+    /// Offered load per step, fractions of the link, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::NET_LOADS.map(|l| l.to_string()).join(","))]
+    pub loads: Vec<f64>,
+    /// Seconds per step.
+    #[arg(long, default_value_t = latlab_stall::defaults::NET_STEP_SECONDS)]
+    pub step: u64,
+    /// Time between probes.
+    #[arg(long, default_value = dur(latlab_stall::defaults::NET_PROBE_INTERVAL_NS), value_parser = parse_duration_ns)]
+    pub probe_interval: u64,
+    /// Bottleneck queue in packets (default: the kernel's, 1000 on veth).
+    #[arg(long)]
+    pub queue: Option<u32>,
+}
+
+/// `latlab idle`.
+#[derive(Debug, Args)]
+pub struct IdleArgs {
+    /// Seconds per pass.
+    #[arg(long, default_value_t = latlab_stall::defaults::IDLE_SECONDS)]
+    pub seconds: u64,
+    /// A gap longer than this is an interruption.
+    #[arg(long, default_value = dur(latlab_stall::defaults::IDLE_THRESHOLD_NS), value_parser = parse_duration_ns)]
+    pub threshold: u64,
+    /// The CPU to watch (default: the last).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Measure a second pass while this shell command runs, and compare.
+    #[arg(long)]
+    pub with: Option<String>,
+}
+
+/// A load scheduling of `latlab stall`: other, batch, idle or niceN.
+fn parse_spin(s: &str) -> Result<SpinSched, String> {
+    latlab_stall::cpu::parse_sched(s)
+        .ok_or_else(|| format!("'{s}' is not one of: other, batch, idle, niceN (N from -20 to 19)"))
+}

@@ -1,0 +1,132 @@
+//! Arguments of `latlab boot` and `latlab startup` (seed 004).
+
+use super::choice;
+use clap::{Args, Subcommand};
+use latlab_startup::trace::TracerChoice;
+
+/// `latlab boot`.
+#[derive(Debug, Args)]
+pub struct BootArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: BootCommand,
+}
+
+/// Subcommands of `latlab boot`.
+#[derive(Debug, Subcommand)]
+pub enum BootCommand {
+    /// Read a boot trace — `xperf -a boot` XML, or `systemd-analyze blame` or
+    /// `critical-chain` text — and show the services by cost, the total auto-start time, the
+    /// critical path, and candidates to delay or disable with the reason for each.
+    Analyze {
+        /// The trace file.
+        file: std::path::PathBuf,
+    },
+}
+
+/// `latlab startup`.
+#[derive(Debug, Args)]
+pub struct StartupArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: StartupCommand,
+}
+
+/// Subcommands of `latlab startup`.
+#[derive(Debug, Subcommand)]
+pub enum StartupCommand {
+    /// Learn a launch plan: trace which files the launch opens, in order (fanotify as root,
+    /// ptrace otherwise), then evict them, launch again and read which page ranges of each
+    /// it read (mincore). Writes the plan file and stores it in the database.
+    Record(StartupRecord),
+    /// Launch time cold (the plan's files evicted, file by file), warm, and cold + prefetch
+    /// (the plan replayed on parallel threads while the command starts); medians, spread,
+    /// speedups and device facts. Learns the plan first unless given one.
+    Measure(StartupMeasure),
+    /// Disk I/O per process (bytes and calls read and written, major faults) of everything
+    /// alive while the command runs, costliest first.
+    Io(StartupIo),
+    /// The built-in file-heavy application that `--builtin` launches (internal).
+    #[command(hide = true)]
+    FixtureApp {
+        /// Its data directory.
+        dir: std::path::PathBuf,
+    },
+}
+
+/// How to launch the command and when it is ready (shared by the startup subcommands).
+#[derive(Debug, Args)]
+pub struct LaunchArgs {
+    /// Ready when a line of the command's output (stdout or stderr) matches this regular
+    /// expression (default: when it exits, with status 0).
+    #[arg(long, value_name = "REGEX", conflicts_with = "port")]
+    pub ready: Option<String>,
+    /// Ready when a TCP connect to 127.0.0.1:PORT succeeds.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Longest one launch may take, seconds.
+    #[arg(long, default_value_t = latlab_startup::defaults::TIMEOUT_S)]
+    pub timeout: f64,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// `latlab startup record`.
+#[derive(Debug, Args)]
+pub struct StartupRecord {
+    /// Launch and readiness.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// Tracer: auto (fanotify, else ptrace), fanotify or ptrace.
+    #[arg(long, value_parser = choice::<TracerChoice>(), default_value = "auto")]
+    pub tracer: TracerChoice,
+    /// Where to write the plan (JSON, `latlab.plan/1`).
+    #[arg(long, short = 'o', default_value = latlab_startup::defaults::PLAN_FILE)]
+    pub output: std::path::PathBuf,
+}
+
+/// `latlab startup measure`.
+#[derive(Debug, Args)]
+pub struct StartupMeasure {
+    /// Launch and readiness.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// A plan file from `startup record`.
+    #[arg(long, conflicts_with = "plan_run")]
+    pub plan: Option<std::path::PathBuf>,
+    /// The plan stored with this `startup record` run.
+    #[arg(long)]
+    pub plan_run: Option<i64>,
+    /// Launches per state.
+    #[arg(long, default_value_t = latlab_startup::defaults::RUNS)]
+    pub runs: usize,
+    /// Prefetch threads (default: one per two CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Also measure cold + whole-file prefetch (each plan file read whole), against the
+    /// plan's page ranges.
+    #[arg(long)]
+    pub whole: bool,
+    /// Tracer for learning the plan when none is given.
+    #[arg(long, value_parser = choice::<TracerChoice>(), default_value = "auto")]
+    pub tracer: TracerChoice,
+    /// Measure the built-in file-heavy launch (a data set written to /var/tmp and removed
+    /// afterwards) instead of a command.
+    #[arg(long, conflicts_with_all = ["plan", "plan_run"])]
+    pub builtin: bool,
+}
+
+/// `latlab startup io`.
+#[derive(Debug, Args)]
+pub struct StartupIo {
+    /// Launch and readiness (the scenario ends at readiness).
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// Time between reads of every process's counters, ms.
+    #[arg(long, default_value_t = latlab_startup::defaults::IO_INTERVAL_MS)]
+    pub interval_ms: u64,
+    /// Processes shown (the totals count all).
+    #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
+    pub top: usize,
+}

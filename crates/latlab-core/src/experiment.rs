@@ -210,11 +210,6 @@ pub trait Choice: Sized + Clone + Send + Sync + 'static {
     }
 }
 
-/// Check a configuration value: `ok`, or a [`ExperimentError::Config`] naming the option.
-pub fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), ExperimentError> {
-    if ok { Ok(()) } else { Err(ExperimentError::Config(what())) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

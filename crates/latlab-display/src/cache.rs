@@ -1,5 +1,6 @@
 //! The server's mirror of the client's bitmap cache: three caches of 16×16, 32×32 and 64×64
-//! cells (the RDP cell sizes; 120/120/337 cells by default, seed 000's 1.5 MB budget), each
+//! cells (the RDP cell sizes; 120/120/337 cells by default, seed 000's 1.5 MB budget; the
+//! [`Geometry`] of `display cache` is seed 003's), each
 //! with its own eviction policy, the cell each resident bitmap occupies, and the reference
 //! trace the optimum is computed from.
 
@@ -8,6 +9,53 @@ use std::collections::HashMap;
 
 /// Cell sides of caches 0, 1 and 2.
 pub const CELL_SIDES: [usize; 3] = [16, 32, 64];
+
+/// The three caches' shape: cells in each, at a colour depth that sets each cell's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Cells per cache (16×16, 32×32, 64×64).
+    pub cells: [usize; 3],
+    /// Colour depth, bits per pixel (8, 16 or 24).
+    pub bpp: u32,
+}
+
+impl Geometry {
+    /// 64×64 cells one frame of the 119×119 animation takes (2 × 2 tiles).
+    pub const CELLS_PER_FRAME: usize = 4;
+
+    /// Seed 003's 1.5 MB cache at 8 bpp ([`crate::defaults::SEED_CACHE_CELLS`]).
+    pub fn seed_003() -> Self {
+        Geometry { cells: crate::defaults::SEED_CACHE_CELLS, bpp: crate::defaults::SEED_CACHE_BPP }
+    }
+    /// Bytes of one cell in each cache (`None` for an unknown depth).
+    pub fn cell_bytes(&self) -> Option<[usize; 3]> {
+        let b = crate::fb::bytes_per_pixel(self.bpp)?;
+        Some(CELL_SIDES.map(|s| s * s * b))
+    }
+    /// Bytes of all three caches.
+    pub fn bytes(&self) -> Option<usize> {
+        let c = self.cell_bytes()?;
+        Some((0..3).map(|i| self.cells[i] * c[i]).sum())
+    }
+    /// Animation frames the 64×64 cache holds: the seed's n/m, rounded down. One more loops
+    /// through an LRU cache missing every frame.
+    pub fn capacity_frames(&self) -> u32 {
+        (self.cells[2] / Self::CELLS_PER_FRAME) as u32
+    }
+    /// Check the geometry.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.cell_bytes().is_none() {
+            return Err(format!("{} bpp: use 8, 16 or 24", self.bpp));
+        }
+        if self.cells.iter().any(|&c| !(1..=0x7FFF).contains(&c)) {
+            return Err("cells per cache: 1 to 32,767 (a cache index is 15 bits)".into());
+        }
+        if self.capacity_frames() < 2 {
+            return Err("the 64×64 cache must hold at least two frames (8 cells)".into());
+        }
+        Ok(())
+    }
+}
 
 /// One cache: cells, and which bitmap (by content key) is in which.
 pub struct CellCache {
@@ -92,6 +140,21 @@ impl CacheMirror {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_seeds_geometry_is_1_5_mb_and_predicts_the_cliff_at_65_66() {
+        let g = Geometry::seed_003();
+        assert_eq!(g.cell_bytes(), Some([256, 1024, 4096]));
+        assert_eq!(g.bytes(), Some(1_533_952));
+        assert_eq!(g.capacity_frames(), 65);
+        // latlab's own 16 bpp geometry: 337 cells hold 84 frames, and twice the bytes per cell.
+        let ours = Geometry { cells: [120, 120, 337], bpp: 16 };
+        assert_eq!((ours.capacity_frames(), ours.cell_bytes().unwrap()[2]), (84, 8192));
+        assert!(Geometry { bpp: 12, ..g }.validate().is_err());
+        assert!(Geometry { cells: [600, 300, 7], ..g }.validate().is_err());
+        assert!(Geometry { cells: [600, 0, 262], ..g }.validate().is_err());
+        assert!(g.validate().is_ok());
+    }
 
     #[test]
     fn cells_are_reused_after_eviction() {

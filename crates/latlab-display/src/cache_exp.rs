@@ -4,6 +4,7 @@
 //! capacity under every policy — Belady's optimum, from the reference trace of the same run,
 //! is the bound — and then the banner + ticker pair (each alone fits, together they do not).
 
+use crate::cache::Geometry;
 use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::Codec;
@@ -21,29 +22,58 @@ pub struct CacheConfig {
     pub policies: Vec<PolicyKind>,
     /// Loops measured after one loop of warm-up.
     pub loops: u32,
-    /// Cells per cache.
-    pub cells: [usize; 3],
+    /// The caches' cells and colour depth for the animation sweep (default: seed 003's
+    /// 1.5 MB at 8 bpp).
+    pub geometry: Geometry,
+    /// The same for the banner + ticker runs (default: latlab's own 120/120/337 cells at
+    /// 16 bpp; see [`crate::defaults::BANNER_GEOMETRY_NOTE`]).
+    pub banner_geometry: Geometry,
     /// Bulk compression.
     pub codec: Codec,
     /// Also run banner, ticker, and both.
     pub banner_ticker: bool,
 }
 
-/// Animation frames that fit the 64×64 cache: four cells a frame.
-pub fn capacity_frames(cells: [usize; 3]) -> u32 {
-    (cells[2] / 4) as u32
+/// Frames of the banner in the banner + ticker runs: the default, or as many as fill
+/// [`crate::defaults::BANNER_CACHE_SHARE`] of a smaller 64×64 cache, so the banner alone fits.
+pub fn banner_frames(g: &Geometry) -> u32 {
+    let d = crate::defaults::BANNER_FRAMES;
+    let fit =
+        (g.cells[2] as f64 * crate::defaults::BANNER_CACHE_SHARE) as usize / crate::defaults::BANNER_CELLS_PER_FRAME;
+    d.min(fit.max(1) as u32)
+}
+
+/// Frame counts around a capacity of `c` frames: far below, just below, at, just above and
+/// far above (the full sweep).
+pub fn frames_around(c: u32) -> Vec<u32> {
+    let mut v =
+        vec![c / 2, c.saturating_sub(20), c.saturating_sub(4), c - 1, c, c + 1, c + 2, c + 4, c + 10, c + 20, 2 * c];
+    v.retain(|&n| n >= 1);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The first swept frame count at which LRU's rate is [`crate::defaults::CLIFF_JUMP`] times
+/// or more its rate at the smallest count: where the cliff is, measured (`None` when it never
+/// jumps).
+pub fn cliff_at(lru: &[(u32, f64)]) -> Option<u32> {
+    let mut v = lru.to_vec();
+    v.sort_by_key(|x| x.0);
+    let base = v.first()?.1.max(1e-9);
+    v.iter().find(|x| x.1 >= crate::defaults::CLIFF_JUMP * base).map(|x| x.0)
 }
 
 impl CacheConfig {
     /// The full sweep.
     pub fn full() -> Self {
-        let cells = crate::defaults::CELLS;
-        let c = capacity_frames(cells);
+        let geometry = Geometry::seed_003();
         Self {
-            frame_counts: vec![c / 2, c - 20, c - 4, c - 1, c, c + 1, c + 2, c + 4, c + 10, c + 20, 2 * c],
+            frame_counts: frames_around(geometry.capacity_frames()),
             policies: PolicyKind::ALL.to_vec(),
             loops: crate::defaults::CACHE_LOOPS,
-            cells,
+            geometry,
+            banner_geometry: Geometry { cells: crate::defaults::CELLS, bpp: crate::defaults::BPP },
             codec: Codec::from_name(crate::defaults::VIEW_CODEC).expect("a codec"),
             banner_ticker: true,
         }
@@ -51,7 +81,7 @@ impl CacheConfig {
 
     /// The suite's short version: at and around the capacity.
     pub fn short() -> Self {
-        let c = capacity_frames(crate::defaults::CELLS);
+        let c = Geometry::seed_003().capacity_frames();
         Self { frame_counts: vec![c - 4, c, c + 1, c + 4], loops: 1, ..Self::full() }
     }
 
@@ -71,9 +101,11 @@ impl CacheConfig {
     }
 
     fn session(&self, workload: WorkloadKind, policy: PolicyKind, warmup_ms: u64, measure_ms: u64) -> SessionConfig {
+        let g =
+            if matches!(workload, WorkloadKind::BannerTicker { .. }) { self.banner_geometry } else { self.geometry };
         let mut s = SessionConfig::standard(workload, warmup_ms + measure_ms);
         s.warmup_ms = warmup_ms;
-        s.encoder.cells = self.cells;
+        (s.encoder.cells, s.bpp) = (g.cells, g.bpp);
         s.encoder.policy = policy;
         s.codec = self.codec;
         s
@@ -108,11 +140,14 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
     rec.config("experiment", "cache");
     rec.config("frame_counts", &cfg.frame_counts);
     rec.config("policies", cfg.policies().iter().map(|p| p.name()).collect::<Vec<_>>());
-    rec.config("cells", cfg.cells);
+    rec.config("cells", cfg.geometry.cells);
+    rec.config("bpp", cfg.geometry.bpp);
+    rec.config("cache_bytes", cfg.geometry.bytes());
     rec.config("codec", cfg.codec.name());
     rec.config("loops_measured", cfg.loops);
-    let cap = capacity_frames(cfg.cells);
+    let cap = cfg.geometry.capacity_frames();
     rec.metric("cache.capacity_frames", cap as u64, "count");
+    rec.metric("cache.bytes", cfg.geometry.bytes().unwrap_or(0) as u64, "B");
     let delay = crate::defaults::ANIMATION_DELAY_MS;
     let policies = cfg.policies();
     let mut rows = Vec::new();
@@ -148,8 +183,20 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
     });
     // The cliff and each policy against the optimum, one frame past the capacity.
     let get = |n: u32, p: PolicyKind| at.get(&n).and_then(|v| v.iter().find(|x| x.0 == p)).map(|x| x.1);
+    let lru: Vec<(u32, f64)> =
+        at.iter().filter_map(|(&n, v)| Some((n, v.iter().find(|x| x.0 == PolicyKind::Lru)?.1))).collect();
+    let cliff = cliff_at(&lru);
+    if let Some(c) = cliff {
+        rec.metric("cache.lru.cliff_at_frames", c as u64, "count");
+    }
     if let (Some(fit), Some(over)) = (get(cap, PolicyKind::Lru), get(cap + 1, PolicyKind::Lru)) {
         rec.metric("cache.lru.cliff_ratio", over / fit.max(1e-9), "ratio");
+        let g = &cfg.geometry;
+        let measured = match cliff {
+            Some(c) if c == cap + 1 => format!("LRU jumps first at {c} frames, as predicted"),
+            Some(c) => format!("LRU jumps first at {c} frames, not at the predicted {}", cap + 1),
+            None => "LRU never jumps in this sweep".to_string(),
+        };
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "Figure 4: looping animation and the LRU bitmap cache".into(),
@@ -162,7 +209,15 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
                 cap + 1,
                 over / fit.max(1e-9)
             ),
-            note: "16 bpp, 120/120/337 cells; a frame is four 64×64 cells here, so the cliff sits at 84/85".into(),
+            note: format!(
+                "{} bpp, {}/{}/{} cells = {} B (RDP 4.0's revision-1 caps for 1.5 MB at 8 bpp by default); four 64×64 cells a frame, so n/m predicts the cliff at {cap}/{}; {measured}",
+                g.bpp,
+                g.cells[0],
+                g.cells[1],
+                g.cells[2],
+                g.bytes().unwrap_or(0),
+                cap + 1
+            ),
         });
         if let Some(opt) = get(cap + 1, PolicyKind::Opt) {
             let mut best: Option<(PolicyKind, f64)> = None;
@@ -189,7 +244,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
 
 /// Banner alone, ticker alone (LRU), and both under every policy.
 fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -> Result<(), SessionError> {
-    let frames = crate::defaults::BANNER_FRAMES;
+    let frames = banner_frames(&cfg.banner_geometry);
     let warm = frames as u64 * 100;
     let measure = 2 * warm;
     let kind = |banner, ticker| WorkloadKind::BannerTicker { banner, ticker, banner_frames: frames };
@@ -232,7 +287,66 @@ fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -
             lone[1] * 8e-6,
             lru_both * 8e-6
         ),
-        note: "the ticker's new cells push the banner's loop out of an LRU cache".into(),
+        note: format!(
+            "the ticker's new cells push the banner's loop out of an LRU cache; {} bpp, {}/{}/{} cells, {frames} banner frames ({})",
+            cfg.banner_geometry.bpp,
+            cfg.banner_geometry.cells[0],
+            cfg.banner_geometry.cells[1],
+            cfg.banner_geometry.cells[2],
+            crate::defaults::BANNER_GEOMETRY_NOTE
+        ),
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_straddles_the_capacity() {
+        assert_eq!(frames_around(65), vec![32, 45, 61, 64, 65, 66, 67, 69, 75, 85, 130]);
+        assert_eq!(frames_around(3), vec![1, 2, 3, 4, 5, 6, 7, 13, 23]);
+        let short = CacheConfig::short();
+        assert_eq!(short.frame_counts, vec![61, 65, 66, 69], "around the seed's 65");
+    }
+
+    #[test]
+    fn the_cliff_is_the_first_rise_by_half_again() {
+        let rates = [(66, 4000.0), (61, 20.0), (65, 22.0), (69, 4100.0)];
+        assert_eq!(cliff_at(&rates), Some(66));
+        assert_eq!(cliff_at(&[(10, 188.0), (11, 357.0)]), Some(11));
+        assert_eq!(cliff_at(&[(10, 5.0), (20, 6.0)]), None);
+        assert_eq!(cliff_at(&[]), None);
+    }
+
+    /// The cliff where a geometry predicts it: the seed's (65/66), and a small one (10/11).
+    #[test]
+    fn lru_thrashes_one_frame_past_the_geometrys_capacity() {
+        for (g, frames) in
+            [(Geometry::seed_003(), vec![64, 65, 66]), (Geometry { cells: [60, 60, 40], bpp: 16 }, vec![9, 10, 11])]
+        {
+            let cap = g.capacity_frames();
+            let cfg = CacheConfig {
+                frame_counts: frames,
+                policies: vec![PolicyKind::Lru],
+                loops: 1,
+                geometry: g,
+                banner_ticker: false,
+                ..CacheConfig::short()
+            };
+            let rec = run_cache(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
+            let m = |n: &str| rec.get_metric(n).map(|m| m.value.as_f64());
+            assert_eq!(m("cache.capacity_frames"), Some(cap as f64));
+            assert_eq!(m("cache.lru.cliff_at_frames"), Some((cap + 1) as f64), "{g:?}");
+            assert!(rec.paper[0].note.contains("as predicted"), "{}", rec.paper[0].note);
+        }
+    }
+
+    #[test]
+    fn the_banner_fits_alone_in_any_cache() {
+        assert_eq!(banner_frames(&Geometry::seed_003()), 31, "31 × 8 = 248 of 262 cells");
+        assert_eq!(banner_frames(&Geometry { cells: [120, 120, 337], bpp: 16 }), 40);
+        assert_eq!(banner_frames(&Geometry { cells: [120, 120, 4000], bpp: 16 }), crate::defaults::BANNER_FRAMES);
+    }
 }

@@ -127,17 +127,23 @@ impl Experiment for DisplayCache {
         if cfg.loops == 0 {
             return Err("--loops must be at least 1".into());
         }
-        Ok(())
+        cfg.geometry.validate()
     }
     fn steps(cfg: &CacheConfig) -> u64 {
         cfg.steps()
     }
     fn announce(cfg: &CacheConfig) -> String {
+        let g = &cfg.geometry;
         format!(
-            "display cache: {} frame counts × {} policies{} (virtual time; runs as fast as the CPU allows)",
+            "display cache: {} frame counts × {} policies{}; caches of {}/{}/{} cells at {} bpp ({} frames fit); virtual time, as fast as the CPU allows",
             cfg.frame_counts.len(),
             cfg.policies.len(),
-            if cfg.banner_ticker { ", then banner + ticker" } else { "" }
+            if cfg.banner_ticker { ", then banner + ticker" } else { "" },
+            g.cells[0],
+            g.cells[1],
+            g.cells[2],
+            g.bpp,
+            g.capacity_frames()
         )
     }
     fn run(cfg: &CacheConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {

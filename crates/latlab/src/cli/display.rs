@@ -37,6 +37,13 @@ pub enum DisplayCommand {
     View(DisplayView),
 }
 
+/// Three cell counts, `A,B,C`.
+fn parse_cells(s: &str) -> Result<[usize; 3], String> {
+    let v: Vec<usize> =
+        s.split(',').map(|x| x.trim().parse::<usize>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
+    <[usize; 3]>::try_from(v).map_err(|v| format!("'{s}': three cell counts (16×16, 32×32, 64×64), not {}", v.len()))
+}
+
 /// `latlab display pipeline`.
 #[derive(Debug, Args)]
 pub struct DisplayPipeline {
@@ -134,7 +141,8 @@ pub struct DisplayOps {
 /// `latlab display cache`.
 #[derive(Debug, Args)]
 pub struct DisplayCache {
-    /// Animation frame counts, comma-separated (default: around the capacity, 84 frames).
+    /// Animation frame counts, comma-separated (default: around the geometry's capacity,
+    /// 65 frames for the seed's).
     #[arg(long, value_delimiter = ',')]
     pub frames: Vec<u32>,
     /// Policies, comma-separated (default: all; opt always runs).
@@ -143,6 +151,12 @@ pub struct DisplayCache {
     /// Loops measured after one loop of warm-up.
     #[arg(long, default_value_t = latlab_display::defaults::CACHE_LOOPS)]
     pub loops: u32,
+    /// Cells in the 16×16, 32×32 and 64×64 caches (default: seed 003's 1.5 MB at 8 bpp).
+    #[arg(long, value_name = "A,B,C", value_parser = parse_cells, default_value = latlab_display::defaults::SEED_CACHE_CELLS.map(|c| c.to_string()).join(","))]
+    pub cells: [usize; 3],
+    /// Colour depth of the frames and the cache cells (a 64×64 cell is 4, 8 or 12 KB).
+    #[arg(long, default_value_t = latlab_display::defaults::SEED_CACHE_BPP)]
+    pub bpp: u32,
     /// Bulk compression.
     #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
     pub codec: Codec,

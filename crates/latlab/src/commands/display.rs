@@ -2,7 +2,8 @@
 
 use super::{install_interrupt, measure};
 use crate::cli::{DisplayArgs, DisplayCommand};
-use latlab_display::cache_exp::CacheConfig;
+use latlab_display::cache::Geometry;
+use latlab_display::cache_exp::{CacheConfig, frames_around};
 use latlab_display::experiment::{DisplayCache, DisplayOps, DisplayPipeline, DisplayView, ViewRun};
 use latlab_display::net::{self, Pace, ViewConfig};
 use latlab_display::ops::OpsConfig;
@@ -13,14 +14,15 @@ use std::path::Path;
 pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
     match a.command {
         DisplayCommand::Cache(c) => {
-            let d = CacheConfig::default();
+            let geometry = Geometry { cells: c.cells, bpp: c.bpp };
             let cfg = CacheConfig {
-                frame_counts: if c.frames.is_empty() { d.frame_counts.clone() } else { c.frames },
-                policies: if c.policies.is_empty() { d.policies.clone() } else { c.policies },
+                frame_counts: if c.frames.is_empty() { frames_around(geometry.capacity_frames()) } else { c.frames },
+                geometry,
+                policies: if c.policies.is_empty() { CacheConfig::default().policies } else { c.policies },
                 loops: c.loops,
                 codec: c.codec,
                 banner_ticker: !c.no_banner,
-                ..d
+                banner_geometry: CacheConfig::default().banner_geometry,
             };
             measure::<DisplayCache>(db, cfg)
         }

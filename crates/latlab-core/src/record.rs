@@ -248,11 +248,17 @@ impl RunRecord {
         self.metrics.push(Metric { name: name.into(), value: value.into(), unit: unit.into() });
     }
 
-    /// Add `prefix.{min,p50,p99,p999,max,mean,jitter,count}` from a summary (ns).
+    /// Add `prefix.{min,p50,p95,p99,p999,max,mean,jitter,count}` from a summary (ns).
     pub fn summary_metrics(&mut self, prefix: &str, s: &Summary, unit: &str) {
-        for (k, v) in
-            [("min", s.min), ("p50", s.p50), ("p99", s.p99), ("p999", s.p999), ("max", s.max), ("jitter", s.jitter)]
-        {
+        for (k, v) in [
+            ("min", s.min),
+            ("p50", s.p50),
+            ("p95", s.p95),
+            ("p99", s.p99),
+            ("p999", s.p999),
+            ("max", s.max),
+            ("jitter", s.jitter),
+        ] {
             self.metric(&format!("{prefix}.{k}"), v, unit);
         }
         self.metric(&format!("{prefix}.mean"), s.mean, unit);

@@ -224,6 +224,10 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.metric("pipeline.client.share_at_paper_peak", PAPER_PEAK_BYTES_PER_S / capacity, "ratio");
     rec.metric("pipeline.bytes_copied_per_byte", t.bytes_copied as f64 / main.client.bytes.max(1) as f64, "ratio");
     rec.metric("pipeline.dropped_fraction", main.dropped(), "ratio");
+    // Seed 000 counted the client's bitmap-cache misses: the encoder's, whole session.
+    let (hits, misses) = (main.server.cache_hits, main.server.cache_misses);
+    rec.metric("pipeline.cache.misses_per_s", misses as f64 / (cfg.seconds.max(1) as f64), "1/s");
+    rec.metric("pipeline.cache.hit_ratio", hits as f64 / (hits + misses).max(1) as f64, "ratio");
     let c = Column::new;
     rec.tables.push(Table {
         name: "pipeline.stages".into(),
@@ -511,6 +515,12 @@ pub fn view_record(
             "ratio",
         );
         rec.metric("view.server.input_events", s.input_events, "count");
+        rec.metric("view.server.cache_misses", s.cache_misses, "count");
+        rec.metric(
+            "view.server.cache_hit_ratio",
+            s.cache_hits as f64 / (s.cache_hits + s.cache_misses).max(1) as f64,
+            "ratio",
+        );
         rec.metric("view.server.input_expected", s.input_expected, "count");
         if s.input_events != s.input_expected {
             rec.warn(format!(

@@ -43,6 +43,9 @@ pub struct Summary {
     pub p50: i64,
     /// 90th percentile.
     pub p90: i64,
+    /// 95th percentile (seed 001 states "95 % within" figures).
+    #[serde(default)]
+    pub p95: i64,
     /// 99th percentile.
     pub p99: i64,
     /// 99.9th percentile.
@@ -146,6 +149,7 @@ pub fn summarize_sorted(s: &[i64]) -> Option<Summary> {
         stddev: stddev(s)?,
         p50: percentile_sorted(s, 50.0)?,
         p90: percentile_sorted(s, 90.0)?,
+        p95: percentile_sorted(s, 95.0)?,
         p99: percentile_sorted(s, 99.0)?,
         p999: percentile_sorted(s, 99.9)?,
         jitter: max.saturating_sub(min),
@@ -264,6 +268,7 @@ pub fn summarize_hdr(h: &hdrhistogram::Histogram<u64>) -> Option<Summary> {
         stddev: h.stdev(),
         p50: q(50.0),
         p90: q(90.0),
+        p95: q(95.0),
         p99: q(99.0),
         p999: q(99.9),
         jitter: h.max() as i64 - h.min() as i64,
@@ -287,6 +292,9 @@ mod tests {
         assert!((s.stddev - 3.027_650_354_097_491_7).abs() < 1e-12);
         // Nearest rank: p50 → ceil(5) = 5th → 5; p90 → 9th → 9; p99 → ceil(9.9)=10th → 10.
         assert_eq!((s.p50, s.p90, s.p99, s.p999), (5, 9, 10, 10));
+        // p95 → ceil(9.5) = 10th → 10; of 1..=100, the 95th.
+        assert_eq!(s.p95, 10);
+        assert_eq!(summarize(&(1..=100).collect::<Vec<i64>>()).unwrap().p95, 95);
         // |x − 5| = 4,3,2,1,0,1,2,3,4,5 → sorted 0,1,1,2,2,3,3,4,4,5 → 5th = 2.
         assert_eq!(s.mad, 2);
     }
@@ -347,7 +355,7 @@ mod tests {
         #[test]
         fn order_invariants(x in proptest::collection::vec(-1_000_000i64..10_000_000, 1..400)) {
             let s = summarize(&x).unwrap();
-            prop_assert!(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p99);
+            prop_assert!(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p95 && s.p95 <= s.p99);
             prop_assert!(s.p99 <= s.p999 && s.p999 <= s.max);
             prop_assert!(s.min as f64 <= s.mean + 1e-6 && s.mean <= s.max as f64 + 1e-6);
             prop_assert!(s.stddev >= 0.0 && s.mad >= 0 && s.jitter == s.max - s.min);
@@ -364,7 +372,7 @@ mod tests {
         #[test]
         fn extremes_never_overflow(x in proptest::collection::vec(any::<i64>(), 1..50)) {
             let s = summarize(&x).unwrap();
-            prop_assert!(s.min <= s.p50 && s.p50 <= s.max && s.jitter >= 0 && s.mad >= 0);
+            prop_assert!(s.min <= s.p50 && s.p50 <= s.p95 && s.p95 <= s.p99 && s.p99 <= s.max && s.jitter >= 0 && s.mad >= 0);
             prop_assert_eq!(histogram_linear(&x, 7).iter().map(|b| b.count).sum::<u64>(), x.len() as u64);
             prop_assert_eq!(histogram_log(&x, 7).iter().map(|b| b.count).sum::<u64>(), x.len() as u64);
             prop_assert!(x.contains(&s.p50) && x.contains(&s.p99));

@@ -42,6 +42,10 @@ pub struct ServerReport {
     pub encode_ns: u64,
     /// Server CPU: writing, ns.
     pub send_ns: u64,
+    /// MemBlt orders whose bitmap was in the client's cache (the encoder's count).
+    pub cache_hits: u64,
+    /// Cache Bitmap orders sent: bitmaps that were not in the cache.
+    pub cache_misses: u64,
     /// `write` calls that moved bytes.
     pub writes: u64,
     /// Wall time of the session, ns.
@@ -265,6 +269,7 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
         }
     }
     rep.screen_hash = screen.hash();
+    (rep.cache_hits, rep.cache_misses) = (enc.stats.cache_hits, enc.stats.cache_misses);
     record(&mut pending, RECORD_END, &[rep.frames, rep.sent, rep.dropped, rep.screen_hash]);
     flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
     rep.wall_ns = monotonic_now() - start;

@@ -33,12 +33,15 @@ pub const BANNER_GEOMETRY_NOTE: &str = "at the seed's 8 bpp geometry the pair co
 /// again even when the bulk compressor's history still holds a short loop's bitmaps.
 pub const CLIFF_JUMP: f64 = 1.5;
 /// Frame period of the virtual clock: 20 ms (50 Hz), finer than any workload's events that
-/// matter to bandwidth (typing at 100 wpm is one key every 120 ms).
+/// matter to bandwidth (typing at 100 wpm is one key every 113 ms).
 pub const FRAME_MS: u64 = 20;
 /// Largest update PDU: under the 16 KB a fast-path update fragment carries.
 pub const MAX_PDU: usize = 16_000;
 /// Typing speed: seed 003's 100 words a minute.
 pub const TYPING_WPM: u32 = 100;
+/// Characters per word when typing: 5.29, the count seed 003 assumes ("If we assume 5.29
+/// characters per word"); 100 wpm is then a key every 113 ms.
+pub const CHARS_PER_WORD: f64 = 5.29;
 /// Caret blink half-period: Windows' default 530 ms, rounded.
 pub const CARET_BLINK_MS: u64 = 500;
 /// Frames of the looping animation by default: inside the 64×64 cache (84 frames of four

@@ -30,7 +30,8 @@ pub trait Workload: Send {
 /// The workloads and their parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkloadKind {
-    /// Typing into a document at `wpm` words (5 characters) a minute.
+    /// Typing into a document at `wpm` words ([`crate::defaults::CHARS_PER_WORD`] characters)
+    /// a minute.
     Typing {
         /// Words per minute.
         wpm: u32,
@@ -356,8 +357,9 @@ impl Workload for Document {
         }
         match self.mode {
             Mode::Typing { wpm } => {
-                // Characters at wpm × 5 a minute, each a key press and release.
-                let gap = 60_000 / (wpm.max(1) as u64 * 5);
+                // Characters at wpm × 5.29 a minute (seed 003's count), each a key press and
+                // release.
+                let gap = (60_000.0 / (wpm.max(1) as f64 * crate::defaults::CHARS_PER_WORD)).round() as u64;
                 while self.next_key_ms <= t {
                     if self.pending.is_empty() {
                         self.pending = sentence(&mut self.rng, 60);

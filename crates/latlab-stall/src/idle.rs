@@ -165,8 +165,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
             rec.paper.push(PaperRow {
                 seed: "003".into(),
                 figure: "Figure 1: idle-state activity".into(),
-                paper_setting: "NT 4.0 TSE against NT 4.0 Workstation, no user logged in, Endo's idle-loop method"
-                    .into(),
+                paper_setting: "NT 4.0 TSE against NT 4.0 Workstation, idle, Endo et al.'s lost-time method".into(),
                 paper_value: "TSE 71.0 % more activity than Workstation".into(),
                 here_value: format!(
                     "{:+.1} % lost time with `{cmd}` ({:.4} % against {:.4} %)",

@@ -516,7 +516,7 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "Figure 6: RTT under network load".into(),
-            paper_setting: "10 Mbit/s Ethernet, TSE session, bulk load".into(),
+            paper_setting: "10 Mbit/s Ethernet hub, synthetic TCP/IP load, 64-byte ping for 60 s per level".into(),
             paper_value: "low and flat until saturation; about 35 ms at 9.6 Mbit/s offered".into(),
             here_value: format!(
                 "{:.2} ms unloaded, {:.1} ms at {:.0} % offered ({:.1} Mbit/s each way)",

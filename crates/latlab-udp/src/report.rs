@@ -168,7 +168,7 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
 }
 
 fn paper_rows(rec: &mut RunRecord, cfg: &UdpConfig, b: &analysis::BurstReport, pdv_sorted: &[i64]) {
-    let setting = "Samsung Omnia 7 / HTC Mozart on Wi-Fi, WP7.5 Mango, sending to a PC";
+    let setting = "Samsung Omnia 7 / HTC Mozart, Windows Phone 7.5 Mango, sending UDP to a PC (the link is not stated)";
     let what = match &cfg.mode {
         crate::Mode::Loopback { relay: Some(_), .. } => "loopback through latlab's hold-and-release relay",
         crate::Mode::Loopback { .. } => "loopback",

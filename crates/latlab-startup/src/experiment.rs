@@ -348,6 +348,11 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
     );
     let slowest_ms = rec.get_metric("boot.slowest_ms").map_or(0.0, |m| m.value.as_f64());
     rec.paper.retain(|p| p.seed != "004");
+    if let Err(why) = &here {
+        rec.warn(format!(
+            "{why}: these figures are seed 004's bundled excerpt, parsed as a check of the reader, not this machine's boot"
+        ));
+    }
     rec.paper.push(latlab_core::record::PaperRow {
         seed: "004".into(),
         figure: "boot trace: services auto-start".into(),

@@ -461,6 +461,9 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
             rec.metric(&format!("{p}.rtt.p99"), x.p99, "ns");
             rec.metric(&format!("{p}.rtt.max"), x.max, "ns");
             rec.metric(&format!("{p}.rtt.spread_p99"), x.p99 - x.min, "ns");
+            // The seed's measures: ping's average and variance (its "jitter"), as a std dev.
+            rec.metric(&format!("{p}.rtt.mean"), x.mean, "ns");
+            rec.metric(&format!("{p}.rtt.stddev"), x.stddev, "ns");
         }
         rec.metric(&format!("{p}.lost"), s.lost, "count");
         let mbps = s.up_bytes as f64 * 8.0 / s.seconds / 1e6;
@@ -513,20 +516,22 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
         steps.iter().filter(|s| s.load > 0.0).min_by(|a, b| (a.load - 0.96).abs().total_cmp(&(b.load - 0.96).abs()));
     if let (Some(s), Some(idle)) = (near, steps.iter().find(|s| s.load == 0.0)) {
         let med = |v: &[i64]| stats::percentile(v, 50.0).unwrap_or(0) as f64 / 1e6;
+        let ms = |v: &[i64]| stats::summarize(v).map_or((0.0, 0.0), |x| (x.mean / 1e6, x.stddev / 1e6));
+        let ((m0, sd0), (m1, sd1)) = (ms(&idle.rtt), ms(&s.rtt));
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "Figure 6: RTT under network load".into(),
             paper_setting: "10 Mbit/s Ethernet hub, synthetic TCP/IP load, 64-byte ping for 60 s per level".into(),
             paper_value: "low and flat until saturation; about 35 ms at 9.6 Mbit/s offered".into(),
             here_value: format!(
-                "{:.2} ms unloaded, {:.1} ms at {:.0} % offered ({:.1} Mbit/s each way)",
+                "mean {m0:.2} ms (σ {sd0:.2}) unloaded, {m1:.1} ms (σ {sd1:.1}) at {:.0} % offered ({:.1} Mbit/s each way); medians {:.2} and {:.1} ms",
+                s.load * 100.0,
+                s.load * cfg.rate_bps as f64 / 1e6,
                 med(&idle.rtt),
                 med(&s.rtt),
-                s.load * 100.0,
-                s.load * cfg.rate_bps as f64 / 1e6
             ),
             note: format!(
-                "HTB on veth, queue {}; the load is TCP in both directions, paced by latlab",
+                "mean and σ as the seed took ping's average and variance (its 'jitter'); a UDP probe every 20 ms on absolute deadlines; HTB on veth, queue {}; the load is TCP in both directions, paced by latlab",
                 cfg.queue_packets.map_or("the kernel's default (1000 packets)".into(), |q| format!("{q} packets"))
             ),
         });

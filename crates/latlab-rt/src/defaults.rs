@@ -51,5 +51,9 @@ pub const MISS_THRESHOLD: f64 = 0.001;
 /// system can no longer run Polygons").
 pub const SF_PROGRESS_FRACTION: f64 = 0.05;
 
+/// Smallest share of a phase's samples a latency mode must hold to be reported: 2 %, so the
+/// seed's early peaks (a few percent of APP starts each) count and scattered noise does not.
+pub const MODE_MIN_SHARE: f64 = 0.02;
+
 /// Buckets of the cyclictest-format histogram, in µs (cyclictest's `-h` takes the same).
 pub const CYCLICTEST_HIST_US: usize = 1000;

@@ -123,6 +123,18 @@ fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows:
             ]);
         }
         rec.metric(&format!("{name}.{lvl}.missed"), ls.missed, "count");
+        // Where the latencies pile up, and the back wall they stay within (seed 001, Fig. 6c).
+        if !ls.samples.is_empty() {
+            let modes = latlab_core::stats::modes::modes(&ls.samples, d::MODE_MIN_SHARE);
+            rec.metric(&format!("{name}.{lvl}.latency.modes"), modes.len() as u64, "count");
+            for (i, m) in modes.iter().enumerate() {
+                rec.metric(&format!("{name}.{lvl}.latency.mode{}.centre", i + 1), m.centre, "ns");
+                rec.metric(&format!("{name}.{lvl}.latency.mode{}.share", i + 1), m.share, "ratio");
+            }
+            if let Some(w) = latlab_core::stats::modes::back_wall(&ls.samples) {
+                rec.metric(&format!("{name}.{lvl}.latency.back_wall"), w, "ns");
+            }
+        }
         rec.series.push(Series {
             name: format!("{name}.{lvl}.latency"),
             unit: "ns".into(),

@@ -23,6 +23,7 @@
 
 pub mod bootstrap;
 pub mod delay;
+pub mod modes;
 
 use serde::{Deserialize, Serialize};
 

@@ -276,7 +276,9 @@ impl RtConfig {
         let phases = if matches!(self.load, LoadSpec::None) { 1 } else { 2 };
         let mut n = if self.phases { phases * (self.phase_ns / self.period_ns.max(1)) } else { 0 };
         if let Some(s) = &self.sweep {
-            n += s.rates().iter().map(|r| (r * s.step_ns as f64 / 1e9) as u64).sum::<u64>();
+            // Unloaded, then under the load (one sweep when there is no load).
+            let sweeps = if matches!(self.load, LoadSpec::None) { 1 } else { 2 };
+            n += sweeps * s.rates().iter().map(|r| (r * s.step_ns as f64 / 1e9) as u64).sum::<u64>();
         }
         n
     }

@@ -9,7 +9,8 @@
 //! jitter,count}`, `<phase>.<level>.missed`; `<phase>.pulses`, `<phase>.l1.delivered`,
 //! `<phase>.l2.delivered`, `loaded.load.progress`; `baseline.load.polygons_per_s`;
 //! `overhead.record_per_sample`; `sweep.mf_l1_hz`, `sweep.mf_l2_hz`, `sweep.sf_hz`,
-//! `sweep.max_rate_hz`.
+//! `sweep.max_rate_hz`, and `sweep.unloaded.{mf_l1_hz,mf_l2_hz,max_rate_hz}` from the same
+//! sweep without the load.
 
 pub mod chain;
 pub mod config;
@@ -182,6 +183,53 @@ fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
     Ok(Some(per_second(p0, p1, t0, t1)))
 }
 
+/// One frequency sweep: each rate for a step, with `running` (the load, when loaded) and its
+/// progress against `baseline`; stops once every threshold it can find is found.
+fn sweep_pass(
+    cfg: &RtConfig,
+    caps: &mut Capabilities,
+    progress: &AtomicU64,
+    sc: &config::SweepConfig,
+    with_l2: bool,
+    running: Option<&load::RunningLoad>,
+    baseline: Option<f64>,
+) -> Result<(Vec<sweep::Step>, sweep::Thresholds, bool), RtError> {
+    let load_known = baseline.is_some() && running.is_some_and(|l| l.progress().is_some());
+    let mut err = None;
+    let (steps, thresholds, intr) = sweep::drive(sc, with_l2, load_known, |rate| {
+        let period = (1e9 / rate).round() as u64;
+        let pulses = pulses_for(sc.step_ns, period);
+        let (p0, t0) = (running.and_then(|l| l.progress()), monotonic_now());
+        let ph = match run_phase(cfg, caps, progress, period, pulses) {
+            Ok(p) => p,
+            Err(e) => {
+                err = Some(e);
+                return None;
+            }
+        };
+        let (p1, t1) = (running.and_then(|l| l.progress()), monotonic_now());
+        if ph.interrupted || stop_requested() {
+            return None;
+        }
+        let load_progress = match (p0, p1, baseline) {
+            (Some(a), Some(b), Some(base)) => Some(per_second(a, b, t0, t1) / base.max(1e-9)),
+            _ => None,
+        };
+        Some(sweep::Step {
+            rate_hz: rate,
+            l1_delivered: ph.stats.l1_delivered,
+            l2_delivered: ph.stats.l2_delivered,
+            load_progress,
+            l1_p99: ph.stats.l1.summary.map(|s| s.p99),
+            l2_p99: ph.stats.l2.summary.map(|s| s.p99),
+        })
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok((steps, thresholds, intr)),
+    }
+}
+
 /// The baseline used for progress ratios: the better of the measurements before and after
 /// the run (interference only ever lowers a measured rate). Measures "after" unless the run
 /// was interrupted.
@@ -276,44 +324,31 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
 
     let mut sweep_result = None;
     let mut final_baseline = None;
+    let mut unloaded_sweep: Option<sweep::Thresholds> = None;
+    if let (Some(sc), false) = (&cfg.sweep, interrupted) {
+        // Unloaded first (the seed's Figure 8 has MF-APP without the load as well), then loaded.
+        if !matches!(cfg.load, LoadSpec::None) {
+            let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None, None)?;
+            interrupted |= intr;
+            if let Some(v) = t.mf_l1_hz {
+                rec.metric("sweep.unloaded.mf_l1_hz", v, "Hz");
+            }
+            if let Some(v) = t.mf_l2_hz {
+                rec.metric("sweep.unloaded.mf_l2_hz", v, "Hz");
+            }
+            let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
+            rec.metric("sweep.unloaded.max_rate_hz", max_rate, "Hz");
+            unloaded_sweep = Some(t);
+        }
+    }
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
         let running = load::start(cfg, 13)?;
         let load_known = baseline.is_some() && running.as_ref().is_some_and(|l| l.progress().is_some());
-        let mut err = None;
-        let (steps, thresholds, intr) = sweep::drive(sc, with_l2, load_known, |rate| {
-            let period = (1e9 / rate).round() as u64;
-            let pulses = pulses_for(sc.step_ns, period);
-            let (p0, t0) = (running.as_ref().and_then(|l| l.progress()), monotonic_now());
-            let ph = match run_phase(cfg, &mut caps, &progress, period, pulses) {
-                Ok(p) => p,
-                Err(e) => {
-                    err = Some(e);
-                    return None;
-                }
-            };
-            let (p1, t1) = (running.as_ref().and_then(|l| l.progress()), monotonic_now());
-            if ph.interrupted || stop_requested() {
-                return None;
-            }
-            let load_progress = match (p0, p1, baseline) {
-                (Some(a), Some(b), Some(base)) => Some(per_second(a, b, t0, t1) / base.max(1e-9)),
-                _ => None,
-            };
-            Some(sweep::Step {
-                rate_hz: rate,
-                l1_delivered: ph.stats.l1_delivered,
-                l2_delivered: ph.stats.l2_delivered,
-                load_progress,
-                l1_p99: ph.stats.l1.summary.map(|s| s.p99),
-                l2_p99: ph.stats.l2.summary.map(|s| s.p99),
-            })
-        });
+        let result = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, running.as_ref(), baseline);
         if let Some(l) = running {
             l.stop();
         }
-        if let Some(e) = err {
-            return Err(e);
-        }
+        let (steps, thresholds, intr) = result?;
         interrupted |= intr;
         let mut steps = steps;
         let mut thresholds = thresholds;
@@ -386,7 +421,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
         rec.metric("loaded.load.polygons_per_s", rate, "Hz");
         rec.metric("loaded.load.progress", rate / b.max(1e-9), "ratio");
     }
-    paper::rows(&mut rec, cfg, &measured, sweep_result);
+    paper::rows(&mut rec, cfg, &measured, sweep_result, unloaded_sweep);
     rec.capabilities = caps.list.clone();
     rec.warnings.extend(caps.warnings());
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });

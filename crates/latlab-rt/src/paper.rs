@@ -62,9 +62,18 @@ pub fn rows(
     }
     // MF-APP unloaded against loaded: the seed's measure of how the load moves it.
     if let (Some(u), Some((t, _, _))) = (&unloaded, &sweep) {
+        let start = cfg.sweep.as_ref().map_or(0.0, |s| s.start_hz);
+        // A threshold at the sweep's first rate is only a bound: level 2 missed there already.
+        let at = |v: Option<f64>| match v {
+            Some(v) if v <= start => format!("≤ {}", hz(v)),
+            Some(v) => hz(v),
+            None => "not reached".into(),
+        };
         let change = match (u.mf_l2_hz, t.mf_l2_hz) {
-            (Some(a), Some(b)) => format!("{} → {} ({:+.0} %)", hz(a), hz(b), (b / a - 1.0) * 100.0),
-            (a, b) => format!("{} → {}", a.map_or("not reached".into(), hz), b.map_or("not reached".into(), hz)),
+            (Some(a), Some(b)) if a > start && b > start => {
+                format!("{} → {} ({:+.0} %)", hz(a), hz(b), (b / a - 1.0) * 100.0)
+            }
+            (a, b) => format!("{} → {}", at(a), at(b)),
         };
         rec.paper.push(PaperRow {
             seed: "001".into(),

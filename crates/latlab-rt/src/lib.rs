@@ -183,18 +183,20 @@ fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
     Ok(Some(per_second(p0, p1, t0, t1)))
 }
 
-/// One frequency sweep: each rate for a step, with `running` (the load, when loaded) and its
-/// progress against `baseline`; stops once every threshold it can find is found.
+/// One frequency sweep: each rate for a step; `load` is the running load whose progress is
+/// measured against its baseline rate (None: unloaded, or the load's progress is unknown).
+/// Stops once every threshold it can find is found.
 fn sweep_pass(
     cfg: &RtConfig,
     caps: &mut Capabilities,
     progress: &AtomicU64,
     sc: &config::SweepConfig,
     with_l2: bool,
-    running: Option<&load::RunningLoad>,
-    baseline: Option<f64>,
+    load: Option<(&load::RunningLoad, f64)>,
 ) -> Result<(Vec<sweep::Step>, sweep::Thresholds, bool), RtError> {
-    let load_known = baseline.is_some() && running.is_some_and(|l| l.progress().is_some());
+    let load_known = load.is_some();
+    let running = load.map(|(l, _)| l);
+    let baseline = load.map(|(_, b)| b);
     let mut err = None;
     let (steps, thresholds, intr) = sweep::drive(sc, with_l2, load_known, |rate| {
         let period = (1e9 / rate).round() as u64;
@@ -328,7 +330,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
         // Unloaded first (the seed's Figure 8 has MF-APP without the load as well), then loaded.
         if !matches!(cfg.load, LoadSpec::None) {
-            let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None, None)?;
+            let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None)?;
             interrupted |= intr;
             if let Some(v) = t.mf_l1_hz {
                 rec.metric("sweep.unloaded.mf_l1_hz", v, "Hz");
@@ -343,8 +345,9 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
     }
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
         let running = load::start(cfg, 13)?;
-        let load_known = baseline.is_some() && running.as_ref().is_some_and(|l| l.progress().is_some());
-        let result = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, running.as_ref(), baseline);
+        let measured = running.as_ref().zip(baseline).filter(|(l, _)| l.progress().is_some());
+        let load_known = measured.is_some();
+        let result = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, measured);
         if let Some(l) = running {
             l.stop();
         }

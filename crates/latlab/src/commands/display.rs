@@ -14,15 +14,16 @@ use std::path::Path;
 pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
     match a.command {
         DisplayCommand::Cache(c) => {
+            let d = CacheConfig::default();
             let geometry = Geometry { cells: c.cells, bpp: c.bpp };
             let cfg = CacheConfig {
                 frame_counts: if c.frames.is_empty() { frames_around(geometry.capacity_frames()) } else { c.frames },
                 geometry,
-                policies: if c.policies.is_empty() { CacheConfig::default().policies } else { c.policies },
+                policies: if c.policies.is_empty() { d.policies } else { c.policies },
                 loops: c.loops,
                 codec: c.codec,
                 banner_ticker: !c.no_banner,
-                banner_geometry: CacheConfig::default().banner_geometry,
+                banner_geometry: d.banner_geometry,
             };
             measure::<DisplayCache>(db, cfg)
         }

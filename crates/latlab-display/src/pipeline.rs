@@ -465,7 +465,7 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>) {
             main.client.wall_ns as f64 / 1e9,
             100.0 * hits as f64 / (hits + misses).max(1) as f64
         ),
-        "the encoder's counts, whole session; the picture window's video frames are new bitmaps each frame",
+        "the main run at full client speed (the seed counted on its 233 MHz CEPC); the encoder's counts, whole session; the picture window's video frames are new bitmaps each frame",
     );
     if let Some((speed, r)) = slow {
         row(

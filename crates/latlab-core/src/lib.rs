@@ -22,6 +22,7 @@ pub mod stats;
 pub mod store;
 pub mod synth;
 pub mod testing;
+pub mod verdict;
 
 /// latlab's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

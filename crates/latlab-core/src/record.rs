@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version tag written into every JSON export (`"schema"`), bumped on incompatible changes.
-pub const SCHEMA: &str = "latlab.run/2";
+pub const SCHEMA: &str = "latlab.run/3";
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,6 +168,10 @@ pub struct PaperRow {
     pub here_value: String,
     /// What this run measured and why it is comparable (or how it differs).
     pub note: String,
+    /// Whether the finding reproduced here, and the rule that said so (`verdict`, `basis`
+    /// in JSON; absent from records older than `latlab.run/3`, which load as unjudged).
+    #[serde(flatten)]
+    pub judgement: crate::verdict::Judgement,
 }
 
 /// Everything one run produced. See `docs/run-record.md`.
@@ -233,6 +237,12 @@ impl RunRecord {
     /// Mark the end: take the machine's `after` snapshot and set the status.
     pub fn finish(&mut self, status: RunStatus) {
         self.status = status;
+        // Every paper row's note points at its study's section, for readers of the record.
+        for p in &mut self.paper {
+            if !p.note.contains("docs/studies.md") {
+                p.note.push_str(&format!(" (the study: docs/studies.md#s{})", p.seed));
+            }
+        }
         self.ended_at_ns = crate::clock::unix_now_ns();
         self.machine.finish();
     }

@@ -37,6 +37,7 @@ fn full_record() -> RunRecord {
         paper_value: "5.2 µs".into(),
         here_value: "12 µs".into(),
         note: "n".into(),
+        judgement: latlab_core::verdict::Judgement::within_factor(12.0, 5.2, 2.0, "a timer <wake-up>, not an ISR"),
     });
     r.finish(RunStatus::Interrupted);
     r

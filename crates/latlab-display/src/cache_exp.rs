@@ -10,6 +10,7 @@ use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::Codec;
 use crate::workload::WorkloadKind;
 use latlab_core::record::{Column, PaperRow, RunRecord, Table, TablePlot};
+use latlab_core::verdict::Judgement;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -197,6 +198,21 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
             Some(c) => format!("LRU jumps first at {c} frames, not at the predicted {}", cap + 1),
             None => "LRU never jumps in this sweep".to_string(),
         };
+        let jump = over / fit.max(1e-9);
+        let judgement = Judgement::all(vec![
+            Judgement::finding(
+                cliff == Some(cap + 1),
+                &format!("the cliff sits where the geometry predicts, at {} frames", cap + 1),
+                &cliff.map_or("no cliff".into(), |c| format!("first jump at {c}")),
+                "the cache is not filled in the order the arithmetic assumes",
+            ),
+            Judgement::finding(
+                jump >= 10.0,
+                "one frame past it costs at least ten times more (the seed's 100×, held to an order of magnitude)",
+                &format!("{jump:.0}×"),
+                "latlab's frames compress or cache differently from TSE's",
+            ),
+        ]);
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "Figure 4: looping animation and the LRU bitmap cache".into(),
@@ -218,6 +234,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
                 g.bytes().unwrap_or(0),
                 cap + 1
             ),
+            judgement,
         });
         if let Some(opt) = get(cap + 1, PolicyKind::Opt) {
             let mut best: Option<(PolicyKind, f64)> = None;
@@ -295,6 +312,7 @@ fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -
             cfg.banner_geometry.cells[2],
             crate::defaults::BANNER_GEOMETRY_NOTE
         ),
+        judgement: crate::ops::banner_ticker_judgement(lru_both, lone[1], lone[0]),
     });
     Ok(())
 }

@@ -12,6 +12,7 @@ use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_core::verdict::Judgement;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -269,12 +270,24 @@ pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
     Ok(rec)
 }
 
+/// Seed 003's banner-and-ticker finding: together far more than the two alone (1.60 Mbit/s
+/// against 0.08, 20×), because together they overflow the bitmap cache. Any unit.
+pub(crate) fn banner_ticker_judgement(together: f64, ticker: f64, banner: f64) -> Judgement {
+    let x = together / (ticker + banner).max(1e-9);
+    Judgement::finding(
+        x >= 10.0,
+        "together costs far more than the two alone (the seed's 20×, held to ≥ 10×)",
+        &format!("{x:.1}×"),
+        "the two together still fit latlab's bitmap cache at this geometry",
+    )
+}
+
 fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
     let get = |n: &str| figs.iter().find(|f| f.name == n);
     let kbs = |f: &OpFigures| f.display.bytes as f64 / f.seconds / 1000.0;
     let setting = "TSE build 419 on a Celeron-333, Windows 98 client, 10 Mbit/s Ethernet hub";
     let mut rows: Vec<PaperRow> = Vec::new();
-    let mut row = |figure: &str, paper: &str, here: String, note: &str| {
+    let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
         rows.push(PaperRow {
             seed: "003".into(),
             figure: figure.into(),
@@ -282,38 +295,56 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             paper_value: paper.into(),
             here_value: here,
             note: note.into(),
+            judgement,
         })
     };
-    let cases: [(&str, &str, &str, &str); 5] = [
+    // (name, figure, paper, the paper's range in KB/s, note, what explains a difference)
+    type Case<'a> = (&'a str, &'a str, &'a str, (f64, f64), &'a str, &'a str);
+    let cases: [Case; 5] = [
         (
             "typing",
             "typing at 100 wpm, display",
             "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
-            "one cached glyph (MemBlt) per key; Word 97 on TSE repainted more of the line and the status bar per key",
+            (6.26, 11.66),
+            "one cached glyph (MemBlt) per key",
+            "latlab sends one cached glyph per key; Word 97 and WordPerfect on TSE repainted more of the line and the status bar per key",
         ),
         (
             "menu",
             "menu navigation, display",
             "Start menu 1.17 KB/s (its 3.12 KB/s total less the 1.95 of mouse movement, as the seed reckons); Word 39.82 KB/s total",
-            "menus opened and walked item by item",
+            (1.17, 1.17),
+            "menus opened and walked item by item; judged against the Start menu's display share",
+            "latlab's menus are drawn differently from Windows 98's Start menu",
         ),
         (
             "scroll",
             "scrolling a document, display",
             "Word 59.24 KB/s, WordPerfect 192.54 KB/s",
+            (59.24, 192.54),
             "ScrBlt plus the uncovered band",
+            "latlab's document scrolls three lines a wheel notch; the seed does not say how fast Word was scrolled",
         ),
         (
             "cursor",
             "blinking cursor, display",
             "0.50 KB/s at the maximum blink rate",
-            "one OpaqueRect per blink; latlab blinks every 500 ms (near Windows' default 530 ms), slower than the seed's maximum rate",
+            (0.50, 0.50),
+            "one OpaqueRect per blink, inverted every 200 ms: Windows 98's fastest blink rate (KB Q247054), the seed's setting",
+            "one OpaqueRect order per blink is smaller than TSE's caret update",
         ),
-        ("screensaver", "Bezier screensaver, display", "96.42 KB/s", "line-drawn curves sent as bitmap tiles"),
+        (
+            "screensaver",
+            "Bezier screensaver, display",
+            "96.42 KB/s",
+            (96.42, 96.42),
+            "line-drawn curves sent as bitmap tiles",
+            "latlab's curves, their count and speed are its own; the seed names only the screensaver",
+        ),
     ];
-    for (n, figure, paper, note) in cases {
+    for (n, figure, paper, (lo, hi), note, why) in cases {
         if let Some(f) = get(n) {
-            row(figure, paper, format!("{:.2} KB/s", kbs(f)), note);
+            row(figure, paper, format!("{:.2} KB/s", kbs(f)), note, Judgement::within_range(kbs(f), lo, hi, 2.0, why));
         }
     }
     // The seed's mouse figure is all traffic, nearly all of it input: "the server sends no
@@ -321,25 +352,48 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     if let Some(f) = get("mouse") {
         let ctl = f.control.bytes as f64 / f.seconds / 1000.0;
         let ctl_wire = (f.control.bytes + f.control.headers) as f64 / f.seconds / 1000.0;
+        let judgement = Judgement::all(vec![
+            Judgement::within_factor(
+                ctl_wire,
+                1.95,
+                2.0,
+                "latlab sends a pointer event every 20 ms as fast-path input",
+            )
+            .of("input on the wire"),
+            Judgement::finding(
+                kbs(f) <= 0.1 * ctl_wire,
+                "almost no display traffic (≤ 10 % of the input)",
+                &format!("{:.2} KB/s", kbs(f)),
+                "the server drew something in reply to the pointer",
+            ),
+        ]);
         row(
             "mouse movement, all traffic (nearly all input)",
             "1.95 KB/s of network traffic; the server sends no display messages",
             format!("{ctl_wire:.2} KB/s input on the wire ({ctl:.2} KB/s of PDUs), {:.2} KB/s display", kbs(f)),
             "random movement over an empty desktop, a pointer event every 20 ms; the client draws the pointer",
+            judgement,
         );
     }
     if let Some(f) = get("banner_ticker") {
-        let lone = |n: &str| get(n).map(|g| format!("{:.3}", g.display.bytes as f64 * 8e-6 / g.seconds));
+        let rate = |g: &OpFigures| g.display.bytes as f64 * 8e-6 / g.seconds;
+        let lone = |n: &str| get(n).map(rate);
+        let fmt = |v: Option<f64>| v.map_or_else(|| "not run".into(), |v| format!("{v:.3}"));
+        let together = rate(f);
+        let judgement = match (lone("ticker"), lone("banner")) {
+            (Some(t), Some(b)) => banner_ticker_judgement(together, t, b),
+            _ => Judgement::not_comparable("the banner and the ticker were not also run alone"),
+        };
         row(
             "animated banner + news ticker, display",
             "together 1.60 Mbit/s; ticker alone 0.07, banner alone 0.01",
             format!(
-                "together {:.3} Mbit/s; ticker alone {}, banner alone {}",
-                f.display.bytes as f64 * 8e-6 / f.seconds,
-                lone("ticker").unwrap_or_else(|| "not run".into()),
-                lone("banner").unwrap_or_else(|| "not run".into())
+                "together {together:.3} Mbit/s; ticker alone {}, banner alone {}",
+                fmt(lone("ticker")),
+                fmt(lone("banner"))
             ),
-            "LRU; see `display cache` for the other policies",
+            "LRU at 16 bpp, 120/120/337 cells; see `display cache` for the other policies and the seed's 8 bpp geometry",
+            judgement,
         );
     }
     if let Some(f) = get("typing").filter(|f| f.control.packets > 0) {
@@ -349,7 +403,13 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             "one keystroke on the wire (control)",
             "2 messages of 60 B payload, 118 B each on the wire; \"232 bytes\" (2 × 118 is 236)",
             format!("{per_key:.0} B (one fast-path input PDU: press and release)"),
-            "fast-path input (RDP 5+) is far smaller than RDP 4.0's slow-path input PDUs",
+            "compared with 236 B, the seed's own two messages",
+            Judgement::within_factor(
+                per_key,
+                236.0,
+                2.0,
+                "fast-path input (RDP 5+) is far smaller than RDP 4.0's slow-path input PDUs",
+            ),
         );
     }
     if all.packets > 0 {
@@ -360,18 +420,31 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             headers: all.headers - all_ctl.headers,
         };
         if display.packets > 0 {
+            let avg = display.bytes as f64 / display.packets as f64;
             row(
                 "average display message",
                 "702 B",
-                format!("{:.0} B", display.bytes as f64 / display.packets as f64),
+                format!("{avg:.0} B"),
                 "over the office operations run here (typing, mouse, menus, scrolling, caret), weighted by packets",
+                Judgement::within_factor(
+                    avg,
+                    702.0,
+                    2.0,
+                    "the mix of operations differs: the seed's average is over its whole office trace",
+                ),
             );
         }
+        let (c, a) = (100.0 * all_ctl.ip_header_share(), 100.0 * all.ip_header_share());
         row(
             "omitting the IP header saves (control / all traffic)",
             "17.6 % / 6.6 % (282,258 control bytes, 1,642,337 in all)",
-            format!("{:.1} % / {:.1} %", 100.0 * all_ctl.ip_header_share(), 100.0 * all.ip_header_share()),
+            format!("{c:.1} % / {a:.1} %"),
             "the 20-byte IPv4 header's share of the IP-layer bytes, office operations; TCP here carries 12 bytes of timestamps",
+            Judgement::all(vec![
+                Judgement::within_factor(c, 17.6, 2.0, "fast-path input PDUs are smaller, so the header weighs more")
+                    .of("control"),
+                Judgement::within_factor(a, 6.6, 2.0, "the mix of message sizes differs").of("all"),
+            ]),
         );
     }
     rec.paper.extend(rows);

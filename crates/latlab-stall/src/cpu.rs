@@ -9,6 +9,7 @@ use latlab_core::platform::Policy;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::spin::{SpinError, SpinLoad, SpinSched};
 use latlab_core::stats;
+use latlab_core::verdict::Judgement;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -253,6 +254,20 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
                 calm.map_or("none".to_string(), |c| c.to_string())
             ),
             note: format!("{cpus} CPUs here; spinners at the default policy, nice 0; the probe's threads at SCHED_FIFO when granted"),
+            judgement: Judgement::finding(
+                calm.is_some() && top.stats.waiting_fraction >= 0.25,
+                "no stalls at low load, and much of the time waiting at the top load (the seed's > 50 % at 10 on one CPU, held to ≥ 25 %)",
+                &format!(
+                    "{} at low load, {:.0} % waiting at load {}",
+                    if calm.is_some() { "calm" } else { "stalls" },
+                    100.0 * top.stats.waiting_fraction,
+                    top.load
+                ),
+                &format!(
+                    "{:.1} spinners per CPU here at the top against the seed's 10 on one; Linux's CFS shares the CPU more finely than NT 4.0's quantum",
+                    top.load as f64 / cpus as f64
+                ),
+            ),
         });
     }
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });

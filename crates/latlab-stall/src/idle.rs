@@ -8,6 +8,7 @@ use latlab_core::clock::monotonic_now;
 use latlab_core::platform::{Capability, Policy, Sched, set_affinity, set_sched};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
+use latlab_core::verdict::Judgement;
 
 /// What the idle watcher does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +175,13 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
                     100.0 * base.lost_fraction()
                 ),
                 note: format!("CPU {cpu}, gaps over {} ns", cfg.threshold_ns),
+                judgement: Judgement::within_factor(
+                    100.0 * more,
+                    71.0,
+                    2.0,
+                    &format!("`{cmd}` is not NT 4.0 TSE: the extra activity is whatever it does while idle"),
+                )
+                .of("extra lost time"),
             });
         }
     }

@@ -12,6 +12,7 @@ use latlab_core::clock::monotonic_now;
 use latlab_core::ioerr::{Doing, IoFailed};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
+use latlab_core::verdict::Judgement;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
@@ -300,6 +301,17 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
                 cfg.working_set_mib
             ),
             note: "the server touches its whole working set for the keystroke; swap on this machine's disk".into(),
+            judgement: Judgement::within_range(
+                c.p50 as f64 / 1e6,
+                2400.0,
+                11_900.0,
+                2.0,
+                &format!(
+                    "swap here is on this machine's disk (paging {} MiB back in), not a 1999 IDE disk, and Linux reads swap in clusters",
+                    cfg.working_set_mib
+                ),
+            )
+            .of("median after page-out"),
         });
     }
     rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });

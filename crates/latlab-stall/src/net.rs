@@ -9,6 +9,7 @@ use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
 use latlab_core::ioerr::{Doing, IoFailed};
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::stats;
+use latlab_core::verdict::Judgement;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::Arc;
@@ -534,6 +535,24 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
                 "mean and σ as the seed took ping's average and variance (its 'jitter'); a UDP probe every 20 ms on absolute deadlines; HTB on veth, queue {}; the load is TCP in both directions, paced by latlab",
                 cfg.queue_packets.map_or("the kernel's default (1000 packets)".into(), |q| format!("{q} packets"))
             ),
+            judgement: Judgement::all(vec![
+                Judgement::finding(
+                    m0 < 5.0,
+                    "low and flat unloaded (held to a mean under 5 ms)",
+                    &format!("{m0:.2} ms"),
+                    "the unloaded path is already slow",
+                ),
+                Judgement::within_factor(
+                    m1,
+                    35.0,
+                    2.0,
+                    &format!(
+                        "the queue in front of the shaped link is {} here; the time a full queue adds is its length over the rate, and the seed's hub queued differently",
+                        cfg.queue_packets.map_or("1000 packets".into(), |q| format!("{q} packets"))
+                    ),
+                )
+                .of(&format!("mean at {:.0} % offered", s.load * 100.0)),
+            ]),
         });
     }
 }

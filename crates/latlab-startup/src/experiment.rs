@@ -368,6 +368,16 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
                 "the seed's own excerpt, bundled, was parsed as a check of the reader: {ms:.0} ms, slowest {slowest} {slowest_ms:.0} ms (the seed's figures)"
             ),
         },
+        judgement: match &here {
+            Ok(()) => latlab_core::verdict::Judgement::within_factor(
+                ms,
+                4614.0,
+                2.0,
+                "another OS and another boot: systemd starts units in parallel and blame sums their activation times",
+            )
+            .of("service start time"),
+            Err(why) => latlab_core::verdict::Judgement::not_comparable(&format!("this machine has no boot trace to read ({why})")),
+        },
     });
 }
 

@@ -191,6 +191,13 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
                 cold as f64 / warm as f64
             ),
             note: "medians of interleaved launches; per-file eviction, never the whole cache".into(),
+            judgement: latlab_core::verdict::Judgement::within_factor(
+                cold as f64 / pre as f64,
+                2.0,
+                1.5,
+                "the gain is what reading from storage costs a launch: the seed itself turns Superfetch off where random reads exceed about 8 Mb/s, and this machine's storage may be far faster than the disk it had in mind",
+            )
+            .of("speed-up with the plan prefetched"),
         });
     }
     let left = m.left_after_evict.iter().sum::<f64>() / m.left_after_evict.len().max(1) as f64;

@@ -101,7 +101,7 @@ fn selftest_store_export_report_compare() {
 
     let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(rec["schema"], "latlab.run/2");
+    assert_eq!(rec["schema"], "latlab.run/3");
     assert_eq!(rec["experiment"], "selftest");
     assert!(rec["machine"]["info"]["cpus"].as_u64().unwrap() >= 1);
     assert!(rec["machine"]["info"]["kernel_release"].is_string());
@@ -227,6 +227,11 @@ fn suite_leaves_database_report_and_summary() {
         predicate::str::contains("latlab suite — summary")
             .and(predicate::str::contains("selftest"))
             .and(predicate::str::contains("paper vs here"))
+            .and(
+                predicate::str::is_match(r"\d+ paper rows: \d+ reproduced, \d+ differs?, \d+ not comparable here")
+                    .unwrap(),
+            )
+            .and(predicate::str::contains("verdict: "))
             .and(predicate::str::contains(startup))
             .and(predicate::str::contains("report: latlab-report.html")),
     );
@@ -252,6 +257,12 @@ fn metrics_match_the_docs(d: &Path, require_all: bool) {
         let doc = docs::doc_of(rec["experiment"].as_str().unwrap());
         if rec["config"]["experiment"] == "skipped" {
             skipped.insert(doc);
+        }
+        // Every paper row is judged, by a stated rule.
+        for p in rec["paper"].as_array().unwrap() {
+            let v = p["verdict"].as_str().unwrap_or("missing");
+            assert!(["reproduced", "differs", "not_comparable"].contains(&v), "{v}: {p}");
+            assert!(!p["basis"].as_str().unwrap_or("").is_empty(), "no basis: {p}");
         }
         let set = emitted.entry(doc).or_default();
         for m in rec["metrics"].as_array().unwrap() {

@@ -170,16 +170,19 @@ pub fn markdown(run: &RunRecord) -> String {
         o.push('\n');
     }
     if !run.paper.is_empty() {
-        o.push_str("## Paper vs here\n\n| seed | figure | paper (setting) | here | note |\n|---|---|---|---|---|\n");
+        let _ = writeln!(o, "## Paper vs here\n\n{}\n", crate::verdict::tally(&run.paper));
+        o.push_str("| seed | figure | paper (setting) | here | verdict | note |\n|---|---|---|---|---|---|\n");
         for p in &run.paper {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} ({}) | {} | {} |",
+                "| {} | {} | {} ({}) | {} | **{}**: {} | {} |",
                 p.seed,
                 md_escape(&p.figure),
                 md_escape(&p.paper_value),
                 md_escape(&p.paper_setting),
                 md_escape(&p.here_value),
+                p.judgement.verdict.as_str(),
+                md_escape(&p.judgement.basis),
                 md_escape(&p.note)
             );
         }
@@ -246,7 +249,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/2");
+        assert_eq!(v["schema"], "latlab.run/3");
     }
 
     #[test]
@@ -254,6 +257,36 @@ mod tests {
         let md = markdown(&sample());
         assert!(md.starts_with("# latlab selftest — complete"));
         assert!(md.contains("| `clock.read_cost.mean` | 22 ns | ns |"), "{md}");
+        assert!(!md.contains("Paper vs here"), "no rows, no section");
         assert!("json".parse::<Format>().is_ok() && "xml".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn paper_rows_carry_their_verdict_everywhere() {
+        let mut r = sample();
+        r.paper.push(crate::record::PaperRow {
+            seed: "004".into(),
+            figure: "boot".into(),
+            paper_setting: "XP".into(),
+            paper_value: "4,614 ms".into(),
+            here_value: "no trace".into(),
+            note: "n".into(),
+            judgement: crate::verdict::Judgement::not_comparable("no boot trace | here"),
+        });
+        let md = markdown(&r);
+        assert!(md.contains("1 paper row: 0 reproduced, 0 differ, 1 not comparable here"), "{md}");
+        assert!(md.contains("| no trace | **not comparable here**: no boot trace \\| here | n |"), "{md}");
+        let mut out = Vec::new();
+        export(&r, Format::Json, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["paper"][0]["verdict"], "not_comparable");
+        assert_eq!(v["paper"][0]["basis"], "no boot trace | here");
+        // A row stored before verdicts loads, unjudged.
+        let mut old = v.clone();
+        let row = old["paper"][0].as_object_mut().unwrap();
+        row.remove("verdict");
+        row.remove("basis");
+        let back: RunRecord = serde_json::from_value(old).unwrap();
+        assert_eq!(back.paper[0].judgement.verdict, crate::verdict::Verdict::Unjudged);
     }
 }

@@ -44,6 +44,9 @@ struct PaperCtx {
     setting: String,
     paper: String,
     here: String,
+    verdict: String,
+    verdict_key: crate::verdict::Verdict,
+    basis: String,
     note: String,
 }
 
@@ -66,6 +69,7 @@ struct Ctx {
     version: String,
     runs: Vec<RunCtx>,
     paper: Vec<PaperCtx>,
+    verdicts: String,
 }
 
 fn strip_xml_decl(svg: String) -> String {
@@ -213,15 +217,20 @@ pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
                 setting: p.paper_setting.clone(),
                 paper: p.paper_value.clone(),
                 here: p.here_value.clone(),
+                verdict: p.judgement.verdict.as_str().into(),
+                verdict_key: p.judgement.verdict,
+                basis: p.judgement.basis.clone(),
                 note: p.note.clone(),
             })
         })
         .collect();
+    let verdicts = crate::verdict::tally(runs.iter().flat_map(|r| r.paper.iter()));
     let ctx = Ctx {
         generated: when(crate::clock::unix_now_ns()),
         version: crate::VERSION.into(),
         runs: runs.iter().map(run_ctx).collect(),
         paper,
+        verdicts,
     };
     env.get_template("report.html")?.render(minijinja::value::Serde(&ctx))
 }

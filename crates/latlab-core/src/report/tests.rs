@@ -60,6 +60,7 @@ fn sample_run() -> RunRecord {
         paper_value: "5.2 µs".into(),
         here_value: "12.0 µs".into(),
         note: "timer wake-up <not an ISR>".into(),
+        judgement: crate::verdict::Judgement::within_factor(12.0, 5.2, 2.0, "a timer <wake-up>, not an ISR"),
     });
     r.warn("sched.fifo: asked for fifo:80, got other — permission denied");
     r.finish(RunStatus::Interrupted);
@@ -86,6 +87,12 @@ fn report_is_well_formed_with_every_plot() {
     assert!(html.contains("lateness &lt;of&gt; each &amp; every wake-up"));
     assert!(html.contains("timer wake-up &lt;not an ISR&gt;"));
     assert!(html.contains("5.2 µs") && html.contains("12.0 µs"));
+    // The verdict, its rule and the tally are shown, escaped like everything else.
+    assert!(html.contains(r#"<span class="v-differs">differs</span>"#), "verdict cell");
+    assert!(
+        html.contains("here ÷ paper = 2.31 (tolerance: within 2× either way); a timer &lt;wake-up&gt;, not an ISR")
+    );
+    assert!(html.contains("1 paper row: 0 reproduced, 1 differs, 0 not comparable here"));
     assert!(html.contains("warning: sched.fifo"));
     assert!(html.contains("(interrupted)"));
 }

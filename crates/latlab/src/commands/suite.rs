@@ -99,12 +99,21 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
     let _ = writeln!(o, "\npaper vs here");
     if rows.is_empty() {
         let _ = writeln!(o, "  (no experiment in this suite has a paper row)");
+    } else {
+        let _ = writeln!(o, "  {} (the studies: docs/studies.md)", latlab_core::verdict::tally(rows.iter().copied()));
     }
     for p in rows {
         let _ = writeln!(
             o,
-            "  [{}] {}\n        paper: {} ({})\n        here:  {}\n        {}",
-            p.seed, p.figure, p.paper_value, p.paper_setting, p.here_value, p.note
+            "  [{}] {}\n        paper:   {} ({})\n        here:    {}\n        verdict: {} ({})\n        {}",
+            p.seed,
+            p.figure,
+            p.paper_value,
+            p.paper_setting,
+            p.here_value,
+            p.judgement.verdict.as_str(),
+            p.judgement.basis,
+            p.note
         );
     }
     let _ = writeln!(o, "\nreport: {}   database: {}", report.display(), db.display());

@@ -23,6 +23,11 @@ pub struct PolygonsConfig {
     pub sched: Option<Sched>,
     /// CPUs worker i is pinned to (`cpus[i % len]`); empty = unpinned.
     pub cpus: Vec<usize>,
+    /// Longest the workers run before stopping on their own, ns (None: until stopped). A
+    /// real-time load that never blocks can starve the thread that would stop it (one CPU,
+    /// no RT throttling): this bound ends it anyway.
+    #[serde(default)]
+    pub limit_ns: Option<u64>,
     /// Seed of the polygon generator.
     pub seed: u64,
 }
@@ -63,6 +68,7 @@ impl PolygonLoad {
             let sched = cfg.sched;
             let cpu = (!cfg.cpus.is_empty()).then(|| cfg.cpus[i % cfg.cpus.len()]);
             let seed = cfg.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let until = cfg.limit_ns.map_or(u64::MAX, |l| monotonic_now().saturating_add(l));
             handles.push(std::thread::Builder::new().name(format!("latlab-polygons-{i}")).spawn(move || {
                 let mut caps = Vec::new();
                 if let Some(c) = cpu {
@@ -73,7 +79,7 @@ impl PolygonLoad {
                 }
                 let _ = tx.send(caps);
                 drop(tx);
-                worker(seed, &stop, &counter);
+                worker(seed, &stop, &counter, until);
             })?);
         }
         drop(tx);
@@ -128,11 +134,17 @@ impl Drop for PolygonLoad {
     }
 }
 
-fn worker(seed: u64, stop: &AtomicBool, counter: &AtomicU64) {
+fn worker(seed: u64, stop: &AtomicBool, counter: &AtomicU64, until: u64) {
     let mut fb = vec![0u8; (FB_SIZE * FB_SIZE) as usize];
     let mut rng = seed | 1;
     let mut color = 0u8;
+    let mut n = 0u64;
     while !stop.load(Ordering::Relaxed) {
+        // The clock is read every 256 polygons (well under a millisecond of work).
+        n += 1;
+        if n.is_multiple_of(256) && monotonic_now() >= until {
+            break;
+        }
         let mut v = [(0i32, 0i32); 3];
         let (cx, cy) = ((xorshift(&mut rng) % FB_SIZE as u64) as i32, (xorshift(&mut rng) % FB_SIZE as u64) as i32);
         for p in v.iter_mut() {
@@ -228,8 +240,26 @@ mod tests {
     }
 
     #[test]
+    fn a_limited_load_stops_on_its_own() {
+        let load =
+            PolygonLoad::start(&PolygonsConfig { workers: 1, sched: None, cpus: vec![], seed: 1, limit_ns: Some(0) })
+                .unwrap();
+        // With a limit already past, the worker ends at its first look at the clock, after
+        // 255 polygons; without the limit it would go on drawing.
+        let t0 = std::time::Instant::now();
+        while load.progress() < 255 && t0.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(load.progress(), 255, "the worker stopped by itself");
+        load.stop();
+    }
+
+    #[test]
     fn load_makes_progress_and_stops() {
-        let load = PolygonLoad::start(&PolygonsConfig { workers: 2, sched: None, cpus: vec![], seed: 1 }).unwrap();
+        let load =
+            PolygonLoad::start(&PolygonsConfig { workers: 2, sched: None, cpus: vec![], seed: 1, limit_ns: None })
+                .unwrap();
         let t0 = std::time::Instant::now();
         while load.progress() < 100 && t0.elapsed() < std::time::Duration::from_secs(30) {
             std::thread::sleep(std::time::Duration::from_millis(5));

@@ -184,9 +184,19 @@ pub fn current_sched() -> Sched {
 }
 
 fn sched_setscheduler_self(policy: Policy, priority: i32) -> std::io::Result<()> {
-    let param = libc::sched_param { sched_priority: if policy.is_realtime() { priority } else { 0 } };
-    // SAFETY: pid 0 is the calling thread; `param` is a valid pointer for the call's duration.
-    let rc = unsafe { libc::sched_setscheduler(0, policy.raw(), &param) };
+    set_sched_of(0, Sched { policy, priority })
+}
+
+/// The calling thread's kernel thread id, for [`set_sched_of`] from another thread.
+pub fn thread_id() -> i32 {
+    nix::unistd::gettid().as_raw()
+}
+
+/// Set the scheduling of thread `tid` (0: the calling thread).
+pub fn set_sched_of(tid: i32, want: Sched) -> std::io::Result<()> {
+    let param = libc::sched_param { sched_priority: if want.policy.is_realtime() { want.priority } else { 0 } };
+    // SAFETY: `param` is a valid pointer for the call's duration; a stale tid fails with ESRCH.
+    let rc = unsafe { libc::sched_setscheduler(tid, want.policy.raw(), &param) };
     if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 

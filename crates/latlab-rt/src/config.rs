@@ -89,6 +89,76 @@ impl std::str::FromStr for LoadSpec {
     }
 }
 
+/// How level 2 and the polygons load, at one priority, share the CPU (`--arbitration`): the
+/// seed's CE 3.0 → CE .NET change was in exactly this arbitration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arbitration {
+    /// Both SCHED_FIFO just below level 1: whoever holds the CPU keeps it until it blocks;
+    /// a load that never blocks starves level 2 until it stops.
+    Fifo,
+    /// Both SCHED_RR just below level 1: they take turns in time slices (100 ms by default,
+    /// `/proc/sys/kernel/sched_rr_timeslice_ms`). The default: CE's round-robin.
+    Rr,
+    /// Both SCHED_OTHER (CFS/EEVDF): the kernel shares the CPU in short slices weighted by
+    /// nice; latlab's default before it followed the seed.
+    Other,
+}
+
+impl Arbitration {
+    /// Every choice.
+    pub const ALL: [Arbitration; 3] = [Arbitration::Fifo, Arbitration::Rr, Arbitration::Other];
+    /// The name on the command line and in records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arbitration::Fifo => "fifo",
+            Arbitration::Rr => "rr",
+            Arbitration::Other => "other",
+        }
+    }
+    /// Level 2's scheduling (and so the load's) under this arbitration, below `l1`. When
+    /// level 1 is not real-time, neither is level 2: it must never outrank level 1.
+    pub fn level2(self, l1: Sched) -> Sched {
+        let rt = |policy| Sched { policy, priority: (l1.priority - d::L2_BELOW_L1).max(1) };
+        match self {
+            _ if !l1.policy.is_realtime() => Sched { policy: Policy::Other, priority: 0 },
+            Arbitration::Fifo => rt(Policy::Fifo),
+            Arbitration::Rr => rt(Policy::Rr),
+            Arbitration::Other => Sched { policy: Policy::Other, priority: 0 },
+        }
+    }
+}
+
+impl latlab_core::experiment::Choice for Arbitration {
+    fn names() -> Vec<&'static str> {
+        Arbitration::ALL.map(Arbitration::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        Arbitration::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
+#[cfg(test)]
+mod arbitration_tests {
+    use super::*;
+
+    #[test]
+    fn each_arbitration_puts_level_2_just_below_level_1() {
+        let l1 = Sched { policy: Policy::Fifo, priority: 80 };
+        assert_eq!(Arbitration::Fifo.level2(l1), Sched { policy: Policy::Fifo, priority: 79 });
+        assert_eq!(Arbitration::Rr.level2(l1), Sched { policy: Policy::Rr, priority: 79 });
+        assert_eq!(Arbitration::Other.level2(l1), Sched { policy: Policy::Other, priority: 0 });
+        // Never at or above level 1, never out of range.
+        let low = Sched { policy: Policy::Rr, priority: 1 };
+        assert_eq!(Arbitration::Fifo.level2(low).priority, 1);
+        let other = Sched { policy: Policy::Other, priority: 0 };
+        assert_eq!(Arbitration::Rr.level2(other).policy, Policy::Other);
+        use latlab_core::experiment::Choice;
+        assert_eq!(Arbitration::from_choice("rr"), Some(Arbitration::Rr));
+        assert_eq!(Arbitration::names(), ["fifo", "rr", "other"]);
+    }
+}
+
 /// The frequency sweep (`latlab rt sweep`, and the suite's quick one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepConfig {
@@ -213,7 +283,7 @@ impl Default for RtConfig {
             phases: true,
             sweep: None,
             l1: Sched { policy: Policy::Fifo, priority: defaults::RT_PRIORITY },
-            l2: Sched { policy: d::L2_POLICY, priority: 0 },
+            l2: d::ARBITRATION.level2(Sched { policy: Policy::Fifo, priority: defaults::RT_PRIORITY }),
             signal: SignalKind::Eventfd,
             l1_cpu: cpu,
             l2_cpu: cpu,
@@ -335,6 +405,10 @@ mod tests {
         assert!(RtConfig { l1_cpu: Some(4096), ..RtConfig::default() }.validate().is_err());
         assert!(RtConfig { phases: false, sweep: None, ..RtConfig::default() }.validate().is_err());
         assert_eq!(RtConfig::default().load_sched(), Some(RtConfig::default().l2));
+        // The seed's setting: level 2 real-time just below level 1, the load beside it.
+        let d = RtConfig::default();
+        assert_eq!((d.l1.policy, d.l1.priority), (Policy::Fifo, 80));
+        assert_eq!((d.l2.policy, d.l2.priority), (Policy::Rr, 79));
         let c = RtConfig { phase_ns: 1_000_000_000, period_ns: 1_000_000, ..RtConfig::default() };
         assert_eq!(c.total_steps(), 2_000);
     }

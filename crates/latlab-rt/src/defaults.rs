@@ -11,13 +11,16 @@ pub const PHASE_NS: u64 = 5_000_000_000;
 /// Phase length in `suite`: 3 s each keeps the whole rt entry near 20 s.
 pub const SUITE_PHASE_NS: u64 = 3_000_000_000;
 
-/// Level-2 priority: SCHED_OTHER, the paper's APP_TEST at normal priority, contending at
-/// parity with the Polygons load.
-pub const L2_POLICY: latlab_core::platform::Policy = latlab_core::platform::Policy::Other;
+/// How level 2 and the load share their priority: round-robin, both real-time just below
+/// level 1. Seed 001's APP_TEST ran at the highest thread priority (`CeSetThreadPriority(h,
+/// 0)`, quantum 0) and Polygons "at top priority", contending with it "at the highest
+/// priority level"; CE shares one priority round-robin, as SCHED_RR does (Linux's slice is
+/// 100 ms, CE's default quantum too). `fifo` and `other` are the rest of the matrix.
+pub const ARBITRATION: crate::config::Arbitration = crate::config::Arbitration::Rr;
 
-/// Level-2 real-time priority when level 2 is given a real-time policy: 1, the lowest, so
-/// level 1 (80) always preempts it.
-pub const L2_RT_PRIORITY: i32 = 1;
+/// Level 2's real-time priority below level 1's: one, so level 1 always preempts it and
+/// nothing else of latlab's sits between them.
+pub const L2_BELOW_L1: i32 = 1;
 
 /// Polygons workers: one, pinned with both levels to one CPU, as the paper's
 /// single-CPU StrongARM board had it; otherwise the load would simply run on another core

@@ -1,6 +1,6 @@
 //! `latlab rt` — seed 001, "Benchmarking Real-time Determinism in Windows CE", on Linux: a
 //! periodic stimulus at absolute deadlines wakes level 1 (the ISR_TEST analog, SCHED_FIFO 80)
-//! which signals level 2 (the APP_TEST analog, normal priority); both are timed from the
+//! which signals level 2 (the APP_TEST analog, real-time just below level 1, beside the load); both are timed from the
 //! intended stimulus time, unloaded and under latlab's polygons load, and a frequency sweep
 //! finds where each level starts missing pulses (MF) and where the load stops (SF).
 //!
@@ -175,7 +175,7 @@ fn load_baseline(cfg: &RtConfig) -> Result<Option<f64>, RtError> {
     if !matches!(cfg.load, LoadSpec::Polygons { .. }) {
         return Ok(None);
     }
-    let Some(l) = load::start(cfg, 7)? else { return Ok(None) };
+    let Some(l) = load::start(cfg, 7, d::LOAD_BASELINE_NS)? else { return Ok(None) };
     let (p0, t0) = (l.progress().unwrap_or(0), monotonic_now());
     std::thread::sleep(std::time::Duration::from_nanos(d::LOAD_BASELINE_NS));
     let (p1, t1) = (l.progress().unwrap_or(0), monotonic_now());
@@ -286,7 +286,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
         let un = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses)?;
         interrupted |= keep_phase("unloaded", un, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
         if !interrupted && !matches!(cfg.load, LoadSpec::None) {
-            let l = load::start(cfg, 11)?.expect("a load was configured");
+            let l = load::start(cfg, 11, cfg.phase_ns)?.expect("a load was configured");
             for c in l.capabilities() {
                 caps.record(platform::Capability { name: format!("load.{}", c.name), ..c })?;
             }
@@ -344,7 +344,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
         }
     }
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
-        let running = load::start(cfg, 13)?;
+        let running = load::start(cfg, 13, sc.rates().len() as u64 * sc.step_ns)?;
         let measured = running.as_ref().zip(baseline).filter(|(l, _)| l.progress().is_some());
         let load_known = measured.is_some();
         let result = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, measured);

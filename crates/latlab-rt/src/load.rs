@@ -15,8 +15,10 @@ pub enum RunningLoad {
     Cmd(Child),
 }
 
-/// Start the configured load; `Ok(None)` for `--load none`.
-pub fn start(cfg: &RtConfig, seed: u64) -> std::io::Result<Option<RunningLoad>> {
+/// Start the configured load, meant to run for `run_ns`; `Ok(None)` for `--load none`.
+/// Polygons stop on their own a margin after `run_ns` (10 % and 2 s), should a real-time
+/// load starve the thread that would stop them.
+pub fn start(cfg: &RtConfig, seed: u64, run_ns: u64) -> std::io::Result<Option<RunningLoad>> {
     match &cfg.load {
         LoadSpec::None => Ok(None),
         LoadSpec::Polygons { workers, .. } => {
@@ -25,6 +27,7 @@ pub fn start(cfg: &RtConfig, seed: u64) -> std::io::Result<Option<RunningLoad>> 
                 sched: cfg.load_sched(),
                 cpus: cfg.load_cpus.clone(),
                 seed,
+                limit_ns: Some(run_ns.saturating_add(run_ns / 10).saturating_add(2_000_000_000)),
             })?;
             Ok(Some(RunningLoad::Polygons(p)))
         }
@@ -88,7 +91,7 @@ mod tests {
     #[test]
     fn command_load_is_started_and_its_group_stopped() {
         let cfg = RtConfig { load: LoadSpec::Cmd { command: "exec sleep 30".into() }, ..RtConfig::default() };
-        let l = start(&cfg, 1).unwrap().unwrap();
+        let l = start(&cfg, 1, 1_000_000_000).unwrap().unwrap();
         let RunningLoad::Cmd(c) = &l else { panic!() };
         let pgid = c.id();
         assert_eq!(l.progress(), None);
@@ -100,14 +103,16 @@ mod tests {
 
     #[test]
     fn polygons_load_counts() {
-        let cfg = RtConfig { load_cpus: vec![], ..RtConfig::default() };
-        let l = start(&cfg, 1).unwrap().unwrap();
+        // A load every user may start: SCHED_OTHER, unpinned.
+        let other = latlab_core::platform::Sched { policy: latlab_core::platform::Policy::Other, priority: 0 };
+        let cfg = RtConfig { load_cpus: vec![], l2: other, ..RtConfig::default() };
+        let l = start(&cfg, 1, 1_000_000_000).unwrap().unwrap();
         let t0 = std::time::Instant::now();
         while l.progress().unwrap() == 0 && t0.elapsed().as_secs() < 30 {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         assert!(l.progress().unwrap() > 0);
         l.stop();
-        assert!(start(&RtConfig { load: LoadSpec::None, ..RtConfig::default() }, 1).unwrap().is_none());
+        assert!(start(&RtConfig { load: LoadSpec::None, ..RtConfig::default() }, 1, 0).unwrap().is_none());
     }
 }

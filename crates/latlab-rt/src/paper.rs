@@ -35,10 +35,15 @@ fn fig11_max(level: &str, phase: &str) -> (f64, f64) {
 const TOLERANCE: f64 = 2.0;
 
 /// What differs between the paper's measurement and this one, for the `differs` verdicts.
-fn mechanism(rec: &RunRecord) -> String {
+fn mechanism(rec: &RunRecord, cfg: &RtConfig) -> String {
     let i = &rec.machine.info;
+    let share = match cfg.l2.policy {
+        latlab_core::platform::Policy::Rr => "; under load, level 2 waits for the load's SCHED_RR slice to end",
+        latlab_core::platform::Policy::Fifo => "; under load, level 2 waits behind a SCHED_FIFO load that never blocks",
+        _ => "; level 2 and the load share the CPU under the fair scheduler",
+    };
     format!(
-        "here a thread woken by a timer through the Linux scheduler ({} preemption{}{}), there a GPIO interrupt timed by an oscilloscope on CE",
+        "here a thread woken by a timer through the Linux scheduler ({} preemption{}{}{share}), there a GPIO interrupt timed by an oscilloscope on CE",
         i.preemption.as_deref().unwrap_or("unknown"),
         i.cpu_model.as_deref().map(|c| format!(", {c}")).unwrap_or_default(),
         match i.virtualization.as_deref() {
@@ -92,7 +97,7 @@ pub fn rows(
             let Some(sum) = ls.summary else { continue };
             let (ce3, cenet) = fig11(level, phase);
             let (lo, hi) = fig11_max(level, phase);
-            let judgement = Judgement::within_range(sum.max as f64 / 1e3, lo, hi, TOLERANCE, &mechanism(rec))
+            let judgement = Judgement::within_range(sum.max as f64 / 1e3, lo, hi, TOLERANCE, &mechanism(rec, cfg))
                 .of("max, the seed's measure of determinism");
             rec.paper.push(PaperRow {
                 seed: "001".into(),
@@ -146,7 +151,7 @@ pub fn rows(
                     (1.0..=92.0).contains(&drop),
                     finding,
                     &format!("{bound}{drop:.0} % lower"),
-                    &mechanism(rec),
+                    &mechanism(rec, cfg),
                 )
             }
             (None, _) => Judgement::not_comparable("the unloaded sweep did not find MF-APP up to its highest rate"),
@@ -154,7 +159,7 @@ pub fn rows(
                 false,
                 finding,
                 "the loaded sweep found no MF-APP: the load raised it",
-                &mechanism(rec),
+                &mechanism(rec, cfg),
             ),
         };
         rec.paper.push(PaperRow {
@@ -178,7 +183,7 @@ pub fn rows(
             Some(v) => format!("{} (first rate missing > {pct:.1} %)", hz(v)),
             None => format!("not reached up to {}", hz(max_rate)),
         };
-        let why = mechanism(rec);
+        let why = mechanism(rec, cfg);
         let rows = [
             (
                 "MF-ISR (level 1)",

@@ -47,14 +47,16 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
     let seq = AtomicU64::new(0);
     let barrier = Barrier::new(if with_l2 { 2 } else { 1 });
     let start = AtomicU64::new(0);
+    let l2_tid = std::sync::atomic::AtomicI32::new(0);
     let clock = MonotonicClock::new();
     let (l1, l2, caps) = std::thread::scope(|s| {
         let h2 = with_l2.then(|| {
-            let (sig, seq, barrier, start) = (sig.as_ref(), &seq, &barrier, &start);
+            let (sig, seq, barrier, start, l2_tid) = (sig.as_ref(), &seq, &barrier, &start, &l2_tid);
             std::thread::Builder::new()
                 .name("latlab-rt-l2".into())
                 .spawn_scoped(s, move || {
                     let caps = prepare_thread("l2", cfg.l2_cpu, cfg.l2, cfg.timer_slack_ns);
+                    l2_tid.store(platform::thread_id(), Ordering::Release);
                     barrier.wait();
                     // Level 1 sets the start before it passes the barrier's second wait.
                     barrier.wait();
@@ -78,6 +80,12 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
             })
             .expect("spawn level 1 thread");
         let (l1, mut caps) = h1.join().expect("level 1 thread panicked");
+        // Level 1 has sent its stop. A real-time level 2 at the load's priority may wait
+        // behind a FIFO load that never blocks: raise it to level 1's priority so it can
+        // drain and end. Nothing is measured after the stop, so this changes no figure.
+        if cfg.l2.policy.is_realtime() && cfg.l1.policy.is_realtime() && cfg.l1.priority > cfg.l2.priority {
+            let _ = platform::set_sched_of(l2_tid.load(Ordering::Acquire), cfg.l1);
+        }
         let l2 = h2.map(|h| {
             let (lat, c2) = h.join().expect("level 2 thread panicked");
             caps.extend(c2);
@@ -98,6 +106,7 @@ mod tests {
         // Unpinned, default policies that need no privilege: counts only, never values.
         let cfg = RtConfig {
             l1: Sched { policy: platform::Policy::Other, priority: 0 },
+            l2: Sched { policy: platform::Policy::Other, priority: 0 },
             l1_cpu: None,
             l2_cpu: None,
             ..RtConfig::default()

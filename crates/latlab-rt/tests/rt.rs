@@ -13,6 +13,7 @@ fn tiny() -> RtConfig {
         phase_ns: 100_000_000,
         // Policies every user has, so the test passes without privileges too.
         l1: Sched { policy: Policy::Other, priority: 0 },
+        l2: Sched { policy: Policy::Other, priority: 0 },
         lock_memory: false,
         hold_cpu_dma_latency: false,
         sweep: Some(SweepConfig {

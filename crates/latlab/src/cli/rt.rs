@@ -100,12 +100,17 @@ pub struct RtCommon {
     /// Level 1 real-time priority (1–99).
     #[arg(long, default_value_t = latlab_rt::config::RtConfig::default().l1.priority)]
     pub l1_priority: i32,
-    /// Level 2 scheduling policy.
-    #[arg(long, value_parser = choice::<Policy>(), default_value = latlab_rt::config::RtConfig::default().l2.policy.name())]
-    pub l2_policy: Policy,
-    /// Level 2 real-time priority (for fifo/rr, 1–99).
-    #[arg(long, default_value_t = latlab_rt::defaults::L2_RT_PRIORITY)]
-    pub l2_priority: i32,
+    /// How level 2 and the load share their one priority: rr (both SCHED_RR just below level
+    /// 1, as the seed's CE shared "the highest priority level"), fifo, or other (both
+    /// SCHED_OTHER). See docs/experiments/rt.md.
+    #[arg(long, value_parser = choice::<latlab_rt::config::Arbitration>(), default_value = latlab_rt::defaults::ARBITRATION.name())]
+    pub arbitration: latlab_rt::config::Arbitration,
+    /// Level 2 scheduling policy, overriding --arbitration's.
+    #[arg(long, value_parser = choice::<Policy>())]
+    pub l2_policy: Option<Policy>,
+    /// Level 2 real-time priority (fifo/rr, 1–99; default: level 1's less one).
+    #[arg(long)]
+    pub l2_priority: Option<i32>,
     /// How level 1 wakes level 2 (none: level 1 only).
     #[arg(long, value_parser = choice::<SignalKind>(), default_value = latlab_rt::config::RtConfig::default().signal.name())]
     pub signal: SignalKind,

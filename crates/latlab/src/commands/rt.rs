@@ -12,9 +12,19 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
         policy,
         priority: if policy.is_realtime() { priority } else { 0 },
     };
+    let l1 = sched(c.l1_policy, c.l1_priority);
+    let by_arbitration = c.arbitration.level2(l1);
+    let l2 = sched(
+        c.l2_policy.unwrap_or(by_arbitration.policy),
+        c.l2_priority.unwrap_or(if by_arbitration.priority > 0 {
+            by_arbitration.priority
+        } else {
+            (l1.priority - 1).max(1)
+        }),
+    );
     let mut cfg = RtConfig {
-        l1: sched(c.l1_policy, c.l1_priority),
-        l2: sched(c.l2_policy, c.l2_priority),
+        l1,
+        l2,
         signal: c.signal,
         load: c.load.clone(),
         hold_cpu_dma_latency: !c.no_dma_latency,

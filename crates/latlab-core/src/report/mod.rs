@@ -180,9 +180,11 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
         }
     }
     for s in &r.series {
-        for (kind, svg) in
-            [("histogram", plots::histogram(s)), ("CDF", plots::cdf(&[s])), ("time series", plots::time_series(s))]
-        {
+        for (kind, svg) in [
+            ("histogram", plots::histogram(s, &marks(r, s))),
+            ("CDF", plots::cdf(&[s])),
+            ("time series", plots::time_series(s)),
+        ] {
             if let Some(svg) = svg {
                 plots.push(Plot {
                     title: format!("{} — {kind}: {}", s.name, s.description), svg: strip_xml_decl(svg)
@@ -201,6 +203,23 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
         tables,
         plots,
     }
+}
+
+/// What the run found in a series' distribution, to mark on its histogram: the modes
+/// (`<series>.mode<N>.centre` with `.share`) and the back wall (`<series>.back_wall`).
+fn marks(r: &RunRecord, s: &crate::record::Series) -> Vec<(f64, String)> {
+    let mut out = Vec::new();
+    for i in 1.. {
+        let Some(c) = r.get_metric(&format!("{}.mode{i}.centre", s.name)) else { break };
+        let share = r.get_metric(&format!("{}.mode{i}.share", s.name)).map_or(0.0, |m| m.value.as_f64());
+        let v = c.value.as_f64();
+        out.push((v, format!("mode {i}: {} ({:.0} %)", crate::record::fmt_ns(v), share * 100.0)));
+    }
+    if let Some(w) = r.get_metric(&format!("{}.back_wall", s.name)) {
+        let v = w.value.as_f64();
+        out.push((v, format!("back wall (p99.9): {}", crate::record::fmt_ns(v))));
+    }
+    out
 }
 
 /// Render runs into one self-contained HTML document.

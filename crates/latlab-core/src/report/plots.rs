@@ -114,8 +114,10 @@ fn render(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Pl
     Some(out)
 }
 
-/// Histogram of a series with logarithmic counts (so single outliers stay visible).
-pub fn histogram(s: &Series) -> Option<String> {
+/// Histogram of a series with logarithmic counts (so single outliers stay visible), with
+/// `marks` (a value in the series' unit and its label: the modes found, the back wall) as
+/// labelled vertical lines.
+pub fn histogram(s: &Series, marks: &[(f64, String)]) -> Option<String> {
     let sum = stats::summarize(&s.values)?;
     let u = axis_unit(&s.unit, sum.p50 as f64);
     let log_x = wants_log_axis(sum.min, sum.p50, sum.max);
@@ -141,6 +143,18 @@ pub fn histogram(s: &Series) -> Option<String> {
                 chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
                     Rectangle::new([(b.lo / u.div, 0.8), (b.hi / u.div, b.count as f64)], PALETTE[0].mix(0.8).filled())
                 }))?;
+                let shown = marks.iter().filter(|(v, _)| (x0..=x1).contains(&(v / u.div)) && (!log_x || *v > 0.0));
+                for (i, (v, label)) in shown.enumerate() {
+                    let c = PALETTE[(i + 1) % PALETTE.len()];
+                    let x = v / u.div;
+                    chart
+                        .draw_series(LineSeries::new([(x, 0.8), (x, maxc * 1.5)], c.stroke_width(2)))?
+                        .label(label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                }
+                if !marks.is_empty() {
+                    legend!(chart, SeriesLabelPosition::UpperRight);
+                }
             }};
         }
         if log_x {

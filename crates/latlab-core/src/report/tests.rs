@@ -35,6 +35,9 @@ fn sample_run() -> RunRecord {
     r.id = Some(7);
     r.metric("sleep.other.1ms.p99", 51_234i64, "ns");
     r.metric("clock.resolution", 1i64, "ns");
+    r.metric("sleep.other.1ms.mode1.centre", 51_500i64, "ns");
+    r.metric("sleep.other.1ms.mode1.share", 0.97, "ratio");
+    r.metric("sleep.other.1ms.back_wall", 52_990i64, "ns");
     r.series.push(Series {
         name: "sleep.other.1ms".into(),
         unit: "ns".into(),
@@ -87,6 +90,9 @@ fn report_is_well_formed_with_every_plot() {
     assert!(html.contains("lateness &lt;of&gt; each &amp; every wake-up"));
     assert!(html.contains("timer wake-up &lt;not an ISR&gt;"));
     assert!(html.contains("5.2 µs") && html.contains("12.0 µs"));
+    // The modes and the back wall the run found are marked on the series' histogram.
+    assert!(html.contains("mode 1: 51.5 µs (97 %)"), "mode mark");
+    assert!(html.contains("back wall (p99.9): 53.0 µs"), "back-wall mark");
     // The verdict, its rule and the tally are shown, escaped like everything else.
     assert!(html.contains(r#"<span class="v-differs">differs</span>"#), "verdict cell");
     assert!(

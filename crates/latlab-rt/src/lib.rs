@@ -269,6 +269,12 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
             rec.warn(format!(
                 "RT throttling is {t}: level 1 can hold a CPU for at most that share, which caps the sweep's MF-L1 and lets the load survive (SF)"
             ));
+            if cfg.load_sched().is_some_and(|l| l.policy.is_realtime()) {
+                rec.warn(format!(
+                    "the load runs real-time ({}) and never blocks: it uses up the RT bandwidth, and the kernel then holds every real-time thread on its CPU, level 1 too, for the rest of each period; loaded level-1 figures show that hold (`--arbitration other` keeps the load out of the RT class)",
+                    cfg.load_sched().map(|l| l.to_string()).unwrap_or_default()
+                ));
+            }
         }
     }
     rec.metric("overhead.record_per_sample", chain::record_cost(&MonotonicClock::new(), 100_000), "ns");

@@ -460,7 +460,10 @@ fn slow_sweep(
         let mut row = sweep_row(axis, value.clone(), &r);
         row.insert(4, pct(busy(&r, speed)));
         rows.push(row);
-        out.busy.push((value, busy(&r, speed)));
+        out.busy.push((
+            if axis == "codec" || axis == "crypto" { format!("{axis} {value}") } else { value },
+            busy(&r, speed),
+        ));
     }
     let mut columns = sweep_columns("axis");
     columns.insert(4, Column::new("slowed CPU busy", "%"));

@@ -94,8 +94,8 @@ impl std::str::FromStr for LoadSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arbitration {
-    /// Both SCHED_FIFO just below level 1: whoever holds the CPU keeps it until it blocks;
-    /// a load that never blocks starves level 2 until it stops.
+    /// Both SCHED_FIFO just below level 1: by sched(7), whoever holds the CPU keeps it
+    /// until it blocks or a higher priority arrives.
     Fifo,
     /// Both SCHED_RR just below level 1: they take turns in time slices (100 ms by default,
     /// `/proc/sys/kernel/sched_rr_timeslice_ms`). The default: CE's round-robin.

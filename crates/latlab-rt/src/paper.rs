@@ -40,7 +40,7 @@ fn mechanism(rec: &RunRecord, cfg: &RtConfig) -> String {
     let i = &rec.machine.info;
     let share = match cfg.l2.policy {
         latlab_core::platform::Policy::Rr => "; under load, level 2 waits for the load's SCHED_RR slice to end",
-        latlab_core::platform::Policy::Fifo => "; under load, level 2 waits behind a SCHED_FIFO load that never blocks",
+        latlab_core::platform::Policy::Fifo => "; level 2 and the load share one SCHED_FIFO priority",
         _ => "; level 2 and the load share the CPU under the fair scheduler",
     };
     // A real-time load that never blocks uses up the RT bandwidth: the kernel then holds

@@ -246,12 +246,15 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
             paper_setting: "NT 4.0 TSE, one Celeron-333, N tight-loop processes, Notepad with key repeat".into(),
             paper_value: "no stalls at low load; over 50 % of the time waiting at load 10".into(),
             here_value: format!(
-                "{:.0} % waiting at load {} ({:.1} per CPU), mean stall {:.1} ms; under 1 % waiting up to load {}",
+                "{:.0} % waiting at load {} ({:.1} per CPU), mean stall {:.1} ms; {}",
                 100.0 * top.stats.waiting_fraction,
                 top.load,
                 top.load as f64 / cpus as f64,
                 stats::mean(&top.stats.stalls).unwrap_or(0.0) / 1e6,
-                calm.map_or("none".to_string(), |c| c.to_string())
+                match calm {
+                    Some(c) if c > 0 => format!("under 1 % waiting up to load {c}"),
+                    _ => "over 1 % waiting at every load tried".to_string(),
+                }
             ),
             note: format!("{cpus} CPUs here; spinners at the default policy, nice 0; the probe's threads at SCHED_FIFO when granted"),
             judgement: Judgement::finding(

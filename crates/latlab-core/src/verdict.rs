@@ -46,6 +46,12 @@ pub struct Judgement {
     pub basis: String,
 }
 
+/// `rule; why`, or the rule alone when there is nothing to add (another part of the row
+/// already says it).
+fn with_why(rule: String, why: &str) -> String {
+    if why.is_empty() { rule } else { format!("{rule}; {why}") }
+}
+
 /// Ratio printed to two significant-ish places.
 fn ratio(r: f64) -> String {
     if r >= 10.0 { format!("{r:.0}") } else { format!("{r:.2}") }
@@ -59,16 +65,12 @@ impl Judgement {
     /// Reproduced when `here` is within `factor` of `paper`, either way.
     pub fn within_factor(here: f64, paper: f64, factor: f64, why_differs: &str) -> Self {
         if !(here.is_finite() && paper.is_finite()) || paper <= 0.0 || here < 0.0 {
-            return Self::new(Verdict::Differs, format!("no comparable value here; {why_differs}"));
+            return Self::new(Verdict::Differs, with_why("no comparable value here".into(), why_differs));
         }
         let r = here / paper;
         let ok = r <= factor && r * factor >= 1.0;
         let rule = format!("here ÷ paper = {} (tolerance: within {factor}× either way)", ratio(r));
-        if ok {
-            Self::new(Verdict::Reproduced, rule)
-        } else {
-            Self::new(Verdict::Differs, format!("{rule}; {why_differs}"))
-        }
+        if ok { Self::new(Verdict::Reproduced, rule) } else { Self::new(Verdict::Differs, with_why(rule, why_differs)) }
     }
 
     /// Reproduced when `here` lies in the paper's range `[lo, hi]` (across the systems it
@@ -76,7 +78,7 @@ impl Judgement {
     pub fn within_range(here: f64, lo: f64, hi: f64, factor: f64, why_differs: &str) -> Self {
         let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
         if !here.is_finite() || lo <= 0.0 {
-            return Self::new(Verdict::Differs, format!("no comparable value here; {why_differs}"));
+            return Self::new(Verdict::Differs, with_why("no comparable value here".into(), why_differs));
         }
         let ok = here >= lo / factor && here <= hi * factor;
         let rule = if here < lo {
@@ -87,11 +89,7 @@ impl Judgement {
             "here lies inside the paper's range".to_string()
         };
         let rule = format!("{rule} (tolerance: the paper's range widened {factor}× each way)");
-        if ok {
-            Self::new(Verdict::Reproduced, rule)
-        } else {
-            Self::new(Verdict::Differs, format!("{rule}; {why_differs}"))
-        }
+        if ok { Self::new(Verdict::Reproduced, rule) } else { Self::new(Verdict::Differs, with_why(rule, why_differs)) }
     }
 
     /// A qualitative finding: reproduced when `holds`. `finding` states the finding as the
@@ -100,7 +98,7 @@ impl Judgement {
         if holds {
             Self::new(Verdict::Reproduced, format!("finding: {finding}; here: {observed}"))
         } else {
-            Self::new(Verdict::Differs, format!("finding: {finding}; here: {observed}; {why_differs}"))
+            Self::new(Verdict::Differs, with_why(format!("finding: {finding}; here: {observed}"), why_differs))
         }
     }
 
@@ -191,6 +189,8 @@ mod tests {
         let d = Judgement::finding(false, "bursts", "none", "loopback has no radio");
         assert_eq!(d.verdict, Verdict::Differs);
         assert!(d.basis.contains("loopback has no radio"));
+        // An empty reason (another part of the row gives it) adds nothing.
+        assert_eq!(Judgement::finding(false, "bursts", "none", "").basis, "finding: bursts; here: none");
         let n = Judgement::not_comparable("no boot trace");
         assert_eq!((n.verdict, n.verdict.as_str()), (Verdict::NotComparable, "not comparable here"));
     }

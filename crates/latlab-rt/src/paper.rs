@@ -6,7 +6,7 @@ use crate::config::RtConfig;
 use crate::defaults as d;
 use crate::sweep::Thresholds;
 use latlab_core::record::{PaperRow, RunRecord, fmt_ns};
-use latlab_core::verdict::Judgement;
+use latlab_core::verdict::{Judgement, Verdict};
 
 const SETTING: &str = "StrongARM SA-1110 206 MHz, 5 kHz GPIO stimulus, oscilloscope";
 
@@ -113,15 +113,18 @@ pub fn rows(
             let threshold = cfg.sweep.as_ref().map_or(d::MISS_THRESHOLD, |w| w.miss_threshold);
             let offered = ls.served + ls.missed;
             let missed = ls.missed as f64 / offered.max(1) as f64;
+            let range = Judgement::within_range(sum.max as f64 / 1e3, lo, hi, TOLERANCE, &mechanism(rec, cfg))
+                .of("max, the seed's measure of determinism");
+            // The mechanism is said once: by the range check when it differs, else here.
+            let why = if range.verdict == Verdict::Reproduced { mechanism(rec, cfg) } else { String::new() };
             let judgement = Judgement::all(vec![
                 Judgement::finding(
                     missed <= threshold,
                     &format!("every pulse served (held to ≤ {:.1} % missed)", threshold * 100.0),
                     &format!("{} of {offered} missed", ls.missed),
-                    &mechanism(rec, cfg),
+                    &why,
                 ),
-                Judgement::within_range(sum.max as f64 / 1e3, lo, hi, TOLERANCE, &mechanism(rec, cfg))
-                    .of("max, the seed's measure of determinism"),
+                range,
             ]);
             rec.paper.push(PaperRow {
                 seed: "001".into(),
@@ -272,7 +275,6 @@ pub fn rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use latlab_core::verdict::Verdict;
 
     #[test]
     fn swept_rates_are_judged_by_what_the_sweep_could_see() {

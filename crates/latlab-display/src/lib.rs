@@ -15,5 +15,6 @@ pub mod pipeline;
 pub mod policy;
 pub mod render;
 pub mod session;
+pub mod typometer;
 pub mod wire;
 pub mod workload;

@@ -1,0 +1,152 @@
+//! Keystroke-to-screen detection by pixels (typometer's method), for `display latency`
+//! (issue #17): a key counts as shown when the cell where its glyph must appear first holds a
+//! pixel that is not the background, on the client's framebuffer after a blit. Nothing the
+//! protocol carries tags the key; keys whose pixels never appear are counted, not dropped.
+
+use crate::fb::{Area, Framebuffer};
+use std::collections::VecDeque;
+
+/// One key waiting to be seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Expected {
+    key: u64,
+    cell: Area,
+    intended_ns: u64,
+}
+
+/// A key seen on the screen: which, and how long after its intended send time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    /// The key's number, in typing order.
+    pub key: u64,
+    /// From the key's intended send time to the framebuffer check that found it, ns.
+    pub latency_ns: u64,
+}
+
+/// Watches the cells where typed glyphs must appear.
+#[derive(Debug)]
+pub struct Detector {
+    background: u32,
+    timeout_ns: u64,
+    pending: VecDeque<Expected>,
+    missed: u64,
+}
+
+impl Detector {
+    /// A detector for a document whose background is pixel value `background`; a key not
+    /// seen within `timeout_ns` of its intended time counts as missed.
+    pub fn new(background: u32, timeout_ns: u64) -> Self {
+        Self { background, timeout_ns, pending: VecDeque::new(), missed: 0 }
+    }
+
+    /// Key `key`, meant to be sent at `intended_ns`, must draw its glyph in `cell`.
+    pub fn expect(&mut self, key: u64, cell: Area, intended_ns: u64) {
+        self.pending.push_back(Expected { key, cell, intended_ns });
+    }
+
+    /// Whether `cell` of `fb` holds any pixel other than the background.
+    pub fn inked(&self, fb: &Framebuffer, cell: Area) -> bool {
+        let c = fb.clip(cell);
+        let bg = self.background.to_le_bytes();
+        let bg = &bg[..fb.ps];
+        (c.y..c.y + c.h).any(|y| fb.row(c.x, y, c.w).chunks_exact(fb.ps).any(|p| p != bg))
+    }
+
+    /// After a blit at `now_ns`: every waiting key whose cell is inked is seen (several keys
+    /// can arrive in one update); keys past their timeout are missed. Seen keys are pushed to
+    /// `out` in key order.
+    pub fn check(&mut self, fb: &Framebuffer, now_ns: u64, out: &mut Vec<Seen>) {
+        let mut i = 0;
+        while i < self.pending.len() {
+            let e = self.pending[i];
+            if self.inked(fb, e.cell) {
+                out.push(Seen { key: e.key, latency_ns: now_ns.saturating_sub(e.intended_ns) });
+                self.pending.remove(i);
+            } else if now_ns.saturating_sub(e.intended_ns) > self.timeout_ns {
+                self.missed += 1;
+                self.pending.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Keys that timed out unseen.
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
+
+    /// Keys still waiting (at the end of a run: never seen, count them as missed).
+    pub fn waiting(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BG: u32 = 0xffff; // white at 16 bpp
+
+    fn page() -> Framebuffer {
+        let mut fb = Framebuffer::new(64, 32, 16);
+        fb.fill(Area::new(0, 0, 64, 32), BG);
+        fb
+    }
+
+    #[test]
+    fn a_glyph_appearing_is_seen_once_with_its_latency() {
+        let mut fb = page();
+        let mut d = Detector::new(BG, 1_000_000_000);
+        let cell = Area::new(8, 4, 7, 14);
+        d.expect(0, cell, 1_000);
+        let mut out = Vec::new();
+        d.check(&fb, 5_000, &mut out);
+        assert!(out.is_empty(), "nothing drawn yet");
+        // One dark pixel inside the cell is the glyph.
+        fb.fill(Area::new(10, 9, 1, 1), 0);
+        d.check(&fb, 9_000, &mut out);
+        assert_eq!(out, vec![Seen { key: 0, latency_ns: 8_000 }]);
+        d.check(&fb, 10_000, &mut out);
+        assert_eq!(out.len(), 1, "a key is seen once");
+        assert_eq!((d.missed(), d.waiting()), (0, 0));
+    }
+
+    #[test]
+    fn a_glyph_that_never_appears_is_missed_and_ink_elsewhere_does_not_count() {
+        let mut fb = page();
+        let mut d = Detector::new(BG, 100_000);
+        d.expect(0, Area::new(8, 4, 7, 14), 0);
+        // Ink next to the cell, not in it.
+        fb.fill(Area::new(15, 4, 7, 14), 0);
+        let mut out = Vec::new();
+        d.check(&fb, 50_000, &mut out);
+        assert_eq!(d.waiting(), 1);
+        d.check(&fb, 100_001, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((d.missed(), d.waiting()), (1, 0));
+    }
+
+    #[test]
+    fn two_keys_in_one_update_are_both_seen_in_order() {
+        let mut fb = page();
+        let mut d = Detector::new(BG, 1_000_000_000);
+        d.expect(0, Area::new(0, 0, 7, 14), 1_000);
+        d.expect(1, Area::new(7, 0, 7, 14), 2_000);
+        d.expect(2, Area::new(14, 0, 7, 14), 3_000);
+        // One update draws the first two glyphs.
+        fb.fill(Area::new(2, 3, 10, 1), 0);
+        let mut out = Vec::new();
+        d.check(&fb, 10_000, &mut out);
+        assert_eq!(out, vec![Seen { key: 0, latency_ns: 9_000 }, Seen { key: 1, latency_ns: 8_000 }]);
+        assert_eq!(d.waiting(), 1, "the third is still awaited");
+    }
+
+    #[test]
+    fn cells_off_the_screen_are_clipped_not_a_panic() {
+        let fb = page();
+        let d = Detector::new(BG, 1);
+        assert!(!d.inked(&fb, Area::new(60, 30, 20, 20)));
+        assert!(!d.inked(&fb, Area::new(100, 100, 5, 5)));
+    }
+}

@@ -237,14 +237,19 @@ impl RunRecord {
     /// Mark the end: take the machine's `after` snapshot and set the status.
     pub fn finish(&mut self, status: RunStatus) {
         self.status = status;
-        // Every paper row's note points at its study's section, for readers of the record.
+        self.link_studies();
+        self.ended_at_ns = crate::clock::unix_now_ns();
+        self.machine.finish();
+    }
+
+    /// Point every paper row's note at its study's section of `docs/studies.md` (done by
+    /// [`RunRecord::finish`]; call again for rows added after it). Idempotent.
+    pub fn link_studies(&mut self) {
         for p in &mut self.paper {
             if !p.note.contains("docs/studies.md") {
                 p.note.push_str(&format!(" (the study: docs/studies.md#s{})", p.seed));
             }
         }
-        self.ended_at_ns = crate::clock::unix_now_ns();
-        self.machine.finish();
     }
 
     /// Add a configuration entry.

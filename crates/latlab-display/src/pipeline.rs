@@ -99,14 +99,40 @@ impl PipelineConfig {
             + usize::from(self.bitmaps)
     }
 
+    /// One pass of the codec, cipher and orders sweeps from `base`: (axis, setting, the
+    /// metric key under `pipeline.` / `pipeline.slow.`, the session), in the order run.
+    fn axis_sessions(&self, base: &SessionConfig) -> Vec<(&'static str, String, String, SessionConfig)> {
+        let mut runs = Vec::new();
+        for &codec in self.codecs.iter().filter(|&&x| x != self.codec) {
+            runs.push((
+                "codec",
+                codec.name().into(),
+                format!("codec.{}", codec.name()),
+                SessionConfig { codec, ..base.clone() },
+            ));
+        }
+        for &crypto in self.cryptos.iter().filter(|&&x| x != self.crypto) {
+            runs.push((
+                "crypto",
+                crypto.name().into(),
+                format!("crypto.{}", crypto.name()),
+                SessionConfig { crypto, ..base.clone() },
+            ));
+        }
+        if self.bitmaps {
+            let mut s = base.clone();
+            s.encoder.orders = false;
+            runs.push(("updates", "bitmaps".into(), "bitmaps".into(), s));
+        }
+        runs
+    }
+
     /// Runs (for progress).
     pub fn steps(&self) -> u64 {
         (1 + self.workloads.len()
             + self.slow_sweep.map_or(0, |_| 1 + self.axis_runs())
             + self.speeds.len()
-            + self.codecs.iter().filter(|&&c| c != self.codec).count()
-            + self.cryptos.iter().filter(|&&c| c != self.crypto).count()
-            + usize::from(self.bitmaps)
+            + self.axis_runs()
             + self.rcvbufs.iter().filter(|&&b| b != crate::defaults::RCVBUF).count()
             + self.thresholds.iter().filter(|&&t| t != crate::defaults::RCV_THRESHOLD).count()
             + usize::from(self.flat_out)) as u64
@@ -316,12 +342,7 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         let key = format!("s{:03}", (speed * 100.0).round() as u32);
         rec.metric(&format!("pipeline.speed.{key}.dropped_fraction"), r.dropped(), "ratio");
         rec.metric(&format!("pipeline.speed.{key}.wire_bytes_per_s"), r.wire_bps(), "B/s");
-        speed_rows.push(vec![
-            r2(speed),
-            r2(r.wire_bps() / 1e6),
-            pct(r.dropped()),
-            pct(r.client.times.total_ns as f64 / speed / r.client.wall_ns.max(1) as f64),
-        ]);
+        speed_rows.push(vec![r2(speed), r2(r.wire_bps() / 1e6), pct(r.dropped()), pct(busy(&r, speed))]);
         // The paper row compares the speed nearest the seed's 233 MHz against 1.8 GHz.
         let off = |s: f64| (s - crate::defaults::PAPER_SLOW_CLIENT).abs();
         if slow.as_ref().is_none_or(|s| off(speed) < off(s.0)) {
@@ -347,26 +368,14 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     // Sweeps, one axis at a time from the defaults.
     let mut rows = Vec::new();
     let base = cfg.session(slideshow.clone(), cfg.sweep_seconds);
-    for &codec in cfg.codecs.iter().filter(|&&x| x != cfg.codec) {
+    for (axis, value, key, session) in cfg.axis_sessions(&base) {
         stop_check()?;
-        let r = go(&SessionConfig { codec, ..base.clone() }, Pace::RealTime, &vc, &progress)?;
-        rec.metric(&format!("pipeline.codec.{}.client_cpu_fraction", codec.name()), r.client_cpu(), "ratio");
-        rows.push(sweep_row("codec", codec.name().into(), &r));
-    }
-    for &crypto in cfg.cryptos.iter().filter(|&&x| x != cfg.crypto) {
-        stop_check()?;
-        let r = go(&SessionConfig { crypto, ..base.clone() }, Pace::RealTime, &vc, &progress)?;
-        rec.metric(&format!("pipeline.crypto.{}.client_cpu_fraction", crypto.name()), r.client_cpu(), "ratio");
-        rows.push(sweep_row("crypto", crypto.name().into(), &r));
-    }
-    if cfg.bitmaps {
-        stop_check()?;
-        let mut s = base.clone();
-        s.encoder.orders = false;
-        let r = go(&s, Pace::RealTime, &vc, &progress)?;
-        rec.metric("pipeline.bitmaps.client_cpu_fraction", r.client_cpu(), "ratio");
-        rec.metric("pipeline.bitmaps.wire_bytes_per_s", r.wire_bps(), "B/s");
-        rows.push(sweep_row("updates", "bitmaps".into(), &r));
+        let r = go(&session, Pace::RealTime, &vc, &progress)?;
+        rec.metric(&format!("pipeline.{key}.client_cpu_fraction"), r.client_cpu(), "ratio");
+        if axis == "updates" {
+            rec.metric(&format!("pipeline.{key}.wire_bytes_per_s"), r.wire_bps(), "B/s");
+        }
+        rows.push(sweep_row(axis, value, &r));
     }
     for &rcvbuf in cfg.rcvbufs.iter().filter(|&&x| x != crate::defaults::RCVBUF) {
         stop_check()?;
@@ -436,34 +445,21 @@ fn slow_sweep(
     rec: &mut RunRecord,
 ) -> Result<Slowed, NetError> {
     let slow_vc = ViewConfig { speed, ..*vc };
-    let mut runs: Vec<(&str, String, SessionConfig)> = vec![("defaults", "defaults".into(), base.clone())];
-    for &codec in cfg.codecs.iter().filter(|&&x| x != cfg.codec) {
-        runs.push(("codec", codec.name().into(), SessionConfig { codec, ..base.clone() }));
-    }
-    for &crypto in cfg.cryptos.iter().filter(|&&x| x != cfg.crypto) {
-        runs.push(("crypto", crypto.name().into(), SessionConfig { crypto, ..base.clone() }));
-    }
-    if cfg.bitmaps {
-        let mut s = base.clone();
-        s.encoder.orders = false;
-        runs.push(("updates", "bitmaps".into(), s));
-    }
+    let mut runs = vec![("defaults", "defaults".to_string(), "defaults".to_string(), base.clone())];
+    runs.extend(cfg.axis_sessions(base));
     let mut rows = Vec::new();
     let mut out = Slowed { speed, busy: Vec::new() };
-    for (axis, value, session) in runs {
+    for (axis, value, key, session) in runs {
         stop_check()?;
         let r = go(&session, Pace::RealTime, &slow_vc, progress)?;
-        let key = if axis == "defaults" || axis == "updates" { value.clone() } else { format!("{axis}.{value}") };
-        rec.metric(&format!("pipeline.slow.{key}.busy_fraction"), busy(&r, speed), "ratio");
+        let b = busy(&r, speed);
+        rec.metric(&format!("pipeline.slow.{key}.busy_fraction"), b, "ratio");
         rec.metric(&format!("pipeline.slow.{key}.dropped_fraction"), r.dropped(), "ratio");
         rec.metric(&format!("pipeline.slow.{key}.wire_bytes_per_s"), r.wire_bps(), "B/s");
         let mut row = sweep_row(axis, value.clone(), &r);
-        row.insert(4, pct(busy(&r, speed)));
+        row.insert(4, pct(b));
         rows.push(row);
-        out.busy.push((
-            if axis == "codec" || axis == "crypto" { format!("{axis} {value}") } else { value },
-            busy(&r, speed),
-        ));
+        out.busy.push((if axis == "codec" || axis == "crypto" { format!("{axis} {value}") } else { value }, b));
     }
     let mut columns = sweep_columns("axis");
     columns.insert(4, Column::new("slowed CPU busy", "%"));

@@ -119,7 +119,7 @@ impl Arbitration {
     /// Level 2's scheduling (and so the load's) under this arbitration, below `l1`. When
     /// level 1 is not real-time, neither is level 2: it must never outrank level 1.
     pub fn level2(self, l1: Sched) -> Sched {
-        let rt = |policy| Sched { policy, priority: (l1.priority - d::L2_BELOW_L1).max(1) };
+        let rt = |policy| Sched { policy, priority: priority_below(l1) };
         match self {
             _ if !l1.policy.is_realtime() => Sched { policy: Policy::Other, priority: 0 },
             Arbitration::Fifo => rt(Policy::Fifo),
@@ -127,6 +127,11 @@ impl Arbitration {
             Arbitration::Other => Sched { policy: Policy::Other, priority: 0 },
         }
     }
+}
+
+/// The real-time priority level 2 takes by default: just below level 1's, never under 1.
+pub fn priority_below(l1: Sched) -> i32 {
+    (l1.priority - d::L2_BELOW_L1).max(1)
 }
 
 impl latlab_core::experiment::Choice for Arbitration {

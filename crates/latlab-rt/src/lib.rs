@@ -232,6 +232,19 @@ fn sweep_pass(
     }
 }
 
+/// A sweep's thresholds found (`<prefix>.{mf_l1_hz,mf_l2_hz,sf_hz}`) and the highest rate
+/// it tried (`<prefix>.max_rate_hz`, returned).
+fn threshold_metrics(rec: &mut RunRecord, prefix: &str, t: &sweep::Thresholds, steps: &[sweep::Step]) -> f64 {
+    for (name, v) in [("mf_l1_hz", t.mf_l1_hz), ("mf_l2_hz", t.mf_l2_hz), ("sf_hz", t.sf_hz)] {
+        if let Some(v) = v {
+            rec.metric(&format!("{prefix}.{name}"), v, "Hz");
+        }
+    }
+    let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
+    rec.metric(&format!("{prefix}.max_rate_hz"), max_rate, "Hz");
+    max_rate
+}
+
 /// The baseline used for progress ratios: the better of the measurements before and after
 /// the run (interference only ever lowers a measured rate). Measures "after" unless the run
 /// was interrupted.
@@ -338,14 +351,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
         if !matches!(cfg.load, LoadSpec::None) {
             let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None)?;
             interrupted |= intr;
-            if let Some(v) = t.mf_l1_hz {
-                rec.metric("sweep.unloaded.mf_l1_hz", v, "Hz");
-            }
-            if let Some(v) = t.mf_l2_hz {
-                rec.metric("sweep.unloaded.mf_l2_hz", v, "Hz");
-            }
-            let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
-            rec.metric("sweep.unloaded.max_rate_hz", max_rate, "Hz");
+            threshold_metrics(&mut rec, "sweep.unloaded", &t, &steps);
             unloaded_sweep = Some(t);
         }
     }
@@ -369,17 +375,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
             thresholds = sweep::find_thresholds(&steps, sc, with_l2);
             final_baseline = Some(best);
         }
-        if let Some(v) = thresholds.mf_l1_hz {
-            rec.metric("sweep.mf_l1_hz", v, "Hz");
-        }
-        if let Some(v) = thresholds.mf_l2_hz {
-            rec.metric("sweep.mf_l2_hz", v, "Hz");
-        }
-        if let Some(v) = thresholds.sf_hz {
-            rec.metric("sweep.sf_hz", v, "Hz");
-        }
-        let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
-        rec.metric("sweep.max_rate_hz", max_rate, "Hz");
+        let max_rate = threshold_metrics(&mut rec, "sweep", &thresholds, &steps);
         let col = Column::new;
         let opt = |v: Option<f64>| v.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);
         rec.tables.push(Table {

@@ -363,9 +363,9 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
             Err(why) => format!("not comparable here: {why}"),
         },
         note: match &here {
-            Ok(()) => "this machine's last boot: systemd's per-unit activation times summed, as xperf's autoStartDuration sums the services'; another OS and another boot (the study: docs/studies.md#s004)".into(),
+            Ok(()) => "this machine's last boot: systemd's per-unit activation times summed, as xperf's autoStartDuration sums the services'; another OS and another boot".into(),
             Err(_) => format!(
-                "the seed's own excerpt, bundled, was parsed as a check of the reader: {ms:.0} ms, slowest {slowest} {slowest_ms:.0} ms (the seed's figures) (the study: docs/studies.md#s004)"
+                "the seed's own excerpt, bundled, was parsed as a check of the reader: {ms:.0} ms, slowest {slowest} {slowest_ms:.0} ms (the seed's figures)"
             ),
         },
         judgement: match &here {
@@ -379,6 +379,7 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
             Err(why) => latlab_core::verdict::Judgement::not_comparable(&format!("this machine has no boot trace to read ({why})")),
         },
     });
+    rec.link_studies();
 }
 
 /// Boot-trace analysis.

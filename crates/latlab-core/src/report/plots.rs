@@ -143,8 +143,9 @@ pub fn histogram(s: &Series, marks: &[(f64, String)]) -> Option<String> {
                 chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
                     Rectangle::new([(b.lo / u.div, 0.8), (b.hi / u.div, b.count as f64)], PALETTE[0].mix(0.8).filled())
                 }))?;
-                let shown = marks.iter().filter(|(v, _)| (x0..=x1).contains(&(v / u.div)) && (!log_x || *v > 0.0));
-                for (i, (v, label)) in shown.enumerate() {
+                let shown: Vec<_> =
+                    marks.iter().filter(|(v, _)| (x0..=x1).contains(&(v / u.div)) && (!log_x || *v > 0.0)).collect();
+                for (i, (v, label)) in shown.iter().enumerate() {
                     let c = PALETTE[(i + 1) % PALETTE.len()];
                     let x = v / u.div;
                     chart
@@ -152,7 +153,7 @@ pub fn histogram(s: &Series, marks: &[(f64, String)]) -> Option<String> {
                         .label(label.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
                 }
-                if !marks.is_empty() {
+                if !shown.is_empty() {
                     legend!(chart, SeriesLabelPosition::UpperRight);
                 }
             }};

@@ -16,11 +16,7 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
     let by_arbitration = c.arbitration.level2(l1);
     let l2 = sched(
         c.l2_policy.unwrap_or(by_arbitration.policy),
-        c.l2_priority.unwrap_or(if by_arbitration.priority > 0 {
-            by_arbitration.priority
-        } else {
-            (l1.priority - 1).max(1)
-        }),
+        c.l2_priority.unwrap_or(latlab_rt::config::priority_below(l1)),
     );
     let mut cfg = RtConfig {
         l1,

@@ -10,6 +10,11 @@ use latlab_core::verdict::{Judgement, Verdict};
 
 const SETTING: &str = "StrongARM SA-1110 206 MHz, 5 kHz GPIO stimulus, oscilloscope";
 
+/// Figure 8's setting: the same board, the input frequency raised until an output misses
+/// pulses or Polygons stops (the seed's "Dupre/Barcos test").
+const SWEEP_SETTING: &str =
+    "StrongARM SA-1110 206 MHz, GPIO input frequency raised until an output misses pulses (Dupre/Barcos test)";
+
 /// Figure 11 values (max / min / jitter / latency, µs) for (level, phase): CE 3.0, CE .NET.
 fn fig11(level: &str, phase: &str) -> (&'static str, &'static str) {
     match (level, phase) {
@@ -197,7 +202,7 @@ pub fn rows(
         rec.paper.push(PaperRow {
             seed: "001".into(),
             figure: "Fig. 8, MF-APP unloaded → loaded".into(),
-            paper_setting: format!("{SETTING}, Polygons at top priority"),
+            paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
             paper_value: "CE 3.0: 28 → 15 kHz (\"more than 50 percent\") · CE .NET: 6.1 → 6 kHz (\"only about 2 percent\")".into(),
             here_value: change,
             note: format!(
@@ -253,7 +258,7 @@ pub fn rows(
             rec.paper.push(PaperRow {
                 seed: "001".into(),
                 figure: format!("Fig. 8, {what}"),
-                paper_setting: format!("{SETTING}, Polygons at top priority"),
+                paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
                 paper_value: paper.into(),
                 here_value: here,
                 note: format!(

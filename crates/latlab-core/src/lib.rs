@@ -12,6 +12,8 @@ pub mod interrupt;
 pub mod ioerr;
 pub mod load;
 pub mod machine;
+pub mod netlab;
+pub mod pageout;
 pub mod platform;
 pub mod progress;
 pub mod record;

@@ -8,5 +8,5 @@ pub mod experiment;
 pub mod idle;
 pub mod mem;
 pub mod net;
-pub mod netlab;
+pub use latlab_core::netlab;
 pub mod probe;

@@ -10,11 +10,11 @@
 
 use latlab_core::clock::monotonic_now;
 use latlab_core::ioerr::{Doing, IoFailed};
+use latlab_core::pageout::{PAGE, SwapError, SwapFile, pageout, resident, swap_free_kib};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
 use latlab_core::verdict::Judgement;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// Why the experiment could not run.
@@ -29,6 +29,15 @@ pub enum MemError {
     /// A setting is out of range.
     #[error("{0}")]
     Config(String),
+}
+
+impl From<SwapError> for MemError {
+    fn from(e: SwapError) -> Self {
+        match e {
+            SwapError::NoSwap(m) => MemError::NoSwap(m),
+            SwapError::Io(e) => MemError::Io(e),
+        }
+    }
 }
 
 /// What the warm-start test does.
@@ -67,124 +76,6 @@ impl MemConfig {
     /// The suite's: 64 MiB, three trials.
     pub fn short() -> Self {
         Self { working_set_mib: 64, trials: 3, idle_ms: 200, ..Self::full() }
-    }
-}
-
-const PAGE: usize = 4096;
-
-/// The page-aligned part of `buf`.
-fn aligned(buf: &mut [u8]) -> &mut [u8] {
-    let off = buf.as_ptr().align_offset(PAGE);
-    let len = buf.len().saturating_sub(off) / PAGE * PAGE;
-    &mut buf[off..off + len]
-}
-
-/// Ask the kernel to page `buf` out now (`MADV_PAGEOUT`, Linux 5.4+). The region is
-/// unlocked first: another experiment in the same run may have locked all memory
-/// (`mlockall`), and locked pages cannot be paged out (EINVAL).
-fn pageout(buf: &mut [u8]) -> std::io::Result<()> {
-    let b = aligned(buf);
-    // SAFETY: `b` is a live, page-aligned region of our own memory; munlock only lets its
-    // pages be evicted, and MADV_PAGEOUT only moves them to swap; they fault back in
-    // unchanged.
-    let rc = unsafe {
-        libc::munlock(b.as_ptr().cast(), b.len());
-        libc::madvise(b.as_mut_ptr().cast(), b.len(), libc::MADV_PAGEOUT)
-    };
-    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
-}
-
-/// Fraction of `buf`'s pages resident in memory (`mincore`).
-fn resident(buf: &mut [u8]) -> std::io::Result<f64> {
-    let b = aligned(buf);
-    let pages = b.len() / PAGE;
-    let mut vec = vec![0u8; pages];
-    // SAFETY: `b` is a live page-aligned region; `vec` has one byte per page of it.
-    let rc = unsafe { libc::mincore(b.as_mut_ptr().cast(), b.len(), vec.as_mut_ptr()) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(vec.iter().filter(|&&v| v & 1 == 1).count() as f64 / pages.max(1) as f64)
-}
-
-/// Free swap, KiB, from /proc/meminfo.
-pub fn swap_free_kib() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines().find_map(|l| l.strip_prefix("SwapFree:").and_then(|v| v.split_whitespace().next()?.parse().ok()))
-        })
-        .unwrap_or(0)
-}
-
-fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
-    let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{cmd} {}`: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
-}
-
-/// A temporary swap file; dropping turns it off and deletes it.
-#[derive(Debug)]
-pub struct SwapFile {
-    path: PathBuf,
-    on: bool,
-}
-
-impl SwapFile {
-    /// Make and enable a swap file of `mib` MiB in `dir`.
-    pub fn create(dir: &Path, mib: usize) -> Result<Self, MemError> {
-        remove_stale(dir);
-        let path = dir.join(format!("latlab-swap-{}", std::process::id()));
-        let mut guard = SwapFile { path: path.clone(), on: false };
-        // Written out, not sparse: swapon refuses files with holes.
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&path).doing("creating the swap file")?;
-            let mib_of_zeros = vec![0u8; 1 << 20];
-            for _ in 0..mib {
-                f.write_all(&mib_of_zeros).doing("writing the swap file")?;
-            }
-            f.sync_all().doing("writing the swap file")?;
-        }
-        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .doing("securing the swap file")?;
-        let p = path.to_string_lossy().to_string();
-        sh("mkswap", &[&p]).map_err(MemError::NoSwap)?;
-        sh("swapon", &[&p]).map_err(|e| {
-            MemError::NoSwap(format!("{e} (root, and a filesystem that supports swap files, are needed)"))
-        })?;
-        guard.on = true;
-        Ok(guard)
-    }
-
-    /// Its path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for SwapFile {
-    fn drop(&mut self) {
-        if self.on {
-            let _ = sh("swapoff", &[&self.path.to_string_lossy()]);
-        }
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// Remove swap files left by latlab runs that no longer exist.
-fn remove_stale(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let Some(pid) = name.strip_prefix("latlab-swap-").and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = sh("swapoff", &[&e.path().to_string_lossy()]);
-            let _ = std::fs::remove_file(e.path());
-        }
     }
 }
 
@@ -324,27 +215,6 @@ mod tests {
 
     fn root() -> bool {
         nix::unistd::geteuid().is_root()
-    }
-
-    #[test]
-    fn residency_reads_a_fresh_buffer_as_resident() {
-        let mut v = vec![1u8; 16 * PAGE];
-        assert_eq!(resident(&mut v).unwrap(), 1.0);
-        assert_eq!(aligned(&mut v).len() % PAGE, 0);
-    }
-
-    #[test]
-    fn locked_memory_is_unlocked_before_page_out() {
-        // As after `mlockall` by an earlier experiment in the same suite.
-        let mut v = vec![1u8; 64 * PAGE];
-        let b = aligned(&mut v);
-        // SAFETY: a live region of our own memory.
-        if unsafe { libc::mlock(b.as_ptr().cast(), b.len()) } != 0 {
-            latlab_core::testing::skip("mlock refused here");
-            return;
-        }
-        // Without swap the pages may stay, but the call must not fail.
-        pageout(&mut v).unwrap();
     }
 
     #[test]

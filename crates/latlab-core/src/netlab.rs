@@ -1,9 +1,9 @@
-//! The network lab of `latlab stall net`: two network namespaces joined by a veth pair, each
+//! The network lab of `latlab stall net` and `latlab display latency`: two network namespaces joined by a veth pair, each
 //! end shaped by HTB to a link rate (addresses from 198.18.0.0/15, RFC 2544's benchmarking
 //! range), entered by a thread, and removed when the guard drops — also the leftovers of runs
 //! that were killed.
 
-use latlab_core::ioerr::{Doing, IoFailed};
+use crate::ioerr::{Doing, IoFailed};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -125,7 +125,7 @@ fn remove_stale() {
 }
 
 /// Move the calling thread into namespace `ns`.
-pub(crate) fn enter(ns: &str) -> Result<(), LabError> {
+pub fn enter(ns: &str) -> Result<(), LabError> {
     let f = std::fs::File::open(format!("/run/netns/{ns}")).doing("opening the namespace")?;
     nix::sched::setns(&f, nix::sched::CloneFlags::CLONE_NEWNET)
         .map_err(|e| LabError::Refused(format!("entering network namespace {ns}: {e} (needs CAP_SYS_ADMIN)")))

@@ -104,3 +104,7 @@ pub const OPS_CRYPTO: &str = "none";
 pub const SEED: u64 = 1;
 /// Loops of `display cache` measured after one loop of warm-up: two.
 pub const CACHE_LOOPS: u32 = 2;
+/// SCHED_FIFO priority of `display latency`'s client threads (typist and receiver) when the
+/// server is loaded: 50, the typing probe's level in `latlab stall` (the measuring end must
+/// not suffer the load it measures), the middle of the range, below the kernel's own threads.
+pub const TYPIST_PRIORITY: i32 = 50;

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod cache_exp;
 pub mod decoder;
 pub mod defaults;
+pub mod editor;
 pub mod encoder;
 pub mod experiment;
 pub mod fb;

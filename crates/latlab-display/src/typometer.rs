@@ -39,7 +39,8 @@ impl Detector {
         Self { background, timeout_ns, pending: VecDeque::new(), missed: 0 }
     }
 
-    /// Key `key`, meant to be sent at `intended_ns`, must draw its glyph in `cell`.
+    /// Key `key`, meant to be sent at `intended_ns`, must draw its glyph in `cell`. Keys are
+    /// expected in order of intended time, and may be expected before they are sent.
     pub fn expect(&mut self, key: u64, cell: Area, intended_ns: u64) {
         self.pending.push_back(Expected { key, cell, intended_ns });
     }
@@ -59,6 +60,10 @@ impl Detector {
         let mut i = 0;
         while i < self.pending.len() {
             let e = self.pending[i];
+            if e.intended_ns > now_ns {
+                // Keys are expected in time order: the rest are not sent yet.
+                break;
+            }
             if self.inked(fb, e.cell) {
                 out.push(Seen { key: e.key, latency_ns: now_ns.saturating_sub(e.intended_ns) });
                 self.pending.remove(i);
@@ -125,6 +130,21 @@ mod tests {
         d.check(&fb, 100_001, &mut out);
         assert!(out.is_empty());
         assert_eq!((d.missed(), d.waiting()), (1, 0));
+    }
+
+    #[test]
+    fn keys_not_yet_sent_are_neither_seen_nor_missed() {
+        let mut fb = page();
+        let mut d = Detector::new(BG, 1_000);
+        d.expect(0, Area::new(0, 0, 7, 14), 1_000);
+        d.expect(1, Area::new(7, 0, 7, 14), 50_000);
+        fb.fill(Area::new(0, 0, 14, 14), 0);
+        let mut out = Vec::new();
+        d.check(&fb, 1_500, &mut out);
+        assert_eq!(out, vec![Seen { key: 0, latency_ns: 500 }]);
+        assert_eq!((d.missed(), d.waiting()), (0, 1), "key 1 is due at 50 µs");
+        d.check(&fb, 50_100, &mut out);
+        assert_eq!(out[1], Seen { key: 1, latency_ns: 100 });
     }
 
     #[test]

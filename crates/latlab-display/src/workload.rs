@@ -166,9 +166,9 @@ impl Rng {
     }
 }
 
-const DESKTOP: Rgb = [0, 128, 128];
-const WHITE: Rgb = [255, 255, 255];
-const BLACK: Rgb = [0, 0, 0];
+pub(crate) const DESKTOP: Rgb = [0, 128, 128];
+pub(crate) const WHITE: Rgb = [255, 255, 255];
+pub(crate) const BLACK: Rgb = [0, 0, 0];
 const GREY: Rgb = [192, 192, 192];
 const DARK: Rgb = [64, 64, 64];
 const TITLE: Rgb = [0, 0, 128];
@@ -215,7 +215,7 @@ const WORDS: &[&str] = &[
     "packet",
 ];
 
-fn sentence(r: &mut Rng, max: usize) -> String {
+pub(crate) fn sentence(r: &mut Rng, max: usize) -> String {
     let mut s = String::new();
     loop {
         let w = WORDS[r.below(WORDS.len() as u64) as usize];
@@ -230,7 +230,7 @@ fn sentence(r: &mut Rng, max: usize) -> String {
 }
 
 /// Window chrome: frame, title bar, menu bar; returns the client area.
-fn window(c: &mut Canvas, a: Area, title: &str, menus: &[&str]) -> Area {
+pub(crate) fn window(c: &mut Canvas, a: Area, title: &str, menus: &[&str]) -> Area {
     c.fill(a, GREY);
     c.fill(Area::new(a.x + 2, a.y + 2, a.w - 4, 18), TITLE);
     c.text(a.x as i64 + 6, a.y as i64 + 16, title, 12, WHITE, a);
@@ -273,8 +273,8 @@ struct Document {
     menu: Option<(usize, usize)>,
 }
 
-const LINE_H: usize = 16;
-const MENUS: [&str; 6] = ["File", "Edit", "View", "Insert", "Format", "Help"];
+pub(crate) const LINE_H: usize = 16;
+pub(crate) const MENUS: [&str; 6] = ["File", "Edit", "View", "Insert", "Format", "Help"];
 
 impl Document {
     fn new(seed: u64, mode: Mode) -> Self {

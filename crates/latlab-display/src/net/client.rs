@@ -149,14 +149,19 @@ pub fn view(addr: &str, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Res
     view_on(stream, cfg, pace, vc)
 }
 
-/// Run the client on a connected stream.
-pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
+/// Send the hello on `stream` and read the answer: the connection's read and write halves,
+/// set up as `vc` asks.
+pub(crate) fn open_session(
+    stream: TcpStream,
+    cfg: &SessionConfig,
+    pace: Pace,
+    vc: &ViewConfig,
+) -> Result<(TcpStream, TcpStream), NetError> {
     cfg.validate()?;
     vc.validate().map_err(NetError::Protocol)?;
     stream.set_nodelay(true).doing("turning Nagle off")?;
     nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::RcvBuf, &vc.rcvbuf)
         .map_err(|e| IoFailed::new("setting SO_RCVBUF", e.into()))?;
-    let script = input_script(cfg);
     let mut w = stream.try_clone().doing("cloning the socket")?;
     w.write_all(hello_line(cfg, pace).as_bytes()).doing("sending the hello")?;
     let mut s = stream;
@@ -175,6 +180,17 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
     if answer != "OK" {
         return Err(NetError::Protocol(format!("unexpected answer '{answer}'")));
     }
+    set_rcvlowat(&s, vc.threshold).doing("setting SO_RCVLOWAT")?;
+    Ok((s, w))
+}
+
+/// Run the client on a connected stream.
+pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
+    if matches!(pace, Pace::Echo { .. }) {
+        return Err(NetError::Protocol("an echo session needs a typist (`display latency`)".into()));
+    }
+    let script = input_script(cfg);
+    let (mut s, mut w) = open_session(stream, cfg, pace, vc)?;
     let start = monotonic_now();
     // The user: input PDUs at their frames' deadlines, on their own thread.
     let done = Arc::new(AtomicBool::new(false));
@@ -196,9 +212,8 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
             (n, bytes)
         })
     };
-    set_rcvlowat(&s, vc.threshold).doing("setting SO_RCVLOWAT")?;
     s.set_nonblocking(true).doing("making the socket non-blocking")?;
-    let r = receive(&mut s, cfg, vc, start);
+    let r = receive(&mut s, cfg, vc, start, None);
     done.store(true, Ordering::Relaxed);
     let (n, bytes) = sender.join().unwrap_or_default();
     let _ = s.shutdown(Shutdown::Both);
@@ -208,7 +223,13 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
     Ok(r)
 }
 
-fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) -> Result<ClientReport, NetError> {
+pub(crate) fn receive(
+    s: &mut TcpStream,
+    cfg: &SessionConfig,
+    vc: &ViewConfig,
+    start: u64,
+    mut watch: Option<&mut super::typist::Watch>,
+) -> Result<ClientReport, NetError> {
     let mut rep = ClientReport::default();
     let mut rx = Receiver::new(cfg.codec, cfg.crypto, true);
     let mut dec = Decoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.cells, true);
@@ -235,6 +256,7 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
             }
         };
         let t1 = thread_cpu_now();
+        let read_at = monotonic_now();
         rep.times.receive_ns += t1 - t0;
         let Some(n) = got else {
             return Err(NetError::Protocol("the server closed the connection before its end record".into()));
@@ -271,6 +293,14 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
                             return Err(SessionError::Mismatch(k).into());
                         }
                         rep.frames_checked += 1;
+                        if let Some(w) = watch.as_deref_mut() {
+                            w.frame_checked();
+                        }
+                    }
+                    (RECORD_KEY, &[k, received, sent, bytes]) => {
+                        if let Some(w) = watch.as_deref_mut() {
+                            w.server_key(k, received, sent, bytes)?;
+                        }
                     }
                     (RECORD_END, &[frames, sent, dropped, hash]) => {
                         if dec.fb.hash() != hash {
@@ -287,6 +317,10 @@ fn receive(s: &mut TcpStream, cfg: &SessionConfig, vc: &ViewConfig, start: u64) 
                 rep.pdus += 1;
             }
             head += len;
+        }
+        if let Some(w) = watch.as_deref_mut() {
+            // The typometer: look at the screen after every batch applied (and every wake-up).
+            w.look(&dec.fb, read_at, monotonic_now());
         }
         if head > 0 && (head == tail || buf.len() - tail < buf.len() / 4) {
             buf.copy_within(head..tail, 0);

@@ -38,8 +38,12 @@ pub fn hello_line(cfg: &SessionConfig, pace: Pace) -> String {
         match pace {
             Pace::RealTime => "real",
             Pace::FlatOut => "flat",
+            Pace::Echo { .. } => "echo",
         }
     );
+    if let Pace::Echo { working_set_mib } = pace {
+        s.insert_str(s.len() - 1, &format!(" ws_mib={working_set_mib}"));
+    }
     s
 }
 
@@ -115,6 +119,13 @@ pub fn parse_hello(line: &str) -> Result<(SessionConfig, Pace), String> {
     let pace = match get("pace")? {
         "real" => Pace::RealTime,
         "flat" => Pace::FlatOut,
+        "echo" => {
+            let working_set_mib: u32 = num("ws_mib", get("ws_mib")?)?;
+            if working_set_mib > 16 * 1024 {
+                return Err("ws_mib: at most 16384".into());
+            }
+            Pace::Echo { working_set_mib }
+        }
         p => return Err(format!("unknown pace '{p}'")),
     };
     Ok((cfg, pace))

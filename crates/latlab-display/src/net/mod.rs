@@ -21,12 +21,16 @@
 //! receiving side and its CPU accounting); this file holds what both ends share.
 
 mod client;
+mod echo;
 mod hello;
 mod server;
+mod typist;
 
 pub use client::{ClientReport, ClientTimes, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
+pub use echo::KeyTimes;
 pub use hello::{hello_line, parse_hello};
 pub use server::{ServerReport, serve, serve_connection};
+pub use typist::{KeyRecord, TypingReport, TypistConfig, type_on};
 
 use crate::decoder::DecodeError;
 use crate::session::{SessionConfig, SessionError};
@@ -45,6 +49,8 @@ pub(crate) const MAX_HELLO: usize = 1024;
 pub(crate) const RECORD: u8 = 3;
 pub(crate) const RECORD_FRAME: u8 = b'F';
 pub(crate) const RECORD_END: u8 = b'E';
+/// Per-key times of an echo session: key number, received, update sent, update bytes.
+pub(crate) const RECORD_KEY: u8 = b'K';
 
 /// Why a connection failed.
 #[derive(Debug, Error)]
@@ -83,6 +89,13 @@ pub enum Pace {
     RealTime,
     /// Frames back to back, waiting for the client to take each (the throughput limit).
     FlatOut,
+    /// No script: the server applies each key the client sends to its editor and sends the
+    /// update at once (`display latency`, `display capacity`). With a working set, the server
+    /// touches that many MiB on every key and pages them out again once the update is sent.
+    Echo {
+        /// MiB the server touches per key and pages out between keys; 0: none.
+        working_set_mib: u32,
+    },
 }
 
 // ---- the hello ----------------------------------------------------------------------------

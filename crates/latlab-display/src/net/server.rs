@@ -52,6 +52,12 @@ pub struct ServerReport {
     pub wall_ns: u64,
     /// Hash of the final screen.
     pub screen_hash: u64,
+    /// Echo sessions: keys pressed (key-down events applied).
+    pub keys: u64,
+    /// Echo sessions with a working set: times it was paged out.
+    pub pageouts: u64,
+    /// …and the mean fraction of it still resident after a page-out (1: none left memory).
+    pub resident_after: f64,
 }
 
 impl ServerReport {
@@ -118,7 +124,7 @@ fn read_input(mut s: TcpStream, early: &[u8]) -> InputCount {
 }
 
 /// Write as much of `pending[*at..]` as the socket takes now; false at end of stream.
-fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> Result<(), NetError> {
+pub(crate) fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> Result<(), NetError> {
     while *at < pending.len() {
         match s.write(&pending[*at..]) {
             Ok(0) => return Err(NetError::Protocol("the client closed the connection".into())),
@@ -135,7 +141,7 @@ fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> 
 }
 
 /// Flush `pending` until `deadline` (monotonic ns; `None`: until all is sent).
-fn flush(
+pub(crate) fn flush(
     s: &mut TcpStream,
     pending: &mut Vec<u8>,
     at: &mut usize,
@@ -183,6 +189,12 @@ pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
     w.write_all(b"OK\n").doing("answering the hello")?;
     // Whatever the client sent after the hello is input; the reader keeps it.
     let early = reader.buffer().to_vec();
+    if let Pace::Echo { working_set_mib } = pace {
+        drop(reader);
+        let r = super::echo::serve_echo(&mut w, &cfg, working_set_mib, &early);
+        let _ = w.shutdown(Shutdown::Write);
+        return r;
+    }
     let input = std::thread::spawn(move || read_input(reader.into_inner(), &early));
     let r = serve_session(&mut w, &cfg, pace);
     let _ = w.shutdown(Shutdown::Write);
@@ -221,7 +233,7 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
                     latlab_core::clock::clock_nanosleep_abs(deadline);
                 }
             }
-            Pace::FlatOut => flush(s, &mut pending, &mut at, &mut rep.writes, None)?,
+            Pace::FlatOut | Pace::Echo { .. } => flush(s, &mut pending, &mut at, &mut rep.writes, None)?,
         }
         let c1 = thread_cpu_now();
         rep.send_ns += c1 - c0;

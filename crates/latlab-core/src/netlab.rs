@@ -1,7 +1,11 @@
-//! The network lab of `latlab stall net` and `latlab display latency`: two network namespaces joined by a veth pair, each
-//! end shaped by HTB to a link rate (addresses from 198.18.0.0/15, RFC 2544's benchmarking
-//! range), entered by a thread, and removed when the guard drops — also the leftovers of runs
-//! that were killed.
+//! The network lab of `latlab stall net` and `latlab display latency`: two network namespaces
+//! joined by a veth pair, each end shaped by HTB to a link rate (addresses from 198.18.0.0/15,
+//! RFC 2544's benchmarking range) with segmentation offload off, entered by a thread, and
+//! removed when the guard drops — also the leftovers of runs that were killed.
+//!
+//! HTB is a token bucket: a lone packet after a quiet spell leaves at once, where a real
+//! serial link would take its size over the rate (14 ms for 100 bytes at 56 kbit/s); bursts
+//! and sustained traffic are paced at the rate.
 
 use crate::ioerr::{Doing, IoFailed};
 use std::process::Command;
@@ -76,6 +80,10 @@ impl NetLab {
                 ip(&all)
             };
             x(&["addr", "add", &format!("{addr}/30"), "dev", dev])?;
+            // No segmentation offload: HTB would pass a 64 KB GSO super-packet whole (its
+            // tokens going negative after), so a burst up to 64 KB would cross a slow link at
+            // once; with packets of one MTU the shaper paces bursts as a real link does.
+            x(&["link", "set", dev, "gso_max_size", "1500"])?;
             x(&["link", "set", dev, "up"])?;
             x(&["link", "set", "lo", "up"])?;
             let tc = |args: &[&str]| {

@@ -108,3 +108,39 @@ pub const CACHE_LOOPS: u32 = 2;
 /// server is loaded: 50, the typing probe's level in `latlab stall` (the measuring end must
 /// not suffer the load it measures), the middle of the range, below the kernel's own threads.
 pub const TYPIST_PRIORITY: i32 = 50;
+/// Conditions of `display latency`, one sweep: unloaded; the server's CPU loaded; its memory
+/// paged out between keys; and links shaped between namespaces — seed 003's 10 Mbit/s
+/// Ethernet, 1 Mbit/s, its 56 kbit/s modem example, and 10 Mbit/s with competing bulk
+/// transfers as in its Figure 6.
+pub const LATENCY_CONDITIONS: [&str; 7] = ["unloaded", "cpu", "mem", "10mbit", "1mbit", "56kbit", "10mbit_bulk"];
+/// Typing speed of `display latency`: seed 003's typist at "approximately 75wpm".
+pub const LATENCY_WPM: u32 = 75;
+/// Seconds of typing per condition: 20 s at 75 wpm is 132 keys, enough for a p95 and a p99
+/// (of about 110 visible keys) per condition while the sweep stays near three minutes.
+pub const LATENCY_SECONDS: f64 = 20.0;
+/// Page Downs (large updates) per condition: two, so a slow link's page is seen twice.
+pub const LATENCY_PAGES: u32 = 2;
+/// A key not shown 10 s after its intended time is lost: past the seed's worst warm start
+/// (11.9 s is a page-in, counted by `stall mem`), far past anything a user waits for.
+pub const LATENCY_KEY_TIMEOUT_MS: u64 = 10_000;
+/// A page not shown in 60 s is lost: a page of text is tens of KB, several seconds at 7 bytes
+/// per ms on the 56 kbit/s link.
+pub const LATENCY_PAGE_TIMEOUT_MS: u64 = 60_000;
+/// Spinning processes of the `cpu` condition: 10, the load at which seed 003's user "spent
+/// more than 50% of his time waiting" (Figure 5).
+pub const LATENCY_SPINNERS: usize = 10;
+/// The server's working set under `mem`: 32 MiB touched per key and paged out between keys
+/// (paged back in from swap at up to 6.6 keys a second; `stall mem` times one larger page-in).
+pub const LATENCY_WORKING_SET_MIB: u32 = 32;
+/// Where `mem`'s temporary swap file goes: a disk-backed directory (tmpfs cannot hold swap).
+pub const SWAP_DIR: &str = "/var/tmp";
+/// Rate of each competing bulk flow, as a share of the link: 96 %, seed 003's 9.6 Mbit/s load
+/// on 10 Mbit/s Ethernet (Figure 6's heaviest point).
+pub const LATENCY_BULK_SHARE: f64 = 0.96;
+/// Latency a user notices: 100 ms, seed 003's threshold ("latencies exceeding 100ms begin to
+/// be noticeable").
+pub const NOTICEABLE_MS: u64 = 100;
+/// Wake-up threshold of `display latency`'s client: 1 byte, an interactive client that reads
+/// whatever arrives. Seed 000's projector default (2 KB, waiting up to a frame) would hold a
+/// key's few hundred bytes for up to 20 ms.
+pub const LATENCY_RCV_THRESHOLD: usize = 1;

@@ -1,8 +1,9 @@
-//! `latlab display` as [`Experiment`]s — ops, cache, pipeline and view — with the suite's
+//! `latlab display` as [`Experiment`]s — ops, cache, pipeline, latency and view — with the suite's
 //! short configurations, progress, the line said before each run, and the named choices
 //! (codecs, ciphers, policies, workloads) the command line offers.
 
 use crate::cache_exp::{CacheConfig, run_cache};
+use crate::latency::{LatencyConfig, run_latency};
 use crate::net::{self, NetError, Pace, ViewConfig};
 use crate::ops::{OpsConfig, run_ops};
 use crate::pipeline::{PipelineConfig, run_pipeline, view_record};
@@ -184,6 +185,49 @@ impl Experiment for DisplayPipeline {
     }
     fn run(cfg: &PipelineConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_pipeline(cfg, ctx.progress.clone())?.into())
+    }
+}
+
+/// Keystroke to pixels through the pipeline under load, memory pressure and shaped links
+/// (seed 003, §4).
+pub struct DisplayLatency;
+
+impl Experiment for DisplayLatency {
+    type Config = LatencyConfig;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "latency";
+    const ABOUT: &'static str = "remote display (seed 003): keystroke to pixels through the pipeline, unloaded, loaded, paged out, on shaped links";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("latency.unloaded.p95", "key to screen p95, unloaded"),
+        ("latency.10mbit.p95", "key to screen p95, 10 Mbit/s"),
+    ];
+    fn suite_configs(_: bool) -> Vec<LatencyConfig> {
+        vec![LatencyConfig::short()]
+    }
+    fn validate(cfg: &LatencyConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+    fn steps(cfg: &LatencyConfig) -> u64 {
+        cfg.conditions.len() as u64
+    }
+    fn announce(cfg: &LatencyConfig) -> String {
+        format!(
+            "display latency: typing at {} wpm for {} s under each of {} conditions ({}), about {:.0} s",
+            cfg.typist.wpm,
+            cfg.typist.seconds,
+            cfg.conditions.len(),
+            cfg.conditions.iter().map(|c| c.name()).collect::<Vec<_>>().join(", "),
+            cfg.estimate_s()
+        )
+    }
+    fn run(cfg: &LatencyConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_latency(cfg, ctx.progress.clone()).map_err(ExperimentError::Config)?.into())
+    }
+}
+
+impl Default for LatencyConfig {
+    fn default() -> Self {
+        LatencyConfig::full()
     }
 }
 

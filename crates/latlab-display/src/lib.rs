@@ -10,6 +10,7 @@ pub mod editor;
 pub mod encoder;
 pub mod experiment;
 pub mod fb;
+pub mod latency;
 pub mod net;
 pub mod ops;
 pub mod pipeline;

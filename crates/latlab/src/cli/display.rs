@@ -30,6 +30,13 @@ pub enum DisplayCommand {
     /// frames dropped by a slower client; sweeps over compression, encryption, orders,
     /// receive buffer and threshold (seed 000).
     Pipeline(DisplayPipeline),
+    /// Keystroke to pixels (seed 003, §4): a typist types into the server's editor on
+    /// absolute deadlines; each key's latency runs to the moment its glyph shows on the
+    /// client's framebuffer. One sweep of conditions: unloaded, CPU load on the server, its
+    /// memory paged out between keys, links shaped between network namespaces (10 Mbit/s,
+    /// 1 Mbit/s, 56 kbit/s, with bulk transfers). Namespaces and swap files need root; a
+    /// condition that is refused is reported and the rest run.
+    Latency(DisplayLatency),
     /// Serve display sessions over TCP to `latlab display view HOST` clients.
     Serve(DisplayServe),
     /// Run one session as the client: against `latlab display serve` on HOST, or with no
@@ -53,6 +60,50 @@ pub struct DisplayPipeline {
     /// Seconds of the main slide-show run.
     #[arg(long)]
     pub seconds: Option<u64>,
+}
+
+/// `latlab display latency`.
+#[derive(Debug, Args)]
+pub struct DisplayLatency {
+    /// Conditions, comma-separated: unloaded, cpu, mem, or a link rate (10mbit, 1mbit, 56kbit;
+    /// add _bulk for competing transfers each way).
+    #[arg(long, value_delimiter = ',', value_parser = parse_condition,
+          default_value = latlab_display::defaults::LATENCY_CONDITIONS.join(","))]
+    pub conditions: Vec<latlab_display::latency::Condition>,
+    /// Typing speed, words a minute (5.29 characters a word, as the study counts).
+    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
+    pub wpm: u32,
+    /// Seconds of typing per condition.
+    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_SECONDS)]
+    pub seconds: f64,
+    /// Page Downs (large updates) per condition.
+    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_PAGES)]
+    pub pages: u32,
+    /// Spinning processes of the cpu condition.
+    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_SPINNERS)]
+    pub spinners: usize,
+    /// Their scheduling: other, batch, idle, niceN.
+    #[arg(long, default_value = "other", value_parser = super::stall::parse_spin)]
+    pub spin_policy: latlab_core::spin::SpinSched,
+    /// The server's working set under mem, MiB (touched per key, paged out between keys).
+    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WORKING_SET_MIB)]
+    pub working_set: u32,
+    /// Never make a temporary swap file for mem.
+    #[arg(long)]
+    pub no_swapfile: bool,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
+    pub crypto: Crypto,
+    /// Keep the client's threads at the default policy instead of SCHED_FIFO.
+    #[arg(long)]
+    pub no_fifo: bool,
+}
+
+fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
+    latlab_display::latency::Condition::parse(s)
 }
 
 /// `latlab display serve`.

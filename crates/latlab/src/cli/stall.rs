@@ -100,7 +100,7 @@ pub struct IdleArgs {
 }
 
 /// A load scheduling of `latlab stall`: other, batch, idle or niceN.
-fn parse_spin(s: &str) -> Result<SpinSched, String> {
+pub(crate) fn parse_spin(s: &str) -> Result<SpinSched, String> {
     latlab_stall::cpu::parse_sched(s)
         .ok_or_else(|| format!("'{s}' is not one of: other, batch, idle, niceN (N from -20 to 19)"))
 }

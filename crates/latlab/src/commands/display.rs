@@ -1,10 +1,11 @@
-//! `latlab display`: cache, ops, pipeline and view from the arguments; serve.
+//! `latlab display`: cache, ops, pipeline, latency and view from the arguments; serve.
 
 use super::{install_interrupt, measure};
 use crate::cli::{DisplayArgs, DisplayCommand};
 use latlab_display::cache::Geometry;
 use latlab_display::cache_exp::{CacheConfig, frames_around};
-use latlab_display::experiment::{DisplayCache, DisplayOps, DisplayPipeline, DisplayView, ViewRun};
+use latlab_display::experiment::{DisplayCache, DisplayLatency, DisplayOps, DisplayPipeline, DisplayView, ViewRun};
+use latlab_display::latency::LatencyConfig;
 use latlab_display::net::{self, Pace, ViewConfig};
 use latlab_display::ops::OpsConfig;
 use latlab_display::pipeline::PipelineConfig;
@@ -43,6 +44,16 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         DisplayCommand::Pipeline(p) => {
             let base = if p.short { PipelineConfig::short() } else { PipelineConfig::default() };
             measure::<DisplayPipeline>(db, PipelineConfig { seconds: p.seconds.unwrap_or(base.seconds), ..base })
+        }
+        DisplayCommand::Latency(l) => {
+            let mut cfg = LatencyConfig::default();
+            cfg.conditions = l.conditions;
+            (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) =
+                (l.wpm, l.seconds, l.pages, !l.no_fifo);
+            (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
+            cfg.allow_swapfile = !l.no_swapfile;
+            (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);
+            measure::<DisplayLatency>(db, cfg)
         }
         DisplayCommand::Serve(s) => {
             install_interrupt()?;

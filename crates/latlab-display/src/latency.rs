@@ -1,0 +1,722 @@
+//! `latlab display latency` (seed 003, §4; issue #17): keystroke to pixels through the real
+//! display pipeline. A typist types into the server's editor over TCP on absolute deadlines;
+//! each key's latency runs from its intended time to the moment the client's framebuffer
+//! shows its glyph (found by pixels). One sweep of conditions: unloaded, CPU load on the
+//! server, its memory paged out between keys, and a link shaped between two network
+//! namespaces (with or without a competing bulk transfer). Each condition also presses Page
+//! Down a few times: a large update, timed until the whole new page shows.
+
+use crate::net::{KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on};
+use crate::session::SessionConfig;
+use crate::wire::{Codec, Crypto};
+use crate::workload::WorkloadKind;
+use latlab_core::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR, enter};
+use latlab_core::pageout::{SwapFile, swap_free_kib};
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_core::spin::{SpinLoad, SpinSched};
+use latlab_core::stats;
+use latlab_core::verdict::Judgement;
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// One condition of the sweep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Condition {
+    /// Loopback, nothing else running.
+    Unloaded,
+    /// Spinning processes on the server's machine.
+    Cpu,
+    /// The server's working set paged out between keys.
+    Mem,
+    /// A link shaped by HTB between two network namespaces.
+    Link {
+        /// Its rate, bit/s.
+        rate_bps: u64,
+        /// A competing bulk transfer each way at [`crate::defaults::LATENCY_BULK_SHARE`] of it.
+        bulk: bool,
+    },
+}
+
+impl Condition {
+    /// The name in metrics and on the command line: `unloaded`, `cpu`, `mem`, `10mbit`,
+    /// `56kbit`, `10mbit_bulk`.
+    pub fn name(&self) -> String {
+        match self {
+            Condition::Unloaded => "unloaded".into(),
+            Condition::Cpu => "cpu".into(),
+            Condition::Mem => "mem".into(),
+            Condition::Link { rate_bps, bulk } => {
+                let r = if rate_bps % 1_000_000 == 0 {
+                    format!("{}mbit", rate_bps / 1_000_000)
+                } else {
+                    format!("{}kbit", rate_bps / 1000)
+                };
+                if *bulk { format!("{r}_bulk") } else { r }
+            }
+        }
+    }
+
+    /// Parse a name: the above, or `<N>mbit` / `<N>kbit` with `_bulk` or `+bulk` after it.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let s = s.trim().to_ascii_lowercase();
+        Ok(match s.as_str() {
+            "unloaded" => Condition::Unloaded,
+            "cpu" => Condition::Cpu,
+            "mem" => Condition::Mem,
+            _ => {
+                let (rate, bulk) = match s.strip_suffix("_bulk").or_else(|| s.strip_suffix("+bulk")) {
+                    Some(r) => (r, true),
+                    None => (s.as_str(), false),
+                };
+                let (num, scale) = if let Some(n) = rate.strip_suffix("mbit") {
+                    (n, 1_000_000)
+                } else if let Some(n) = rate.strip_suffix("kbit").or_else(|| rate.strip_suffix('k')) {
+                    (n, 1000)
+                } else {
+                    return Err(format!(
+                        "unknown condition '{s}': use unloaded, cpu, mem, or a link rate such as 10mbit, 56kbit, 10mbit_bulk"
+                    ));
+                };
+                let n: u64 = num.parse().map_err(|_| format!("'{s}': the rate must be a whole number"))?;
+                let rate_bps = n * scale;
+                if !(9_600..=10_000_000_000).contains(&rate_bps) {
+                    return Err(format!("'{s}': a link from 9.6 kbit/s to 10 Gbit/s"));
+                }
+                Condition::Link { rate_bps, bulk }
+            }
+        })
+    }
+}
+
+/// What `display latency` does.
+#[derive(Debug, Clone)]
+pub struct LatencyConfig {
+    /// The conditions, in order.
+    pub conditions: Vec<Condition>,
+    /// The typist (rate, seconds, pages, timeouts).
+    pub typist: TypistConfig,
+    /// Screen, codec, cipher, orders.
+    pub session: SessionConfig,
+    /// Spinning processes of `cpu`.
+    pub spinners: usize,
+    /// Their scheduling.
+    pub spin_sched: SpinSched,
+    /// MiB the server touches per key and pages out between keys under `mem`.
+    pub working_set_mib: u32,
+    /// Make a temporary swap file for `mem` when the machine has too little swap.
+    pub allow_swapfile: bool,
+    /// Where that file goes.
+    pub swap_dir: PathBuf,
+}
+
+impl LatencyConfig {
+    /// The full sweep.
+    pub fn full() -> Self {
+        let d = crate::defaults::LATENCY_CONDITIONS;
+        let mut session = SessionConfig::standard(WorkloadKind::Typing { wpm: crate::defaults::LATENCY_WPM }, 1000);
+        session.codec = Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec");
+        session.crypto = Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher");
+        Self {
+            conditions: d.iter().map(|c| Condition::parse(c).expect("the default conditions parse")).collect(),
+            typist: TypistConfig {
+                wpm: crate::defaults::LATENCY_WPM,
+                seconds: crate::defaults::LATENCY_SECONDS,
+                pages: crate::defaults::LATENCY_PAGES,
+                key_timeout_ms: crate::defaults::LATENCY_KEY_TIMEOUT_MS,
+                page_timeout_ms: crate::defaults::LATENCY_PAGE_TIMEOUT_MS,
+                fifo: true,
+                seed: crate::defaults::SEED,
+            },
+            session,
+            spinners: crate::defaults::LATENCY_SPINNERS,
+            spin_sched: SpinSched { policy: latlab_core::platform::Policy::Other, nice: 0 },
+            working_set_mib: crate::defaults::LATENCY_WORKING_SET_MIB,
+            allow_swapfile: true,
+            swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
+        }
+    }
+
+    /// The suite's: every condition but the slowest link, 3 s of typing, one page each.
+    pub fn short() -> Self {
+        let mut c = Self::full();
+        c.conditions.retain(|c| !matches!(c, Condition::Link { rate_bps, .. } if *rate_bps < 1_000_000));
+        c.typist.seconds = 3.0;
+        c.typist.pages = 1;
+        c.working_set_mib = 16;
+        c
+    }
+
+    /// Check the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.conditions.is_empty() {
+            return Err("give at least one condition".into());
+        }
+        self.typist.validate()?;
+        self.session.validate().map_err(|e| e.to_string())?;
+        if self.spinners > 256 {
+            return Err(format!("{} spinners: at most 256", self.spinners));
+        }
+        if self.working_set_mib == 0 || self.working_set_mib > 16 * 1024 {
+            return Err("working set: 1 MiB to 16 GiB".into());
+        }
+        Ok(())
+    }
+
+    /// Seconds the sweep takes, about (typing, pages and set-up per condition).
+    pub fn estimate_s(&self) -> f64 {
+        self.conditions.len() as f64 * (self.typist.seconds + 1.5 + self.typist.pages as f64)
+    }
+}
+
+/// What one condition measured.
+#[derive(Debug, Clone)]
+pub struct Level {
+    /// The condition.
+    pub condition: Condition,
+    /// The session, or why the condition could not be run.
+    pub result: Result<TypingReport, String>,
+    /// Server counts (pages out, residency).
+    pub server: Option<crate::net::ServerReport>,
+    /// What the condition itself reported (swap used, spinners granted, …).
+    pub note: String,
+}
+
+/// Per-key latency figures of a level.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeyStats {
+    /// Keys with something to see.
+    pub visible: u64,
+    /// Of those, shown.
+    pub shown: u64,
+    /// Latencies of the shown keys, ns, in typing order.
+    pub latencies: Vec<i64>,
+    /// Their summary.
+    pub summary: Option<stats::Summary>,
+    /// Share of visible keys over the threshold or never shown.
+    pub over_threshold: f64,
+    /// Mean ns per stage: send, to server, server, to client, client.
+    pub stages: [f64; 5],
+    /// The seed's Figure 5 measure: the share of the typing time spent waiting — the sum of
+    /// each gap between consecutive screen updates beyond the gap between their keys, over
+    /// the typing time.
+    pub waiting_share: f64,
+}
+
+/// The stage names, in order.
+pub const STAGES: [&str; 5] = ["send", "to_server", "server", "to_client", "client"];
+
+/// The figures of `keys`, with `threshold_ns` the seed's 100 ms.
+pub fn key_stats(keys: &[KeyRecord], threshold_ns: u64) -> KeyStats {
+    let vis: Vec<&KeyRecord> = keys.iter().filter(|k| k.visible).collect();
+    let shown: Vec<&KeyRecord> = vis.iter().copied().filter(|k| k.shown_ns.is_some()).collect();
+    let latencies: Vec<i64> = shown.iter().filter_map(|k| k.latency_ns()).map(|l| l as i64).collect();
+    let late = vis.iter().filter(|k| k.latency_ns().is_none_or(|l| l > threshold_ns)).count();
+    let mut stages = [0.0; 5];
+    for k in &shown {
+        let s = k.shown_ns.unwrap_or(0);
+        let d = |a: u64, b: u64| b as f64 - a as f64;
+        let parts = [
+            d(k.intended_ns, k.written_ns),
+            d(k.written_ns, k.received_ns),
+            d(k.received_ns, k.sent_ns),
+            d(k.sent_ns, k.read_ns),
+            d(k.read_ns, s),
+        ];
+        for (acc, p) in stages.iter_mut().zip(parts) {
+            *acc += p / shown.len() as f64;
+        }
+    }
+    // Figure 5's stalls: gaps between consecutive updates beyond the gaps between their keys.
+    let mut waited = 0u64;
+    for w in shown.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let shown_gap = b.shown_ns.unwrap_or(0).saturating_sub(a.shown_ns.unwrap_or(0));
+        let key_gap = b.intended_ns.saturating_sub(a.intended_ns);
+        waited += shown_gap.saturating_sub(key_gap);
+    }
+    let span = match (vis.first(), vis.last()) {
+        (Some(a), Some(b)) if b.intended_ns > a.intended_ns => b.intended_ns - a.intended_ns,
+        _ => 0,
+    };
+    KeyStats {
+        visible: vis.len() as u64,
+        shown: shown.len() as u64,
+        summary: stats::summarize(&latencies),
+        latencies,
+        over_threshold: if vis.is_empty() { 0.0 } else { late as f64 / vis.len() as f64 },
+        stages,
+        waiting_share: if span == 0 { 0.0 } else { (waited as f64 / span as f64).min(1.0) },
+    }
+}
+
+/// Run a server and a typist, over loopback or across `lab`; the server runs `working_set_mib`.
+fn session(
+    cfg: &LatencyConfig,
+    lab: Option<&NetLab>,
+    working_set_mib: u32,
+) -> Result<(crate::net::ServerReport, TypingReport), String> {
+    let (tx, rx) = std::sync::mpsc::channel::<Result<std::net::SocketAddr, String>>();
+    let server_ns = lab.map(|l| l.server.clone());
+    let server = std::thread::spawn(move || -> Result<crate::net::ServerReport, String> {
+        if let Some(ns) = &server_ns {
+            enter(ns).map_err(|e| e.to_string())?;
+        }
+        let host = if server_ns.is_some() { SERVER_ADDR } else { "127.0.0.1" };
+        let listener = match TcpListener::bind((host, 0)) {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = tx.send(Err(format!("listening on {host}: {e}")));
+                return Err(e.to_string());
+            }
+        };
+        let _ = tx.send(listener.local_addr().map_err(|e| e.to_string()));
+        let (stream, _) = listener.accept().map_err(|e| e.to_string())?;
+        serve_connection(stream).map_err(|e| e.to_string())
+    });
+    let addr = rx.recv().map_err(|_| "the server thread ended before listening".to_string())??;
+    let client_ns = lab.map(|l| l.client.clone());
+    let (session, typist) = (cfg.session.clone(), cfg.typist.clone());
+    let client = std::thread::spawn(move || -> Result<TypingReport, String> {
+        if let Some(ns) = &client_ns {
+            enter(ns).map_err(|e| e.to_string())?;
+        }
+        let stream = TcpStream::connect(addr).map_err(|e| format!("connecting to {addr}: {e}"))?;
+        let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
+        type_on(stream, &session, working_set_mib, &vc, &typist).map_err(|e: NetError| e.to_string())
+    });
+    let c = client.join().map_err(|_| "the client thread panicked".to_string());
+    let s = server.join().map_err(|_| "the server thread panicked".to_string());
+    let c = c??;
+    let s = s??;
+    Ok((s, c))
+}
+
+/// A bulk flow each way across `lab` at `rate_bps`, until dropped.
+struct Bulk {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    bytes: Arc<AtomicU64>,
+}
+
+impl Bulk {
+    fn start(lab: &NetLab, rate_bps: u64) -> Result<Self, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let bytes = Arc::new(AtomicU64::new(0));
+        let mut threads = Vec::new();
+        // A sink in each namespace; a paced writer in the other one.
+        for (sink_ns, sink_addr, src_ns) in
+            [(&lab.client, CLIENT_ADDR, &lab.server), (&lab.server, SERVER_ADDR, &lab.client)]
+        {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (ns, st, by) = (sink_ns.clone(), stop.clone(), bytes.clone());
+            threads.push(std::thread::spawn(move || {
+                let l = enter(&ns).map_err(|e| e.to_string()).and_then(|()| {
+                    TcpListener::bind((sink_addr, 0)).map_err(|e| format!("bulk sink on {sink_addr}: {e}"))
+                });
+                let l = match l {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = tx.send(l.local_addr().map_err(|e| e.to_string()));
+                if let Ok((mut s, _)) = l.accept() {
+                    let _ = s.set_read_timeout(Some(std::time::Duration::from_millis(200)));
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while !st.load(Ordering::Relaxed) {
+                        match std::io::Read::read(&mut s, &mut buf) {
+                            Ok(0) => break,
+                            Ok(n) => {
+                                by.fetch_add(n as u64, Ordering::Relaxed);
+                            }
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }));
+            let addr = rx.recv().map_err(|_| "the bulk sink did not start".to_string())??;
+            let (ns, st) = (src_ns.clone(), stop.clone());
+            threads.push(std::thread::spawn(move || {
+                if enter(&ns).is_err() {
+                    return;
+                }
+                if let Ok(mut s) = TcpStream::connect(addr) {
+                    latlab_core::load::paced_write(&mut s, rate_bps, &st);
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                }
+            }));
+        }
+        Ok(Self { stop, threads, bytes })
+    }
+
+    fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads {
+            let _ = t.join();
+        }
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// Run one condition.
+pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
+    let mut note = String::new();
+    let result = (|| -> Result<(crate::net::ServerReport, TypingReport), String> {
+        match condition {
+            Condition::Unloaded => session(cfg, None, 0),
+            Condition::Cpu => {
+                let load = SpinLoad::start(cfg.spinners, cfg.spin_sched).map_err(|e| e.to_string())?;
+                note = format!("{} spinning processes at {}", cfg.spinners, cfg.spin_sched);
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let r = session(cfg, None, 0);
+                load.stop();
+                r
+            }
+            Condition::Mem => {
+                let need_kib = cfg.working_set_mib as u64 * 1024 * 5 / 4;
+                let _swap = if swap_free_kib() >= need_kib {
+                    note = "the machine's own swap".into();
+                    None
+                } else if cfg.allow_swapfile {
+                    let f = SwapFile::create(&cfg.swap_dir, cfg.working_set_mib as usize * 5 / 4 + 16)
+                        .map_err(|e| format!("no swap for the working set: {e}"))?;
+                    note = format!("a temporary swap file, {} (removed)", f.path().display());
+                    Some(f)
+                } else {
+                    return Err("no free swap for the working set, and --no-swapfile".into());
+                };
+                session(cfg, None, cfg.working_set_mib)
+            }
+            Condition::Link { rate_bps, bulk } => {
+                let lab = NetLab::create(rate_bps, None).map_err(|e| e.to_string())?;
+                note = format!("HTB at {} bit/s between namespaces {} and {}", rate_bps, lab.client, lab.server);
+                let flows = if bulk {
+                    let share = crate::defaults::LATENCY_BULK_SHARE;
+                    let b = Bulk::start(&lab, (rate_bps as f64 * share) as u64)?;
+                    note += &format!("; a bulk flow each way paced at {:.0} % of the link", share * 100.0);
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                    Some(b)
+                } else {
+                    None
+                };
+                let r = session(cfg, Some(&lab), 0);
+                if let Some(b) = flows {
+                    let bytes = b.stop();
+                    note += &format!(" ({} KB of bulk delivered)", bytes / 1000);
+                }
+                r
+            }
+        }
+    })();
+    match result {
+        Ok((s, t)) => Level { condition, result: Ok(t), server: Some(s), note },
+        Err(e) => Level { condition, result: Err(e), server: None, note },
+    }
+}
+
+/// Run the sweep into a record.
+pub fn run_latency(cfg: &LatencyConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, String> {
+    cfg.validate()?;
+    let mut rec = RunRecord::begin("display");
+    let mut levels = Vec::new();
+    for &c in &cfg.conditions {
+        if latlab_core::interrupt::stop_requested() {
+            break;
+        }
+        levels.push(run_level(cfg, c));
+        progress.fetch_add(1, Ordering::Relaxed);
+    }
+    record(&mut rec, cfg, &levels);
+    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+fn ms(ns: f64) -> f64 {
+    (ns / 1e4).round() / 100.0
+}
+
+/// Fill the record from the levels.
+pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    rec.config("experiment", "latency");
+    rec.config("conditions", cfg.conditions.iter().map(Condition::name).collect::<Vec<_>>());
+    rec.config("wpm", cfg.typist.wpm);
+    rec.config("chars_per_word", crate::defaults::CHARS_PER_WORD);
+    rec.config("seconds_per_condition", cfg.typist.seconds);
+    rec.config("pages_per_condition", cfg.typist.pages);
+    rec.config("key_timeout_ms", cfg.typist.key_timeout_ms);
+    rec.config("screen", format!("{}x{} at {} bpp", cfg.session.width, cfg.session.height, cfg.session.bpp));
+    rec.config("codec", cfg.session.codec.name());
+    rec.config("crypto", cfg.session.crypto.name());
+    rec.config("spinners", cfg.spinners);
+    rec.config("spin_sched", cfg.spin_sched.to_string());
+    rec.config("working_set_mib", cfg.working_set_mib);
+    rec.config("threshold_ms", crate::defaults::NOTICEABLE_MS);
+    let c = Column::new;
+    let mut rows = Vec::new();
+    let mut page_rows = Vec::new();
+    let mut fifo_noted = false;
+    let mut by_name = std::collections::BTreeMap::new();
+    for l in levels {
+        let name = l.condition.name();
+        let t = match &l.result {
+            Ok(t) => t,
+            Err(e) => {
+                rec.warn(format!("condition {name} not measured: {e}"));
+                rows.push(vec![name.clone().into(), serde_json::Value::Null, format!("not measured: {e}").into()]);
+                continue;
+            }
+        };
+        if let (Some(f), false) = (&t.fifo, fifo_noted) {
+            rec.capabilities.push(f.clone());
+            if !f.granted {
+                rec.warn(format!(
+                    "the client's threads did not get SCHED_FIFO ({}): under CPU load the measuring end shares the CPU with the load",
+                    f.advice.clone().unwrap_or_default()
+                ));
+            }
+            fifo_noted = true;
+        }
+        let k = key_stats(&t.keys, threshold);
+        let p = format!("latency.{name}");
+        if let Some(s) = &k.summary {
+            for (q, v) in [("min", s.min), ("p50", s.p50), ("p95", s.p95), ("p99", s.p99), ("max", s.max)] {
+                rec.metric(&format!("{p}.{q}"), v, "ns");
+            }
+        }
+        rec.metric(&format!("{p}.keys"), k.visible, "count");
+        rec.metric(&format!("{p}.lost"), k.visible - k.shown, "count");
+        rec.metric(&format!("{p}.over_threshold"), k.over_threshold, "ratio");
+        rec.metric(&format!("{p}.waiting_share"), k.waiting_share, "ratio");
+        for (s, v) in STAGES.iter().zip(k.stages) {
+            rec.metric(&format!("{p}.stage.{s}"), v, "ns");
+        }
+        let wire = t.client.bytes as f64;
+        rec.metric(&format!("{p}.display_bytes"), wire, "B");
+        rec.series.push(Series {
+            name: p.clone(),
+            unit: "ns".into(),
+            description: format!(
+                "keystroke to pixels under {name}: from each key's intended time to the client's framebuffer showing its glyph, in typing order"
+            ),
+            values: k.latencies.clone(),
+        });
+        let q = |f: fn(&stats::Summary) -> i64| k.summary.map_or(serde_json::Value::Null, |s| ms(f(&s) as f64).into());
+        let mut row: Vec<serde_json::Value> = vec![
+            name.clone().into(),
+            k.visible.into(),
+            (k.visible - k.shown).into(),
+            q(|s| s.min),
+            q(|s| s.p50),
+            q(|s| s.p95),
+            q(|s| s.p99),
+            q(|s| s.max),
+            ((k.over_threshold * 1000.0).round() / 10.0).into(),
+        ];
+        row.extend(k.stages.iter().map(|v| serde_json::Value::from(ms(*v))));
+        rows.push(row);
+        // The pages.
+        let pages: Vec<&KeyRecord> = t.pages.iter().filter(|p| p.shown_ns.is_some()).collect();
+        if !t.pages.is_empty() {
+            let lat: Vec<f64> = pages.iter().filter_map(|p| p.latency_ns()).map(|l| l as f64).collect();
+            let bytes: Vec<f64> = t.pages.iter().map(|p| p.update_bytes as f64).collect();
+            let mean = |v: &[f64]| if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
+            let (l, b) = (mean(&lat), mean(&bytes));
+            rec.metric(&format!("{p}.page.latency"), l, "ns");
+            rec.metric(&format!("{p}.page.bytes"), b, "B");
+            rec.metric(&format!("{p}.page.lost"), (t.pages.len() - pages.len()) as u64, "count");
+            let rate = b / (l / 1e6);
+            rec.metric(&format!("{p}.page.bytes_per_ms"), rate, "B/ms");
+            page_rows.push(vec![
+                name.clone().into(),
+                t.pages.len().into(),
+                (t.pages.len() - pages.len()).into(),
+                ((b / 100.0).round() / 10.0).into(),
+                ms(l).into(),
+                ((rate * 10.0).round() / 10.0).into(),
+            ]);
+        }
+        if let Some(srv) = &l.server
+            && matches!(l.condition, Condition::Mem)
+        {
+            rec.metric(&format!("{p}.resident_after_pageout"), srv.resident_after, "ratio");
+            if srv.resident_after > 0.5 {
+                rec.warn(format!(
+                    "mem: {:.0} % of the working set stayed in memory after each page-out; the delay is understated",
+                    100.0 * srv.resident_after
+                ));
+            }
+        }
+        if !l.note.is_empty() {
+            rec.config(&format!("condition.{name}"), l.note.clone());
+        }
+        by_name.insert(name, (k, t.pages.clone()));
+    }
+    let mut columns = vec![
+        c("condition", ""),
+        c("keys", "count"),
+        c("lost", "count"),
+        c("min", "ms"),
+        c("p50", "ms"),
+        c("p95", "ms"),
+        c("p99", "ms"),
+        c("max", "ms"),
+        c("over 100 ms", "%"),
+    ];
+    columns.extend(STAGES.iter().map(|s| c(&format!("{s} (mean)"), "ms")));
+    rec.tables.push(Table {
+        name: "latency.conditions".into(),
+        title: format!(
+            "Keystroke to pixels at {} wpm through the display pipeline ({}, {}), and where the time went per key",
+            cfg.typist.wpm,
+            cfg.session.codec.name(),
+            cfg.session.crypto.name()
+        ),
+        columns,
+        rows,
+        plot: None,
+    });
+    if !page_rows.is_empty() {
+        rec.tables.push(Table {
+            name: "latency.pages".into(),
+            title: "A large update (Page Down: a new page of text) from key to the whole page shown".into(),
+            columns: vec![
+                c("condition", ""),
+                c("pages", "count"),
+                c("lost", "count"),
+                c("update", "KB"),
+                c("latency", "ms"),
+                c("rate", "B/ms"),
+            ],
+            rows: page_rows,
+            plot: None,
+        });
+    }
+    paper_rows(rec, cfg, &by_name);
+}
+
+type ByName = std::collections::BTreeMap<String, (KeyStats, Vec<KeyRecord>)>;
+
+fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
+    let p95_ms = |k: &KeyStats| k.summary.map_or(f64::NAN, |s| s.p95 as f64 / 1e6);
+    let p50_ms = |k: &KeyStats| k.summary.map_or(f64::NAN, |s| s.p50 as f64 / 1e6);
+    let method = format!(
+        "keystroke to pixels at {} wpm ({} chars a word) through latlab's RDP-style server and client, detected on the client's framebuffer",
+        cfg.typist.wpm,
+        crate::defaults::CHARS_PER_WORD
+    );
+    // The 100 ms threshold, on the seed's 10 Mbit/s Ethernet.
+    if let Some((k, _)) = by.get("10mbit").or_else(|| by.get("unloaded")) {
+        let on = if by.contains_key("10mbit") { "a 10 Mbit/s link" } else { "loopback" };
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "§4.3 the 100 ms threshold".into(),
+            paper_setting: "TSE over 10 Mbit/s Ethernet, no network load; latencies over 100 ms are noticeable [15]".into(),
+            paper_value: "remote interaction \"noticeably more sluggish than local\" (subjective)".into(),
+            here_value: format!(
+                "on {on}: p50 {:.1} ms, p95 {:.1} ms, {:.1} % of keys over 100 ms",
+                p50_ms(k),
+                p95_ms(k),
+                100.0 * k.over_threshold
+            ),
+            note: format!("{method}; see latency.10mbit.p95 and latency.10mbit.over_threshold"),
+            judgement: Judgement::finding(
+                p95_ms(k) > 100.0,
+                "typing over an unloaded 10 Mbit/s link is noticeably sluggish (p95 over 100 ms)",
+                &format!("p95 {:.1} ms", p95_ms(k)),
+                "today's server encodes a key's update and the client draws it in well under a millisecond of CPU; the study's 1999 server and client did not",
+            ),
+        });
+    }
+    // Figure 5 through the pipeline.
+    if let (Some((k, _)), Some((u, _))) = (by.get("cpu"), by.get("unloaded")) {
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "Fig. 5 time spent waiting under CPU load".into(),
+            paper_setting: "NT 4.0 TSE, Notepad, a key held at 20 cps, 10 spinning processes on the server".into(),
+            paper_value: "more than 50 % of the time waiting at load 10".into(),
+            here_value: format!(
+                "{} spinners at {}: {:.1} % of the time waiting (unloaded {:.1} %); p95 {:.1} ms (unloaded {:.1} ms)",
+                cfg.spinners,
+                cfg.spin_sched,
+                100.0 * k.waiting_share,
+                100.0 * u.waiting_share,
+                p95_ms(k),
+                p95_ms(u)
+            ),
+            note: format!(
+                "{method}; waiting is the seed's measure: gaps between screen updates beyond the gaps between their keys, over the typing time (latency.cpu.waiting_share); typed at {} wpm, not 20 cps",
+                cfg.typist.wpm
+            ),
+            judgement: Judgement::finding(
+                k.waiting_share > 0.5,
+                "at a load of 10 the user spends more than half the time waiting",
+                &format!("{:.1} % waiting", 100.0 * k.waiting_share),
+                "Linux's scheduler (EEVDF) wakes the server promptly and gives it its share within milliseconds, where NT 4.0 gave a woken interactive thread no protection from the spinners",
+            ),
+        });
+    }
+    // Figure 6 through the pipeline.
+    if let (Some((b, _)), Some((k, _))) = (by.get("10mbit_bulk"), by.get("10mbit")) {
+        let added = p50_ms(b) - p50_ms(k);
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "Fig. 6 latency added by a loaded link".into(),
+            paper_setting: "10 Mbit/s Ethernet with 9.6 Mbit/s of synthetic TCP traffic; ping, 64 B".into(),
+            paper_value: "35 ms round trip added".into(),
+            here_value: format!(
+                "keystroke p50 {:.1} ms with bulk flows each way at {:.0} % of 10 Mbit/s, {:.1} ms without: {added:+.1} ms",
+                p50_ms(b),
+                100.0 * crate::defaults::LATENCY_BULK_SHARE,
+                p50_ms(k)
+            ),
+            note: format!("{method}; the added latency is latency.10mbit_bulk.p50 − latency.10mbit.p50; HTB with its default FIFO queue between namespaces"),
+            judgement: Judgement::within_factor(
+                added,
+                35.0,
+                3.0,
+                "the queue here is HTB's default FIFO behind a paced flow, not the study's hub and NICs; how much builds depends on the pacing",
+            )
+            .of("added p50"),
+        });
+    }
+    // Large updates on 10 Mbit/s and on 56 kbit/s.
+    for (name, rate, paper, setting) in [
+        ("10mbit", 1250.0, "1.25 KB per ms: updates over 125 KB take over 100 ms", "10 Mbit/s Ethernet"),
+        ("56kbit", 7.0, "7 bytes per ms", "a 56 kbit/s modem"),
+    ] {
+        let Some((_, pages)) = by.get(name) else { continue };
+        let shown: Vec<&KeyRecord> = pages.iter().filter(|p| p.shown_ns.is_some()).collect();
+        if shown.is_empty() {
+            continue;
+        }
+        let bytes = shown.iter().map(|p| p.update_bytes as f64).sum::<f64>() / shown.len() as f64;
+        let lat = shown.iter().filter_map(|p| p.latency_ns()).map(|l| l as f64 / 1e6).sum::<f64>() / shown.len() as f64;
+        let per_ms = bytes / lat;
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: format!("§4.3 a large update on {setting}"),
+            paper_setting: format!("{setting}, arithmetic from the link rate"),
+            paper_value: paper.into(),
+            here_value: format!(
+                "a page of text ({:.1} KB on the wire) showed in {lat:.0} ms: {per_ms:.1} bytes per ms",
+                bytes / 1000.0
+            ),
+            note: format!(
+                "{method}; Page Down from key to the whole new page equal on the client's screen (latency.{name}.page.bytes_per_ms); includes encoding, TCP/IP headers and the client's decode"
+            ),
+            judgement: Judgement::within_factor(
+                per_ms,
+                rate,
+                2.0,
+                "the update's time includes the server's encoding and the client's decoding and TCP's start after idle, not only the link",
+            )
+            .of("bytes per ms"),
+        });
+    }
+}

@@ -20,7 +20,7 @@ use latlab_core::clock::{monotonic_now, thread_cpu_now};
 pub struct KeyTimes {
     /// When the read that brought the key returned.
     pub received_ns: u64,
-    /// When the last byte of the update that carried it was handed to the kernel.
+    /// When the update that carried it was encoded and its sending began.
     pub sent_ns: u64,
     /// That update's bytes on the wire (shared by the keys coalesced into it).
     pub update_bytes: u64,
@@ -89,6 +89,7 @@ pub(crate) fn serve_echo(
     let mut eof = false;
     let mut dirty = true;
     let mut update_bytes = 0u64;
+    let mut encoded_at = 0u64;
     let c0 = thread_cpu_now();
     editor.start(&mut canvas);
     rep.render_ns += thread_cpu_now() - c0;
@@ -114,6 +115,7 @@ pub(crate) fn serve_echo(
             queued = keys.len();
             dirty = false;
             rep.encode_ns += thread_cpu_now() - c2;
+            encoded_at = monotonic_now();
         }
         let c3 = thread_cpu_now();
         push(s, &pending, &mut at, &mut rep.writes)?;
@@ -124,9 +126,8 @@ pub(crate) fn serve_echo(
         rep.send_ns += thread_cpu_now() - c3;
         // The update in flight is out: its keys are sent; memory pressure acts between keys.
         if pending.is_empty() && !in_flight.is_empty() {
-            let now = monotonic_now();
             for k in &mut keys[in_flight.clone()] {
-                k.sent_ns = now;
+                k.sent_ns = encoded_at;
                 k.update_bytes = update_bytes;
             }
             in_flight = 0..0;

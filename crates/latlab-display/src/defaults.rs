@@ -144,3 +144,16 @@ pub const NOTICEABLE_MS: u64 = 100;
 /// whatever arrives. Seed 000's projector default (2 KB, waiting up to a frame) would hold a
 /// key's few hundred bytes for up to 20 ms.
 pub const LATENCY_RCV_THRESHOLD: usize = 1;
+/// The user mix of `display capacity`: seed 003's office — typists at 75 wpm, with an
+/// occasional user in the menus and one scrolling (8 : 1 : 1).
+pub const CAPACITY_MIX: &str = "typist=8,menu=1,scroller=1";
+/// Session counts of the ramp: doubling from one to 64 (seed 003 reasons about 5, 10 and 100
+/// users; 64 sessions' clients and server already fill a two-core machine).
+pub const CAPACITY_RAMP: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Seconds per level: 10 s, 66 keys per typist, so each typist has a p95.
+pub const CAPACITY_SECONDS: f64 = 10.0;
+/// The link counts as saturated at 90 % of its rate (TCP/IP headers and HTB's pacing take
+/// the rest).
+pub const CAPACITY_LINK_FULL: f64 = 0.9;
+/// The server's CPU counts as the limit when it used 90 % of the machine's cores.
+pub const CAPACITY_CPU_FULL: f64 = 0.9;

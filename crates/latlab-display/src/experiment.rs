@@ -3,6 +3,7 @@
 //! (codecs, ciphers, policies, workloads) the command line offers.
 
 use crate::cache_exp::{CacheConfig, run_cache};
+use crate::capacity::{CapacityConfig, run_capacity};
 use crate::latency::{LatencyConfig, run_latency};
 use crate::net::{self, NetError, Pace, ViewConfig};
 use crate::ops::{OpsConfig, run_ops};
@@ -222,6 +223,48 @@ impl Experiment for DisplayLatency {
     }
     fn run(cfg: &LatencyConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_latency(cfg, ctx.progress.clone()).map_err(ExperimentError::Config)?.into())
+    }
+}
+
+/// Users per server (seed 003): N sessions of a user mix on one server, ramped until the
+/// latency they feel breaks.
+pub struct DisplayCapacity;
+
+impl Experiment for DisplayCapacity {
+    type Config = CapacityConfig;
+    const NAME: &'static str = "display";
+    const MODE: &'static str = "capacity";
+    const ABOUT: &'static str =
+        "remote display (seed 003): users of a mix per server before a typist's p95 passes 100 ms";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[("capacity.users", "users before p95 passes 100 ms")];
+    fn suite_configs(_: bool) -> Vec<CapacityConfig> {
+        vec![CapacityConfig::short()]
+    }
+    fn validate(cfg: &CapacityConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+    fn steps(cfg: &CapacityConfig) -> u64 {
+        cfg.steps()
+    }
+    fn announce(cfg: &CapacityConfig) -> String {
+        format!(
+            "display capacity: {} sessions of {} s each on {}, stopping when a typist's p95 passes {} ms",
+            cfg.ramp.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+            cfg.seconds,
+            cfg.link_bps.map_or("loopback".into(), |r| format!("a {r} bit/s link between namespaces")),
+            crate::defaults::NOTICEABLE_MS
+        )
+    }
+    fn run(cfg: &CapacityConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        let (rec, said) = run_capacity(cfg, ctx.progress.clone()).map_err(ExperimentError::failed)?;
+        let text = format!("{said}\n\n{}", latlab_core::export::markdown(&rec));
+        Ok(Outcome { records: vec![rec], stdout: Some(text) })
+    }
+}
+
+impl Default for CapacityConfig {
+    fn default() -> Self {
+        CapacityConfig::full()
     }
 }
 

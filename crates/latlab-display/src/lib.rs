@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod cache_exp;
+pub mod capacity;
 pub mod decoder;
 pub mod defaults;
 pub mod editor;

@@ -3,7 +3,7 @@
 
 use latlab_core::experiment::{Short, SuiteEntry};
 use latlab_core::selftest::Selftest;
-use latlab_display::experiment::{DisplayCache, DisplayLatency, DisplayOps, DisplayPipeline};
+use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet};
 use latlab_startup::experiment::{Boot, StartupBuiltin};
@@ -19,6 +19,7 @@ pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<DisplayCache>::entry(strict),
         Short::<DisplayPipeline>::entry(strict),
         Short::<DisplayLatency>::entry(strict),
+        Short::<DisplayCapacity>::entry(strict),
         Short::<StallCpu>::entry(strict),
         Short::<Idle>::entry(strict),
         Short::<StallMem>::entry(strict),

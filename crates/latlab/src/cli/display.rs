@@ -37,6 +37,11 @@ pub enum DisplayCommand {
     /// 1 Mbit/s, 56 kbit/s, with bulk transfers). Namespaces and swap files need root; a
     /// condition that is refused is reported and the rest run.
     Latency(DisplayLatency),
+    /// Users per server (seed 003): one server process takes N concurrent sessions of a user
+    /// mix (typists timed key to pixels, menus, scrolling, an animated page), ramped 1, 2,
+    /// 4, … until a typist's p95 passes 100 ms, keys are lost or the link saturates; server
+    /// CPU and memory (PSS) per session, bytes per session each way.
+    Capacity(DisplayCapacity),
     /// Serve display sessions over TCP to `latlab display view HOST` clients.
     Serve(DisplayServe),
     /// Run one session as the client: against `latlab display serve` on HOST, or with no
@@ -104,6 +109,40 @@ pub struct DisplayLatency {
 
 fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
     latlab_display::latency::Condition::parse(s)
+}
+
+/// `latlab display capacity`.
+#[derive(Debug, Args)]
+pub struct DisplayCapacity {
+    /// The users, `kind=weight` comma-separated; kinds: typist, menu, scroller, banner, reader.
+    #[arg(long, default_value = latlab_display::defaults::CAPACITY_MIX, value_parser = latlab_display::capacity::parse_mix)]
+    pub mix: latlab_display::capacity::Mix,
+    /// Session counts to try, comma-separated, in order.
+    #[arg(long, value_delimiter = ',', default_values_t = latlab_display::defaults::CAPACITY_RAMP)]
+    pub ramp: Vec<usize>,
+    /// Seconds per level.
+    #[arg(long, default_value_t = latlab_display::defaults::CAPACITY_SECONDS)]
+    pub seconds: f64,
+    /// A link shaped between network namespaces (e.g. 10mbit, 56kbit; needs root); none:
+    /// loopback.
+    #[arg(long, value_parser = parse_link)]
+    pub link: Option<u64>,
+    /// Skip measuring each kind of user alone first.
+    #[arg(long)]
+    pub no_per_kind: bool,
+    /// Bulk compression.
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    pub codec: Codec,
+    /// Encryption.
+    #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
+    pub crypto: Crypto,
+}
+
+fn parse_link(s: &str) -> Result<u64, String> {
+    match latlab_display::latency::Condition::parse(s)? {
+        latlab_display::latency::Condition::Link { rate_bps, bulk: false } => Ok(rate_bps),
+        _ => Err(format!("'{s}': a link rate such as 10mbit or 56kbit")),
+    }
 }
 
 /// `latlab display serve`.

@@ -1,10 +1,13 @@
-//! `latlab display`: cache, ops, pipeline, latency and view from the arguments; serve.
+//! `latlab display`: cache, ops, pipeline, latency, capacity and view from the arguments; serve.
 
 use super::{install_interrupt, measure};
 use crate::cli::{DisplayArgs, DisplayCommand};
 use latlab_display::cache::Geometry;
 use latlab_display::cache_exp::{CacheConfig, frames_around};
-use latlab_display::experiment::{DisplayCache, DisplayLatency, DisplayOps, DisplayPipeline, DisplayView, ViewRun};
+use latlab_display::capacity::CapacityConfig;
+use latlab_display::experiment::{
+    DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline, DisplayView, ViewRun,
+};
 use latlab_display::latency::LatencyConfig;
 use latlab_display::net::{self, Pace, ViewConfig};
 use latlab_display::ops::OpsConfig;
@@ -46,14 +49,20 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             measure::<DisplayPipeline>(db, PipelineConfig { seconds: p.seconds.unwrap_or(base.seconds), ..base })
         }
         DisplayCommand::Latency(l) => {
-            let mut cfg = LatencyConfig::default();
-            cfg.conditions = l.conditions;
+            let mut cfg = LatencyConfig { conditions: l.conditions, ..LatencyConfig::default() };
             (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) =
                 (l.wpm, l.seconds, l.pages, !l.no_fifo);
             (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
             cfg.allow_swapfile = !l.no_swapfile;
             (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);
             measure::<DisplayLatency>(db, cfg)
+        }
+        DisplayCommand::Capacity(c) => {
+            let mut cfg = CapacityConfig::default();
+            (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
+            cfg.per_kind = !c.no_per_kind;
+            (cfg.session.codec, cfg.session.crypto) = (c.codec, c.crypto);
+            measure::<DisplayCapacity>(db, cfg)
         }
         DisplayCommand::Serve(s) => {
             install_interrupt()?;

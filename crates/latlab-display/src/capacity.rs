@@ -1,0 +1,822 @@
+//! `latlab display capacity` (seed 003; issue #17): how many users of a mix one server takes
+//! before the latency they feel passes 100 ms. One server process (`latlab display serve`,
+//! so its CPU and memory are its own to measure) takes N concurrent sessions; the clients are
+//! threads of this process, one per session, each with its own user from the mix — typists
+//! type into the editor and time every key to pixels, the others watch their scripted
+//! workload. N ramps (1, 2, 4, …) until a criterion breaks; each level reports latency across
+//! the typists, server CPU and memory (PSS) per session, and bytes per session each way.
+//! A single-session pass first measures each kind of user's bandwidth, the seed's own way of
+//! counting users per link.
+
+use crate::latency::key_stats;
+use crate::net::{self, ServerReport, TypingReport, TypistConfig, ViewConfig};
+use crate::session::SessionConfig;
+use crate::wire::{Codec, Crypto};
+use crate::workload::WorkloadKind;
+use latlab_core::netlab::{NetLab, SERVER_ADDR, enter};
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
+use latlab_core::verdict::Judgement;
+use std::io::BufRead;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A kind of user in the mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserKind {
+    /// Types into the editor; every key timed to pixels.
+    Typist,
+    /// Opens menus and moves down their items.
+    Menu,
+    /// Scrolls a document.
+    Scroller,
+    /// Watches a page with an animated banner and a news ticker (seed 003's animated page).
+    Banner,
+    /// Reads: an idle document with a blinking caret.
+    Reader,
+}
+
+impl UserKind {
+    /// Every kind.
+    pub const ALL: [UserKind; 5] =
+        [UserKind::Typist, UserKind::Menu, UserKind::Scroller, UserKind::Banner, UserKind::Reader];
+
+    /// The name in `--mix` and in metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            UserKind::Typist => "typist",
+            UserKind::Menu => "menu",
+            UserKind::Scroller => "scroller",
+            UserKind::Banner => "banner",
+            UserKind::Reader => "reader",
+        }
+    }
+
+    fn workload(self) -> WorkloadKind {
+        match self {
+            UserKind::Typist => WorkloadKind::Typing { wpm: crate::defaults::LATENCY_WPM },
+            UserKind::Menu => WorkloadKind::Menu,
+            UserKind::Scroller => WorkloadKind::Scroll,
+            UserKind::Banner => WorkloadKind::from_name("banner_ticker").expect("a workload"),
+            UserKind::Reader => WorkloadKind::Cursor,
+        }
+    }
+}
+
+/// A mix: kinds with weights.
+pub type Mix = Vec<(UserKind, u32)>;
+
+/// Parse `typist=8,menu=1,scroller=1`.
+pub fn parse_mix(s: &str) -> Result<Mix, String> {
+    let mut mix = Vec::new();
+    for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+        let (name, w) = part.split_once('=').unwrap_or((part, "1"));
+        let kind = UserKind::ALL.into_iter().find(|k| k.name() == name.trim()).ok_or_else(|| {
+            format!("unknown user '{}' in the mix: use {}", name.trim(), UserKind::ALL.map(UserKind::name).join(", "))
+        })?;
+        let w: u32 = w.trim().parse().map_err(|_| format!("'{part}': the weight must be a whole number"))?;
+        if w > 0 {
+            mix.push((kind, w));
+        }
+    }
+    if mix.is_empty() {
+        return Err("the mix is empty".into());
+    }
+    Ok(mix)
+}
+
+/// The kinds of `n` sessions from `mix`: the weighted list repeated, so every prefix keeps the
+/// mix as near as whole users allow (the first user is the first kind).
+pub fn assign(mix: &Mix, n: usize) -> Vec<UserKind> {
+    let total: u32 = mix.iter().map(|m| m.1).sum();
+    // Smooth weighted round-robin: each step the kind furthest behind its share goes next.
+    let mut credit: Vec<i64> = vec![0; mix.len()];
+    (0..n)
+        .map(|_| {
+            for (c, m) in credit.iter_mut().zip(mix) {
+                *c += m.1 as i64;
+            }
+            let best = (0..mix.len()).max_by_key(|&i| (credit[i], std::cmp::Reverse(i))).unwrap_or(0);
+            credit[best] -= total as i64;
+            mix[best].0
+        })
+        .collect()
+}
+
+/// What `display capacity` does.
+#[derive(Debug, Clone)]
+pub struct CapacityConfig {
+    /// The users.
+    pub mix: Mix,
+    /// Session counts to try, in order (the ramp stops at the first that breaks a criterion).
+    pub ramp: Vec<usize>,
+    /// Seconds each level runs.
+    pub seconds: f64,
+    /// A shaped link between namespaces, bit/s (`None`: loopback).
+    pub link_bps: Option<u64>,
+    /// Screen, codec, cipher.
+    pub session: SessionConfig,
+    /// The `latlab` binary to run the server with (`None`: the server runs in this process
+    /// and its CPU and memory cannot be told from the clients').
+    pub server_exe: Option<PathBuf>,
+    /// Measure each kind's bandwidth alone first (the paper rows' users-per-link).
+    pub per_kind: bool,
+}
+
+/// The `latlab` binary this is, if it is one (not a test harness).
+pub fn latlab_exe() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    (exe.file_stem()? == "latlab").then_some(exe)
+}
+
+impl CapacityConfig {
+    /// The full ramp.
+    pub fn full() -> Self {
+        let mut session = SessionConfig::standard(WorkloadKind::Cursor, 1000);
+        session.codec = Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec");
+        session.crypto = Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher");
+        Self {
+            mix: parse_mix(crate::defaults::CAPACITY_MIX).expect("the default mix parses"),
+            ramp: crate::defaults::CAPACITY_RAMP.to_vec(),
+            seconds: crate::defaults::CAPACITY_SECONDS,
+            link_bps: None,
+            session,
+            server_exe: latlab_exe(),
+            per_kind: true,
+        }
+    }
+
+    /// The suite's: 1, 4 and 16 sessions for 3 s each.
+    pub fn short() -> Self {
+        Self { ramp: vec![1, 4, 16], seconds: 3.0, ..Self::full() }
+    }
+
+    /// Check the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.ramp.is_empty() || self.ramp.contains(&0) || self.ramp.iter().any(|&n| n > 512) {
+            return Err("the ramp: session counts from 1 to 512".into());
+        }
+        if !(self.seconds >= 1.0 && self.seconds <= 3600.0) {
+            return Err("seconds per level: 1 to 3600".into());
+        }
+        if self.mix.is_empty() {
+            return Err("the mix is empty".into());
+        }
+        self.session.validate().map_err(|e| e.to_string())
+    }
+
+    /// Levels (for progress): the per-kind pass counts as one.
+    pub fn steps(&self) -> u64 {
+        self.ramp.len() as u64 + u64::from(self.per_kind)
+    }
+}
+
+/// Why the ramp stopped, or what limits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The server's CPU was busy when latency broke.
+    Cpu,
+    /// The server's memory was paged.
+    Memory,
+    /// The link was saturated.
+    Link,
+    /// Latency broke, and none of the three was at its end (the clients, sharing the
+    /// machine, or the scheduler).
+    Unclear,
+    /// No level broke: the ramp ended first.
+    NotReached,
+}
+
+impl Limit {
+    /// In words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Cpu => "CPU",
+            Limit::Memory => "memory",
+            Limit::Link => "the link",
+            Limit::Unclear => "unclear (no resource at its end)",
+            Limit::NotReached => "not reached",
+        }
+    }
+}
+
+/// One level's figures, as the stopping rule sees them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    /// Sessions.
+    pub sessions: usize,
+    /// The worst typist's p95, ns (`None`: no typist, or none shown).
+    pub worst_p95_ns: Option<u64>,
+    /// Keys lost across typists.
+    pub lost_keys: u64,
+    /// Sessions that failed.
+    pub failed: usize,
+    /// Display bytes per second, all sessions.
+    pub down_bps: f64,
+    /// Server CPU, cores busy (`None`: not measurable).
+    pub server_cores: Option<f64>,
+    /// Server pages swapped in (major faults) during the level.
+    pub major_faults: Option<u64>,
+}
+
+/// What breaks a level: its reason, or `None` when it holds.
+pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    if f.failed > 0 {
+        return Some(format!("{} sessions failed", f.failed));
+    }
+    if let Some(p) = f.worst_p95_ns
+        && p > threshold
+    {
+        return Some(format!("a typist's p95 was {:.0} ms", p as f64 / 1e6));
+    }
+    if f.lost_keys > 0 {
+        return Some(format!("{} keys never showed", f.lost_keys));
+    }
+    if let Some(r) = link_bps
+        && f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64
+    {
+        return Some(format!("the link carried {:.0} % of its rate", 100.0 * f.down_bps * 8.0 / r as f64));
+    }
+    None
+}
+
+/// The answer: how many users held, and what limits them.
+pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize, Limit) {
+    let mut held = 0;
+    for f in levels {
+        if broken(f, link_bps).is_none() {
+            held = f.sessions;
+            continue;
+        }
+        let limit = if link_bps.is_some_and(|r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
+            Limit::Link
+        } else if f.major_faults.is_some_and(|m| m > 0) {
+            Limit::Memory
+        } else if f.server_cores.is_some_and(|c| c >= crate::defaults::CAPACITY_CPU_FULL * cores as f64) {
+            Limit::Cpu
+        } else {
+            Limit::Unclear
+        };
+        return (held, limit);
+    }
+    (held, Limit::NotReached)
+}
+
+/// The server's process, when it is one.
+struct ServerProc {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl ServerProc {
+    fn start(exe: &PathBuf, lab: Option<&NetLab>) -> Result<Self, String> {
+        let host = if lab.is_some() { SERVER_ADDR } else { "127.0.0.1" };
+        let mut cmd = match lab {
+            Some(l) => {
+                let mut c = std::process::Command::new("ip");
+                c.args(["netns", "exec", &l.server]).arg(exe);
+                c
+            }
+            None => std::process::Command::new(exe),
+        };
+        cmd.args(["display", "serve", "--listen", &format!("{host}:0")])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| format!("starting the server ({}): {e}", exe.display()))?;
+        let stderr = child.stderr.take().ok_or("the server's stderr")?;
+        let mut line = String::new();
+        let mut r = std::io::BufReader::new(stderr);
+        r.read_line(&mut line).map_err(|e| format!("reading the server's first line: {e}"))?;
+        let addr = line
+            .split("listening on ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|a| a.parse().ok())
+            .ok_or_else(|| {
+                let _ = child.kill();
+                format!("the server did not say where it listens: {}", line.trim())
+            })?;
+        // Keep draining its reports so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in r.lines() {});
+        Ok(Self { child, addr })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ServerProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The server's resident memory as PSS, KiB (`/proc/PID/smaps_rollup`).
+pub fn pss_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    s.lines().find_map(|l| l.strip_prefix("Pss:").and_then(|v| v.split_whitespace().next()?.parse().ok()))
+}
+
+/// CPU time (user + system) and major faults of a process, from `/proc/PID/stat`.
+pub fn cpu_and_faults(pid: u32) -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command's closing parenthesis: state is field 3.
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let majflt: u64 = f.get(9)?.parse().ok()?;
+    let (ut, st): (u64, u64) = (f.get(11)?.parse().ok()?, f.get(12)?.parse().ok()?);
+    // SAFETY: sysconf only reads a constant.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(((ut + st) * 1_000_000_000 / hz, majflt))
+}
+
+/// One session's outcome.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Typed(TypingReport),
+    Watched(net::ClientReport),
+    Failed(String),
+}
+
+/// One level's raw results.
+#[derive(Debug, Clone)]
+pub struct Level {
+    /// The kinds of its sessions.
+    pub kinds: Vec<UserKind>,
+    sessions: Vec<Outcome>,
+    /// Server PSS before the level (its sessions' memory freed) and mid-level, KiB.
+    pub pss_kib: Option<(u64, u64)>,
+    /// Server CPU over the level, ns.
+    pub server_cpu_ns: Option<u64>,
+    /// Major faults over the level.
+    pub major_faults: Option<u64>,
+    /// Wall time, ns.
+    pub wall_ns: u64,
+    /// The figures.
+    pub figures: Figures,
+}
+
+/// Run `kinds` as concurrent sessions against `addr` (clients in `client_ns`).
+fn run_sessions(
+    cfg: &CapacityConfig,
+    kinds: &[UserKind],
+    addr: SocketAddr,
+    client_ns: Option<&str>,
+    mid: impl FnOnce(),
+) -> Vec<Outcome> {
+    let handles: Vec<_> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &kind)| {
+            let mut session = cfg.session.clone();
+            session.workload = kind.workload();
+            session.seed = cfg.session.seed + i as u64;
+            session.duration_ms = (cfg.seconds * 1000.0) as u64;
+            let ns = client_ns.map(str::to_string);
+            let seconds = cfg.seconds;
+            std::thread::spawn(move || -> Outcome {
+                if let Some(ns) = &ns
+                    && let Err(e) = enter(ns)
+                {
+                    return Outcome::Failed(e.to_string());
+                }
+                let stream = match TcpStream::connect(addr) {
+                    Ok(s) => s,
+                    Err(e) => return Outcome::Failed(format!("connecting: {e}")),
+                };
+                if kind == UserKind::Typist {
+                    let tc = TypistConfig {
+                        wpm: crate::defaults::LATENCY_WPM,
+                        seconds,
+                        pages: 0,
+                        key_timeout_ms: crate::defaults::LATENCY_KEY_TIMEOUT_MS,
+                        page_timeout_ms: crate::defaults::LATENCY_PAGE_TIMEOUT_MS,
+                        fifo: false,
+                        seed: session.seed,
+                    };
+                    let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
+                    match net::type_on(stream, &session, 0, &vc, &tc) {
+                        Ok(r) => Outcome::Typed(r),
+                        Err(e) => Outcome::Failed(e.to_string()),
+                    }
+                } else {
+                    match net::view_on(stream, &session, net::Pace::RealTime, &ViewConfig::default()) {
+                        Ok(r) => Outcome::Watched(r),
+                        Err(e) => Outcome::Failed(e.to_string()),
+                    }
+                }
+            })
+        })
+        .collect();
+    // Half-way through, while every session runs.
+    std::thread::sleep(std::time::Duration::from_secs_f64(cfg.seconds / 2.0));
+    mid();
+    handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|_| Outcome::Failed("a client thread panicked".into())))
+        .collect()
+}
+
+/// An in-process server taking `n` connections.
+fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<Vec<Result<ServerReport, String>>> {
+    std::thread::spawn(move || {
+        let conns: Vec<_> = (0..n)
+            .filter_map(|_| listener.accept().ok())
+            .map(|(s, _)| std::thread::spawn(move || net::serve_connection(s).map_err(|e| e.to_string())))
+            .collect();
+        conns.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect()
+    })
+}
+
+fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let mut f = Figures { sessions: kinds.len(), ..Figures::default() };
+    let mut bytes = 0u64;
+    for s in sessions {
+        match s {
+            Outcome::Typed(t) => {
+                let k = key_stats(&t.keys, threshold);
+                f.lost_keys += k.visible - k.shown;
+                if let Some(s) = k.summary {
+                    f.worst_p95_ns = Some(f.worst_p95_ns.unwrap_or(0).max(s.p95 as u64));
+                }
+                bytes += t.client.bytes;
+            }
+            Outcome::Watched(c) => bytes += c.bytes,
+            Outcome::Failed(_) => f.failed += 1,
+        }
+    }
+    f.down_bps = bytes as f64 / (wall_ns.max(1) as f64 / 1e9);
+    f
+}
+
+/// Run the ramp into a record.
+pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
+    cfg.validate()?;
+    let mut rec = RunRecord::begin("display");
+    let lab = match cfg.link_bps {
+        Some(r) => Some(NetLab::create(r, None).map_err(|e| format!("the shaped link: {e}"))?),
+        None => None,
+    };
+    let client_ns = lab.as_ref().map(|l| l.client.clone());
+    let server = match &cfg.server_exe {
+        Some(exe) => Some(ServerProc::start(exe, lab.as_ref())?),
+        None => None,
+    };
+    if server.is_none() {
+        rec.warn(
+            "the server ran in this process: its CPU and memory per session are not measured (run the latlab binary)",
+        );
+        if lab.is_some() {
+            return Err("a shaped link needs the server as its own process (the latlab binary)".into());
+        }
+    }
+    // Each kind alone: its bandwidth.
+    let mut per_kind = Vec::new();
+    if cfg.per_kind {
+        let kinds: Vec<UserKind> = cfg.mix.iter().map(|m| m.0).chain([UserKind::Banner, UserKind::Scroller]).collect();
+        let mut seen = Vec::new();
+        for k in kinds {
+            if seen.contains(&k) || latlab_core::interrupt::stop_requested() {
+                continue;
+            }
+            seen.push(k);
+            let lvl = level(cfg, &[k], server.as_ref(), client_ns.as_deref())?;
+            per_kind.push((k, lvl.figures.down_bps, lvl.sessions.first().map(input_bps).unwrap_or(0.0)));
+        }
+        progress.fetch_add(1, Ordering::Relaxed);
+    }
+    let mut levels: Vec<Level> = Vec::new();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for &n in &cfg.ramp {
+        if latlab_core::interrupt::stop_requested() {
+            break;
+        }
+        let kinds = assign(&cfg.mix, n);
+        let lvl = level(cfg, &kinds, server.as_ref(), client_ns.as_deref())?;
+        let stop = broken(&lvl.figures, cfg.link_bps).is_some();
+        levels.push(lvl);
+        progress.fetch_add(1, Ordering::Relaxed);
+        if stop {
+            break;
+        }
+    }
+    let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
+    let (users, limit) = answer(&figs, cfg.link_bps, cores);
+    let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {:.3} Mbit/s link", r as f64 / 1e6));
+    let mix = cfg.mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",");
+    let said = match limit {
+        Limit::NotReached => format!(
+            "this server takes {users} users of this mix ({mix}) on {link} with every typist's 95th percentile under {} ms; the ramp ended before any limit",
+            crate::defaults::NOTICEABLE_MS
+        ),
+        l => format!(
+            "this server takes {users} users of this mix ({mix}) on {link} before the 95th percentile passes {} ms, and the limit is {}",
+            crate::defaults::NOTICEABLE_MS,
+            l.name()
+        ),
+    };
+    record(&mut rec, cfg, &levels, &per_kind, users, limit, &said);
+    drop(server);
+    drop(lab);
+    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok((rec, said))
+}
+
+fn input_bps(o: &Outcome) -> f64 {
+    match o {
+        Outcome::Typed(t) => t.client.input_bytes as f64 / (t.client.wall_ns.max(1) as f64 / 1e9),
+        Outcome::Watched(c) => c.input_bytes as f64 / (c.wall_ns.max(1) as f64 / 1e9),
+        Outcome::Failed(_) => 0.0,
+    }
+}
+
+fn level(
+    cfg: &CapacityConfig,
+    kinds: &[UserKind],
+    server: Option<&ServerProc>,
+    client_ns: Option<&str>,
+) -> Result<Level, String> {
+    let t0 = latlab_core::clock::monotonic_now();
+    let (sessions, pss, cpu, faults) = match server {
+        Some(p) => {
+            let before = pss_kib(p.pid());
+            let c0 = cpu_and_faults(p.pid());
+            let mut mid = None;
+            let sessions = run_sessions(cfg, kinds, p.addr, client_ns, || mid = pss_kib(p.pid()));
+            let c1 = cpu_and_faults(p.pid());
+            let pss = before.zip(mid);
+            let (cpu, faults) = match (c0, c1) {
+                (Some(a), Some(b)) => (Some(b.0 - a.0), Some(b.1 - a.1)),
+                _ => (None, None),
+            };
+            (sessions, pss, cpu, faults)
+        }
+        None => {
+            let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("listening: {e}"))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            let srv = in_process(listener, kinds.len());
+            let sessions = run_sessions(cfg, kinds, addr, None, || {});
+            let _ = srv.join();
+            (sessions, None, None, None)
+        }
+    };
+    let wall_ns = latlab_core::clock::monotonic_now() - t0;
+    let mut figures = figures(kinds, &sessions, wall_ns);
+    figures.server_cores = cpu.map(|c| c as f64 / wall_ns as f64);
+    figures.major_faults = faults;
+    Ok(Level {
+        kinds: kinds.to_vec(),
+        sessions,
+        pss_kib: pss,
+        server_cpu_ns: cpu,
+        major_faults: faults,
+        wall_ns,
+        figures,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    rec: &mut RunRecord,
+    cfg: &CapacityConfig,
+    levels: &[Level],
+    per_kind: &[(UserKind, f64, f64)],
+    users: usize,
+    limit: Limit,
+    said: &str,
+) {
+    let mix = cfg.mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",");
+    rec.config("experiment", "capacity");
+    rec.config("mix", &mix);
+    rec.config("ramp", &cfg.ramp);
+    rec.config("seconds_per_level", cfg.seconds);
+    rec.config("link_bps", cfg.link_bps);
+    rec.config(
+        "server",
+        if cfg.server_exe.is_some() { "its own process (latlab display serve)" } else { "in this process" },
+    );
+    rec.config("clients", "threads of this process, one per session, sharing the machine with the server");
+    rec.config("codec", cfg.session.codec.name());
+    rec.config("crypto", cfg.session.crypto.name());
+    rec.config("answer", said);
+    rec.metric("capacity.users", users as u64, "count");
+    rec.metric(
+        &format!(
+            "capacity.limit.{}",
+            match limit {
+                Limit::Cpu => "cpu",
+                Limit::Memory => "memory",
+                Limit::Link => "link",
+                Limit::Unclear => "unclear",
+                Limit::NotReached => "not_reached",
+            }
+        ),
+        1u64,
+        "count",
+    );
+    let c = Column::new;
+    let mut rows = Vec::new();
+    let mut prev_pss: Option<(usize, u64)> = None;
+    let mut per_session_kib = Vec::new();
+    for l in levels {
+        let n = l.kinds.len();
+        let f = &l.figures;
+        let p = format!("capacity.n{n}");
+        if let Some(v) = f.worst_p95_ns {
+            rec.metric(&format!("{p}.worst_p95"), v, "ns");
+        }
+        // Keys across every typist of the level.
+        let all: Vec<crate::net::KeyRecord> = l
+            .sessions
+            .iter()
+            .filter_map(|s| if let Outcome::Typed(t) = s { Some(t.keys.clone()) } else { None })
+            .flatten()
+            .collect();
+        let k = key_stats(&all, crate::defaults::NOTICEABLE_MS * 1_000_000);
+        if let Some(s) = &k.summary {
+            rec.metric(&format!("{p}.p50"), s.p50, "ns");
+            rec.metric(&format!("{p}.p95"), s.p95, "ns");
+            rec.metric(&format!("{p}.p99"), s.p99, "ns");
+        }
+        rec.metric(&format!("{p}.lost_keys"), f.lost_keys, "count");
+        rec.metric(&format!("{p}.down_bytes_per_session"), f.down_bps / n as f64, "B/s");
+        let up: f64 = l.sessions.iter().map(input_bps).sum::<f64>() / n as f64;
+        rec.metric(&format!("{p}.up_bytes_per_session"), up, "B/s");
+        if let Some(cpu) = f.server_cores {
+            rec.metric(&format!("{p}.server_cpu_per_session"), cpu / n as f64, "ratio");
+        }
+        let mut pss_per = None;
+        let mut added = None;
+        if let Some((before, mid)) = l.pss_kib {
+            let per = mid.saturating_sub(before) as f64 / n as f64;
+            rec.metric(&format!("{p}.server_pss"), mid, "KiB");
+            rec.metric(&format!("{p}.server_pss_per_session"), per, "KiB");
+            per_session_kib.push(per);
+            pss_per = Some(per);
+            if let Some((pn, pp)) = prev_pss
+                && n > pn
+            {
+                let a = (mid as f64 - pp as f64) / (n - pn) as f64;
+                rec.metric(&format!("{p}.server_pss_added_per_session"), a, "KiB");
+                added = Some(a);
+            }
+            prev_pss = Some((n, mid));
+        }
+        let why = broken(f, cfg.link_bps);
+        let r1 = |v: f64| (v * 10.0).round() / 10.0;
+        let opt = |v: Option<f64>| v.map_or(serde_json::Value::Null, |v| r1(v).into());
+        rows.push(vec![
+            serde_json::Value::from(n),
+            l.kinds.iter().filter(|k| **k == UserKind::Typist).count().into(),
+            opt(k.summary.map(|s| s.p50 as f64 / 1e6)),
+            opt(k.summary.map(|s| s.p95 as f64 / 1e6)),
+            opt(f.worst_p95_ns.map(|v| v as f64 / 1e6)),
+            f.lost_keys.into(),
+            opt(f.server_cores.map(|c| 100.0 * c / n as f64)),
+            opt(pss_per),
+            opt(added),
+            r1(f.down_bps / n as f64 / 1000.0).into(),
+            r1(up / 1000.0).into(),
+            f.major_faults.map_or(serde_json::Value::Null, serde_json::Value::from),
+            why.unwrap_or_else(|| "held".into()).into(),
+        ]);
+        for s in &l.sessions {
+            if let Outcome::Failed(e) = s {
+                rec.warn(format!("{n} sessions: a session failed: {e}"));
+                break;
+            }
+        }
+    }
+    rec.tables.push(Table {
+        name: "capacity.ramp".into(),
+        title: format!(
+            "Users per server: {mix} on {}",
+            cfg.link_bps.map_or("loopback".into(), |r| format!("{r} bit/s"))
+        ),
+        columns: vec![
+            c("sessions", "count"),
+            c("typists", "count"),
+            c("key p50", "ms"),
+            c("key p95", "ms"),
+            c("worst typist p95", "ms"),
+            c("lost keys", "count"),
+            c("server CPU per session", "% of a core"),
+            c("server PSS per session", "KiB"),
+            c("PSS a new session adds", "KiB"),
+            c("down per session", "KB/s"),
+            c("up per session", "KB/s"),
+            c("major faults", "count"),
+            c("criterion", ""),
+        ],
+        rows,
+        plot: Some(TablePlot {
+            x: "sessions".into(),
+            ys: vec!["key p95".into(), "worst typist p95".into()],
+            log_x: true,
+            log_y: false,
+        }),
+    });
+    // Each kind alone, and how many fit 10 Mbit/s by bandwidth.
+    let ten = 10e6 / 8.0;
+    if !per_kind.is_empty() {
+        rec.tables.push(Table {
+            name: "capacity.kinds".into(),
+            title: "Each kind of user alone: bandwidth, and how many would fill 10 Mbit/s".into(),
+            columns: vec![c("user", ""), c("down", "KB/s"), c("up", "KB/s"), c("per 10 Mbit/s", "users")],
+            rows: per_kind
+                .iter()
+                .map(|(k, d, u)| {
+                    vec![
+                        k.name().into(),
+                        ((d / 100.0).round() / 10.0).into(),
+                        ((u / 100.0).round() / 10.0).into(),
+                        (ten / (d + u).max(1.0)).round().into(),
+                    ]
+                })
+                .collect(),
+            plot: None,
+        });
+        for (k, d, u) in per_kind {
+            rec.metric(&format!("capacity.kind.{}.down_bytes_per_s", k.name()), *d, "B/s");
+            rec.metric(&format!("capacity.kind.{}.up_bytes_per_s", k.name()), *u, "B/s");
+        }
+    }
+    let fill = |k: UserKind| per_kind.iter().find(|p| p.0 == k).map(|p| ten / (p.1 + p.2).max(1.0));
+    let method = "each kind of user alone through latlab's server for the level's seconds; users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted the same way from its traces)";
+    if let Some(n) = fill(UserKind::Typist) {
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "§3.3.2 typists per 10 Mbit/s".into(),
+            paper_setting: "Word or WordPerfect at 100 wpm, 6.26–11.66 KB/s of display traffic each".into(),
+            paper_value: "on the order of 100 users".into(),
+            here_value: format!("{n:.0} typists at {} wpm", crate::defaults::LATENCY_WPM),
+            note: format!("{method} (capacity.kind.typist.down_bytes_per_s)"),
+            judgement: Judgement::within_factor(
+                n,
+                100.0,
+                3.0,
+                "latlab's editor sends a glyph and a caret per key with orders and a cache; Word 97 redrew more per key",
+            )
+            .of("typists per 10 Mbit/s"),
+        });
+    }
+    if let Some(n) = fill(UserKind::Banner) {
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "§3.3.3 animated page: users to saturate 10 Mbit/s".into(),
+            paper_setting: "Internet Explorer showing a 468×60 animated banner and a news ticker, 1.60 Mbit/s each".into(),
+            paper_value: "5 users saturate the link".into(),
+            here_value: format!("{n:.1} users of the banner + ticker page"),
+            note: format!("{method} (capacity.kind.banner.down_bytes_per_s)"),
+            judgement: Judgement::within_factor(
+                n,
+                5.0,
+                2.0,
+                "latlab's banner and ticker cost 2.3–2.7× the sum of each alone, not the seed's 20× (an open difference from display cache)",
+            )
+            .of("users per 10 Mbit/s"),
+        });
+    }
+    if let Some(n) = fill(UserKind::Scroller) {
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "§5 heavy use: sessions per 10 Mbit/s".into(),
+            paper_setting: "web browsing and document scrolling on 10 Mbit/s Ethernet".into(),
+            paper_value: "as few as 10 sessions".into(),
+            here_value: format!("{n:.0} scrolling sessions"),
+            note: format!("{method} (capacity.kind.scroller.down_bytes_per_s)"),
+            judgement: Judgement::within_factor(
+                n,
+                10.0,
+                3.0,
+                "latlab's scroll moves the page with a screen-to-screen copy and draws three new lines; a 1999 browser redrew more",
+            )
+            .of("sessions per 10 Mbit/s"),
+        });
+    }
+    if !per_session_kib.is_empty() {
+        let per = per_session_kib.iter().copied().fold(f64::NAN, f64::max);
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "§3.2.1 memory per user session".into(),
+            paper_setting: "NT 4.0 TSE: the five processes of each login, private committed memory".into(),
+            paper_value: "2,212 KB cold to 3,244 KB warm".into(),
+            here_value: format!("{per:.0} KiB of server PSS per session (the most of any level)"),
+            note: "latlab's server keeps, per session, its canvas, framebuffer and encoder state (capacity.nN.server_pss_per_session); the seed counted a whole Windows login's processes".into(),
+            judgement: Judgement::within_range(
+                per,
+                2212.0,
+                3244.0,
+                2.0,
+                "a latlab session is one screen's buffers and an encoder, not a Windows login's five processes",
+            )
+            .of("PSS per session"),
+        });
+    }
+}

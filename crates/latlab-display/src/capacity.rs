@@ -226,17 +226,13 @@ pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
     if f.failed > 0 {
         return Some(format!("{} sessions failed", f.failed));
     }
-    if let Some(p) = f.worst_p95_ns
-        && p > threshold
-    {
+    if let Some(p) = f.worst_p95_ns.filter(|&p| p > threshold) {
         return Some(format!("a typist's p95 was {:.0} ms", p as f64 / 1e6));
     }
     if f.lost_keys > 0 {
         return Some(format!("{} keys never showed", f.lost_keys));
     }
-    if let Some(r) = link_bps
-        && f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64
-    {
+    if let Some(r) = link_bps.filter(|&r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
         return Some(format!("the link carried {:.0} % of its rate", 100.0 * f.down_bps * 8.0 / r as f64));
     }
     None
@@ -380,9 +376,7 @@ fn run_sessions(
             let ns = client_ns.map(str::to_string);
             let seconds = cfg.seconds;
             std::thread::spawn(move || -> Outcome {
-                if let Some(ns) = &ns
-                    && let Err(e) = enter(ns)
-                {
+                if let Some(Err(e)) = ns.as_deref().map(enter) {
                     return Outcome::Failed(e.to_string());
                 }
                 let stream = match TcpStream::connect(addr) {
@@ -659,9 +653,7 @@ fn record(
             rec.metric(&format!("{p}.server_pss_per_session"), per, "KiB");
             per_session_kib.push(per);
             pss_per = Some(per);
-            if let Some((pn, pp)) = prev_pss
-                && n > pn
-            {
+            if let Some((pn, pp)) = prev_pss.filter(|&(pn, _)| n > pn) {
                 let a = (mid as f64 - pp as f64) / (n - pn) as f64;
                 rec.metric(&format!("{p}.server_pss_added_per_session"), a, "KiB");
                 added = Some(a);

@@ -541,9 +541,7 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
                 ((rate * 10.0).round() / 10.0).into(),
             ]);
         }
-        if let Some(srv) = &l.server
-            && matches!(l.condition, Condition::Mem)
-        {
+        if let (Some(srv), Condition::Mem) = (&l.server, l.condition) {
             rec.metric(&format!("{p}.resident_after_pageout"), srv.resident_after, "ratio");
             if srv.resident_after > 0.5 {
                 rec.warn(format!(

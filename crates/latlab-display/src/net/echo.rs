@@ -131,9 +131,7 @@ pub(crate) fn serve_echo(
                 k.update_bytes = update_bytes;
             }
             in_flight = 0..0;
-            if queued == keys.len()
-                && let Some(w) = ws.as_mut()
-            {
+            if let (true, Some(w)) = (queued == keys.len(), ws.as_mut()) {
                 w.page_out();
             }
         }

@@ -59,7 +59,7 @@ impl TypistConfig {
 pub struct KeyRecord {
     /// When it was meant to be pressed.
     pub intended_ns: u64,
-    /// When its key-down PDU was written.
+    /// When the write of its key-down PDU began.
     pub written_ns: u64,
     /// When the server's read brought it.
     pub received_ns: u64,
@@ -340,8 +340,9 @@ fn type_keys(
             break;
         }
         clock_nanosleep_abs(start + k.at_ns);
-        send(&mut w, &downs[i])?;
+        // Stamped as the write begins: the server may read the key before the call returns.
         written[i] = monotonic_now();
+        send(&mut w, &downs[i])?;
         clock_nanosleep_abs(start + k.at_ns + gap / 2);
         send(&mut w, &ups[i])?;
     }
@@ -354,8 +355,8 @@ fn type_keys(
         let at = monotonic_now() + PAGE_GAP_NS;
         clock_nanosleep_abs(at);
         shared.page_at[p].store(at, Ordering::Release);
-        send(&mut w, &page_down)?;
         pages.push((at, monotonic_now()));
+        send(&mut w, &page_down)?;
         send(&mut w, &page_up)?;
         waiting(&|| shared.pages_done.load(Ordering::Acquire) > p as u64, tc.page_timeout_ms * 1_000_000 + gap);
     }

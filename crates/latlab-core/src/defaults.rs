@@ -7,6 +7,10 @@ pub const DB_FILE: &str = "latlab.db";
 /// Report file `latlab suite` writes: next to the database, one self-contained file.
 pub const SUITE_REPORT: &str = "latlab-report.html";
 
+/// Where a temporary swap file goes (`stall mem`, `display latency`'s `mem`): a disk-backed
+/// directory, since tmpfs cannot hold swap.
+pub const SWAP_DIR: &str = "/var/tmp";
+
 /// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
 /// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.
 pub const RT_PRIORITY: i32 = 80;

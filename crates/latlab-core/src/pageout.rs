@@ -75,6 +75,23 @@ fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Swap for a working set of `mib` MiB (with a quarter to spare): the machine's own when it
+/// has the room (`None`), else, when `allow_file`, a temporary swap file in `dir`; and where
+/// the swap came from, in words for the record.
+pub fn swap_for(mib: usize, allow_file: bool, dir: &Path) -> Result<(Option<SwapFile>, String), SwapError> {
+    if swap_free_kib() >= mib as u64 * 1024 * 5 / 4 {
+        return Ok((None, "the machine's own".into()));
+    }
+    if !allow_file {
+        return Err(SwapError::NoSwap(
+            "no free swap for the working set and --no-swapfile: add swap, or let latlab make a temporary file".into(),
+        ));
+    }
+    let f = SwapFile::create(dir, mib * 5 / 4 + 16)?;
+    let said = format!("temporary file {} (removed afterwards)", f.path().display());
+    Ok((Some(f), said))
+}
+
 /// A temporary swap file; dropping turns it off and deletes it.
 #[derive(Debug)]
 pub struct SwapFile {

@@ -86,6 +86,11 @@ pub fn parse_mix(s: &str) -> Result<Mix, String> {
     Ok(mix)
 }
 
+/// The mix as `--mix` takes it.
+pub fn mix_name(mix: &Mix) -> String {
+    mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",")
+}
+
 /// The kinds of `n` sessions from `mix`: the weighted list repeated, so every prefix keeps the
 /// mix as near as whole users allow (the first user is the first kind).
 pub fn assign(mix: &Mix, n: usize) -> Vec<UserKind> {
@@ -347,13 +352,7 @@ pub struct Level {
     sessions: Vec<Outcome>,
     /// Server PSS before the level (its sessions' memory freed) and mid-level, KiB.
     pub pss_kib: Option<(u64, u64)>,
-    /// Server CPU over the level, ns.
-    pub server_cpu_ns: Option<u64>,
-    /// Major faults over the level.
-    pub major_faults: Option<u64>,
-    /// Wall time, ns.
-    pub wall_ns: u64,
-    /// The figures.
+    /// The figures (server CPU and faults among them).
     pub figures: Figures,
 }
 
@@ -503,7 +502,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
     let (users, limit) = answer(&figs, cfg.link_bps, cores);
     let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {:.3} Mbit/s link", r as f64 / 1e6));
-    let mix = cfg.mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",");
+    let mix = mix_name(&cfg.mix);
     let said = match limit {
         Limit::NotReached => format!(
             "this server takes {users} users of this mix ({mix}) on {link} with every typist's 95th percentile under {} ms; the ramp ended before any limit",
@@ -515,7 +514,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             l.name()
         ),
     };
-    record(&mut rec, cfg, &levels, &per_kind, users, limit, &said);
+    record(&mut rec, cfg, &mix, &levels, &per_kind, users, limit, &said);
     drop(server);
     drop(lab);
     rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
@@ -564,30 +563,22 @@ fn level(
     let mut figures = figures(kinds, &sessions, wall_ns);
     figures.server_cores = cpu.map(|c| c as f64 / wall_ns as f64);
     figures.major_faults = faults;
-    Ok(Level {
-        kinds: kinds.to_vec(),
-        sessions,
-        pss_kib: pss,
-        server_cpu_ns: cpu,
-        major_faults: faults,
-        wall_ns,
-        figures,
-    })
+    Ok(Level { kinds: kinds.to_vec(), sessions, pss_kib: pss, figures })
 }
 
 #[allow(clippy::too_many_arguments)]
 fn record(
     rec: &mut RunRecord,
     cfg: &CapacityConfig,
+    mix: &str,
     levels: &[Level],
     per_kind: &[(UserKind, f64, f64)],
     users: usize,
     limit: Limit,
     said: &str,
 ) {
-    let mix = cfg.mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",");
     rec.config("experiment", "capacity");
-    rec.config("mix", &mix);
+    rec.config("mix", mix);
     rec.config("ramp", &cfg.ramp);
     rec.config("seconds_per_level", cfg.seconds);
     rec.config("link_bps", cfg.link_bps);
@@ -741,55 +732,56 @@ fn record(
     }
     let fill = |k: UserKind| per_kind.iter().find(|p| p.0 == k).map(|p| ten / (p.1 + p.2).max(1.0));
     let method = "each kind of user alone through latlab's server for the level's seconds; users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted the same way from its traces)";
-    if let Some(n) = fill(UserKind::Typist) {
+    // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
+    // what the here side counts and its decimals, the quantity judged, why it may differ).
+    let rows = [
+        (
+            UserKind::Typist,
+            "§3.3.2 typists per 10 Mbit/s",
+            "Word or WordPerfect at 100 wpm, 6.26–11.66 KB/s of display traffic each",
+            "on the order of 100 users",
+            100.0,
+            3.0,
+            format!("typists at {} wpm", crate::defaults::LATENCY_WPM),
+            0,
+            "typists per 10 Mbit/s",
+            "latlab's editor sends a glyph and a caret per key with orders and a cache; Word 97 redrew more per key",
+        ),
+        (
+            UserKind::Banner,
+            "§3.3.3 animated page: users to saturate 10 Mbit/s",
+            "Internet Explorer showing a 468×60 animated banner and a news ticker, 1.60 Mbit/s each",
+            "5 users saturate the link",
+            5.0,
+            2.0,
+            "users of the banner + ticker page".to_string(),
+            1,
+            "users per 10 Mbit/s",
+            "latlab's banner and ticker cost 2.3–2.7× the sum of each alone, not the seed's 20× (an open difference from display cache)",
+        ),
+        (
+            UserKind::Scroller,
+            "§5 heavy use: sessions per 10 Mbit/s",
+            "web browsing and document scrolling on 10 Mbit/s Ethernet",
+            "as few as 10 sessions",
+            10.0,
+            3.0,
+            "scrolling sessions".to_string(),
+            0,
+            "sessions per 10 Mbit/s",
+            "latlab's scroll moves the page with a screen-to-screen copy and draws three new lines; a 1999 browser redrew more",
+        ),
+    ];
+    for (kind, figure, setting, paper, paper_n, factor, who, decimals, quantity, why) in rows {
+        let Some(n) = fill(kind) else { continue };
         rec.paper.push(PaperRow {
             seed: "003".into(),
-            figure: "§3.3.2 typists per 10 Mbit/s".into(),
-            paper_setting: "Word or WordPerfect at 100 wpm, 6.26–11.66 KB/s of display traffic each".into(),
-            paper_value: "on the order of 100 users".into(),
-            here_value: format!("{n:.0} typists at {} wpm", crate::defaults::LATENCY_WPM),
-            note: format!("{method} (capacity.kind.typist.down_bytes_per_s)"),
-            judgement: Judgement::within_factor(
-                n,
-                100.0,
-                3.0,
-                "latlab's editor sends a glyph and a caret per key with orders and a cache; Word 97 redrew more per key",
-            )
-            .of("typists per 10 Mbit/s"),
-        });
-    }
-    if let Some(n) = fill(UserKind::Banner) {
-        rec.paper.push(PaperRow {
-            seed: "003".into(),
-            figure: "§3.3.3 animated page: users to saturate 10 Mbit/s".into(),
-            paper_setting: "Internet Explorer showing a 468×60 animated banner and a news ticker, 1.60 Mbit/s each".into(),
-            paper_value: "5 users saturate the link".into(),
-            here_value: format!("{n:.1} users of the banner + ticker page"),
-            note: format!("{method} (capacity.kind.banner.down_bytes_per_s)"),
-            judgement: Judgement::within_factor(
-                n,
-                5.0,
-                2.0,
-                "latlab's banner and ticker cost 2.3–2.7× the sum of each alone, not the seed's 20× (an open difference from display cache)",
-            )
-            .of("users per 10 Mbit/s"),
-        });
-    }
-    if let Some(n) = fill(UserKind::Scroller) {
-        rec.paper.push(PaperRow {
-            seed: "003".into(),
-            figure: "§5 heavy use: sessions per 10 Mbit/s".into(),
-            paper_setting: "web browsing and document scrolling on 10 Mbit/s Ethernet".into(),
-            paper_value: "as few as 10 sessions".into(),
-            here_value: format!("{n:.0} scrolling sessions"),
-            note: format!("{method} (capacity.kind.scroller.down_bytes_per_s)"),
-            judgement: Judgement::within_factor(
-                n,
-                10.0,
-                3.0,
-                "latlab's scroll moves the page with a screen-to-screen copy and draws three new lines; a 1999 browser redrew more",
-            )
-            .of("sessions per 10 Mbit/s"),
+            figure: figure.into(),
+            paper_setting: setting.into(),
+            paper_value: paper.into(),
+            here_value: format!("{n:.decimals$} {who}"),
+            note: format!("{method} (capacity.kind.{}.down_bytes_per_s)", kind.name()),
+            judgement: Judgement::within_factor(n, paper_n, factor, why).of(quantity),
         });
     }
     if !per_session_kib.is_empty() {

@@ -11,7 +11,7 @@ use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
 use latlab_core::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR, enter};
-use latlab_core::pageout::{SwapFile, swap_free_kib};
+use latlab_core::pageout::swap_for;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::spin::{SpinLoad, SpinSched};
 use latlab_core::stats;
@@ -378,18 +378,9 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
                 r
             }
             Condition::Mem => {
-                let need_kib = cfg.working_set_mib as u64 * 1024 * 5 / 4;
-                let _swap = if swap_free_kib() >= need_kib {
-                    note = "the machine's own swap".into();
-                    None
-                } else if cfg.allow_swapfile {
-                    let f = SwapFile::create(&cfg.swap_dir, cfg.working_set_mib as usize * 5 / 4 + 16)
-                        .map_err(|e| format!("no swap for the working set: {e}"))?;
-                    note = format!("a temporary swap file, {} (removed)", f.path().display());
-                    Some(f)
-                } else {
-                    return Err("no free swap for the working set, and --no-swapfile".into());
-                };
+                let (_swap, swap) = swap_for(cfg.working_set_mib as usize, cfg.allow_swapfile, &cfg.swap_dir)
+                    .map_err(|e| e.to_string())?;
+                note = format!("swap: {swap}");
                 session(cfg, None, cfg.working_set_mib)
             }
             Condition::Link { rate_bps, bulk } => {

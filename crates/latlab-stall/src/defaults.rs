@@ -39,8 +39,8 @@ pub const NET_TIMELINE_STEP_NS: u64 = 200_000_000;
 /// (large enough that reading it back from swap is visible, small enough to page out on
 /// any machine).
 pub const MEM_WORKING_SET_MIB: usize = 256;
-/// Where a temporary swap file goes: a disk-backed directory (tmpfs cannot hold swap).
-pub const SWAP_DIR: &str = "/var/tmp";
+/// Where a temporary swap file goes: latlab's one choice, a disk-backed directory.
+pub use latlab_core::defaults::SWAP_DIR;
 /// Trials of `stall mem`: five pairs of keystrokes give a median that one slow disk read
 /// does not move.
 pub const MEM_TRIALS: u32 = 5;

@@ -10,7 +10,7 @@
 
 use latlab_core::clock::monotonic_now;
 use latlab_core::ioerr::{Doing, IoFailed};
-use latlab_core::pageout::{PAGE, SwapError, SwapFile, pageout, resident, swap_free_kib};
+use latlab_core::pageout::{PAGE, SwapError, pageout, resident, swap_for};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
 use latlab_core::verdict::Judgement;
@@ -121,19 +121,8 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
     rec.config("working_set_mib", cfg.working_set_mib);
     rec.config("trials", cfg.trials);
     rec.config("idle_ms", cfg.idle_ms);
-    let need_kib = (cfg.working_set_mib as u64) * 1024 * 5 / 4;
-    let _swap = if swap_free_kib() >= need_kib {
-        rec.config("swap", "the machine's own");
-        None
-    } else if cfg.allow_swapfile {
-        let s = SwapFile::create(&cfg.swap_dir, cfg.working_set_mib * 5 / 4 + 16)?;
-        rec.config("swap", format!("temporary file {} (removed afterwards)", s.path().display()));
-        Some(s)
-    } else {
-        return Err(MemError::NoSwap(
-            "no free swap for the working set and --no-swapfile: add swap, or let latlab make a temporary file".into(),
-        ));
-    };
+    let (_swap, swap) = swap_for(cfg.working_set_mib, cfg.allow_swapfile, &cfg.swap_dir)?;
+    rec.config("swap", swap);
     let (to_server, srv_rx) = mpsc::channel();
     let (srv_tx, from_server) = mpsc::channel();
     let mib = cfg.working_set_mib;
@@ -227,7 +216,7 @@ mod tests {
         // A stale file of a run that no longer exists (pid 0x7FFFFFF0 is never used).
         let stale = dir.join(format!("latlab-swap-{}", 0x7FFF_FFF0u32));
         std::fs::write(&stale, b"x").unwrap();
-        let s = match SwapFile::create(&dir, 16) {
+        let s = match latlab_core::pageout::SwapFile::create(&dir, 16) {
             Ok(s) => s,
             Err(e) => {
                 latlab_core::testing::skip(&format!("swap files refused here: {e}"));

@@ -256,7 +256,7 @@ pub(crate) fn receive(
             }
         };
         let t1 = thread_cpu_now();
-        let read_at = monotonic_now();
+        let read_at = if watch.is_some() { monotonic_now() } else { 0 };
         rep.times.receive_ns += t1 - t0;
         let Some(n) = got else {
             return Err(NetError::Protocol("the server closed the connection before its end record".into()));

@@ -171,7 +171,7 @@ impl CapacityConfig {
         self.session.validate().map_err(|e| e.to_string())
     }
 
-    /// Levels (for progress): the per-kind pass counts as one.
+    /// Levels (for progress): the per-kind pass (each kind alone, twice) counts as one.
     pub fn steps(&self) -> u64 {
         self.ramp.len() as u64 + u64::from(self.per_kind)
     }
@@ -469,7 +469,9 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             return Err("a shaped link needs the server as its own process (the latlab binary)".into());
         }
     }
-    // Each kind alone: its bandwidth.
+    // Each kind alone: its steady bandwidth. A session opens by painting the whole screen,
+    // which a short run would count as the user's traffic; so each kind runs twice, the second
+    // run twice as long, and the rate is the difference in bytes over the difference in time.
     let mut per_kind = Vec::new();
     if cfg.per_kind {
         let kinds: Vec<UserKind> = cfg.mix.iter().map(|m| m.0).chain([UserKind::Banner, UserKind::Scroller]).collect();
@@ -479,8 +481,14 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
                 continue;
             }
             seen.push(k);
-            let lvl = level(cfg, &[k], server.as_ref(), client_ns.as_deref())?;
-            per_kind.push((k, lvl.figures.down_bps, lvl.sessions.first().map(input_bps).unwrap_or(0.0)));
+            let run = |seconds: f64| -> Result<(f64, f64), String> {
+                let c = CapacityConfig { seconds, ..cfg.clone() };
+                let l = level(&c, &[k], server.as_ref(), client_ns.as_deref())?;
+                Ok(l.sessions.first().map_or((0.0, 0.0), traffic))
+            };
+            let (d1, u1) = run(cfg.seconds)?;
+            let (d2, u2) = run(2.0 * cfg.seconds)?;
+            per_kind.push((k, (d2 - d1).max(0.0) / cfg.seconds, (u2 - u1).max(0.0) / cfg.seconds));
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }
@@ -519,6 +527,15 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     drop(lab);
     rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok((rec, said))
+}
+
+/// A session's bytes down (display) and up (input).
+fn traffic(o: &Outcome) -> (f64, f64) {
+    match o {
+        Outcome::Typed(t) => (t.client.bytes as f64, t.client.input_bytes as f64),
+        Outcome::Watched(c) => (c.bytes as f64, c.input_bytes as f64),
+        Outcome::Failed(_) => (0.0, 0.0),
+    }
 }
 
 fn input_bps(o: &Outcome) -> f64 {
@@ -731,7 +748,7 @@ fn record(
         }
     }
     let fill = |k: UserKind| per_kind.iter().find(|p| p.0 == k).map(|p| ten / (p.1 + p.2).max(1.0));
-    let method = "each kind of user alone through latlab's server for the level's seconds; users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted the same way from its traces)";
+    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted the same way from its traces)";
     // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
     // what the here side counts and its decimals, the quantity judged, why it may differ).
     let rows = [

@@ -698,7 +698,7 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
                 bytes / 1000.0
             ),
             note: format!(
-                "{method}; Page Down from key to the whole new page equal on the client's screen (latency.{name}.page.bytes_per_ms); includes encoding, TCP/IP headers and the client's decode"
+                "{method}; Page Down from key to the whole new page equal on the client's screen (latency.{name}.page.bytes_per_ms); the time includes encoding, the TCP/IP headers' time on the link and the client's decode; the bytes are the update's payload"
             ),
             judgement: Judgement::within_factor(
                 per_ms,

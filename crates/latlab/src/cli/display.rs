@@ -139,9 +139,9 @@ pub struct DisplayCapacity {
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {
-    match latlab_display::latency::Condition::parse(s)? {
-        latlab_display::latency::Condition::Link { rate_bps, bulk: false } => Ok(rate_bps),
-        _ => Err(format!("'{s}': a link rate such as 10mbit or 56kbit")),
+    match latlab_display::latency::Condition::parse(s) {
+        Ok(latlab_display::latency::Condition::Link { rate_bps, bulk: false }) => Ok(rate_bps),
+        _ => Err(format!("'{s}': give a link rate such as 10mbit, 1mbit or 56kbit (9.6 kbit/s to 10 Gbit/s)")),
     }
 }
 

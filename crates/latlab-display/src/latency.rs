@@ -6,7 +6,7 @@
 //! namespaces (with or without a competing bulk transfer). Each condition also presses Page
 //! Down a few times: a large update, timed until the whole new page shows.
 
-use crate::net::{KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on};
+use crate::net::{ClientTimes, KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on};
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
@@ -206,6 +206,38 @@ pub struct KeyStats {
 
 /// The stage names, in order.
 pub const STAGES: [&str; 5] = ["send", "to_server", "server", "to_client", "client"];
+
+/// The CPU stages the pipeline times, as (side, stage): the server's three, the client's seven.
+pub const CPU_STAGES: [(&str, &str); 10] = [
+    ("server", "render"),
+    ("server", "encode"),
+    ("server", "send"),
+    ("client", "receive"),
+    ("client", "decrypt"),
+    ("client", "decompress"),
+    ("client", "decode"),
+    ("client", "cache"),
+    ("client", "blit"),
+    ("client", "other"),
+];
+
+/// CPU ns per key, in `CPU_STAGES` order: each stage's session total over `keys` (the keys and
+/// pages typed; the opening screen is shared among them).
+pub fn cpu_per_key(server: &crate::net::ServerReport, client: &ClientTimes, keys: u64) -> [f64; 10] {
+    let totals = [
+        server.render_ns,
+        server.encode_ns,
+        server.send_ns,
+        client.receive_ns,
+        client.decrypt_ns,
+        client.decompress_ns,
+        client.decode_ns,
+        client.cache_ns,
+        client.blit_ns,
+        client.other_ns,
+    ];
+    totals.map(|t| if keys == 0 { f64::NAN } else { t as f64 / keys as f64 })
+}
 
 /// The figures of `keys`, with `threshold_ns` the seed's 100 ms.
 pub fn key_stats(keys: &[KeyRecord], threshold_ns: u64) -> KeyStats {
@@ -451,6 +483,7 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
     let c = Column::new;
     let mut rows = Vec::new();
     let mut page_rows = Vec::new();
+    let mut cpu_rows = Vec::new();
     let mut fifo_noted = false;
     let mut by_name = std::collections::BTreeMap::new();
     for l in levels {
@@ -489,6 +522,15 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
         }
         let wire = t.client.bytes as f64;
         rec.metric(&format!("{p}.display_bytes"), wire, "B");
+        if let Some(srv) = &l.server {
+            let cpu = cpu_per_key(srv, &t.client.times, (t.keys.len() + t.pages.len()) as u64);
+            for ((side, stage), v) in CPU_STAGES.iter().zip(cpu) {
+                rec.metric(&format!("{p}.cpu.{side}.{stage}"), v, "ns");
+            }
+            let mut row: Vec<serde_json::Value> = vec![name.clone().into()];
+            row.extend(cpu.iter().map(|v| serde_json::Value::from((v / 100.0).round() / 10.0)));
+            cpu_rows.push(row);
+        }
         rec.series.push(Series {
             name: p.clone(),
             unit: "ns".into(),
@@ -570,6 +612,17 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
         rows,
         plot: None,
     });
+    if !cpu_rows.is_empty() {
+        let mut columns = vec![c("condition", "")];
+        columns.extend(CPU_STAGES.iter().map(|(side, stage)| c(&format!("{side} {stage}"), "µs")));
+        rec.tables.push(Table {
+            name: "latency.cpu".into(),
+            title: "CPU per key by stage, from the pipeline's own stage timers (each thread's CPU time over the session, over the keys and pages typed)".into(),
+            columns,
+            rows: cpu_rows,
+            plot: None,
+        });
+    }
     if !page_rows.is_empty() {
         rec.tables.push(Table {
             name: "latency.pages".into(),
@@ -765,6 +818,16 @@ mod tests {
     }
 
     #[test]
+    fn cpu_per_key_divides_each_stage_total_by_the_keys() {
+        let srv = crate::net::ServerReport { render_ns: 1000, encode_ns: 2000, send_ns: 300, ..Default::default() };
+        let cli = ClientTimes { receive_ns: 40, decode_ns: 500, blit_ns: 70, other_ns: 10, ..Default::default() };
+        let v = cpu_per_key(&srv, &cli, 10);
+        assert_eq!(v, [100.0, 200.0, 30.0, 4.0, 0.0, 0.0, 50.0, 0.0, 7.0, 1.0]);
+        // No keys: no figure rather than a division by zero.
+        assert!(cpu_per_key(&srv, &cli, 0).iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
     fn waiting_is_the_gap_between_updates_beyond_the_gap_between_keys() {
         // Keys every 100 ms over 400 ms; the third shows 120 ms late, so the gap before it is
         // 120 ms too long and the one after it 120 ms short (which does not count).
@@ -795,6 +858,13 @@ mod tests {
         let t = rec.tables.iter().find(|t| t.name == "latency.conditions").unwrap();
         assert_eq!(t.rows.len(), 1);
         assert_eq!(t.rows[0].len(), t.columns.len());
+        // The stage timers ran on both ends: the server rendered and encoded, the client decoded.
+        for m in ["server.render", "server.encode", "client.decode", "client.blit"] {
+            let v = rec.get_metric(&format!("latency.unloaded.cpu.{m}")).unwrap().value.as_f64();
+            assert!(v > 0.0, "{m}: {v}");
+        }
+        let cpu = rec.tables.iter().find(|t| t.name == "latency.cpu").unwrap();
+        assert_eq!((cpu.rows.len(), cpu.rows[0].len()), (1, cpu.columns.len()));
         // Loopback only: the 100 ms row falls back to it; the rows needing other conditions
         // are absent, not invented.
         assert_eq!(rec.paper.len(), 1, "{:?}", rec.paper);

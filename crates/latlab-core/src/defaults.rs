@@ -59,3 +59,15 @@ pub const REPORT_HIST_BINS: usize = 60;
 /// Points per CDF or time-series curve in the report (series are thinned to this): keeps
 /// the HTML file small (well under 1 MB per run) while tails stay visible.
 pub const REPORT_CURVE_POINTS: usize = 2_000;
+
+/// The smallest change `latlab tune` calls an effect: 5 % of the baseline's percentile. With
+/// thousands of samples a bootstrap interval excludes zero for shifts far below what anyone
+/// feels or a rerun reproduces; 5 % is about the run-to-run spread of a p50 here.
+pub const TUNE_MIN_EFFECT: f64 = 0.05;
+
+/// Rounds of `latlab tune` (A B A B …): three pairs let drift show as disagreement between
+/// rounds while keeping a remedy's A/B to minutes.
+pub const TUNE_ROUNDS: usize = 3;
+
+/// The name every cgroup `latlab tune` makes starts with, so a leftover is recognisable.
+pub const TUNE_CGROUP_PREFIX: &str = "latlab-tune";

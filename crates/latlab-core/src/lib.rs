@@ -24,6 +24,7 @@ pub mod stats;
 pub mod store;
 pub mod synth;
 pub mod testing;
+pub mod tune;
 pub mod verdict;
 
 /// latlab's version.

@@ -14,6 +14,7 @@
 
 pub mod cgroup;
 pub mod change;
+pub mod shield;
 
 use crate::defaults::{BOOTSTRAP_MAX_N, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TUNE_MIN_EFFECT};
 use crate::record::{Column, RunRecord, RunStatus, Series, Table};

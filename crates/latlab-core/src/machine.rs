@@ -155,6 +155,11 @@ fn virtualization(cpuinfo: &str) -> Option<String> {
     Some("none".into())
 }
 
+/// The running kernel's release (`uname -r`), "" when it cannot be read.
+pub fn kernel_release() -> String {
+    nix::sys::utsname::uname().map(|u| u.release().to_string_lossy().into_owned()).unwrap_or_default()
+}
+
 impl MachineInfo {
     /// Read the static facts.
     pub fn read() -> Self {

@@ -109,6 +109,46 @@ pub struct LatencyConfig {
     pub allow_swapfile: bool,
     /// Where that file goes.
     pub swap_dir: PathBuf,
+    /// Where the server and the load run (set by `latlab tune`'s remedies; none by default).
+    pub placement: Placement,
+}
+
+/// Where the server thread and the spinning load are put, and how the server is scheduled:
+/// the hooks `latlab tune` uses for seed 003 §4.1's remedies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Placement {
+    /// A cgroup file the server thread writes its thread id to as it starts (v1 `tasks`: the
+    /// thread alone; v2 `cgroup.procs`: the whole process).
+    pub server_join: Option<PathBuf>,
+    /// A cgroup file each spinner's pid is written to once started (`cgroup.procs`).
+    pub load_join: Option<PathBuf>,
+    /// An EEVDF slice the server thread asks for, ns (Linux 6.12+).
+    pub server_slice_ns: Option<u64>,
+}
+
+impl Placement {
+    /// Put the calling thread (the server) where asked.
+    fn server(&self) -> Result<(), String> {
+        if let Some(p) = &self.server_join {
+            std::fs::write(p, latlab_core::platform::thread_id().to_string())
+                .map_err(|e| format!("moving the server thread into {}: {e}", p.display()))?;
+        }
+        if let Some(ns) = self.server_slice_ns {
+            latlab_core::platform::set_slice(ns).map_err(|e| format!("asking for a {ns} ns slice: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Put the spinners where asked.
+    fn load(&self, load: &SpinLoad) -> Result<(), String> {
+        if let Some(p) = &self.load_join {
+            for pid in load.pids() {
+                std::fs::write(p, pid.as_raw().to_string())
+                    .map_err(|e| format!("moving spinner {pid} into {}: {e}", p.display()))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl LatencyConfig {
@@ -135,6 +175,7 @@ impl LatencyConfig {
             working_set_mib: crate::defaults::LATENCY_WORKING_SET_MIB,
             allow_swapfile: true,
             swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
+            placement: Placement::default(),
         }
     }
 
@@ -291,9 +332,14 @@ fn session(
 ) -> Result<(crate::net::ServerReport, TypingReport), String> {
     let (tx, rx) = std::sync::mpsc::channel::<Result<std::net::SocketAddr, String>>();
     let server_ns = lab.map(|l| l.server.clone());
+    let placement = cfg.placement.clone();
     let server = std::thread::spawn(move || -> Result<crate::net::ServerReport, String> {
         if let Some(ns) = &server_ns {
             enter(ns).map_err(|e| e.to_string())?;
+        }
+        if let Err(e) = placement.server() {
+            let _ = tx.send(Err(e.clone()));
+            return Err(e);
         }
         let host = if server_ns.is_some() { SERVER_ADDR } else { "127.0.0.1" };
         let listener = match TcpListener::bind((host, 0)) {
@@ -403,6 +449,7 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
             Condition::Unloaded => session(cfg, None, 0),
             Condition::Cpu => {
                 let load = SpinLoad::start(cfg.spinners, cfg.spin_sched).map_err(|e| e.to_string())?;
+                cfg.placement.load(&load)?;
                 note = format!("{} spinning processes at {}", cfg.spinners, cfg.spin_sched);
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 let r = session(cfg, None, 0);

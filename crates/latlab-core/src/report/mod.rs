@@ -179,7 +179,23 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
             plots.push(Plot { title: t.title.clone(), svg: strip_xml_decl(svg) });
         }
     }
-    for s in &r.series {
+    // An A/B's arms (`X.baseline`, `X.remedy`): one CDF overlay with the verdict.
+    let arm = |s: &crate::record::Series, suffix: &str| s.name.strip_suffix(suffix).map(str::to_string);
+    let mut paired = std::collections::BTreeSet::new();
+    for a in &r.series {
+        let Some(base) = arm(a, ".baseline") else { continue };
+        let Some(b) = r.get_series(&format!("{base}.remedy")) else { continue };
+        let verdict = r.config.get(&format!("effect.{base}")).and_then(|v| v.as_str()).unwrap_or("not judged");
+        if let Some(svg) = plots::cdf(&[a, b]) {
+            plots.push(Plot {
+                title: format!("{base} — baseline vs remedy (CDF): {verdict}"),
+                svg: strip_xml_decl(svg),
+            });
+        }
+        paired.insert(a.name.clone());
+        paired.insert(b.name.clone());
+    }
+    for s in r.series.iter().filter(|s| !paired.contains(&s.name)) {
         for (kind, svg) in [
             ("histogram", plots::histogram(s, &marks(r, s))),
             ("CDF", plots::cdf(&[s])),

@@ -174,3 +174,22 @@ fn a_long_table_folds_away_and_a_short_one_does_not() {
     let after = html[short..].trim_start_matches("<h3>Sleep lateness against period</h3>").trim_start();
     assert!(after.starts_with("<table>"), "{}", &after[..40]);
 }
+
+#[test]
+fn an_ab_is_one_cdf_overlay_with_its_verdict() {
+    let mut r = RunRecord::begin("tune");
+    for (arm, shift) in [("baseline", 0), ("remedy", 500)] {
+        r.series.push(Series {
+            name: format!("loaded.l1.latency.{arm}"),
+            unit: "ns".into(),
+            description: arm.into(),
+            values: (0..200).map(|i| 1_000 + shift + i).collect(),
+        });
+    }
+    r.config("effect.loaded.l1.latency", "hurts");
+    r.finish(RunStatus::Complete);
+    let html = render(&[r]).unwrap();
+    // One chart for the pair, not three per arm.
+    assert_eq!(check_well_formed(&html).unwrap(), 1);
+    assert!(html.contains("loaded.l1.latency — baseline vs remedy (CDF): hurts"), "title with the verdict");
+}

@@ -93,7 +93,11 @@ mod tests {
         let mut irqs: Vec<String> = std::fs::read_dir("/proc/irq")
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter_map(|e| std::fs::read_to_string(e.path().join("smp_affinity_list")).ok().map(|a| format!("{:?} {a}", e.file_name())))
+            .filter_map(|e| {
+                std::fs::read_to_string(e.path().join("smp_affinity_list"))
+                    .ok()
+                    .map(|a| format!("{:?} {a}", e.file_name()))
+            })
             .collect();
         irqs.push(std::fs::read_to_string("/proc/irq/default_smp_affinity").unwrap_or_default());
         irqs.sort();

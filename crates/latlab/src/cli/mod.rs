@@ -108,6 +108,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Compare two stored runs: median and p99 differences with 95% bootstrap intervals.
     Compare(CompareArgs),
+    /// Measure a study's remedy as an A/B on this machine: the experiment it belongs to, run
+    /// with and without it, interleaved; the effect on its headline figures with 95 %
+    /// bootstrap intervals, and a verdict (helps, no effect detectable, hurts). Every change
+    /// to the machine is undone. `--list` names the remedies.
+    Tune(TuneArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),
     /// Write latlab's man pages (one per subcommand) into a directory.
@@ -196,6 +201,24 @@ pub struct CompareArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `latlab tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The remedy (`--list` names them).
+    #[arg(required_unless_present = "list")]
+    pub remedy: Option<String>,
+    /// List the remedies: their study, what each changes, what it needs, how it is undone.
+    #[arg(long)]
+    pub list: bool,
+    /// Pairs of runs (baseline, remedy), interleaved so drift hits both arms.
+    #[arg(long, default_value_t = latlab_core::defaults::TUNE_ROUNDS)]
+    pub rounds: usize,
+    /// The experiment's own options, after `--` (e.g. `latlab tune shield -- --duration 5s`);
+    /// without them, the remedy's defaults.
+    #[arg(last = true)]
+    pub experiment_args: Vec<String>,
 }
 
 #[cfg(test)]

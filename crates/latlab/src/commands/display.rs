@@ -48,15 +48,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let base = if p.short { PipelineConfig::short() } else { PipelineConfig::default() };
             measure::<DisplayPipeline>(db, PipelineConfig { seconds: p.seconds.unwrap_or(base.seconds), ..base })
         }
-        DisplayCommand::Latency(l) => {
-            let mut cfg = LatencyConfig { conditions: l.conditions, ..LatencyConfig::default() };
-            (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) =
-                (l.wpm, l.seconds, l.pages, !l.no_fifo);
-            (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
-            cfg.allow_swapfile = !l.no_swapfile;
-            (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);
-            measure::<DisplayLatency>(db, cfg)
-        }
+        DisplayCommand::Latency(l) => measure::<DisplayLatency>(db, latency_config(l)),
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
             (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
@@ -91,4 +83,14 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             measure::<DisplayView>(db, ViewRun { session, view, pace, host: v.host })
         }
     }
+}
+
+/// The configuration `latlab display latency` runs with these arguments.
+pub fn latency_config(l: crate::cli::DisplayLatency) -> LatencyConfig {
+    let mut cfg = LatencyConfig { conditions: l.conditions, ..LatencyConfig::default() };
+    (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) = (l.wpm, l.seconds, l.pages, !l.no_fifo);
+    (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
+    cfg.allow_swapfile = !l.no_swapfile;
+    (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);
+    cfg
 }

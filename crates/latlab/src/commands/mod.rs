@@ -8,6 +8,7 @@ mod compare;
 mod completions;
 mod display;
 mod export;
+mod remedies;
 mod report;
 mod rt;
 mod runs;
@@ -15,6 +16,7 @@ mod selftest;
 mod stall;
 mod startup;
 mod suite;
+mod tune;
 mod udp;
 
 use crate::cli::{Cli, Command};
@@ -43,6 +45,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(&db, a),
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),
+        Command::Tune(a) => tune::run(&db, cli.strict, a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
     }

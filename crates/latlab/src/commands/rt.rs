@@ -44,7 +44,12 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
 }
 
 pub fn run(db: &Path, strict: bool, a: RtArgs) -> anyhow::Result<i32> {
-    let cfg = match &a.command {
+    super::measure::<Rt>(db, config(strict, &a)?)
+}
+
+/// The configuration `latlab rt` (or `rt sweep`) runs with these arguments.
+pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
+    Ok(match &a.command {
         None => RtConfig {
             period_ns: match a.rate {
                 Some(r) => latlab_rt::config::period_of_rate(r).map_err(super::Usage)?,
@@ -65,6 +70,5 @@ pub fn run(db: &Path, strict: bool, a: RtArgs) -> anyhow::Result<i32> {
             }),
             ..apply_common(&s.common, strict, RtConfig { phases: false, ..RtConfig::default() })
         },
-    };
-    super::measure::<Rt>(db, cfg)
+    })
 }

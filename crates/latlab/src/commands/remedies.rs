@@ -1,0 +1,338 @@
+//! The remedies `latlab tune` measures: for each, its study, the experiment it is measured
+//! with, what the baseline is, what the remedy changes, the headline series judged, and the
+//! two arms as changes to the experiment's configuration (the remedy's arm may also change
+//! the machine, under an [`Undo`] guard dropped right after its run).
+
+use latlab_core::tune::cgroup::{self, Hierarchy};
+use latlab_core::tune::change::{ChangeError, Undo, hold_dma_latency};
+use latlab_core::tune::{Headline, RemedyInfo, shield::shield};
+use latlab_display::latency::LatencyConfig;
+use latlab_rt::config::RtConfig;
+
+/// A machine change made for the remedy's run: the guard, and what it did (for the record).
+pub type Applied = (Undo, String);
+
+/// The arms of an A/B on configuration `C`.
+pub struct Arms<C> {
+    /// Make `C` the baseline.
+    pub baseline: fn(&mut C),
+    /// Make `C` the remedy, changing the machine if the remedy does.
+    pub remedy: fn(&mut C) -> Result<Applied, ChangeError>,
+}
+
+/// Which experiment a remedy is measured with.
+pub enum Plan {
+    /// `latlab rt`.
+    Rt(Arms<RtConfig>),
+    /// `latlab display latency`.
+    DisplayLatency(Arms<LatencyConfig>),
+}
+
+/// One remedy.
+pub struct Remedy {
+    /// The name `latlab tune` takes.
+    pub name: &'static str,
+    /// Study and section.
+    pub study: &'static str,
+    /// The command it is measured with (words after `latlab`).
+    pub command: &'static [&'static str],
+    /// That command's options when none are given after `--`.
+    pub default_args: &'static [&'static str],
+    /// The baseline.
+    pub baseline: &'static str,
+    /// What the remedy changes.
+    pub changes: &'static str,
+    /// What it needs.
+    pub needs: &'static str,
+    /// How it is undone.
+    pub undo: &'static str,
+    /// The series judged: (name, label).
+    pub headlines: &'static [(&'static str, &'static str)],
+    /// The arms.
+    pub plan: Plan,
+}
+
+impl Remedy {
+    /// For the record.
+    pub fn info(&self) -> RemedyInfo {
+        RemedyInfo {
+            name: self.name.into(),
+            study: self.study.into(),
+            experiment: self.command.join(" "),
+            baseline: self.baseline.into(),
+            changes: self.changes.into(),
+        }
+    }
+
+    /// The headlines, all lower-is-better latencies.
+    pub fn headlines(&self) -> Vec<Headline> {
+        self.headlines.iter().map(|(s, l)| Headline::lower(s, l)).collect()
+    }
+}
+
+const RT_HEADLINES: &[(&str, &str)] = &[
+    ("unloaded.l1.latency", "level 1 wake-up, unloaded"),
+    ("unloaded.l2.latency", "level 2 wake-up, unloaded"),
+    ("loaded.l1.latency", "level 1 wake-up, loaded"),
+    ("loaded.l2.latency", "level 2 wake-up, loaded"),
+];
+
+const LATENCY_HEADLINES: &[(&str, &str)] = &[("latency.cpu", "keystroke to pixels under CPU load")];
+
+/// The spinners' policy the §4.1 remedies start from: the normal one, as the seed's load ran.
+fn latency_baseline(c: &mut LatencyConfig) {
+    c.spin_sched = latlab_core::spin::SpinSched { policy: latlab_core::platform::Policy::Other, nice: 0 };
+    c.placement = Default::default();
+}
+
+fn nothing() -> Applied {
+    (Undo::new(), String::new())
+}
+
+/// Every remedy, in study order.
+pub fn all() -> Vec<Remedy> {
+    vec![
+        Remedy {
+            name: "shield",
+            study: "001",
+            command: &["rt"],
+            default_args: &[],
+            baseline: "every task and IRQ free to run on the measured CPU",
+            changes: "every other movable process into a cpuset without the measured CPU, every movable IRQ pointed at the other CPUs (cset shield / tuna)",
+            needs: "root, the cpuset controller (cgroup v1 or v2), a second CPU, rt pinned (not --no-pin)",
+            undo: "processes moved back to the root cpuset and the cpuset removed; each IRQ's smp_affinity_list and default_smp_affinity written back",
+            headlines: RT_HEADLINES,
+            plan: Plan::Rt(Arms {
+                baseline: |_| {},
+                remedy: |c| {
+                    let Some(cpu) = c.l1_cpu else {
+                        return Err(ChangeError::Needs {
+                            what: "shielding the measured CPU".into(),
+                            needs: "level 1 pinned to a CPU (drop --no-pin)".into(),
+                        });
+                    };
+                    let mut u = Undo::new();
+                    let s = shield(&mut u, cpu, &[std::process::id() as i32])?;
+                    Ok((u, s.describe()))
+                },
+            }),
+        },
+        Remedy {
+            name: "dma-latency",
+            study: "001",
+            command: &["rt"],
+            default_args: &[],
+            baseline: "/dev/cpu_dma_latency not held (CPUs may enter deep idle states)",
+            changes: "/dev/cpu_dma_latency held at 0 µs for the run (no deep idle states)",
+            needs: "write access to /dev/cpu_dma_latency (root, usually)",
+            undo: "the file is closed after the run, which drops the request",
+            headlines: RT_HEADLINES,
+            plan: Plan::Rt(Arms {
+                baseline: |c| c.hold_cpu_dma_latency = false,
+                remedy: |c| {
+                    // Held by the guard here, not by rt itself, so a refusal stops the A/B
+                    // instead of becoming a warning inside the run.
+                    c.hold_cpu_dma_latency = false;
+                    let mut u = Undo::new();
+                    hold_dma_latency(&mut u).map_err(|e| ChangeError::Needs {
+                        what: "holding /dev/cpu_dma_latency".into(),
+                        needs: format!("write access to it ({e})"),
+                    })?;
+                    Ok((u, "/dev/cpu_dma_latency held at 0 µs".into()))
+                },
+            }),
+        },
+        Remedy {
+            name: "timer-slack",
+            study: "001",
+            command: &["rt"],
+            default_args: &[],
+            baseline: "the default timer slack, 50 µs, on both levels",
+            changes: "timer slack 1 ns on both levels (prctl PR_SET_TIMERSLACK)",
+            needs: "nothing (a thread sets its own slack)",
+            undo: "per thread: the run's threads end with it",
+            headlines: RT_HEADLINES,
+            plan: Plan::Rt(Arms {
+                baseline: |c| c.timer_slack_ns = 50_000,
+                remedy: |c| {
+                    c.timer_slack_ns = 1;
+                    Ok(nothing())
+                },
+            }),
+        },
+        Remedy {
+            name: "idle-load",
+            study: "003 §4.1",
+            command: &["display", "latency"],
+            default_args: &["--conditions", "cpu"],
+            baseline: "the spinning load at the normal policy (SCHED_OTHER, nice 0)",
+            changes: "the spinning load at SCHED_IDLE",
+            needs: "nothing (any user may lower its own processes' policy)",
+            undo: "the spinners end with each run",
+            headlines: LATENCY_HEADLINES,
+            plan: Plan::DisplayLatency(Arms {
+                baseline: latency_baseline,
+                remedy: |c| {
+                    latency_baseline(c);
+                    c.spin_sched.policy = latlab_core::platform::Policy::Idle;
+                    Ok(nothing())
+                },
+            }),
+        },
+        Remedy {
+            name: "cpu-share",
+            study: "003 §4.1",
+            command: &["display", "latency"],
+            default_args: &["--conditions", "cpu"],
+            baseline: "the server thread and the load in the same CPU group",
+            changes: "the server in its own CPU group with 8 times the share of the load's group (v1 cpu.shares 8192 vs 1024, v2 cpu.weight 800 vs 100)",
+            needs: "root and the cpu controller (cgroup v1 or v2)",
+            undo: "both groups' processes moved back to the root group and the groups removed",
+            headlines: LATENCY_HEADLINES,
+            plan: Plan::DisplayLatency(Arms {
+                baseline: latency_baseline,
+                remedy: |c| {
+                    latency_baseline(c);
+                    let needs = |n: String| ChangeError::Needs { what: "CPU groups".into(), needs: n };
+                    if !latlab_core::platform::is_root() {
+                        return Err(needs("root".into()));
+                    }
+                    let h = cgroup::find("cpu").map_err(needs)?;
+                    let prefix = latlab_core::defaults::TUNE_CGROUP_PREFIX;
+                    let mut u = Undo::new();
+                    let mut made = Vec::new();
+                    for (name, factor) in [("interactive", 8.0), ("load", 1.0)] {
+                        let g = match cgroup::create(&mut u, &h, "cpu", &format!("{prefix}-{name}")) {
+                            Ok(g) => g,
+                            Err(e) => return Err(u.fail("making the CPU groups", e)),
+                        };
+                        let (file, value) = cgroup::cpu_share(&h, factor);
+                        if let Err(e) = g.set(file, &value) {
+                            return Err(u.fail("setting the shares", e));
+                        }
+                        made.push(g);
+                    }
+                    let join = match h {
+                        Hierarchy::V1(_) => "tasks",
+                        Hierarchy::V2(_) => "cgroup.procs",
+                    };
+                    c.placement.server_join = Some(made[0].dir.join(join));
+                    c.placement.load_join = Some(made[1].dir.join("cgroup.procs"));
+                    let what = format!(
+                        "cgroup {} cpu groups {} (server) and {} (load)",
+                        h.version(),
+                        made[0].dir.display(),
+                        made[1].dir.display()
+                    );
+                    Ok((u, what))
+                },
+            }),
+        },
+        Remedy {
+            name: "slice",
+            study: "003 §4.1",
+            command: &["display", "latency"],
+            default_args: &["--conditions", "cpu"],
+            baseline: "the server thread at the default EEVDF slice",
+            changes: "the server thread asks for a 0.1 ms slice (sched_setattr sched_runtime), so it preempts sooner on waking",
+            needs: "Linux 6.12 or later (EEVDF's custom slices)",
+            undo: "per thread: the server thread ends with each run",
+            headlines: LATENCY_HEADLINES,
+            plan: Plan::DisplayLatency(Arms {
+                baseline: latency_baseline,
+                remedy: |c| {
+                    latency_baseline(c);
+                    let release = latlab_core::machine::kernel_release();
+                    if !latlab_core::platform::takes_slice_request(&release) {
+                        return Err(ChangeError::Needs {
+                            what: "a custom slice".into(),
+                            needs: format!("Linux 6.12 or later (this is {release})"),
+                        });
+                    }
+                    c.placement.server_slice_ns = Some(100_000);
+                    Ok(nothing())
+                },
+            }),
+        },
+    ]
+}
+
+/// The remedy called `name`, or an error listing them.
+pub fn find(name: &str) -> Result<Remedy, String> {
+    let mut all = all();
+    match all.iter().position(|r| r.name == name) {
+        Some(i) => Ok(all.swap_remove(i)),
+        None => Err(format!(
+            "no remedy called '{name}': one of {} (latlab tune --list says what each does)",
+            all.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// The `--list` text.
+pub fn list() -> String {
+    let mut o = String::new();
+    for r in all() {
+        o.push_str(&format!(
+            "{} (study {}, measured with `latlab {}`)\n  baseline: {}\n  remedy:   {}\n  needs:    {}\n  undone:   {}\n\n",
+            r.name,
+            r.study,
+            r.command.join(" "),
+            r.baseline,
+            r.changes,
+            r.needs,
+            r.undo
+        ));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remedies_have_unique_names_and_say_what_they_need_and_how_they_are_undone() {
+        let all = all();
+        let mut names: Vec<&str> = all.iter().map(|r| r.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        for r in &all {
+            assert!(!r.needs.is_empty() && !r.undo.is_empty() && !r.headlines.is_empty(), "{}", r.name);
+        }
+        assert!(find("shield").is_ok());
+        assert!(find("nope").unwrap_err().contains("shield, dma-latency"));
+        assert!(list().contains("timer-slack (study 001"));
+    }
+
+    #[test]
+    fn the_arms_differ_only_in_the_remedy() {
+        for r in all() {
+            match r.plan {
+                Plan::Rt(arms) => {
+                    if ["shield", "dma-latency"].contains(&r.name) {
+                        continue; // the machine changes, not the configuration; tested in latlab-core
+                    }
+                    let (mut a, mut b) = (RtConfig::default(), RtConfig::default());
+                    (arms.baseline)(&mut a);
+                    let _ = (arms.remedy)(&mut b);
+                    assert_ne!(a, b, "{}", r.name);
+                }
+                Plan::DisplayLatency(arms) => {
+                    let (mut a, mut b) = (LatencyConfig::short(), LatencyConfig::short());
+                    (arms.baseline)(&mut a);
+                    match (arms.remedy)(&mut b) {
+                        Ok(_) => assert!(
+                            a.spin_sched != b.spin_sched || a.placement != b.placement,
+                            "{}: the arms are the same",
+                            r.name
+                        ),
+                        Err(ChangeError::Needs { .. }) => {}
+                        Err(e) => panic!("{}: {e}", r.name),
+                    }
+                }
+            }
+        }
+    }
+}

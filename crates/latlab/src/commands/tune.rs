@@ -1,0 +1,119 @@
+//! `latlab tune`: run a remedy against its baseline, interleaved (A B A B …), store every
+//! run, then store and print the A/B: each headline's p50 and p99 difference with its 95 %
+//! bootstrap interval, and the verdict. Machine changes are undone after each remedy run.
+
+use super::remedies::{self, Arms, Plan};
+use super::{install_interrupt, out, save};
+use crate::cli::{Cli, Command, DisplayCommand, TuneArgs};
+use anyhow::Context;
+use latlab_core::experiment::{Experiment, RunContext};
+use latlab_core::progress::Progress;
+use latlab_core::record::RunRecord;
+use latlab_display::experiment::DisplayLatency;
+use latlab_rt::experiment::Rt;
+use std::path::Path;
+
+pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
+    if a.list {
+        out(&remedies::list())?;
+        return Ok(crate::exit::OK);
+    }
+    let name = a.remedy.as_deref().unwrap_or_default();
+    let remedy = remedies::find(name).map_err(super::Usage)?;
+    if a.rounds == 0 || a.rounds > 100 {
+        return Err(super::Usage(format!("--rounds {}: 1 to 100", a.rounds)).into());
+    }
+    // The experiment's own command line, parsed by its own parser.
+    let mut argv: Vec<String> = vec!["latlab".into()];
+    argv.extend(remedy.command.iter().map(|s| s.to_string()));
+    if a.experiment_args.is_empty() {
+        argv.extend(remedy.default_args.iter().map(|s| s.to_string()));
+    } else {
+        argv.extend(a.experiment_args.iter().cloned());
+    }
+    let cli = <Cli as clap::Parser>::try_parse_from(&argv).map_err(|e| {
+        super::Usage(format!("the options after -- are `latlab {}`'s: {}", remedy.command.join(" "), e.render()))
+    })?;
+    let info = remedy.info();
+    let headlines = remedy.headlines();
+    let (a_runs, b_runs) = match (remedy.plan, cli.command) {
+        (Plan::Rt(arms), Command::Rt(r)) => ab::<Rt>(db, &info.name, super::rt::config(strict, &r)?, &arms, a.rounds)?,
+        (Plan::DisplayLatency(arms), Command::Display(d)) => match d.command {
+            DisplayCommand::Latency(l) => {
+                ab::<DisplayLatency>(db, &info.name, super::display::latency_config(l), &arms, a.rounds)?
+            }
+            _ => anyhow::bail!("{} is measured with `latlab display latency`", info.name),
+        },
+        _ => anyhow::bail!("{}: the remedy's command and its plan disagree", info.name),
+    };
+    let mut rec = latlab_core::tune::ab_record(&info, &a_runs, &b_runs, &headlines);
+    rec.link_studies();
+    save(db, &mut rec)?;
+    let mut text = format!("{}\n\n", latlab_core::tune::verdict_line(&rec));
+    text.push_str(&latlab_core::export::markdown(&rec));
+    out(&text)?;
+    Ok(super::status_code(&rec))
+}
+
+/// Run `rounds` pairs of experiment `E`: the baseline, then the remedy with its machine
+/// change applied for that run only. Every run is stored, marked with its arm and round.
+fn ab<E: Experiment>(
+    db: &Path,
+    remedy: &str,
+    base: E::Config,
+    arms: &Arms<E::Config>,
+    rounds: usize,
+) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)> {
+    let (mut a, b) = (base.clone(), base);
+    (arms.baseline)(&mut a);
+    E::validate(&a).map_err(super::Usage)?;
+    install_interrupt()?;
+    eprintln!("tune {remedy}: {rounds} rounds of baseline then remedy; {}", E::announce(&a));
+    let steps = E::steps(&a) * 2 * rounds as u64;
+    let progress = (steps > 0).then(|| Progress::new(&format!("tune {remedy}"), steps));
+    let ctx = RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default() };
+    let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
+    let result = (|| -> anyhow::Result<()> {
+        for round in 1..=rounds {
+            for arm in ["baseline", "remedy"] {
+                if latlab_core::interrupt::stop_requested() {
+                    return Ok(());
+                }
+                let mut cfg = if arm == "baseline" { a.clone() } else { b.clone() };
+                let applied = if arm == "remedy" {
+                    Some((arms.remedy)(&mut cfg).with_context(|| format!("applying the remedy {remedy}"))?)
+                } else {
+                    None
+                };
+                let outcome = E::run(&cfg, &ctx);
+                // Undo before anything else can fail: the machine is put back first.
+                let (what, undo_errors) = match applied {
+                    Some((undo, what)) => (what, undo.undo()),
+                    None => (String::new(), Vec::new()),
+                };
+                for mut rec in outcome?.records {
+                    rec.config("tune.remedy", remedy);
+                    rec.config("tune.arm", arm);
+                    rec.config("tune.round", round);
+                    if !what.is_empty() {
+                        rec.config("tune.change", &what);
+                    }
+                    for e in &undo_errors {
+                        rec.warn(format!("the machine was not fully put back: {e}"));
+                    }
+                    save(db, &mut rec)?;
+                    if arm == "baseline" { &mut a_runs } else { &mut b_runs }.push(rec);
+                }
+                if !undo_errors.is_empty() {
+                    anyhow::bail!("undoing {remedy} failed: {}", undo_errors.join("; "));
+                }
+            }
+        }
+        Ok(())
+    })();
+    if let Some(p) = progress {
+        p.finish();
+    }
+    result?;
+    Ok((a_runs, b_runs))
+}

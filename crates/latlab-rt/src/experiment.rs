@@ -41,8 +41,18 @@ impl Experiment for Rt {
     }
     fn announce(cfg: &RtConfig) -> String {
         format!(
-            "rt: level 1 {} → level 2 {} via {}, load {}, CPUs l1 {:?} l2 {:?} load {:?} (Ctrl-C stops and keeps what was measured)",
-            cfg.l1, cfg.l2, cfg.signal, cfg.load, cfg.l1_cpu, cfg.l2_cpu, cfg.load_cpus
+            "rt: level 1 {} → level 2 {} via {}, load {}, CPUs: level 1 {}, level 2 {}, load {} (Ctrl-C stops and keeps what was measured)",
+            cfg.l1,
+            cfg.l2,
+            cfg.signal,
+            cfg.load,
+            cpu(cfg.l1_cpu),
+            cpu(cfg.l2_cpu),
+            if cfg.load_cpus.is_empty() {
+                "any".to_string()
+            } else {
+                cfg.load_cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+            }
         )
     }
     fn run(cfg: &RtConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
@@ -50,4 +60,9 @@ impl Experiment for Rt {
         let stdout = cfg.cyclictest_output.then(|| o.cyclictest_histogram());
         Ok(Outcome { records: vec![o.record], stdout })
     }
+}
+
+/// A pinned CPU for people: its number, or "any".
+fn cpu(c: Option<usize>) -> String {
+    c.map_or_else(|| "any".to_string(), |c| c.to_string())
 }

@@ -52,3 +52,17 @@ pub const CPU_POLICIES: [&str; 4] = ["other", "nice19", "batch", "idle"];
 /// Offered loads of `stall net`, fractions of the link: nothing to beyond the link's rate,
 /// denser near 100 % where the queue fills.
 pub const NET_LOADS: [f64; 8] = [0.0, 0.25, 0.5, 0.75, 0.9, 0.96, 1.0, 1.2];
+/// The memory group of `stall pressure`: 256 MiB, so the seed's "more than physical memory"
+/// is built inside a small group and never needs more of the machine than that plus swap.
+pub const PRESSURE_LIMIT_MIB: usize = 256;
+/// The pressure test's server: 96 MiB, over a third of the group (Notepad was a much larger
+/// share of a 1999 machine's 64–128 MB than an editor is of today's).
+pub const PRESSURE_SERVER_MIB: usize = 96;
+/// Demand levels, server and hog together over the group: 80 % (below: nothing need be
+/// paged) and 150 % (above: the seed's "page demand").
+pub const PRESSURE_DEMANDS: [f64; 2] = [0.8, 1.5];
+/// Keys per demand level: five, as `stall mem`.
+pub const PRESSURE_TRIALS: u32 = 5;
+/// Idle time before each key while the hog runs: 2 s, time for the hog to push an idle
+/// server out (it sweeps its working set many times a second).
+pub const PRESSURE_IDLE_MS: u64 = 2_000;

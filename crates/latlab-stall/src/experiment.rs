@@ -6,6 +6,7 @@ use crate::cpu::{CpuConfig, StallError, run_cpu};
 use crate::idle::{IdleConfig, run_idle};
 use crate::mem::{MemConfig, MemError, run_mem};
 use crate::net::{NetConfig, NetError, run_net};
+use crate::pressure::{PressureConfig, run_pressure};
 use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 
 impl From<StallError> for ExperimentError {
@@ -194,5 +195,41 @@ impl Default for MemConfig {
 impl Default for NetConfig {
     fn default() -> Self {
         NetConfig::full()
+    }
+}
+
+/// The warm start under real memory pressure: a server and a hog in one memory cgroup
+/// smaller than both (seed 003, §4.2).
+pub struct StallPressure;
+
+impl Experiment for StallPressure {
+    type Config = PressureConfig;
+    const NAME: &'static str = "stall";
+    const MODE: &'static str = "pressure";
+    const ABOUT: &'static str =
+        "warm start under memory pressure: a server beside a memory hog in one memory cgroup (seed 003, §4.2)";
+    const HEADLINE: &'static [(&'static str, &'static str)] =
+        &[("pressure.d150.warm_start.p50", "warm start at 150 % demand")];
+    fn suite_configs(_: bool) -> Vec<PressureConfig> {
+        vec![PressureConfig::short()]
+    }
+    fn validate(cfg: &PressureConfig) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())
+    }
+    fn steps(_: &PressureConfig) -> u64 {
+        0
+    }
+    fn announce(cfg: &PressureConfig) -> String {
+        format!(
+            "stall pressure: a {} MiB server and a hog in a {} MiB memory group at {} demand, {} keys each (about {:.0} s)",
+            cfg.server_mib,
+            cfg.limit_mib,
+            cfg.demands.iter().map(|d| format!("{:.0} %", d * 100.0)).collect::<Vec<_>>().join(" and "),
+            cfg.trials,
+            cfg.estimate_s()
+        )
+    }
+    fn run(cfg: &PressureConfig, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(run_pressure(cfg)?.into())
     }
 }

@@ -9,4 +9,5 @@ pub mod idle;
 pub mod mem;
 pub mod net;
 pub use latlab_core::netlab;
+pub mod pressure;
 pub mod probe;

@@ -5,7 +5,7 @@ use latlab_core::experiment::{Short, SuiteEntry};
 use latlab_core::selftest::Selftest;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_rt::experiment::Rt;
-use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet};
+use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::experiment::{Boot, StartupBuiltin};
 use latlab_udp::experiment::Udp;
 
@@ -23,6 +23,7 @@ pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<StallCpu>::entry(strict),
         Short::<Idle>::entry(strict),
         Short::<StallMem>::entry(strict),
+        Short::<StallPressure>::entry(strict),
         Short::<StallNet>::entry(strict),
         Short::<Boot>::entry(strict),
         Short::<StartupBuiltin>::entry(strict),

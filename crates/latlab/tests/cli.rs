@@ -898,3 +898,52 @@ fn startup_record_measure_and_io_with_clear_errors() {
     // documented metrics.
     metrics_match_the_docs(d, false);
 }
+
+#[test]
+fn tune_lists_runs_an_ab_stores_both_arms_and_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["tune", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("shield (study 001").and(predicate::str::contains("undone:")));
+    latlab(d)
+        .args(["tune", "no-such-remedy"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no remedy called 'no-such-remedy'"));
+    latlab(d)
+        .args(["tune", "timer-slack", "--", "--no-such-option"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the options after -- are `latlab rt`'s"));
+    // One round: a baseline run, a remedy run, and the A/B; the verdict line comes first.
+    let out = latlab(d)
+        .args(["tune", "timer-slack", "--rounds", "1", "--", "--rate", "2000", "--duration", "200ms", "--no-mlock"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("timer-slack: "), "{text}");
+    assert!(text.contains("level 1 wake-up, unloaded"), "{text}");
+    let runs = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    let runs: serde_json::Value = serde_json::from_slice(&runs).unwrap();
+    let exps: Vec<&str> = runs.as_array().unwrap().iter().map(|r| r["experiment"].as_str().unwrap()).collect();
+    assert_eq!(exps, ["tune", "rt", "rt"], "newest first");
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!((rec["config"]["tune.arm"].as_str(), rec["config"]["tune.round"].as_i64()), (Some("baseline"), Some(1)));
+    let json = latlab(d).args(["export", "3", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(rec["config"]["baseline_runs"], serde_json::json!([1]));
+    assert_eq!(rec["config"]["remedy_runs"], serde_json::json!([2]));
+    assert!(["helps", "no effect detectable", "hurts", "mixed"].contains(&rec["config"]["verdict"].as_str().unwrap()));
+    // The report draws the A/B; its metrics are documented.
+    latlab(d).args(["report", "3", "-o", "r.html"]).assert().success();
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("baseline vs remedy (CDF)"));
+    metrics_match_the_docs(d, false);
+}

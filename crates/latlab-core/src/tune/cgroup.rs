@@ -102,9 +102,15 @@ pub fn procs(dir: &Path) -> Vec<i32> {
 /// Make group `name` under `h`'s root (enabling the controller for the root's children on
 /// v2 first). On undo its processes go back to the root and it is removed.
 pub fn create(undo: &mut Undo, h: &Hierarchy, controller: &str, name: &str) -> Result<Group, String> {
-    let root = h.root().to_path_buf();
-    if let Hierarchy::V2(r) = h {
-        let ctl = r.join("cgroup.subtree_control");
+    create_in(undo, h, controller, h.root(), name)
+}
+
+/// Make group `name` under the group directory `parent` (enabling the controller for its
+/// children on v2 first). On undo its processes go back to `parent` and it is removed.
+pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path, name: &str) -> Result<Group, String> {
+    let root = parent.to_path_buf();
+    if let Hierarchy::V2(_) = h {
+        let ctl = root.join("cgroup.subtree_control");
         let on = std::fs::read_to_string(&ctl).map_err(|e| format!("reading {}: {e}", ctl.display()))?;
         if !on.split_whitespace().any(|c| c == controller) {
             std::fs::write(&ctl, format!("+{controller}"))

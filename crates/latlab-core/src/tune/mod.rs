@@ -1,14 +1,20 @@
 //! A/B of a remedy (`latlab tune`): the verdict on a headline series from the baseline's and
-//! the remedy's samples (difference of p50 and p99 with 95 % bootstrap intervals, as
-//! `latlab compare`), the verdict over all headlines, and the record of an A/B.
+//! the remedy's runs, the verdict over all headlines, and the record of an A/B.
 //!
-//! **Rule.** A percentile *helps* when its interval lies wholly on the better side of zero
-//! and the change is at least [`TUNE_MIN_EFFECT`] of the baseline's value; it *hurts* when the
-//! same holds on the worse side; otherwise no effect is detectable. A headline helps when one
-//! of its p50 and p99 helps and the other does not hurt (and the reverse for hurts); one of
-//! each is *mixed*. Over all headlines the same rule combines them. The samples of every round
-//! of an arm are pooled, which treats them as independent: the rounds' interleaving (A B A B)
-//! is what guards against drift, not the interval.
+//! **The unit is the run, not the sample.** Two runs of the same configuration differ by
+//! more than their samples' spread suggests: a p99 moves by 30 % between identical runs
+//! here. Pooling the samples of every run and bootstrapping them calls that noise an effect
+//! (an A/A run, `latlab tune none`, showed it). So each round pairs a baseline run with a
+//! remedy run, and the verdict is drawn from the rounds' paired differences.
+//!
+//! **Rule.** For p50 and p99 of a headline, each round gives `d = stat(remedy run) −
+//! stat(baseline run)`. The mean of the `d`s gets a 95 % Student-t interval over the rounds
+//! (`mean ± t(0.975, n−1) · sd / √n`). A percentile *helps* when its interval lies wholly on the
+//! better side of zero and the mean change is at least [`TUNE_MIN_EFFECT`] of the baseline
+//! runs' mean value; it *hurts* when the same holds on the worse side; otherwise no effect is
+//! detectable. One round gives no interval and so no verdict. A headline helps when one of
+//! its p50 and p99 helps and the other does not hurt (and the reverse for hurts); one of
+//! each is *mixed*. Over all headlines the same rule combines them.
 //!
 //! The machine changes a remedy makes live in [`change`], each undone by a guard.
 
@@ -16,9 +22,9 @@ pub mod cgroup;
 pub mod change;
 pub mod shield;
 
-use crate::defaults::{BOOTSTRAP_MAX_N, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TUNE_MIN_EFFECT};
+use crate::defaults::TUNE_MIN_EFFECT;
 use crate::record::{Column, RunRecord, RunStatus, Series, Table};
-use crate::stats::{self, bootstrap::percentile_diff_ci};
+use crate::stats;
 use serde::Serialize;
 
 /// Which way a headline improves.
@@ -95,13 +101,13 @@ impl Headline {
 /// One percentile's difference, remedy − baseline, with its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PercentileEffect {
-    /// The baseline's and the remedy's value.
-    pub a: i64,
-    /// The remedy's.
-    pub b: i64,
-    /// B − A and its 95 % interval.
+    /// The baseline runs' mean value of the percentile.
+    pub a: f64,
+    /// The remedy runs'.
+    pub b: f64,
+    /// Mean of the rounds' differences (remedy − baseline).
     pub diff: f64,
-    /// Lower bound.
+    /// Its 95 % interval (NaN with one round).
     pub lo: f64,
     /// Upper bound.
     pub hi: f64,
@@ -116,7 +122,9 @@ pub struct HeadlineEffect {
     pub headline: Headline,
     /// The series' unit.
     pub unit: String,
-    /// Samples pooled in each arm.
+    /// Rounds with samples in both arms.
+    pub rounds: usize,
+    /// Samples in each arm, all rounds.
     pub n: (usize, usize),
     /// Medians.
     pub p50: PercentileEffect,
@@ -126,29 +134,69 @@ pub struct HeadlineEffect {
     pub effect: Effect,
 }
 
-/// The verdict on one percentile: the interval must exclude zero and the change reach
-/// `min_effect` of the baseline's value.
-pub fn percentile_effect(a: &[i64], b: &[i64], p: f64, better: Better, min_effect: f64) -> Option<PercentileEffect> {
-    let ci = percentile_diff_ci(a, b, p, BOOTSTRAP_RESAMPLES, BOOTSTRAP_MAX_N, BOOTSTRAP_SEED)?;
-    let (pa, pb) = (stats::percentile(a, p)?, stats::percentile(b, p)?);
-    let big = ci.diff.abs() >= min_effect * (pa as f64).abs();
-    let (up, down) = (ci.lo > 0.0 && big, ci.hi < 0.0 && big);
+/// The 97.5th percentile of Student's t with `df` degrees of freedom (a standard table; 1.96
+/// beyond 30).
+pub fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        _ => 1.96,
+    }
+}
+
+/// The verdict on one percentile from paired rounds: `a[i]` and `b[i]` are round i's runs'
+/// samples. Rounds where either run has no samples are left out.
+pub fn percentile_effect(
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+    p: f64,
+    better: Better,
+    min_effect: f64,
+) -> Option<PercentileEffect> {
+    let pairs: Vec<(f64, f64)> = a
+        .iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some((stats::percentile(x, p)? as f64, stats::percentile(y, p)? as f64)))
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let d: Vec<f64> = pairs.iter().map(|(x, y)| y - x).collect();
+    let mean = d.iter().sum::<f64>() / n;
+    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let (lo, hi) = if pairs.len() < 2 {
+        (f64::NAN, f64::NAN)
+    } else {
+        let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let half = t975(pairs.len() - 1) * sd / n.sqrt();
+        (mean - half, mean + half)
+    };
+    let big = mean.abs() >= min_effect * ma.abs();
+    let (up, down) = (lo > 0.0 && big, hi < 0.0 && big);
     let effect = match (better, up, down) {
         (Better::Lower, _, true) | (Better::Higher, true, _) => Effect::Helps,
         (Better::Lower, true, _) | (Better::Higher, _, true) => Effect::Hurts,
         _ => Effect::NoEffect,
     };
-    Some(PercentileEffect { a: pa, b: pb, diff: ci.diff, lo: ci.lo, hi: ci.hi, effect })
+    Some(PercentileEffect { a: ma, b: mb, diff: mean, lo, hi, effect })
 }
 
-/// The verdict on a headline from the pooled samples of each arm (None when an arm has none).
-pub fn judge(h: &Headline, unit: &str, a: &[i64], b: &[i64]) -> Option<HeadlineEffect> {
+/// The verdict on a headline from each round's baseline and remedy samples (None when no
+/// round has samples in both).
+pub fn judge(h: &Headline, unit: &str, a: &[Vec<i64>], b: &[Vec<i64>]) -> Option<HeadlineEffect> {
     let p50 = percentile_effect(a, b, 50.0, h.better, TUNE_MIN_EFFECT)?;
     let p99 = percentile_effect(a, b, 99.0, h.better, TUNE_MIN_EFFECT)?;
+    let rounds = a.iter().zip(b).filter(|(x, y)| !x.is_empty() && !y.is_empty()).count();
     Some(HeadlineEffect {
         headline: h.clone(),
         unit: unit.into(),
-        n: (a.len(), b.len()),
+        rounds,
+        n: (a.iter().map(Vec::len).sum(), b.iter().map(Vec::len).sum()),
         effect: Effect::combine([p50.effect, p99.effect]),
         p50,
         p99,
@@ -170,24 +218,18 @@ pub struct RemedyInfo {
     pub changes: String,
 }
 
-/// The samples of one headline in one arm: every round's series of that name, pooled, with
-/// its unit (None when no run of the arm has it).
-pub fn pooled(runs: &[RunRecord], series: &str) -> Option<(String, Vec<i64>)> {
-    let mut unit = None;
-    let mut values = Vec::new();
-    for r in runs {
-        if let Some(s) = r.get_series(series) {
-            unit.get_or_insert_with(|| s.unit.clone());
-            values.extend_from_slice(&s.values);
-        }
-    }
-    Some((unit?, values))
+/// The samples of one headline in each run of an arm, in round order, with the unit (None
+/// when no run of the arm has the series; a run without it gives an empty round).
+pub fn per_run(runs: &[RunRecord], series: &str) -> Option<(String, Vec<Vec<i64>>)> {
+    let unit = runs.iter().find_map(|r| r.get_series(series)).map(|s| s.unit.clone())?;
+    Some((unit, runs.iter().map(|r| r.get_series(series).map(|s| s.values.clone()).unwrap_or_default()).collect()))
 }
 
-/// The record of an A/B: the remedy, the runs of each arm (by id), each headline's verdict
-/// (table `tune.effects`, metrics `tune.<series>.{p50,p99}_diff` with `_lo`/`_hi`), the pooled
-/// samples as series `<series>.baseline` and `<series>.remedy` (the report overlays their
-/// CDFs), and the overall verdict in `config.verdict`.
+/// The record of an A/B: the remedy, the runs of each arm (by id, `a[i]` and `b[i]` being
+/// round i's), each headline's verdict (table `tune.effects`, metrics
+/// `tune.<series>.{p50,p99}_diff` with `_lo`/`_hi`), every round's samples pooled as series
+/// `<series>.baseline` and `<series>.remedy` (the report overlays their CDFs), and the
+/// overall verdict in `config.verdict`.
 pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headlines: &[Headline]) -> RunRecord {
     let mut rec = RunRecord::begin("tune");
     rec.config("experiment", "tune");
@@ -203,21 +245,29 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
     let mut effects = Vec::new();
     let mut rows = Vec::new();
     for h in headlines {
-        let (Some((unit, va)), Some((_, vb))) = (pooled(a, &h.series), pooled(b, &h.series)) else {
+        let (Some((unit, va)), Some((_, vb))) = (per_run(a, &h.series), per_run(b, &h.series)) else {
             rec.warn(format!("{}: not in both arms' runs, not judged", h.series));
             continue;
         };
         let Some(e) = judge(h, &unit, &va, &vb) else {
-            rec.warn(format!("{}: an arm has no samples, not judged", h.series));
+            rec.warn(format!("{}: no round has samples in both arms, not judged", h.series));
             continue;
         };
+        if e.rounds < 2 {
+            rec.warn(format!(
+                "{}: {} round with samples in both arms gives no interval, so no verdict; use --rounds 2 or more",
+                h.series, e.rounds
+            ));
+        }
         for (q, p) in [("p50", e.p50), ("p99", e.p99)] {
             rec.metric(&format!("tune.{}.{q}_diff", h.series), p.diff, &unit);
-            rec.metric(&format!("tune.{}.{q}_diff_lo", h.series), p.lo, &unit);
-            rec.metric(&format!("tune.{}.{q}_diff_hi", h.series), p.hi, &unit);
+            if p.lo.is_finite() {
+                rec.metric(&format!("tune.{}.{q}_diff_lo", h.series), p.lo, &unit);
+                rec.metric(&format!("tune.{}.{q}_diff_hi", h.series), p.hi, &unit);
+            }
         }
         rec.config(&format!("effect.{}", h.series), e.effect.as_str());
-        for (arm, v) in [("baseline", va), ("remedy", vb)] {
+        for (arm, v) in [("baseline", va.concat()), ("remedy", vb.concat())] {
             rec.series.push(Series {
                 name: format!("{}.{arm}", h.series),
                 unit: unit.clone(),
@@ -227,16 +277,24 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         }
         let f = |v: f64| serde_json::Value::from((v * 100.0).round() / 100.0);
         let ns = |v: f64| if unit == "ns" { f(v / 1000.0) } else { f(v) };
+        let ci = |p: PercentileEffect| {
+            if p.lo.is_finite() {
+                format!("{} [{}, {}]", ns(p.diff), ns(p.lo), ns(p.hi))
+            } else {
+                format!("{} (one round: no interval)", ns(p.diff))
+            }
+        };
         rows.push(vec![
             h.label.clone().into(),
             e.n.0.into(),
             e.n.1.into(),
-            ns(e.p50.a as f64),
-            ns(e.p50.b as f64),
-            format!("{} [{}, {}]", ns(e.p50.diff), ns(e.p50.lo), ns(e.p50.hi)).into(),
-            ns(e.p99.a as f64),
-            ns(e.p99.b as f64),
-            format!("{} [{}, {}]", ns(e.p99.diff), ns(e.p99.lo), ns(e.p99.hi)).into(),
+            e.rounds.into(),
+            ns(e.p50.a),
+            ns(e.p50.b),
+            ci(e.p50).into(),
+            ns(e.p99.a),
+            ns(e.p99.b),
+            ci(e.p99).into(),
             e.effect.as_str().into(),
         ]);
         effects.push(e);
@@ -249,7 +307,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
     rec.tables.push(Table {
         name: "tune.effects".into(),
         title: format!(
-            "{}: {} against {} ({} rounds, interleaved); differences are remedy − baseline [95 % bootstrap interval]",
+            "{}: {} against {} ({} rounds, interleaved); per run p50 and p99, their mean over the runs of each arm, and the mean difference remedy − baseline over the rounds [95 % t interval]",
             remedy.name,
             remedy.changes,
             remedy.baseline,
@@ -259,6 +317,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
             c("headline", ""),
             c("baseline samples", "count"),
             c("remedy samples", "count"),
+            c("rounds", "count"),
             c("p50 baseline", u),
             c("p50 remedy", u),
             c("Δp50", ""),

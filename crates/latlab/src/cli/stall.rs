@@ -43,6 +43,43 @@ pub enum StallCommand {
     /// swap, then one keystroke; the time until it answers, against a normal keystroke. With
     /// no swap on the machine, latlab (as root) makes a temporary swap file and removes it.
     Mem(StallMem),
+    /// The warm start under real memory pressure (seed 003, §4.2): a server process and a
+    /// memory hog inside one memory cgroup smaller than both, below and above 100 % demand;
+    /// the time a key to the idle server takes. Needs root (memory cgroups) and swap (made as
+    /// a temporary file when missing); the groups are removed afterwards.
+    Pressure(StallPressure),
+}
+
+/// `latlab stall pressure`.
+#[derive(Debug, Args)]
+pub struct StallPressure {
+    /// The memory group both run in, MiB.
+    #[arg(long, default_value_t = latlab_stall::defaults::PRESSURE_LIMIT_MIB)]
+    pub limit: usize,
+    /// The server's working set, MiB.
+    #[arg(long, default_value_t = latlab_stall::defaults::PRESSURE_SERVER_MIB)]
+    pub server: usize,
+    /// Demand levels, server and hog together over the group, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::PRESSURE_DEMANDS.map(|d| d.to_string()).join(","))]
+    pub demands: Vec<f64>,
+    /// Keys per level.
+    #[arg(long, default_value_t = latlab_stall::defaults::PRESSURE_TRIALS)]
+    pub trials: u32,
+    /// Idle time before each key, ms.
+    #[arg(long, default_value_t = latlab_stall::defaults::PRESSURE_IDLE_MS)]
+    pub idle_ms: u64,
+    /// Remedy: limit the hog's own group to this many MiB.
+    #[arg(long)]
+    pub hog_limit: Option<usize>,
+    /// Remedy: protect this many MiB of the server's group (memory.low; cgroup v2 only).
+    #[arg(long)]
+    pub server_low: Option<usize>,
+    /// Never make a temporary swap file.
+    #[arg(long)]
+    pub no_swapfile: bool,
+    /// Directory for the temporary swap file (a disk-backed filesystem).
+    #[arg(long, default_value = latlab_stall::defaults::SWAP_DIR)]
+    pub swap_dir: std::path::PathBuf,
 }
 
 /// `latlab stall mem`.

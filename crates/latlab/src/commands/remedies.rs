@@ -8,6 +8,7 @@ use latlab_core::tune::change::{ChangeError, Undo, hold_dma_latency};
 use latlab_core::tune::{Headline, RemedyInfo, shield::shield};
 use latlab_display::latency::LatencyConfig;
 use latlab_rt::config::RtConfig;
+use latlab_stall::pressure::PressureConfig;
 
 /// A machine change made for the remedy's run: the guard, and what it did (for the record).
 pub type Applied = (Undo, String);
@@ -26,6 +27,8 @@ pub enum Plan {
     Rt(Arms<RtConfig>),
     /// `latlab display latency`.
     DisplayLatency(Arms<LatencyConfig>),
+    /// `latlab stall pressure`.
+    StallPressure(Arms<PressureConfig>),
 }
 
 /// One remedy.
@@ -79,6 +82,15 @@ const RT_HEADLINES: &[(&str, &str)] = &[
 
 const LATENCY_HEADLINES: &[(&str, &str)] = &[("latency.cpu", "keystroke to pixels under CPU load")];
 
+const PRESSURE_HEADLINES: &[(&str, &str)] = &[
+    ("pressure.d150.warm_start", "warm start at 150 % memory demand"),
+    ("pressure.d080.warm_start", "warm start at 80 % memory demand"),
+];
+
+fn no_mem_remedy(c: &mut PressureConfig) {
+    (c.hog_limit_mib, c.server_low_mib) = (None, None);
+}
+
 /// The spinners' policy the §4.1 remedies start from: the normal one, as the seed's load ran.
 fn latency_baseline(c: &mut LatencyConfig) {
     c.spin_sched = latlab_core::spin::SpinSched { policy: latlab_core::platform::Policy::Other, nice: 0 };
@@ -92,6 +104,18 @@ fn nothing() -> Applied {
 /// Every remedy, in study order.
 pub fn all() -> Vec<Remedy> {
     vec![
+        Remedy {
+            name: "none",
+            study: "-",
+            command: &["rt"],
+            default_args: &[],
+            baseline: "rt as configured",
+            changes: "nothing: the same configuration in both arms (an A/A run: what noise and drift alone give the verdict)",
+            needs: "nothing",
+            undo: "nothing to undo",
+            headlines: RT_HEADLINES,
+            plan: Plan::Rt(Arms { baseline: |_| {}, remedy: |_| Ok(nothing()) }),
+        },
         Remedy {
             name: "shield",
             study: "001",
@@ -254,6 +278,53 @@ pub fn all() -> Vec<Remedy> {
                 },
             }),
         },
+        Remedy {
+            name: "mem-limit-hog",
+            study: "003 §4.2",
+            command: &["stall", "pressure"],
+            default_args: &[],
+            baseline: "a server and a memory hog sharing one memory group, the hog unlimited within it",
+            changes: "the hog's own group limited to what the server leaves free (the group less the server's working set, less 1/16 of the group)",
+            needs: "root and the memory controller (cgroup v1 or v2), swap (a temporary file is made when missing)",
+            undo: "the groups are removed after every run, remedy or not",
+            headlines: PRESSURE_HEADLINES,
+            plan: Plan::StallPressure(Arms {
+                baseline: no_mem_remedy,
+                remedy: |c| {
+                    no_mem_remedy(c);
+                    c.hog_limit_mib = Some(c.limit_mib.saturating_sub(c.server_mib + c.limit_mib / 16).max(1));
+                    Ok(nothing())
+                },
+            }),
+        },
+        Remedy {
+            name: "mem-protect",
+            study: "003 §4.2",
+            command: &["stall", "pressure"],
+            default_args: &[],
+            baseline: "a server and a memory hog sharing one memory group, neither protected",
+            changes: "the server's working set protected from reclaim (memory.low = its working set plus 1/16 of the group)",
+            needs: "root, the memory controller on cgroup v2 (v1 has no memory.low), swap",
+            undo: "the groups are removed after every run, remedy or not",
+            headlines: PRESSURE_HEADLINES,
+            plan: Plan::StallPressure(Arms {
+                baseline: no_mem_remedy,
+                remedy: |c| {
+                    no_mem_remedy(c);
+                    if let Ok(Hierarchy::V1(p)) = cgroup::find("memory") {
+                        return Err(ChangeError::Needs {
+                            what: "protecting the server's memory".into(),
+                            needs: format!(
+                                "cgroup v2's memory.low; the memory controller here is v1 ({}) — try mem-limit-hog",
+                                p.display()
+                            ),
+                        });
+                    }
+                    c.server_low_mib = Some(c.server_mib + c.limit_mib / 16);
+                    Ok(nothing())
+                },
+            }),
+        },
     ]
 }
 
@@ -302,7 +373,7 @@ mod tests {
             assert!(!r.needs.is_empty() && !r.undo.is_empty() && !r.headlines.is_empty(), "{}", r.name);
         }
         assert!(find("shield").is_ok());
-        assert!(find("nope").unwrap_err().contains("shield, dma-latency"));
+        assert!(find("nope").unwrap_err().contains("none, shield, dma-latency"));
         assert!(list().contains("timer-slack (study 001"));
     }
 
@@ -311,13 +382,22 @@ mod tests {
         for r in all() {
             match r.plan {
                 Plan::Rt(arms) => {
-                    if ["shield", "dma-latency"].contains(&r.name) {
-                        continue; // the machine changes, not the configuration; tested in latlab-core
+                    if ["none", "shield", "dma-latency"].contains(&r.name) {
+                        continue; // the same configuration: nothing, or a machine change tested in latlab-core
                     }
                     let (mut a, mut b) = (RtConfig::default(), RtConfig::default());
                     (arms.baseline)(&mut a);
                     let _ = (arms.remedy)(&mut b);
                     assert_ne!(a, b, "{}", r.name);
+                }
+                Plan::StallPressure(arms) => {
+                    let (mut a, mut b) = (PressureConfig::default(), PressureConfig::default());
+                    (arms.baseline)(&mut a);
+                    match (arms.remedy)(&mut b) {
+                        Ok(_) => assert_ne!(a, b, "{}", r.name),
+                        Err(ChangeError::Needs { .. }) => {}
+                        Err(e) => panic!("{}: {e}", r.name),
+                    }
                 }
                 Plan::DisplayLatency(arms) => {
                     let (mut a, mut b) = (LatencyConfig::short(), LatencyConfig::short());

@@ -3,10 +3,11 @@
 use super::measure;
 use crate::cli::{IdleArgs, StallArgs, StallCommand};
 use latlab_stall::cpu::CpuConfig;
-use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet};
+use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_stall::idle::IdleConfig;
 use latlab_stall::mem::MemConfig;
 use latlab_stall::net::NetConfig;
+use latlab_stall::pressure::PressureConfig;
 use std::path::Path;
 
 pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
@@ -31,6 +32,7 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
                 ..MemConfig::default()
             },
         ),
+        Some(StallCommand::Pressure(p)) => measure::<StallPressure>(db, pressure_config(p)),
         None => measure::<StallCpu>(
             db,
             CpuConfig {
@@ -47,4 +49,19 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
 
 pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
     measure::<Idle>(db, IdleConfig { seconds: a.seconds, threshold_ns: a.threshold, cpu: a.cpu, with: a.with })
+}
+
+/// The configuration `latlab stall pressure` runs with these arguments.
+pub fn pressure_config(p: crate::cli::StallPressure) -> PressureConfig {
+    PressureConfig {
+        limit_mib: p.limit,
+        server_mib: p.server,
+        demands: p.demands,
+        trials: p.trials,
+        idle_ms: p.idle_ms,
+        allow_swapfile: !p.no_swapfile,
+        swap_dir: p.swap_dir,
+        hog_limit_mib: p.hog_limit,
+        server_low_mib: p.server_low,
+    }
 }

@@ -1,16 +1,17 @@
-//! `latlab tune`: run a remedy against its baseline, interleaved (A B A B …), store every
+//! `latlab tune`: run a remedy against its baseline, interleaved (A B B A A B …), store every
 //! run, then store and print the A/B: each headline's p50 and p99 difference with its 95 %
 //! bootstrap interval, and the verdict. Machine changes are undone after each remedy run.
 
 use super::remedies::{self, Arms, Plan};
 use super::{install_interrupt, out, save};
-use crate::cli::{Cli, Command, DisplayCommand, TuneArgs};
+use crate::cli::{Cli, Command, DisplayCommand, StallCommand, TuneArgs};
 use anyhow::Context;
 use latlab_core::experiment::{Experiment, RunContext};
 use latlab_core::progress::Progress;
 use latlab_core::record::RunRecord;
 use latlab_display::experiment::DisplayLatency;
 use latlab_rt::experiment::Rt;
+use latlab_stall::experiment::StallPressure;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
@@ -44,6 +45,12 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
             }
             _ => anyhow::bail!("{} is measured with `latlab display latency`", info.name),
         },
+        (Plan::StallPressure(arms), Command::Stall(s)) => match s.command {
+            Some(StallCommand::Pressure(p)) => {
+                ab::<StallPressure>(db, &info.name, super::stall::pressure_config(p), &arms, a.rounds)?
+            }
+            _ => anyhow::bail!("{} is measured with `latlab stall pressure`", info.name),
+        },
         _ => anyhow::bail!("{}: the remedy's command and its plan disagree", info.name),
     };
     let mut rec = latlab_core::tune::ab_record(&info, &a_runs, &b_runs, &headlines);
@@ -55,8 +62,8 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
     Ok(super::status_code(&rec))
 }
 
-/// Run `rounds` pairs of experiment `E`: the baseline, then the remedy with its machine
-/// change applied for that run only. Every run is stored, marked with its arm and round.
+/// Run `rounds` pairs of experiment `E`: the baseline and the remedy (with its machine
+/// change applied for that run only), in A B, B A, A B … order. Every run is stored, marked with its arm and round.
 fn ab<E: Experiment>(
     db: &Path,
     remedy: &str,
@@ -67,6 +74,14 @@ fn ab<E: Experiment>(
     let (mut a, b) = (base.clone(), base);
     (arms.baseline)(&mut a);
     E::validate(&a).map_err(super::Usage)?;
+    // Refused before anything is measured: apply the remedy once and undo it at once, so a
+    // missing requirement (root, a controller, a kernel) stops the A/B before its first run.
+    let (undo, _) =
+        (arms.remedy)(&mut b.clone()).with_context(|| format!("the remedy {remedy} cannot be applied here"))?;
+    let errors = undo.undo();
+    if !errors.is_empty() {
+        anyhow::bail!("trying the remedy {remedy}: it could not be undone cleanly: {}", errors.join("; "));
+    }
     install_interrupt()?;
     eprintln!("tune {remedy}: {rounds} rounds of baseline then remedy; {}", E::announce(&a));
     let steps = E::steps(&a) * 2 * rounds as u64;
@@ -75,7 +90,11 @@ fn ab<E: Experiment>(
     let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
     let result = (|| -> anyhow::Result<()> {
         for round in 1..=rounds {
-            for arm in ["baseline", "remedy"] {
+            // A B, then B A: interleaved, and each arm goes first as often as the other, so
+            // neither a linear drift nor running second (warm caches, a settled CPU
+            // frequency) favours one arm.
+            let order = if round % 2 == 1 { ["baseline", "remedy"] } else { ["remedy", "baseline"] };
+            for arm in order {
                 if latlab_core::interrupt::stop_requested() {
                     return Ok(());
                 }

@@ -149,6 +149,7 @@ pub fn doc_of(experiment: &str) -> &'static str {
         "display" => "display.md",
         "stall" | "idle" => "stall.md",
         "startup" | "boot" => "boot.md",
+        "tune" => "../tuning.md",
         other => panic!("no docs file for experiment '{other}': add one to docs/experiments and here"),
     }
 }

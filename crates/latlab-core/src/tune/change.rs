@@ -274,6 +274,33 @@ mod tests {
     }
 
     #[test]
+    fn the_dma_latency_request_is_dropped_on_undo() {
+        // The request lives as long as the file is open: find the descriptors this process
+        // has on it (other tests may hold their own meanwhile, so only ours are followed).
+        let dma_fds = || -> std::collections::BTreeSet<String> {
+            std::fs::read_dir("/proc/self/fd")
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == Path::new("/dev/cpu_dma_latency")))
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let before = dma_fds();
+        let mut u = Undo::new();
+        if let Err(e) = hold_dma_latency(&mut u) {
+            crate::testing::skip(&format!("/dev/cpu_dma_latency refused: {e}"));
+            return;
+        }
+        let ours: Vec<String> = dma_fds().difference(&before).cloned().collect();
+        assert!(!ours.is_empty(), "the request is held through an open descriptor");
+        assert!(u.undo().is_empty());
+        let after = dma_fds();
+        assert!(ours.iter().all(|fd| !after.contains(fd)), "still open: {ours:?} in {after:?}");
+    }
+
+    #[test]
     fn cpu_lists_round_trip() {
         assert_eq!(cpu_list(&[3, 0, 1, 2, 5]), "0-3,5");
         assert_eq!(cpu_list(&[]), "");

@@ -232,6 +232,10 @@ pub fn per_run(runs: &[RunRecord], series: &str) -> Option<(String, Vec<Vec<i64>
 /// overall verdict in `config.verdict`.
 pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headlines: &[Headline]) -> RunRecord {
     let mut rec = RunRecord::begin("tune");
+    // The A/B began with its first run.
+    if let Some(first) = a.iter().chain(b).map(|r| r.started_at_ns).min() {
+        rec.started_at_ns = first;
+    }
     rec.config("experiment", "tune");
     rec.config("remedy", &remedy.name);
     rec.config("study", &remedy.study);

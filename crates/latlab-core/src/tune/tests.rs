@@ -103,6 +103,11 @@ fn the_record_pairs_rounds_names_its_runs_and_judges_every_headline() {
     let b: Vec<RunRecord> = runs(50_000, 3).into_iter().map(|v| rec("l1", v)).collect();
     a[0].id = Some(7);
     let r = ab_record(&info, &a, &b, &[Headline::lower("l1", "level 1"), Headline::lower("absent", "absent")]);
+    assert_eq!(
+        r.started_at_ns,
+        a.iter().chain(&b).map(|x| x.started_at_ns).min().unwrap(),
+        "it began with its first run"
+    );
     assert_eq!(r.get_series("l1.baseline").unwrap().values.len(), 3000);
     assert_eq!(r.get_series("l1.remedy").unwrap().values.len(), 3000);
     assert_eq!(r.config["verdict"], "helps");

@@ -110,8 +110,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Measure a study's remedy as an A/B on this machine: the experiment it belongs to, run
     /// with and without it, interleaved; the effect on its headline figures with 95 %
-    /// bootstrap intervals, and a verdict (helps, no effect detectable, hurts). Every change
-    /// to the machine is undone. `--list` names the remedies.
+    /// intervals over the rounds, and a verdict (helps, no effect detectable, hurts, mixed).
+    /// Every change to the machine is undone. `--list` names the remedies.
     Tune(TuneArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),

@@ -362,6 +362,9 @@ pub fn list() -> String {
 mod tests {
     use super::*;
 
+    /// The cpu-share groups have fixed names: one test at a time makes them.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn remedies_have_unique_names_and_say_what_they_need_and_how_they_are_undone() {
         let all = all();
@@ -373,12 +376,44 @@ mod tests {
             assert!(!r.needs.is_empty() && !r.undo.is_empty() && !r.headlines.is_empty(), "{}", r.name);
         }
         assert!(find("shield").is_ok());
-        assert!(find("nope").unwrap_err().contains("none, shield, dma-latency"));
+        assert!(find("nope").err().unwrap().contains("none, shield, dma-latency"));
         assert!(list().contains("timer-slack (study 001"));
     }
 
     #[test]
+    fn cpu_share_leaves_no_group_behind_also_after_a_failure_midway() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let h = match cgroup::find("cpu") {
+            Ok(h) if latlab_core::platform::is_root() => h,
+            _ => {
+                latlab_core::testing::skip("needs root and the cpu controller");
+                return;
+            }
+        };
+        let prefix = latlab_core::defaults::TUNE_CGROUP_PREFIX;
+        let (inter, load) = (h.root().join(format!("{prefix}-interactive")), h.root().join(format!("{prefix}-load")));
+        let Plan::DisplayLatency(arms) = find("cpu-share").unwrap().plan else {
+            panic!("cpu-share is a display latency remedy")
+        };
+        let mut c = LatencyConfig::short();
+        let (undo, what) = (arms.remedy)(&mut c).unwrap();
+        assert!(inter.is_dir() && load.is_dir(), "{what}");
+        assert!(c.placement.server_join.as_ref().unwrap().starts_with(&inter));
+        drop(undo);
+        assert!(!inter.exists() && !load.exists());
+        // Injected failure: the second group is already there (as a killed run would leave
+        // it). The first is removed again; the one found is not touched.
+        std::fs::create_dir(&load).unwrap();
+        let e = (arms.remedy)(&mut LatencyConfig::short()).unwrap_err();
+        assert!(e.to_string().contains("already exists"), "{e}");
+        assert!(!inter.exists(), "the group made before the failure is removed");
+        assert!(load.is_dir());
+        std::fs::remove_dir(&load).unwrap();
+    }
+
+    #[test]
     fn the_arms_differ_only_in_the_remedy() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         for r in all() {
             match r.plan {
                 Plan::Rt(arms) => {

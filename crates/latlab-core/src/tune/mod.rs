@@ -89,12 +89,19 @@ pub struct Headline {
     pub label: String,
     /// Which way is better.
     pub better: Better,
+    /// A metric with one value per run (e.g. `rt sweep`'s MF), not a sample series.
+    pub per_run_metric: bool,
 }
 
 impl Headline {
-    /// A headline where lower is better.
+    /// A sample series where lower is better.
     pub fn lower(series: &str, label: &str) -> Self {
-        Headline { series: series.into(), label: label.into(), better: Better::Lower }
+        Headline { series: series.into(), label: label.into(), better: Better::Lower, per_run_metric: false }
+    }
+
+    /// A metric, one value per run, where higher is better.
+    pub fn higher_metric(metric: &str, label: &str) -> Self {
+        Headline { series: metric.into(), label: label.into(), better: Better::Higher, per_run_metric: true }
     }
 }
 
@@ -219,10 +226,25 @@ pub struct RemedyInfo {
 }
 
 /// The samples of one headline in each run of an arm, in round order, with the unit (None
-/// when no run of the arm has the series; a run without it gives an empty round).
-pub fn per_run(runs: &[RunRecord], series: &str) -> Option<(String, Vec<Vec<i64>>)> {
-    let unit = runs.iter().find_map(|r| r.get_series(series)).map(|s| s.unit.clone())?;
-    Some((unit, runs.iter().map(|r| r.get_series(series).map(|s| s.values.clone()).unwrap_or_default()).collect()))
+/// when no run of the arm has it; a run without it gives an empty round). A per-run metric
+/// gives each run one sample, its value (rounded to an integer of its unit).
+pub fn per_run(runs: &[RunRecord], h: &Headline) -> Option<(String, Vec<Vec<i64>>)> {
+    if h.per_run_metric {
+        let unit = runs.iter().find_map(|r| r.get_metric(&h.series)).map(|m| m.unit.clone())?;
+        let values = runs
+            .iter()
+            .map(|r| {
+                r.get_metric(&h.series)
+                    .map(|m| m.value.as_f64())
+                    .filter(|v| v.is_finite())
+                    .map(|v| vec![v.round() as i64])
+                    .unwrap_or_default()
+            })
+            .collect();
+        return Some((unit, values));
+    }
+    let unit = runs.iter().find_map(|r| r.get_series(&h.series)).map(|s| s.unit.clone())?;
+    Some((unit, runs.iter().map(|r| r.get_series(&h.series).map(|s| s.values.clone()).unwrap_or_default()).collect()))
 }
 
 /// The record of an A/B: the remedy, the runs of each arm (by id, `a[i]` and `b[i]` being
@@ -248,10 +270,19 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
     rec.config("min_effect", TUNE_MIN_EFFECT);
     let mut effects = Vec::new();
     let mut rows = Vec::new();
+    let mut not_measured = Vec::new();
     for h in headlines {
-        let (Some((unit, va)), Some((_, vb))) = (per_run(a, &h.series), per_run(b, &h.series)) else {
-            rec.warn(format!("{}: not in both arms' runs, not judged", h.series));
-            continue;
+        let (unit, va, vb) = match (per_run(a, h), per_run(b, h)) {
+            (Some((unit, va)), Some((_, vb))) => (unit, va, vb),
+            // Not measured by this configuration (e.g. MF without a sweep): not a headline here.
+            (None, None) => {
+                not_measured.push(h.series.clone());
+                continue;
+            }
+            _ => {
+                rec.warn(format!("{}: in one arm's runs only, not judged", h.series));
+                continue;
+            }
         };
         let Some(e) = judge(h, &unit, &va, &vb) else {
             rec.warn(format!("{}: no round has samples in both arms, not judged", h.series));
@@ -290,6 +321,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         };
         rows.push(vec![
             h.label.clone().into(),
+            (if unit == "ns" { "µs" } else { unit.as_str() }).into(),
             e.n.0.into(),
             e.n.1.into(),
             e.rounds.into(),
@@ -303,10 +335,11 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         ]);
         effects.push(e);
     }
+    if !not_measured.is_empty() {
+        rec.config("not_measured", &not_measured);
+    }
     let overall = Effect::combine(effects.iter().map(|e| e.effect));
     rec.config("verdict", if effects.is_empty() { "not judged" } else { overall.as_str() });
-    let unit = effects.first().map_or("ns", |e| e.unit.as_str());
-    let u = if unit == "ns" { "µs" } else { unit };
     let c = Column::new;
     rec.tables.push(Table {
         name: "tune.effects".into(),
@@ -319,15 +352,16 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         ),
         columns: vec![
             c("headline", ""),
+            c("unit", ""),
             c("baseline samples", "count"),
             c("remedy samples", "count"),
             c("rounds", "count"),
-            c("p50 baseline", u),
-            c("p50 remedy", u),
-            c("Δp50", ""),
-            c("p99 baseline", u),
-            c("p99 remedy", u),
-            c("Δp99", ""),
+            c("p50 baseline", ""),
+            c("p50 remedy", ""),
+            c("Δp50 [95 %]", ""),
+            c("p99 baseline", ""),
+            c("p99 remedy", ""),
+            c("Δp99 [95 %]", ""),
             c("verdict", ""),
         ],
         rows,

@@ -114,7 +114,9 @@ fn the_record_pairs_rounds_names_its_runs_and_judges_every_headline() {
     assert_eq!(r.config["baseline_runs"], serde_json::json!([7]));
     assert!(r.get_metric("tune.l1.p50_diff").unwrap().value.as_f64() < 0.0);
     assert!(r.get_metric("tune.l1.p50_diff_hi").unwrap().value.as_f64() < 0.0);
-    assert!(r.warnings.iter().any(|w| w.contains("absent")), "{:?}", r.warnings);
+    // A headline neither arm measured is listed, not warned about.
+    assert_eq!(r.config["not_measured"], serde_json::json!(["absent"]));
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let t = &r.tables[0];
     assert_eq!((t.rows.len(), t.rows[0].len()), (1, t.columns.len()));
     assert_eq!(r.status, RunStatus::Complete);
@@ -127,4 +129,32 @@ fn the_record_pairs_rounds_names_its_runs_and_judges_every_headline() {
     // Nothing judged: a failed record, not a verdict.
     let none = ab_record(&info, &a, &b, &[Headline::lower("absent", "absent")]);
     assert_eq!((none.status, none.config["verdict"].as_str()), (RunStatus::Failed, Some("not judged")));
+}
+
+#[test]
+fn a_per_run_metric_is_one_sample_a_run_and_higher_can_be_better() {
+    let info = RemedyInfo {
+        name: "t".into(),
+        study: "001".into(),
+        experiment: "rt sweep".into(),
+        baseline: "a".into(),
+        changes: "b".into(),
+    };
+    let run = |mf: f64| {
+        let mut r = RunRecord::begin("rt");
+        r.metric("sweep.mf_l1_hz", mf, "Hz");
+        r.finish(RunStatus::Complete);
+        r
+    };
+    let a: Vec<RunRecord> = [10_000.0, 10_400.0, 9_800.0].into_iter().map(run).collect();
+    let b: Vec<RunRecord> = [20_000.0, 20_800.0, 19_900.0].into_iter().map(run).collect();
+    let h = Headline::higher_metric("sweep.mf_l1_hz", "MF, level 1");
+    let (unit, va) = per_run(&a, &h).unwrap();
+    assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000], vec![10_400], vec![9_800]]));
+    let r = ab_record(&info, &a, &b, &[h.clone()]);
+    assert_eq!(r.config["verdict"], "helps", "a doubled MF is better");
+    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().values, vec![20_000, 20_800, 19_900]);
+    // In one arm only: warned, not judged.
+    let r = ab_record(&info, &a, &[RunRecord::begin("rt")], &[h]);
+    assert!(r.warnings.iter().any(|w| w.contains("one arm")), "{:?}", r.warnings);
 }

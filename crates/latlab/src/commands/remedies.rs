@@ -49,8 +49,11 @@ pub struct Remedy {
     pub needs: &'static str,
     /// How it is undone.
     pub undo: &'static str,
-    /// The series judged: (name, label).
+    /// The series judged, lower is better: (name, label).
     pub headlines: &'static [(&'static str, &'static str)],
+    /// Metrics judged with one value a run, higher is better (judged when the options run
+    /// them, e.g. MF and SF with `-- sweep`).
+    pub scalars: &'static [(&'static str, &'static str)],
     /// The arms.
     pub plan: Plan,
 }
@@ -67,9 +70,10 @@ impl Remedy {
         }
     }
 
-    /// The headlines, all lower-is-better latencies.
+    /// The headlines: the latencies, then the per-run figures.
     pub fn headlines(&self) -> Vec<Headline> {
-        self.headlines.iter().map(|(s, l)| Headline::lower(s, l)).collect()
+        let series = self.headlines.iter().map(|(s, l)| Headline::lower(s, l));
+        series.chain(self.scalars.iter().map(|(m, l)| Headline::higher_metric(m, l))).collect()
     }
 }
 
@@ -78,6 +82,13 @@ const RT_HEADLINES: &[(&str, &str)] = &[
     ("unloaded.l2.latency", "level 2 wake-up, unloaded"),
     ("loaded.l1.latency", "level 1 wake-up, loaded"),
     ("loaded.l2.latency", "level 2 wake-up, loaded"),
+];
+
+/// `rt sweep`'s figures (`latlab tune REMEDY -- sweep …`): higher frequencies are better.
+const RT_SCALARS: &[(&str, &str)] = &[
+    ("sweep.mf_l1_hz", "MF, level 1 (sweep)"),
+    ("sweep.mf_l2_hz", "MF, level 2 (sweep)"),
+    ("sweep.sf_hz", "SF (sweep)"),
 ];
 
 const LATENCY_HEADLINES: &[(&str, &str)] = &[("latency.cpu", "keystroke to pixels under CPU load")];
@@ -114,6 +125,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "nothing",
             undo: "nothing to undo",
             headlines: RT_HEADLINES,
+            scalars: RT_SCALARS,
             plan: Plan::Rt(Arms { baseline: |_| {}, remedy: |_| Ok(nothing()) }),
         },
         Remedy {
@@ -126,6 +138,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "root, the cpuset controller (cgroup v1 or v2), a second CPU, rt pinned (not --no-pin)",
             undo: "processes moved back to the root cpuset and the cpuset removed; each IRQ's smp_affinity_list and default_smp_affinity written back",
             headlines: RT_HEADLINES,
+            scalars: RT_SCALARS,
             plan: Plan::Rt(Arms {
                 baseline: |_| {},
                 remedy: |c| {
@@ -151,6 +164,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "write access to /dev/cpu_dma_latency (root, usually)",
             undo: "the file is closed after the run, which drops the request",
             headlines: RT_HEADLINES,
+            scalars: RT_SCALARS,
             plan: Plan::Rt(Arms {
                 baseline: |c| c.hold_cpu_dma_latency = false,
                 remedy: |c| {
@@ -176,6 +190,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "nothing (a thread sets its own slack)",
             undo: "per thread: the run's threads end with it",
             headlines: RT_HEADLINES,
+            scalars: RT_SCALARS,
             plan: Plan::Rt(Arms {
                 baseline: |c| c.timer_slack_ns = 50_000,
                 remedy: |c| {
@@ -194,6 +209,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "nothing (any user may lower its own processes' policy)",
             undo: "the spinners end with each run",
             headlines: LATENCY_HEADLINES,
+            scalars: &[],
             plan: Plan::DisplayLatency(Arms {
                 baseline: latency_baseline,
                 remedy: |c| {
@@ -213,6 +229,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "root and the cpu controller (cgroup v1 or v2)",
             undo: "both groups' processes moved back to the root group and the groups removed",
             headlines: LATENCY_HEADLINES,
+            scalars: &[],
             plan: Plan::DisplayLatency(Arms {
                 baseline: latency_baseline,
                 remedy: |c| {
@@ -262,6 +279,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "Linux 6.12 or later (EEVDF's custom slices)",
             undo: "per thread: the server thread ends with each run",
             headlines: LATENCY_HEADLINES,
+            scalars: &[],
             plan: Plan::DisplayLatency(Arms {
                 baseline: latency_baseline,
                 remedy: |c| {
@@ -288,6 +306,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "root and the memory controller (cgroup v1 or v2), swap (a temporary file is made when missing)",
             undo: "the groups are removed after every run, remedy or not",
             headlines: PRESSURE_HEADLINES,
+            scalars: &[],
             plan: Plan::StallPressure(Arms {
                 baseline: no_mem_remedy,
                 remedy: |c| {
@@ -307,6 +326,7 @@ pub fn all() -> Vec<Remedy> {
             needs: "root, the memory controller on cgroup v2 (v1 has no memory.low), swap",
             undo: "the groups are removed after every run, remedy or not",
             headlines: PRESSURE_HEADLINES,
+            scalars: &[],
             plan: Plan::StallPressure(Arms {
                 baseline: no_mem_remedy,
                 remedy: |c| {

@@ -151,7 +151,7 @@ fn a_per_run_metric_is_one_sample_a_run_and_higher_can_be_better() {
     let h = Headline::higher_metric("sweep.mf_l1_hz", "MF, level 1");
     let (unit, va) = per_run(&a, &h).unwrap();
     assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000], vec![10_400], vec![9_800]]));
-    let r = ab_record(&info, &a, &b, &[h.clone()]);
+    let r = ab_record(&info, &a, &b, std::slice::from_ref(&h));
     assert_eq!(r.config["verdict"], "helps", "a doubled MF is better");
     assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().values, vec![20_000, 20_800, 19_900]);
     // In one arm only: warned, not judged.

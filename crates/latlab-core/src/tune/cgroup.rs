@@ -3,7 +3,7 @@
 //! removed on undo after its processes are moved back to the group they came from; a
 //! controller enabled in v2's `cgroup.subtree_control` is disabled again.
 
-use super::change::{Undo, write_restoring};
+use super::change::Undo;
 use std::path::{Path, PathBuf};
 
 /// Where a controller lives.
@@ -150,11 +150,6 @@ pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path
         std::fs::remove_dir(&dir).map_err(|e| format!("removing {}: {e} {}", dir.display(), errors.join(", ")))
     });
     Ok(g)
-}
-
-/// Write a group setting, restoring it on undo (for settings of groups not made here).
-pub fn set_restoring(undo: &mut Undo, g: &Group, name: &str, value: &str) -> Result<(), String> {
-    write_restoring(undo, &g.dir.join(name), value)
 }
 
 /// How a CPU share is written: v1 `cpu.shares` (default 1024) or v2 `cpu.weight` (default

@@ -68,16 +68,6 @@ impl Undo {
         self.steps.iter().map(|(w, _)| w.clone()).collect()
     }
 
-    /// Steps held.
-    pub fn len(&self) -> usize {
-        self.steps.len()
-    }
-
-    /// Nothing held.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
     /// Undo every step now, last first; the errors of those that failed (each still tried).
     pub fn undo(mut self) -> Vec<String> {
         self.run()

@@ -43,7 +43,7 @@ impl Shielded {
 /// controller and a second online CPU; refused with the reason otherwise, with nothing changed.
 pub fn shield(undo: &mut Undo, cpu: usize, keep: &[i32]) -> Result<Shielded, ChangeError> {
     let needs = |n: String| ChangeError::Needs { what: "shielding a CPU".into(), needs: n };
-    if !nix::unistd::geteuid().is_root() {
+    if !crate::platform::is_root() {
         return Err(needs("root (it moves every process and IRQ)".into()));
     }
     let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_failure_midway_leaves_nothing_behind() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-        if !nix::unistd::geteuid().is_root() || cgroup::find("cpuset").is_err() {
+        if !crate::platform::is_root() || cgroup::find("cpuset").is_err() {
             crate::testing::skip("needs root and the cpuset controller");
             return;
         }

@@ -84,6 +84,10 @@ pub const ETHERNET_MSS: u64 = 1_448;
 pub const RCVBUF: usize = 64 * 1024;
 /// The client's receive threshold: seed 000's NPRecvThreshold default, 2 KB.
 pub const RCV_THRESHOLD: usize = 2 * 1024;
+/// The largest receive buffer seed 000 recommends trying, 1024 KB (`latlab tune rcvbuf`).
+pub const SEED_MAX_RCVBUF: usize = 1024 * 1024;
+/// Seed 000's largest recommended threshold, five percent of that buffer (52 KB).
+pub const SEED_MAX_RCV_THRESHOLD: usize = SEED_MAX_RCVBUF / 20;
 /// Longest the client waits for the threshold to fill before reading what is there: one
 /// frame period, so a quiet stream is never held back longer than a frame.
 pub const RCV_MAX_WAIT_MS: u64 = FRAME_MS;

@@ -172,7 +172,8 @@ impl Experiment for DisplayPipeline {
         if cfg.seconds == 0 || cfg.sweep_seconds == 0 {
             return Err("--seconds must be at least 1".into());
         }
-        Ok(())
+        cfg.view.validate()?;
+        cfg.view.cures.validate(cfg.crypto).map_err(|e| format!("--skip-mac, --direct, --decode-thread: {e}"))
     }
     fn steps(cfg: &PipelineConfig) -> u64 {
         cfg.steps()

@@ -50,6 +50,13 @@ pub struct PipelineConfig {
     pub crypto: Crypto,
     /// Screen width and height.
     pub screen: (usize, usize),
+    /// The client's settings for every run (speed, receive buffer, threshold and seed 000's
+    /// cures); the speed sweeps set their own speeds.
+    pub view: ViewConfig,
+    /// Orders (the default), or bitmaps only (seed 000's NPPerfTune) in every run.
+    pub orders: bool,
+    /// Only the main slide-show run (what `latlab tune` measures seed 000's cures with).
+    pub main_only: bool,
 }
 
 impl PipelineConfig {
@@ -73,6 +80,9 @@ impl PipelineConfig {
             codec: Codec::Rdp(CompressionType::Ncrush),
             crypto: Crypto::On(Protection::Rc4Mac { salted: false }),
             screen: (crate::defaults::WIDTH, crate::defaults::HEIGHT),
+            view: ViewConfig::default(),
+            orders: true,
+            main_only: false,
         }
     }
 
@@ -96,7 +106,12 @@ impl PipelineConfig {
     fn axis_runs(&self) -> usize {
         self.codecs.iter().filter(|&&c| c != self.codec).count()
             + self.cryptos.iter().filter(|&&c| c != self.crypto).count()
-            + usize::from(self.bitmaps)
+            + usize::from(self.bitmaps && self.orders)
+    }
+
+    /// Is the main run the seed's client at full speed (what the paper rows compare)?
+    pub fn default_client(&self) -> bool {
+        self.orders && self.view == ViewConfig::default()
     }
 
     /// One pass of the codec, cipher and orders sweeps from `base`: (axis, setting, the
@@ -119,7 +134,7 @@ impl PipelineConfig {
                 SessionConfig { crypto, ..base.clone() },
             ));
         }
-        if self.bitmaps {
+        if self.bitmaps && self.orders {
             let mut s = base.clone();
             s.encoder.orders = false;
             runs.push(("updates", "bitmaps".into(), "bitmaps".into(), s));
@@ -129,6 +144,9 @@ impl PipelineConfig {
 
     /// Runs (for progress).
     pub fn steps(&self) -> u64 {
+        if self.main_only {
+            return 1;
+        }
         (1 + self.workloads.len()
             + self.slow_sweep.map_or(0, |_| 1 + self.axis_runs())
             + self.speeds.len()
@@ -143,6 +161,7 @@ impl PipelineConfig {
         (s.width, s.height) = self.screen;
         s.codec = self.codec;
         s.crypto = self.crypto;
+        s.encoder.orders = self.orders;
         s.timed = true;
         s
     }
@@ -247,10 +266,14 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.config("crypto", cfg.crypto.name());
     rec.config("seconds", cfg.seconds);
     rec.config("sweep_seconds", cfg.sweep_seconds);
-    rec.config("rcvbuf", crate::defaults::RCVBUF);
-    rec.config("threshold", crate::defaults::RCV_THRESHOLD);
+    let vc = cfg.view;
+    rec.config("rcvbuf", vc.rcvbuf);
+    rec.config("threshold", vc.threshold);
+    rec.config("client_speed", vc.speed);
+    rec.config("cures", vc.cures.describe());
+    rec.config("orders", cfg.orders);
+    rec.config("main_only", cfg.main_only);
     rec.config("transport", "TCP over loopback, Nagle off, server and client threads in one process");
-    let vc = ViewConfig::default();
     let slideshow = WorkloadKind::Slideshow;
 
     // The main run: the slide show at the defaults, on real time.
@@ -269,6 +292,7 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.metric("pipeline.client.share_at_paper_peak", PAPER_PEAK_BYTES_PER_S / capacity, "ratio");
     rec.metric("pipeline.bytes_copied_per_byte", t.bytes_copied as f64 / main.client.bytes.max(1) as f64, "ratio");
     rec.metric("pipeline.dropped_fraction", main.dropped(), "ratio");
+    rec.metric("pipeline.client.busy_fraction", busy(&main, vc.speed), "ratio");
     // Seed 000 counted the client's bitmap-cache misses: the encoder's, whole session.
     let (hits, misses) = (main.server.cache_hits, main.server.cache_misses);
     rec.metric("pipeline.cache.misses_per_s", misses as f64 / (cfg.seconds.max(1) as f64), "1/s");
@@ -277,18 +301,27 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.tables.push(Table {
         name: "pipeline.stages".into(),
         title: format!(
-            "Client CPU per stage, animated slide show, {} s on real time ({}, {}, orders): {:.2} MB/s on the wire, client {:.1} % of a core",
+            "Client CPU per stage, animated slide show, {} s on real time ({}, {}, {}, client at {}× this CPU, cures: {}): {:.2} MB/s on the wire, client {:.1} % of a core, {:.1} % of frames dropped",
             cfg.seconds,
             cfg.codec.name(),
             cfg.crypto.name(),
+            if cfg.orders { "orders" } else { "bitmaps" },
+            vc.speed,
+            vc.cures.describe(),
             main.wire_bps() / 1e6,
-            100.0 * main.client_cpu()
+            100.0 * main.client_cpu(),
+            100.0 * main.dropped()
         ),
         columns: vec![c("stage", ""), c("CPU", "ms"), c("share", "%")],
         rows: t.stages().iter().map(|(s, ns)| vec![(*s).into(), r2(*ns as f64 / 1e6), pct(main.share(*ns))]).collect(),
         plot: None,
     });
 
+    if cfg.main_only {
+        rec.config("paper_rows", "left out: only the main run was made");
+        rec.finish(RunStatus::Complete);
+        return Ok(rec);
+    }
     // The other workloads at the defaults.
     let mut rows = vec![workload_row("slideshow", &main)];
     for w in &cfg.workloads {
@@ -350,7 +383,8 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         }
     }
     if !speed_rows.is_empty() {
-        speed_rows.insert(0, vec![r2(1.0), r2(main.wire_bps() / 1e6), pct(main.dropped()), pct(main.client_cpu())]);
+        speed_rows
+            .insert(0, vec![r2(vc.speed), r2(main.wire_bps() / 1e6), pct(main.dropped()), pct(busy(&main, vc.speed))]);
         rec.tables.push(Table {
             name: "pipeline.speed".into(),
             title: "A slower client CPU (emulated: it idles in proportion to its work): wire rate and frames the server dropped, animated slide show".into(),
@@ -397,9 +431,10 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         sweep_row(
             "defaults",
             format!(
-                "{}, {}, orders, {} KB / {} KB",
+                "{}, {}, {}, {} KB / {} KB",
                 cfg.codec.name(),
                 cfg.crypto.name(),
+                if cfg.orders { "orders" } else { "bitmaps" },
                 vc.rcvbuf >> 10,
                 vc.threshold >> 10
             ),
@@ -418,7 +453,11 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         Some(speed) => Some(slow_sweep(cfg, speed, &base, &vc, &progress, &mut rec)?),
         None => None,
     };
-    paper_rows(&mut rec, &main, slow.as_ref(), slowed.as_ref());
+    if cfg.default_client() {
+        paper_rows(&mut rec, &main, slow.as_ref(), slowed.as_ref());
+    } else {
+        rec.config("paper_rows", "left out: the main run is not the seed's client at full speed");
+    }
     rec.finish(RunStatus::Complete);
     Ok(rec)
 }

@@ -207,6 +207,10 @@ impl Sender {
 /// Stage times of reading PDUs, nanoseconds of the reading thread's CPU time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WireTimes {
+    /// Copying each PDU from the receive buffer into the data buffer.
+    pub copy_ns: u64,
+    /// Bytes so copied.
+    pub bytes_copied: u64,
     /// Decrypting and checking.
     pub decrypt_ns: u64,
     /// Bulk decompression.
@@ -219,7 +223,8 @@ pub struct Receiver {
     rdp: Option<Decompressor>,
     dict: Vec<u8>,
     open: Option<Channel>,
-    plain: Vec<u8>,
+    check_mac: bool,
+    data: Vec<u8>,
     /// Stage times, when timing is on.
     pub times: WireTimes,
     timed: bool,
@@ -243,14 +248,39 @@ impl Receiver {
             rdp,
             dict: Vec::new(),
             open: channel(crypto),
-            plain: Vec::new(),
+            check_mac: true,
+            data: Vec::new(),
             times: WireTimes::default(),
             timed,
         }
     }
 
-    /// Read one whole PDU into its update PDU (slow-path form, for the decoder) in `update`.
+    /// Skip RC4's MAC check (seed 000's DisableMACCheck); an AEAD's tag is always checked.
+    pub fn skip_mac_check(&mut self) {
+        self.check_mac = false;
+    }
+
+    /// Read one whole PDU into its update PDU (slow-path form, for the decoder) in `update`,
+    /// as seed 000's client did: the PDU is first copied from the receive buffer into the
+    /// data buffer, and decrypted and decompressed from there.
     pub fn read(&mut self, pdu: &[u8], update: &mut Vec<u8>) -> Result<(), WireError> {
+        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
+        let mut data = std::mem::take(&mut self.data);
+        data.clear();
+        data.extend_from_slice(pdu);
+        if let Some(t) = t {
+            self.times.copy_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
+        }
+        self.times.bytes_copied += pdu.len() as u64;
+        let r = self.read_direct(&mut data, update);
+        self.data = data;
+        r
+    }
+
+    /// Read one whole PDU where it lies, in the receive buffer (seed 000's cure: the
+    /// decompressor reads straight from the receive buffer, no copy). Decrypting overwrites
+    /// the PDU's body in place.
+    pub fn read_direct(&mut self, pdu: &mut [u8], update: &mut Vec<u8>) -> Result<(), WireError> {
         let len = pdu_len(pdu).ok_or(WireError::Framing("short header"))?;
         let hdr = if pdu[1] & 0x80 != 0 { 3 } else { 2 };
         if len != pdu.len() || len < hdr {
@@ -260,8 +290,9 @@ impl Receiver {
         let t = self.timed.then(latlab_core::clock::thread_cpu_now);
         let body: &[u8] = match (&mut self.open, enc) {
             (Some(ch), true) => {
-                ch.open(&pdu[hdr..], &mut self.plain)?;
-                &self.plain
+                let sealed = &mut pdu[hdr..];
+                let r = ch.open_in_place(sealed, self.check_mac)?;
+                &sealed[r]
             }
             (None, false) => &pdu[hdr..],
             _ => return Err(WireError::Framing("encryption flag disagrees with the session")),

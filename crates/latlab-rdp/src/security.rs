@@ -205,29 +205,46 @@ impl Channel {
     /// Check and decrypt `packet` into `out` (cleared first).
     pub fn open(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Result<(), SecurityError> {
         out.clear();
+        out.extend_from_slice(packet);
+        let body = self.open_in_place(out, true)?;
+        out.truncate(body.end);
+        out.drain(..body.start);
+        Ok(())
+    }
+
+    /// Decrypt `packet` where it lies (no copy): the range of `packet` that holds the
+    /// plaintext. `check_mac: false` skips RC4's MAC check (seed 000's DisableMACCheck; the
+    /// stream still advances, so the channel stays in step); an AEAD's tag is part of its
+    /// decryption and always checked.
+    pub fn open_in_place(
+        &mut self,
+        packet: &mut [u8],
+        check_mac: bool,
+    ) -> Result<std::ops::Range<usize>, SecurityError> {
         let nonce = self.nonce();
         let res = match &mut self.state {
             State::Rc4 { rc4, salted, .. } => {
                 if packet.len() < 8 {
                     return Err(SecurityError::Short(packet.len()));
                 }
-                out.extend_from_slice(&packet[8..]);
-                rc4.apply_keystream(out);
-                let sig = mac_signature(&self.mac_key, out, salted.then_some(self.count));
-                if sig[..] == packet[..8] { Ok(()) } else { Err(SecurityError::BadSignature) }
+                let (sig, body) = packet.split_at_mut(8);
+                rc4.apply_keystream(body);
+                let ok = !check_mac || mac_signature(&self.mac_key, body, salted.then_some(self.count))[..] == *sig;
+                if ok { Ok(8..packet.len()) } else { Err(SecurityError::BadSignature) }
             }
             State::ChaCha(_) | State::Aes(_) => {
                 if packet.len() < 16 {
                     return Err(SecurityError::Short(packet.len()));
                 }
-                let (body, tag) = packet.split_at(packet.len() - 16);
-                out.extend_from_slice(body);
+                let n = packet.len() - 16;
+                let (body, tag) = packet.split_at_mut(n);
+                let tag = &*tag;
                 let ok = match &mut self.state {
-                    State::ChaCha(c) => c.decrypt_in_place_detached(&nonce.into(), b"", out, tag.into()).is_ok(),
-                    State::Aes(c) => c.decrypt_in_place_detached(&nonce.into(), b"", out, tag.into()).is_ok(),
+                    State::ChaCha(c) => c.decrypt_in_place_detached(&nonce.into(), b"", body, tag.into()).is_ok(),
+                    State::Aes(c) => c.decrypt_in_place_detached(&nonce.into(), b"", body, tag.into()).is_ok(),
                     State::Rc4 { .. } => false,
                 };
-                if ok { Ok(()) } else { Err(SecurityError::BadSignature) }
+                if ok { Ok(0..n) } else { Err(SecurityError::BadSignature) }
             }
         };
         // The RC4 stream advanced either way; the count moves with it so both ends stay in step.
@@ -297,5 +314,44 @@ mod tests {
         let mut expect = *b"after";
         fresh.apply_keystream(&mut expect);
         assert_eq!(&wire[8..], &expect);
+    }
+
+    #[test]
+    fn in_place_opening_matches_the_copying_one_and_only_rc4_may_skip_its_mac() {
+        let k = SessionKeys::derive(&[3; 32], &[4; 32]);
+        for p in [Protection::Rc4Mac { salted: true }, Protection::ChaCha20Poly1305, Protection::Aes128Gcm] {
+            let mut tx = Channel::new(p, k.mac, k.server_to_client);
+            let mut rx = Channel::new(p, k.mac, k.server_to_client);
+            let mut wire = Vec::new();
+            for i in 0..50u8 {
+                let pdu = vec![i; 3 + i as usize];
+                tx.seal(&pdu, &mut wire);
+                let r = rx.open_in_place(&mut wire, true).unwrap();
+                assert_eq!(&wire[r], &pdu[..], "{p:?}");
+            }
+            // A forged signature: refused when checked; with the check skipped RC4 still
+            // decrypts (and stays in step for the next packet), an AEAD still refuses.
+            tx.seal(b"forged", &mut wire);
+            wire[0] ^= 1;
+            let skipped = rx.open_in_place(&mut wire.clone(), false);
+            match p {
+                Protection::Rc4Mac { .. } => {
+                    let mut w = wire.clone();
+                    let mut rx2 = Channel::new(p, k.mac, k.server_to_client);
+                    let mut tx2 = Channel::new(p, k.mac, k.server_to_client);
+                    let mut scratch = Vec::new();
+                    for i in 0..50u8 {
+                        tx2.seal(&vec![i; 3 + i as usize], &mut scratch);
+                        rx2.open_in_place(&mut scratch, true).unwrap();
+                    }
+                    assert_eq!(rx2.open_in_place(&mut w, true), Err(SecurityError::BadSignature));
+                    assert_eq!(skipped.map(|r| wire.len() - r.start), Ok(6));
+                }
+                _ => assert_eq!(skipped, Err(SecurityError::BadSignature), "{p:?}"),
+            }
+            tx.seal(b"next", &mut wire);
+            let r = rx.open_in_place(&mut wire, true).unwrap();
+            assert_eq!(&wire[r], b"next", "{p:?}: in step after the skipped check");
+        }
     }
 }

@@ -49,6 +49,7 @@ fn main() {
         size: 64,
         key: None,
         wait_ns: 1_000_000_000,
+        playout: latlab_udp::defaults::PLAYOUT,
     };
     let t0 = Instant::now();
     let rec = latlab_udp::analyze(&cfg, &t, &ProbeCounts::default());

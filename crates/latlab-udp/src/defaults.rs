@@ -39,3 +39,17 @@ pub const SUITE_STUDY_DURATION_NS: u64 = 7_500_000_000;
 
 /// The suite's loopback wait: 0.5 s, ample on loopback and short for the suite's budget.
 pub const SUITE_WAIT_NS: u64 = 500_000_000;
+
+/// How the loopback receiver plays packets out: by sender timestamp after an adaptive delay,
+/// seed 002's proposed fix, measured live in every loopback run (`--playout arrival` plays
+/// each packet as it arrives, the baseline `latlab tune playout` compares against).
+pub const PLAYOUT: crate::playout::PlayoutMode = crate::playout::PlayoutMode::Adaptive;
+
+/// The playout delay's shrink time constant: 30 s of sender time. Slow enough that a burst
+/// pattern that returns every second or so (the study's 1.23 s) stays covered, fast enough
+/// that a delay grown by one spike is mostly gone within a minute.
+pub const PLAYOUT_SHRINK_TAU_NS: u64 = 30_000_000_000;
+
+/// How far above a late packet's need the delay grows: 10 %, so that the next packet of the
+/// same pattern, arriving a little later, is not late too.
+pub const PLAYOUT_GROW_MARGIN: f64 = 0.10;

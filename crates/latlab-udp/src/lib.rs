@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod defaults;
 pub mod experiment;
+pub mod playout;
 pub mod probe;
 pub mod reflector;
 pub mod relay;
@@ -56,6 +57,9 @@ pub struct UdpConfig {
     pub key: Option<Vec<u8>>,
     /// Wait after the last send before counting a packet lost, ns.
     pub wait_ns: u64,
+    /// How the loopback receiver plays packets out (measured live; a remote reflector's
+    /// receiver is not ours to measure).
+    pub playout: playout::PlayoutMode,
 }
 
 impl Default for UdpConfig {
@@ -68,6 +72,7 @@ impl Default for UdpConfig {
             size: defaults::SIZE,
             key: None,
             wait_ns: defaults::WAIT_NS,
+            playout: defaults::PLAYOUT,
         }
     }
 }
@@ -90,6 +95,7 @@ impl UdpConfig {
             size: defaults::SIZE,
             key: None,
             wait_ns: defaults::STUDY_WAIT_NS,
+            playout: defaults::PLAYOUT,
         }
     }
 
@@ -135,11 +141,19 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
     let mut rec = RunRecord::begin("udp");
     rec.config("udp", cfg);
     rec.config("keyed", cfg.key.is_some());
-    let (target, same_clock, _refl, _relay) = match &cfg.mode {
+    let mut player = None;
+    let (target, same_clock, refl, _relay) = match &cfg.mode {
         Mode::Loopback { ipv6, relay } => {
             let bind: SocketAddr = if *ipv6 { "[::1]:0".parse().unwrap() } else { "127.0.0.1:0".parse().unwrap() };
-            let refl =
-                reflector::spawn(bind, reflector::ReflectorConfig { key: cfg.key.clone(), ..Default::default() })?;
+            // The receiver's live playout: the reflector hands every probe to the player.
+            let scheduler =
+                playout::Scheduler::new(cfg.playout, defaults::PLAYOUT_SHRINK_TAU_NS, defaults::PLAYOUT_GROW_MARGIN);
+            let (p, tap) = playout::Player::spawn(scheduler, cfg.count())?;
+            player = Some(p);
+            let refl = reflector::spawn(
+                bind,
+                reflector::ReflectorConfig { key: cfg.key.clone(), tap: Some(tap), ..Default::default() },
+            )?;
             let rl = match relay {
                 Some(imp) => Some(relay::spawn(bind, refl.addr, imp.clone(), 4)?),
                 None => None,
@@ -159,9 +173,16 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
         same_clock,
     };
     let (trace, counts) = probe::run(&pc, &progress)?;
-    report::fill(&mut rec, cfg, &trace, &counts);
-    if let Some(r) = &_refl {
-        let (rx, replied, malformed, unauth, limited) = r.stats.snapshot();
+    // Stopping the reflector drops its tap, which ends the player's stream.
+    let reflector_stats = refl.map(|r| {
+        let s = r.stats.snapshot();
+        drop(r);
+        s
+    });
+    let log = player.map(playout::Player::finish);
+    report::fill(&mut rec, cfg, &trace, &counts, log.as_ref());
+    if let Some(r) = reflector_stats {
+        let (rx, replied, malformed, unauth, limited) = r;
         rec.metric("reflector.received", rx, "count");
         rec.metric("reflector.replied", replied, "count");
         rec.metric("reflector.malformed", malformed, "count");
@@ -180,7 +201,7 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
 /// Analyse a trace into a fresh `udp` run record (what [`run`] does after probing).
 pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCounts) -> RunRecord {
     let mut rec = RunRecord::begin("udp");
-    report::fill(&mut rec, cfg, trace, counts);
+    report::fill(&mut rec, cfg, trace, counts, None);
     rec.finish(RunStatus::Complete);
     rec
 }

@@ -23,11 +23,13 @@ pub struct ReflectorConfig {
     pub max_pps_per_source: u32,
     /// Most sources tracked at once.
     pub max_sources: usize,
+    /// Hand every valid probe to a local player (the loopback run's live playout).
+    pub tap: Option<crate::playout::Tap>,
 }
 
 impl Default for ReflectorConfig {
     fn default() -> Self {
-        Self { key: None, max_pps_per_source: 200_000, max_sources: 4096 }
+        Self { key: None, max_pps_per_source: 200_000, max_sources: 4096, tap: None }
     }
 }
 
@@ -103,8 +105,8 @@ pub fn serve(
         let Some(Received { len, from, kernel_rx_ns }) = sock.recv(&mut buf, &mut cmsg)? else { continue };
         stats.received.fetch_add(1, Ordering::Relaxed);
         let data = &mut buf[..len];
-        match wire::decode(data, key) {
-            Ok(p) if p.kind == wire::KIND_PROBE => {}
+        let probe = match wire::decode(data, key) {
+            Ok(p) if p.kind == wire::KIND_PROBE => p,
             Err(wire::WireError::Auth) => {
                 stats.unauthenticated.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -113,6 +115,9 @@ pub fn serve(
                 stats.malformed.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+        };
+        if let Some(t) = &cfg.tap {
+            t.arrived(probe.seq, probe.sent_mono_ns as i64);
         }
         if !lim.allow(from, latlab_core::clock::monotonic_now()) {
             stats.rate_limited.fetch_add(1, Ordering::Relaxed);

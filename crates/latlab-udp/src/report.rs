@@ -4,6 +4,7 @@
 
 use crate::UdpConfig;
 use crate::analysis::{self, Trace};
+use crate::playout::{self, PlayoutLog};
 use crate::probe::ProbeCounts;
 use latlab_core::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
 use latlab_core::stats::{self, delay};
@@ -37,7 +38,7 @@ fn summary(rec: &mut RunRecord, name: &str, description: &str, mut values: Vec<i
 }
 
 /// Fill `rec` from `t`.
-pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
+pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts, log: Option<&PlayoutLog>) {
     let n = t.sent();
     let received = (0..n).filter(|&k| t.received(k)).count();
     let got = |k: &usize| t.received(*k);
@@ -165,7 +166,101 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts) {
         });
     }
 
+    match log {
+        Some(log) => live_playout(rec, cfg, log, &pdv_sorted),
+        None => rec.config("playout", "not measured: the receiver is a remote reflector"),
+    }
     paper_rows(rec, cfg, &b, &pdv_sorted);
+}
+
+/// The receiver's live playout beside what playing on arrival gave the same packets, and
+/// beside the offline curve at the same delay.
+fn live_playout(rec: &mut RunRecord, cfg: &UdpConfig, log: &PlayoutLog, pdv_sorted: &[i64]) {
+    rec.config("playout", cfg.playout.name());
+    let (jitter, latency, late) = playout::figures(log);
+    let n = log.packets.len();
+    // The delay each played packet waited above the fastest packet's transit, in the offline
+    // curve's terms.
+    let fastest = log.packets.iter().map(|p| p.arrival - p.sent).min().unwrap_or(0);
+    let buffered: Vec<i64> = log.packets.iter().filter_map(|p| p.play.map(|t| t - p.sent - fastest)).collect();
+    let on_arrival = playout::arrival_jitter(log);
+    let arrival_latency: Vec<i64> = log.packets.iter().map(|p| p.arrival - p.sent).collect();
+    let j = summary(
+        rec,
+        "playout.jitter",
+        "playout interval error: consecutive played packets' playout gap against their send gap, absolute (the receiver's live player)",
+        jitter,
+    );
+    let l = summary(
+        rec,
+        "playout.latency",
+        "send to playout, same clock (loopback): the latency the listener hears",
+        latency,
+    );
+    let aj = summary(
+        rec,
+        "arrival.jitter",
+        "the same packets' arrival gap against their send gap, absolute (what playing on arrival gives)",
+        on_arrival,
+    );
+    let mut al = arrival_latency;
+    al.sort_unstable();
+    let mut bd = buffered;
+    bd.sort_unstable();
+    rec.metric("playout.late.count", late as u64, "count");
+    rec.metric("playout.late_ratio", if n == 0 { 0.0 } else { late as f64 / n as f64 }, "ratio");
+    rec.metric("playout.delay.final", log.final_delay, "ns");
+    rec.metric("playout.delay.max", log.max_delay, "ns");
+    rec.metric("playout.overflowed", log.overflowed, "count");
+    let p = |v: &[i64], q: f64| stats::percentile_sorted(v, q).map(|x| fmt_ns(x as f64)).unwrap_or_else(|| "-".into());
+    let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+    let mut rows = vec![
+        vec![
+            "on arrival (the same packets, as they arrived)".into(),
+            p(&aj, 50.0).into(),
+            p(&aj, 99.0).into(),
+            p(&al, 50.0).into(),
+            p(&al, 99.0).into(),
+            pct(0.0).into(),
+        ],
+        vec![
+            format!("live playout ({})", cfg.playout.name()).into(),
+            p(&j, 50.0).into(),
+            p(&j, 99.0).into(),
+            p(&l, 50.0).into(),
+            p(&l, 99.0).into(),
+            pct(if n == 0 { 0.0 } else { late as f64 / n as f64 }).into(),
+        ],
+    ];
+    // The offline curve at the live player's median buffer delay: what a fixed delay of the
+    // same size would have lost, from the reflector's kernel timestamps.
+    if let Some(d) = stats::percentile_sorted(&bd, 50.0) {
+        let off = analysis::dejitter_curve(pdv_sorted, &[d]);
+        rec.metric("playout.offline_late_ratio_at_live_delay", off[0].1, "ratio");
+        rows.push(vec![
+            format!("offline curve, a fixed delay of {} (the live median)", fmt_ns(d as f64)).into(),
+            "0 (by construction)".into(),
+            "0 (by construction)".into(),
+            "-".into(),
+            "-".into(),
+            pct(off[0].1).into(),
+        ]);
+    }
+    let c = Column::new;
+    rec.tables.push(Table {
+        name: "udp.playout".into(),
+        title: "Seed 002's fix, live: the receiver plays packets by sender timestamp after an adaptive delay (grown at once on a late packet, shrunk slowly), against playing them on arrival; interval error is the playout gap against the send gap".into(),
+        columns: vec![
+            c("player", ""),
+            c("interval error p50", ""),
+            c("interval error p99", ""),
+            c("latency p50", ""),
+            c("latency p99", ""),
+            c("late, not played", ""),
+        ],
+        rows,
+        plot: None,
+    });
 }
 
 fn paper_rows(rec: &mut RunRecord, cfg: &UdpConfig, b: &analysis::BurstReport, pdv_sorted: &[i64]) {

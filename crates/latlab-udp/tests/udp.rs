@@ -19,6 +19,7 @@ fn clean_loopback_has_no_bursts() {
         size: 64,
         key: None,
         wait_ns: 500_000_000,
+        playout: latlab_udp::playout::PlayoutMode::Arrival,
     };
     let r = latlab_udp::run(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
     assert_eq!(metric(&r, "packets.sent"), 1000.0);
@@ -35,9 +36,17 @@ fn clean_loopback_has_no_bursts() {
         "jitter.rfc3550",
         "burst.coalesced_ratio",
         "dejitter.delay_for_1pct_late",
+        "playout.jitter.p50",
+        "playout.latency.p50",
+        "arrival.jitter.p50",
+        "playout.late_ratio",
     ] {
         assert!(r.get_metric(name).is_some(), "{name}");
     }
+    // Played on arrival: every packet the reflector took was played, none late.
+    assert_eq!(r.config["playout"], "arrival");
+    assert_eq!(metric(&r, "playout.late.count"), 0.0);
+    assert_eq!(metric(&r, "playout.latency.count"), metric(&r, "reflector.received"));
     assert!(metric(&r, "rtt.p50") <= metric(&r, "rtt.p99"));
     assert_eq!(metric(&r, "packets.received") + metric(&r, "loss.count"), 1000.0);
     assert!(r.paper.iter().any(|p| p.seed == "002"));
@@ -57,6 +66,15 @@ fn the_study_pattern_through_the_relay_is_detected_with_its_period() {
     assert_eq!(metric(&r, "loss.count"), 0.0, "the relay holds, it does not drop");
     // Holding costs latency: playing out smoothly needs about a release period of delay.
     assert!(metric(&r, "dejitter.delay_for_1pct_late") > 1e9);
+    // The live playout (adaptive by default) learned the hold: its delay grew to about a
+    // release period (the relay's configured 1.23 s less the fastest packet's 0.1 s, plus the
+    // margin), and the table sets it beside playing on arrival and the offline curve.
+    assert_eq!(r.config["playout"], "adaptive");
+    let d = metric(&r, "playout.delay.max");
+    assert!(d > 1.0e9 && d < 1.5e9, "delay {d} ns");
+    assert!(metric(&r, "playout.late.count") >= 1.0, "the first hold is learned by a late packet");
+    let t = r.tables.iter().find(|t| t.name == "udp.playout").unwrap();
+    assert_eq!(t.rows.len(), 3);
 }
 
 #[test]

@@ -99,6 +99,11 @@ impl Headline {
         Headline { series: series.into(), label: label.into(), better: Better::Lower, per_run_metric: false }
     }
 
+    /// A metric, one value per run, where lower is better.
+    pub fn lower_metric(metric: &str, label: &str) -> Self {
+        Headline { series: metric.into(), label: label.into(), better: Better::Lower, per_run_metric: true }
+    }
+
     /// A metric, one value per run, where higher is better.
     pub fn higher_metric(metric: &str, label: &str) -> Self {
         Headline { series: metric.into(), label: label.into(), better: Better::Higher, per_run_metric: true }
@@ -225,9 +230,13 @@ pub struct RemedyInfo {
     pub changes: String,
 }
 
+/// Per-run metrics are judged as integers in thousandths of their unit, so that a ratio (a
+/// share of frames dropped, say) keeps its decimals; the verdict's figures are scaled back.
+pub const PER_RUN_SCALE: f64 = 1000.0;
+
 /// The samples of one headline in each run of an arm, in round order, with the unit (None
 /// when no run of the arm has it; a run without it gives an empty round). A per-run metric
-/// gives each run one sample, its value (rounded to an integer of its unit).
+/// gives each run one sample, its value in thousandths of its unit ([`PER_RUN_SCALE`]).
 pub fn per_run(runs: &[RunRecord], h: &Headline) -> Option<(String, Vec<Vec<i64>>)> {
     if h.per_run_metric {
         let unit = runs.iter().find_map(|r| r.get_metric(&h.series)).map(|m| m.unit.clone())?;
@@ -237,7 +246,7 @@ pub fn per_run(runs: &[RunRecord], h: &Headline) -> Option<(String, Vec<Vec<i64>
                 r.get_metric(&h.series)
                     .map(|m| m.value.as_f64())
                     .filter(|v| v.is_finite())
-                    .map(|v| vec![v.round() as i64])
+                    .map(|v| vec![(v * PER_RUN_SCALE).round() as i64])
                     .unwrap_or_default()
             })
             .collect();
@@ -284,9 +293,19 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
                 continue;
             }
         };
-        let Some(e) = judge(h, &unit, &va, &vb) else {
+        let Some(mut e) = judge(h, &unit, &va, &vb) else {
             rec.warn(format!("{}: no round has samples in both arms, not judged", h.series));
             continue;
+        };
+        let series_unit = if h.per_run_metric {
+            for p in [&mut e.p50, &mut e.p99] {
+                for v in [&mut p.a, &mut p.b, &mut p.diff, &mut p.lo, &mut p.hi] {
+                    *v /= PER_RUN_SCALE;
+                }
+            }
+            format!("1/{PER_RUN_SCALE} {unit}")
+        } else {
+            unit.clone()
         };
         if e.rounds < 2 {
             rec.warn(format!(
@@ -305,13 +324,19 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         for (arm, v) in [("baseline", va.concat()), ("remedy", vb.concat())] {
             rec.series.push(Series {
                 name: format!("{}.{arm}", h.series),
-                unit: unit.clone(),
+                unit: series_unit.clone(),
                 description: format!("{} — {arm}, every round pooled", h.label),
                 values: v,
             });
         }
-        let f = |v: f64| serde_json::Value::from((v * 100.0).round() / 100.0);
-        let ns = |v: f64| if unit == "ns" { f(v / 1000.0) } else { f(v) };
+        // Two decimals, four below 1 (a share of packets late keeps its figure).
+        let f = |v: f64| {
+            let k = if v.abs() < 1.0 { 10_000.0 } else { 100.0 };
+            serde_json::Value::from((v * k).round() / k)
+        };
+        // Latency samples in ns are shown in µs; a per-run metric keeps its own unit.
+        let in_us = unit == "ns" && !h.per_run_metric;
+        let ns = |v: f64| if in_us { f(v / 1000.0) } else { f(v) };
         let ci = |p: PercentileEffect| {
             if p.lo.is_finite() {
                 format!("{} [{}, {}]", ns(p.diff), ns(p.lo), ns(p.hi))
@@ -321,7 +346,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
         };
         rows.push(vec![
             h.label.clone().into(),
-            (if unit == "ns" { "µs" } else { unit.as_str() }).into(),
+            (if in_us { "µs" } else { unit.as_str() }).into(),
             e.n.0.into(),
             e.n.1.into(),
             e.rounds.into(),

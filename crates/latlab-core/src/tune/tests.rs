@@ -150,10 +150,27 @@ fn a_per_run_metric_is_one_sample_a_run_and_higher_can_be_better() {
     let b: Vec<RunRecord> = [20_000.0, 20_800.0, 19_900.0].into_iter().map(run).collect();
     let h = Headline::higher_metric("sweep.mf_l1_hz", "MF, level 1");
     let (unit, va) = per_run(&a, &h).unwrap();
-    assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000], vec![10_400], vec![9_800]]));
+    assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000_000], vec![10_400_000], vec![9_800_000]]));
     let r = ab_record(&info, &a, &b, std::slice::from_ref(&h));
     assert_eq!(r.config["verdict"], "helps", "a doubled MF is better");
-    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().values, vec![20_000, 20_800, 19_900]);
+    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().values, vec![20_000_000, 20_800_000, 19_900_000]);
+    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().unit, "1/1000 Hz");
+    // The verdict's figures are in the metric's own unit.
+    let d = r.get_metric("tune.sweep.mf_l1_hz.p50_diff").unwrap();
+    assert!((d.value.as_f64() - 10_166.67).abs() < 0.01 && d.unit == "Hz", "{d:?}");
+    // A ratio keeps its decimals, and lower can be better: a dropped share from 0.30 to 0.10.
+    let drop = |x: f64| {
+        let mut r = RunRecord::begin("display");
+        r.metric("pipeline.dropped_fraction", x, "ratio");
+        r.finish(RunStatus::Complete);
+        r
+    };
+    let da: Vec<RunRecord> = [0.30, 0.31, 0.29].into_iter().map(drop).collect();
+    let db: Vec<RunRecord> = [0.10, 0.12, 0.09].into_iter().map(drop).collect();
+    let r = ab_record(&info, &da, &db, &[Headline::lower_metric("pipeline.dropped_fraction", "dropped")]);
+    assert_eq!(r.config["verdict"], "helps");
+    let d = r.get_metric("tune.pipeline.dropped_fraction.p50_diff").unwrap().value.as_f64();
+    assert!((d + 0.19667).abs() < 1e-4, "{d}");
     // In one arm only: warned, not judged.
     let r = ab_record(&info, &a, &[RunRecord::begin("rt")], &[h]);
     assert!(r.warnings.iter().any(|w| w.contains("one arm")), "{:?}", r.warnings);

@@ -26,7 +26,7 @@ mod hello;
 mod server;
 mod typist;
 
-pub use client::{ClientReport, ClientTimes, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
+pub use client::{ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
 pub use echo::KeyTimes;
 pub use hello::{hello_line, parse_hello};
 pub use server::{ServerReport, serve, serve_connection};
@@ -296,6 +296,62 @@ mod tests {
     }
 
     #[test]
+    fn every_cure_ends_equal_at_every_frame_and_copies_less_where_it_should() {
+        let rc4 = Crypto::On(latlab_rdp::security::Protection::Rc4Mac { salted: false });
+        let cures = [
+            Cures::default(),
+            Cures { direct: true, ..Cures::default() },
+            Cures { skip_mac: true, ..Cures::default() },
+            Cures { decode_thread: true, ..Cures::default() },
+            Cures { direct: true, skip_mac: true, ..Cures::default() },
+            Cures { decode_thread: true, skip_mac: true, ..Cures::default() },
+        ];
+        for (w, crypto) in
+            [(WorkloadKind::Slideshow, rc4), (WorkloadKind::Scroll, Crypto::ALL[3]), (WorkloadKind::Menu, Crypto::None)]
+        {
+            let mut cfg = small(w.clone());
+            cfg.crypto = crypto;
+            let mut copied = Vec::new();
+            for cure in cures {
+                let vc = ViewConfig { cures: cure, ..ViewConfig::default() };
+                if cure.validate(crypto).is_err() {
+                    continue;
+                }
+                for speed in [1.0, 0.3] {
+                    let (s, c) = pair(&cfg, Pace::RealTime, &ViewConfig { speed, ..vc })
+                        .unwrap_or_else(|e| panic!("{} {} {}: {e}", w.name(), crypto.name(), cure.describe()));
+                    assert_eq!(c.frames_checked, s.sent, "{} {}", w.name(), cure.describe());
+                    assert_eq!(c.screen_hash, s.screen_hash);
+                    assert_eq!(c.pdus, s.display_pdus);
+                    let t = c.times;
+                    assert!(t.stages().iter().map(|x| x.1).sum::<u64>() <= t.total_ns + 1, "{t:?}");
+                }
+                // Flat out the stream is the same every time: the bytes copied can be compared.
+                let (s, c) = pair(&cfg, Pace::FlatOut, &vc).unwrap();
+                assert_eq!(c.screen_hash, s.screen_hash);
+                copied.push((cure, c.times.bytes_copied, s.display_bytes));
+            }
+            // Direct reads copy nothing from the receive buffer: exactly the PDUs' bytes fewer
+            // than the seed's client (the decoder's own copies are the same).
+            let seed = copied[0].1;
+            for (cure, n, pdu_bytes) in &copied {
+                if cure.direct {
+                    assert_eq!(seed - n, *pdu_bytes, "{} {}", w.name(), cure.describe());
+                }
+            }
+        }
+        // Refused combinations, with their reasons.
+        let both = Cures { direct: true, decode_thread: true, ..Cures::default() };
+        assert!(both.validate(rc4).unwrap_err().contains("do not combine"));
+        let mac = Cures { skip_mac: true, ..Cures::default() };
+        assert!(mac.validate(Crypto::ALL[3]).unwrap_err().contains("RC4"));
+        assert!(mac.validate(Crypto::None).is_err());
+        let cfg = small(WorkloadKind::Cursor);
+        let e = pair(&cfg, Pace::FlatOut, &ViewConfig { cures: mac, ..ViewConfig::default() }).unwrap_err();
+        assert!(e.to_string().contains("skip-mac"), "{e}");
+    }
+
+    #[test]
     fn bad_settings_and_refusals_are_clear_errors() {
         let cfg = small(WorkloadKind::Cursor);
         for vc in [
@@ -343,6 +399,24 @@ mod tests {
             });
             let e = view(&addr.to_string(), &small(WorkloadKind::Cursor), Pace::FlatOut, &ViewConfig::default());
             assert!(e.is_err());
+            server.join().unwrap();
+        }
+        // The same on the two-thread client: an error from either thread, no panic, no hang.
+        for junk in
+            [&[0u8, 0x80, 2, 9, 9][..], &[0, 3, 1, 2], &[3, 0, 0, 6, b'Z', 0], &[0x80, 0x85, 0x00, 1, 2, 3, 4, 5]]
+        {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let junk = junk.to_vec();
+            let server = std::thread::spawn(move || {
+                let (mut s, _) = listener.accept().unwrap();
+                let mut line = String::new();
+                BufReader::new(s.try_clone().unwrap()).read_line(&mut line).unwrap();
+                s.write_all(b"OK\n").unwrap();
+                s.write_all(&junk).unwrap();
+            });
+            let vc = ViewConfig { cures: Cures { decode_thread: true, ..Cures::default() }, ..ViewConfig::default() };
+            assert!(view(&addr.to_string(), &small(WorkloadKind::Cursor), Pace::FlatOut, &vc).is_err());
             server.join().unwrap();
         }
     }

@@ -65,6 +65,57 @@ pub struct DisplayPipeline {
     /// Seconds of the main slide-show run.
     #[arg(long)]
     pub seconds: Option<u64>,
+    /// Only the main slide-show run (no workloads, sweeps or paper rows): what `latlab tune`
+    /// measures seed 000's cures with.
+    #[arg(long)]
+    pub main_only: bool,
+    /// Bitmap updates instead of orders in every run (seed 000's NPPerfTune).
+    #[arg(long)]
+    pub bitmaps: bool,
+    /// The client's settings and seed 000's cures, for every run.
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+/// The display client's receive settings, speed and seed 000's cures.
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// Receive buffer, bytes (seed 000: 64 KB default, try up to 1 MB).
+    #[arg(long, default_value_t = latlab_display::defaults::RCVBUF)]
+    pub rcvbuf: usize,
+    /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
+    #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
+    pub threshold: usize,
+    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
+    #[arg(long, default_value_t = latlab_display::net::ViewConfig::default().speed)]
+    pub speed: f64,
+    /// Cure: decrypt and decompress each PDU where it lies in the receive buffer (no copy
+    /// into a data buffer).
+    #[arg(long)]
+    pub direct: bool,
+    /// Cure: skip RC4's MAC check (seed 000's DisableMACCheck; RC4 ciphers only).
+    #[arg(long)]
+    pub skip_mac: bool,
+    /// Cure: decode on a second thread, so receiving and decoding overlap.
+    #[arg(long)]
+    pub decode_thread: bool,
+}
+
+impl ClientArgs {
+    /// The client configuration these arguments ask for.
+    pub fn view_config(&self) -> latlab_display::net::ViewConfig {
+        latlab_display::net::ViewConfig {
+            rcvbuf: self.rcvbuf,
+            threshold: self.threshold,
+            speed: self.speed,
+            cures: latlab_display::net::Cures {
+                direct: self.direct,
+                skip_mac: self.skip_mac,
+                decode_thread: self.decode_thread,
+            },
+            ..Default::default()
+        }
+    }
 }
 
 /// `latlab display latency`.
@@ -176,15 +227,9 @@ pub struct DisplayView {
     /// Bitmap updates instead of orders and the bitmap cache.
     #[arg(long)]
     pub bitmaps: bool,
-    /// Receive buffer, bytes (seed 000: 64 KB default, try up to 1 MB).
-    #[arg(long, default_value_t = latlab_display::defaults::RCVBUF)]
-    pub rcvbuf: usize,
-    /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
-    #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
-    pub threshold: usize,
-    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
-    #[arg(long, default_value_t = latlab_display::net::ViewConfig::default().speed)]
-    pub speed: f64,
+    /// The client's settings and seed 000's cures.
+    #[command(flatten)]
+    pub client: ClientArgs,
     /// Frames back to back instead of on real time (the throughput limit).
     #[arg(long)]
     pub flat_out: bool,

@@ -28,6 +28,10 @@ pub struct UdpArgs {
     /// Relay: drop this fraction of packets (0–1).
     #[arg(long)]
     pub relay_loss: Option<f64>,
+    /// How the receiver plays packets out, measured live: by sender timestamp after an
+    /// adaptive delay (seed 002's fix), or as each arrives.
+    #[arg(long, value_parser = super::choice::<latlab_udp::playout::PlayoutMode>(), default_value = latlab_udp::defaults::PLAYOUT.name())]
+    pub playout: latlab_udp::playout::PlayoutMode,
 }
 
 /// Options of a sending run (`latlab udp` and `latlab udp probe`).

@@ -9,7 +9,7 @@ use latlab_display::experiment::{
     DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline, DisplayView, ViewRun,
 };
 use latlab_display::latency::LatencyConfig;
-use latlab_display::net::{self, Pace, ViewConfig};
+use latlab_display::net::{self, Pace};
 use latlab_display::ops::OpsConfig;
 use latlab_display::pipeline::PipelineConfig;
 use latlab_display::session::SessionConfig;
@@ -44,10 +44,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             };
             measure::<DisplayOps>(db, cfg)
         }
-        DisplayCommand::Pipeline(p) => {
-            let base = if p.short { PipelineConfig::short() } else { PipelineConfig::default() };
-            measure::<DisplayPipeline>(db, PipelineConfig { seconds: p.seconds.unwrap_or(base.seconds), ..base })
-        }
+        DisplayCommand::Pipeline(p) => measure::<DisplayPipeline>(db, pipeline_config(p)),
         DisplayCommand::Latency(l) => measure::<DisplayLatency>(db, latency_config(l)),
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
@@ -78,10 +75,22 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             (session.codec, session.crypto) = (v.codec, v.crypto);
             session.check_every_frame = v.check_frames;
             session.timed = true;
-            let view = ViewConfig { rcvbuf: v.rcvbuf, threshold: v.threshold, speed: v.speed, ..ViewConfig::default() };
+            let view = v.client.view_config();
             let pace = if v.flat_out { Pace::FlatOut } else { Pace::RealTime };
             measure::<DisplayView>(db, ViewRun { session, view, pace, host: v.host })
         }
+    }
+}
+
+/// The configuration `latlab display pipeline` runs with these arguments.
+pub fn pipeline_config(p: crate::cli::DisplayPipeline) -> PipelineConfig {
+    let base = if p.short { PipelineConfig::short() } else { PipelineConfig::default() };
+    PipelineConfig {
+        seconds: p.seconds.unwrap_or(base.seconds),
+        main_only: p.main_only,
+        orders: !p.bitmaps,
+        view: p.client.view_config(),
+        ..base
     }
 }
 

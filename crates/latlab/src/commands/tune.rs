@@ -9,9 +9,10 @@ use anyhow::Context;
 use latlab_core::experiment::{Experiment, RunContext};
 use latlab_core::progress::Progress;
 use latlab_core::record::RunRecord;
-use latlab_display::experiment::DisplayLatency;
+use latlab_display::experiment::{DisplayLatency, DisplayPipeline};
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::StallPressure;
+use latlab_udp::experiment::Udp;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
@@ -44,6 +45,16 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
                 ab::<DisplayLatency>(db, &info.name, super::display::latency_config(l), &arms, a.rounds)?
             }
             _ => anyhow::bail!("{} is measured with `latlab display latency`", info.name),
+        },
+        (Plan::Udp(arms), Command::Udp(u)) => match u.command {
+            None => ab::<Udp>(db, &info.name, super::udp::loopback_config(&u), &arms, a.rounds)?,
+            Some(_) => anyhow::bail!("{} is measured with a loopback `latlab udp` run", info.name),
+        },
+        (Plan::DisplayPipeline(arms), Command::Display(d)) => match d.command {
+            DisplayCommand::Pipeline(p) => {
+                ab::<DisplayPipeline>(db, &info.name, super::display::pipeline_config(p), &arms, a.rounds)?
+            }
+            _ => anyhow::bail!("{} is measured with `latlab display pipeline`", info.name),
         },
         (Plan::StallPressure(arms), Command::Stall(s)) => match s.command {
             Some(StallCommand::Pressure(p)) => {

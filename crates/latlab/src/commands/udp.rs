@@ -37,7 +37,28 @@ fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
         size: send.size,
         key: send.key.as_ref().map(|k| k.as_bytes().to_vec()),
         wait_ns: send.wait,
+        playout: latlab_udp::defaults::PLAYOUT,
     }
+}
+
+/// The configuration a loopback `latlab udp` runs with these arguments.
+pub fn loopback_config(a: &UdpArgs) -> UdpConfig {
+    let relay = if a.relay_hold_every.is_some()
+        || a.relay_delay.is_some()
+        || a.relay_jitter.is_some()
+        || a.relay_loss.is_some()
+    {
+        Some(Impairment {
+            delay_ns: a.relay_delay.unwrap_or(0),
+            jitter_ns: a.relay_jitter.unwrap_or(0),
+            loss: a.relay_loss.unwrap_or(0.0),
+            hold_every_ns: a.relay_hold_every,
+            ..Impairment::default()
+        })
+    } else {
+        None
+    };
+    UdpConfig { playout: a.playout, ..config(&a.send, Mode::Loopback { ipv6: a.ipv6, relay }) }
 }
 
 fn wait_for_ctrl_c() -> anyhow::Result<()> {
@@ -50,24 +71,7 @@ fn wait_for_ctrl_c() -> anyhow::Result<()> {
 
 pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
     match a.command {
-        None => {
-            let relay = if a.relay_hold_every.is_some()
-                || a.relay_delay.is_some()
-                || a.relay_jitter.is_some()
-                || a.relay_loss.is_some()
-            {
-                Some(Impairment {
-                    delay_ns: a.relay_delay.unwrap_or(0),
-                    jitter_ns: a.relay_jitter.unwrap_or(0),
-                    loss: a.relay_loss.unwrap_or(0.0),
-                    hold_every_ns: a.relay_hold_every,
-                    ..Impairment::default()
-                })
-            } else {
-                None
-            };
-            measure::<Udp>(db, config(&a.send, Mode::Loopback { ipv6: a.ipv6, relay }))
-        }
+        None => measure::<Udp>(db, loopback_config(&a)),
         Some(UdpCommand::Probe(p)) => {
             let target = resolve(&p.host)?;
             measure::<Udp>(db, config(&p.send, Mode::Probe { target }))

@@ -683,6 +683,7 @@ pub fn view_record(
     rec.config("rcvbuf", vc.rcvbuf);
     rec.config("threshold", vc.threshold);
     rec.config("client_speed", vc.speed);
+    rec.config("cures", vc.cures.describe());
     rec.config("pace", if pace == Pace::RealTime { "real time" } else { "flat out" });
     let secs = client.wall_ns.max(1) as f64 / 1e9;
     let t = client.times;

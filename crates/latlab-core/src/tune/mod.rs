@@ -230,13 +230,13 @@ pub struct RemedyInfo {
     pub changes: String,
 }
 
-/// Per-run metrics are judged as integers in thousandths of their unit, so that a ratio (a
-/// share of frames dropped, say) keeps its decimals; the verdict's figures are scaled back.
-pub const PER_RUN_SCALE: f64 = 1000.0;
+/// Per-run metrics are judged as integers in millionths of their unit, so that a ratio (a
+/// share of packets late, say, 0.07 %) keeps its figures; the verdict's are scaled back.
+pub const PER_RUN_SCALE: f64 = 1e6;
 
 /// The samples of one headline in each run of an arm, in round order, with the unit (None
 /// when no run of the arm has it; a run without it gives an empty round). A per-run metric
-/// gives each run one sample, its value in thousandths of its unit ([`PER_RUN_SCALE`]).
+/// gives each run one sample, its value in millionths of its unit ([`PER_RUN_SCALE`]).
 pub fn per_run(runs: &[RunRecord], h: &Headline) -> Option<(String, Vec<Vec<i64>>)> {
     if h.per_run_metric {
         let unit = runs.iter().find_map(|r| r.get_metric(&h.series)).map(|m| m.unit.clone())?;
@@ -303,7 +303,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
                     *v /= PER_RUN_SCALE;
                 }
             }
-            format!("1/{PER_RUN_SCALE} {unit}")
+            format!("1e-6 {unit}")
         } else {
             unit.clone()
         };

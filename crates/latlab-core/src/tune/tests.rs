@@ -150,11 +150,14 @@ fn a_per_run_metric_is_one_sample_a_run_and_higher_can_be_better() {
     let b: Vec<RunRecord> = [20_000.0, 20_800.0, 19_900.0].into_iter().map(run).collect();
     let h = Headline::higher_metric("sweep.mf_l1_hz", "MF, level 1");
     let (unit, va) = per_run(&a, &h).unwrap();
-    assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000_000], vec![10_400_000], vec![9_800_000]]));
+    assert_eq!((unit.as_str(), va), ("Hz", vec![vec![10_000_000_000], vec![10_400_000_000], vec![9_800_000_000]]));
     let r = ab_record(&info, &a, &b, std::slice::from_ref(&h));
     assert_eq!(r.config["verdict"], "helps", "a doubled MF is better");
-    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().values, vec![20_000_000, 20_800_000, 19_900_000]);
-    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().unit, "1/1000 Hz");
+    assert_eq!(
+        r.get_series("sweep.mf_l1_hz.remedy").unwrap().values,
+        vec![20_000_000_000, 20_800_000_000, 19_900_000_000]
+    );
+    assert_eq!(r.get_series("sweep.mf_l1_hz.remedy").unwrap().unit, "1e-6 Hz");
     // The verdict's figures are in the metric's own unit.
     let d = r.get_metric("tune.sweep.mf_l1_hz.p50_diff").unwrap();
     assert!((d.value.as_f64() - 10_166.67).abs() < 0.01 && d.unit == "Hz", "{d:?}");

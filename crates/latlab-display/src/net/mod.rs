@@ -384,40 +384,26 @@ mod tests {
 
     #[test]
     fn a_hostile_server_stream_is_an_error_not_a_panic() {
-        for junk in
-            [&[0u8, 0x80, 2, 9, 9][..], &[0, 3, 1, 2], &[3, 0, 0, 6, b'Z', 0], &[0x80, 0x85, 0x00, 1, 2, 3, 4, 5]]
-        {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            let addr = listener.local_addr().unwrap();
-            let junk = junk.to_vec();
-            let server = std::thread::spawn(move || {
-                let (mut s, _) = listener.accept().unwrap();
-                let mut line = String::new();
-                BufReader::new(s.try_clone().unwrap()).read_line(&mut line).unwrap();
-                s.write_all(b"OK\n").unwrap();
-                s.write_all(&junk).unwrap();
-            });
-            let e = view(&addr.to_string(), &small(WorkloadKind::Cursor), Pace::FlatOut, &ViewConfig::default());
-            assert!(e.is_err());
-            server.join().unwrap();
-        }
-        // The same on the two-thread client: an error from either thread, no panic, no hang.
-        for junk in
-            [&[0u8, 0x80, 2, 9, 9][..], &[0, 3, 1, 2], &[3, 0, 0, 6, b'Z', 0], &[0x80, 0x85, 0x00, 1, 2, 3, 4, 5]]
-        {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            let addr = listener.local_addr().unwrap();
-            let junk = junk.to_vec();
-            let server = std::thread::spawn(move || {
-                let (mut s, _) = listener.accept().unwrap();
-                let mut line = String::new();
-                BufReader::new(s.try_clone().unwrap()).read_line(&mut line).unwrap();
-                s.write_all(b"OK\n").unwrap();
-                s.write_all(&junk).unwrap();
-            });
-            let vc = ViewConfig { cures: Cures { decode_thread: true, ..Cures::default() }, ..ViewConfig::default() };
-            assert!(view(&addr.to_string(), &small(WorkloadKind::Cursor), Pace::FlatOut, &vc).is_err());
-            server.join().unwrap();
+        // On the one-thread client and on the two-thread one (an error from either thread,
+        // no panic, no hang).
+        let threaded = ViewConfig { cures: Cures { decode_thread: true, ..Cures::default() }, ..ViewConfig::default() };
+        for vc in [ViewConfig::default(), threaded] {
+            for junk in
+                [&[0u8, 0x80, 2, 9, 9][..], &[0, 3, 1, 2], &[3, 0, 0, 6, b'Z', 0], &[0x80, 0x85, 0x00, 1, 2, 3, 4, 5]]
+            {
+                let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+                let addr = listener.local_addr().unwrap();
+                let junk = junk.to_vec();
+                let server = std::thread::spawn(move || {
+                    let (mut s, _) = listener.accept().unwrap();
+                    let mut line = String::new();
+                    BufReader::new(s.try_clone().unwrap()).read_line(&mut line).unwrap();
+                    s.write_all(b"OK\n").unwrap();
+                    s.write_all(&junk).unwrap();
+                });
+                assert!(view(&addr.to_string(), &small(WorkloadKind::Cursor), Pace::FlatOut, &vc).is_err());
+                server.join().unwrap();
+            }
         }
     }
 }

@@ -39,3 +39,22 @@ pub const SUITE_FIXTURE: FixtureSpec =
 pub const IO_TOP: usize = 30;
 /// Where `startup record` writes the plan: the current directory, named for what it is.
 pub const PLAN_FILE: &str = "latlab-plan.json";
+/// Longest a boot service may take from its start to its readiness: 60 s (a real service
+/// that takes longer is broken or waiting for something the file does not say), unless its
+/// `timeout_ms` says otherwise.
+pub const BOOT_READY_TIMEOUT_MS: u64 = 60_000;
+/// After a boot, services still running get SIGTERM and this long before SIGKILL: 1 s.
+pub const BOOT_STOP_GRACE_MS: u64 = 1_000;
+/// How often the boot runner checks for readiness: every 200 µs, so a service's ready time
+/// is known to well under a millisecond while the checks cost little CPU.
+pub const BOOT_POLL_US: u64 = 200;
+/// Rounds of `boot measure` (each a cold, a warm and a prefetched boot): 5, a median with a
+/// spread in well under a minute for the built-in boot.
+pub const BOOT_RUNS: usize = 5;
+/// Rounds in the suite: 3.
+pub const SUITE_BOOT_RUNS: usize = 3;
+/// Each built-in boot service's data: 32 files of 256 KiB, a 16 KiB header and a 32 KiB
+/// section read from each, parsed twice: four services read 6 MiB in all, so a cold boot
+/// on a disk takes tenths of a second, not minutes.
+pub const BOOT_FIXTURE: FixtureSpec =
+    FixtureSpec { files: 32, file_kib: 256, header_kib: 16, section_kib: 32, passes: 2 };

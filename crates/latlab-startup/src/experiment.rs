@@ -445,6 +445,65 @@ impl Experiment for Boot {
     }
 }
 
+/// `latlab boot measure`: a boot run for real, cold, warm and cold + prefetch.
+pub struct BootMeasure;
+
+impl Default for crate::bootmeasure::BootMeasureConfig {
+    /// The built-in boot with the default rounds and threads.
+    fn default() -> Self {
+        let b = BuiltinRun::default();
+        crate::bootmeasure::BootMeasureConfig {
+            source: crate::bootmeasure::BootSource::Builtin { app: b.app, parent: b.parent, spec: d::BOOT_FIXTURE },
+            runs: d::BOOT_RUNS,
+            threads: d::prefetch_threads(),
+        }
+    }
+}
+
+impl From<crate::bootmeasure::BootMeasureError> for ExperimentError {
+    fn from(e: crate::bootmeasure::BootMeasureError) -> Self {
+        use crate::bootmeasure::BootMeasureError as E;
+        match e {
+            e @ E::File { .. } => ExperimentError::Config(e.to_string()),
+            e => ExperimentError::failed(e),
+        }
+    }
+}
+
+impl Experiment for BootMeasure {
+    type Config = crate::bootmeasure::BootMeasureConfig;
+    const NAME: &'static str = "boot";
+    const MODE: &'static str = "measure";
+    const ABOUT: &'static str = "a boot run for real (seed 004): services in dependency order, cold, warm and cold + boot-plan prefetch; time to target, each service's start and ready, the critical path";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("boot.cold.target.p50", "cold boot to target"),
+        ("boot.warm.target.p50", "warm boot to target"),
+        ("boot.prefetch.target.p50", "cold + prefetch boot to target"),
+        ("boot.prefetch.speedup", "prefetch speedup over cold"),
+    ];
+    fn suite_configs(_: bool) -> Vec<Self::Config> {
+        vec![crate::bootmeasure::BootMeasureConfig { runs: d::SUITE_BOOT_RUNS, ..Default::default() }]
+    }
+    fn validate(cfg: &Self::Config) -> Result<(), String> {
+        check_counts(cfg.runs, cfg.threads)
+    }
+    fn steps(cfg: &Self::Config) -> u64 {
+        crate::bootmeasure::steps(cfg.runs)
+    }
+    fn announce(cfg: &Self::Config) -> String {
+        let what = match &cfg.source {
+            crate::bootmeasure::BootSource::File(f) => f.display().to_string(),
+            crate::bootmeasure::BootSource::Builtin { parent, spec, .. } => {
+                format!("the built-in boot (4 services, each {} under {})", describe_fixture(spec), parent.display())
+            }
+        };
+        format!("boot measure: {what}; {} rounds of cold, warm and cold + prefetch", cfg.runs)
+    }
+    fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(crate::bootmeasure::run_boot_measure(cfg, &ctx.progress)?.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

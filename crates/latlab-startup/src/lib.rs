@@ -2,6 +2,9 @@
 //! I/O summaries, and boot-trace analysis.
 
 pub mod boot;
+pub mod bootfile;
+pub mod bootmeasure;
+pub mod bootrun;
 pub mod defaults;
 pub mod device;
 pub mod experiment;

@@ -6,7 +6,7 @@ use latlab_core::selftest::Selftest;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
-use latlab_startup::experiment::{Boot, StartupBuiltin};
+use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin};
 use latlab_udp::experiment::Udp;
 
 /// Every suite entry, in the order the suite runs them (`strict` from `--strict`).
@@ -26,6 +26,7 @@ pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<StallPressure>::entry(strict),
         Short::<StallNet>::entry(strict),
         Short::<Boot>::entry(strict),
+        Short::<BootMeasure>::entry(strict),
         Short::<StartupBuiltin>::entry(strict),
     ]
 }

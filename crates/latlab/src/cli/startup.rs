@@ -22,6 +22,20 @@ pub enum BootCommand {
         /// The trace file.
         file: std::path::PathBuf,
     },
+    /// Run a boot for real: the services of a `latlab.boot/1` file (TOML or JSON; none: the
+    /// built-in boot) in dependency order, cold (their files evicted), warm, and cold with
+    /// the boot plan prefetched; time to target, each service's start and ready times, the
+    /// critical path. Every service is stopped and reaped at the end.
+    Measure {
+        /// The boot file; none: the built-in boot (latlab's own file-heavy services).
+        file: Option<std::path::PathBuf>,
+        /// Rounds (each a cold, a warm and a prefetched boot).
+        #[arg(long, default_value_t = latlab_startup::defaults::BOOT_RUNS)]
+        runs: usize,
+        /// Prefetch threads.
+        #[arg(long, default_value_t = latlab_startup::defaults::prefetch_threads())]
+        threads: usize,
+    },
 }
 
 /// `latlab startup`.

@@ -1,0 +1,411 @@
+//! `latlab boot measure`: a boot described by a `latlab.boot/1` file (or the built-in one),
+//! run for real, in three states per round like `startup measure`'s launches:
+//! **cold** (every file the boot read evicted, file by file), **warm** (right after), and
+//! **cold + prefetch** (evicted, then the boot plan replayed on parallel threads as the boot
+//! starts). The boot plan is learned first: one boot traced with fanotify (every file any
+//! service opened, in order), then one from evicted files, whose residency gives the pages
+//! each file needs. Without fanotify (not root) only warm boots are measured, and the record
+//! says why. The record: time to target per state, each service's start and ready times (the
+//! Gantt table), and the critical path.
+
+use crate::bootfile::{BootSpec, Ready, StartType};
+use crate::bootrun::{BootError, BootTimes, critical_path, run_once};
+use crate::fixture::{Fixture, FixtureSpec};
+use crate::plan::Plan;
+use crate::record::evict_all;
+use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_core::verdict::Judgement;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What to boot.
+#[derive(Debug, Clone)]
+pub enum BootSource {
+    /// A `latlab.boot/1` file.
+    File(PathBuf),
+    /// The built-in boot: latlab's own file-heavy fixture application as services, data sets
+    /// written under `parent`.
+    Builtin {
+        /// The fixture application's command (the data directory is appended).
+        app: Vec<String>,
+        /// Where the data sets go (on a disk, not tmpfs).
+        parent: PathBuf,
+        /// Each data set's shape.
+        spec: FixtureSpec,
+    },
+}
+
+/// How to measure.
+#[derive(Debug, Clone)]
+pub struct BootMeasureConfig {
+    /// The boot.
+    pub source: BootSource,
+    /// Rounds (each: cold, warm, prefetch).
+    pub runs: usize,
+    /// Prefetch threads.
+    pub threads: usize,
+}
+
+/// The states, in round order.
+pub const STATES: [&str; 3] = ["cold", "warm", "prefetch"];
+
+/// Boots a measurement makes (for progress): the traced and the cold learning boots, then
+/// three per round.
+pub fn steps(runs: usize) -> u64 {
+    2 + 3 * runs as u64
+}
+
+/// Why a boot measurement failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BootMeasureError {
+    /// The boot file does not read.
+    #[error("{file}: {source}")]
+    File {
+        /// The file.
+        file: String,
+        /// Where and what.
+        source: crate::bootfile::BootFileError,
+    },
+    /// A boot failed.
+    #[error(transparent)]
+    Boot(#[from] BootError),
+    /// The built-in boot's data could not be written, or the file not read.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// The built-in boot: four services on the fixture application, with the shapes boots have
+/// (two roots in parallel, the user's session after both, an indexer delayed until after the
+/// session, and a disabled updater).
+fn builtin_spec(app: &[String], dirs: &[&Fixture]) -> String {
+    let cmd = |d: &Fixture| {
+        let mut c: Vec<String> = app.to_vec();
+        c.push(d.dir.display().to_string());
+        serde_json::to_string(&c).unwrap_or_default()
+    };
+    format!(
+        r#"format = "latlab.boot/1"
+target = "session"
+
+[[service]]
+name = "storage"
+command = {}
+ready = {{ exit = true }}
+
+[[service]]
+name = "network"
+command = {}
+ready = {{ exit = true }}
+
+[[service]]
+name = "session"
+command = {}
+after = ["storage", "network"]
+ready = {{ exit = true }}
+
+[[service]]
+name = "indexer"
+command = {}
+after = ["storage"]
+start = "delayed"
+ready = {{ exit = true }}
+
+[[service]]
+name = "updater"
+command = ["true"]
+start = "disabled"
+ready = {{ exit = true }}
+"#,
+        cmd(dirs[0]),
+        cmd(dirs[1]),
+        cmd(dirs[2]),
+        cmd(dirs[3])
+    )
+}
+
+/// The boot plan: a traced boot, then one from evicted files. `None` with the reason when
+/// fanotify is refused.
+fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Result<(Plan, Vec<PathBuf>), String>, BootMeasureError> {
+    let trace = match crate::trace::FanotifyTrace::start() {
+        Ok(t) => t,
+        Err(r) => return Ok(Err(r.to_string())),
+    };
+    let traced = run_once(spec);
+    let opened = trace.finish();
+    traced?;
+    progress.fetch_add(1, Ordering::Relaxed);
+    let candidates: Vec<PathBuf> = opened.into_iter().filter(|p| crate::pagecache::evictable(p)).collect();
+    if candidates.is_empty() {
+        return Ok(Err("the boot opened no file on a disk-backed filesystem: nothing to evict or prefetch".into()));
+    }
+    evict_all(&candidates);
+    run_once(spec)?;
+    progress.fetch_add(1, Ordering::Relaxed);
+    let refs: Vec<&std::path::Path> = candidates.iter().map(|p| p.as_path()).collect();
+    let plan = crate::plan::from_residency(vec!["boot".into()], &refs)
+        .map_err(|e| BootMeasureError::Io(format!("reading the boot's files' residency: {e}")))?;
+    Ok(Ok((plan, candidates)))
+}
+
+/// Measure the boot into a record.
+pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result<RunRecord, BootMeasureError> {
+    let mut rec = RunRecord::begin("boot");
+    rec.config("experiment", "measure");
+    let mut fixtures = Vec::new();
+    let (text, source) = match &cfg.source {
+        BootSource::File(f) => (
+            std::fs::read_to_string(f)
+                .map_err(|e| BootMeasureError::Io(format!("cannot read '{}': {e}", f.display())))?,
+            f.display().to_string(),
+        ),
+        BootSource::Builtin { app, parent, spec } => {
+            if !crate::pagecache::evictable(parent) {
+                return Err(BootMeasureError::Io(format!(
+                    "'{}' is in memory (tmpfs): a cold boot means nothing there",
+                    parent.display()
+                )));
+            }
+            for _ in 0..4 {
+                fixtures.push(crate::fixture::prepare(parent, *spec).map_err(|e| {
+                    BootMeasureError::Io(format!("writing the built-in boot's data under '{}': {e}", parent.display()))
+                })?);
+            }
+            let refs: Vec<&Fixture> = fixtures.iter().collect();
+            (builtin_spec(app, &refs), "built-in".to_string())
+        }
+    };
+    let spec = BootSpec::parse(&text).map_err(|e| BootMeasureError::File { file: source.clone(), source: e })?;
+    rec.config("boot", &source);
+    rec.config("services", spec.services.iter().map(|s| s.name.clone()).collect::<Vec<_>>());
+    rec.config("target", &spec.services[spec.target].name);
+    rec.config("jobs", spec.jobs);
+    rec.config("runs", cfg.runs);
+    rec.config("threads", cfg.threads);
+    let learned = learn(&spec, progress)?;
+    let states: &[&str] = match &learned {
+        Ok((plan, files)) => {
+            rec.metric("boot.plan.files", plan.files.len() as u64, "count");
+            rec.metric("boot.plan.pages", plan.pages(), "count");
+            rec.metric("boot.plan.opened", files.len() as u64, "count");
+            &STATES
+        }
+        Err(why) => {
+            rec.warn(format!("{why}: only warm boots are measured (cold and prefetch need the boot plan)"));
+            progress.fetch_add(2, Ordering::Relaxed);
+            &STATES[1..2]
+        }
+    };
+    let mut runs: Vec<Vec<BootTimes>> = vec![Vec::new(); STATES.len()];
+    for _ in 0..cfg.runs {
+        for &state in states {
+            if latlab_core::interrupt::stop_requested() {
+                return finish(rec, &spec, &runs, RunStatus::Interrupted);
+            }
+            let t = match (state, &learned) {
+                ("cold", Ok((_, files))) => {
+                    evict_all(files);
+                    run_once(&spec)?
+                }
+                ("prefetch", Ok((plan, files))) => {
+                    evict_all(files);
+                    std::thread::scope(|sc| {
+                        // The replay starts as the boot does: its clock begins a thread start later.
+                        sc.spawn(|| plan.replay(cfg.threads));
+                        run_once(&spec)
+                    })?
+                }
+                _ => run_once(&spec)?,
+            };
+            let k = STATES.iter().position(|s| *s == state).unwrap_or(1);
+            runs[k].push(t);
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    drop(fixtures);
+    finish(rec, &spec, &runs, RunStatus::Complete)
+}
+
+/// The run of `state` whose time to target is the median.
+fn median_run(runs: &[BootTimes]) -> Option<&BootTimes> {
+    let mut v: Vec<&BootTimes> = runs.iter().collect();
+    v.sort_by_key(|t| t.target_ns);
+    v.get(v.len() / 2).copied()
+}
+
+fn finish(
+    mut rec: RunRecord,
+    spec: &BootSpec,
+    runs: &[Vec<BootTimes>],
+    status: RunStatus,
+) -> Result<RunRecord, BootMeasureError> {
+    let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
+    let mut p50 = [None; 3];
+    for (k, state) in STATES.iter().enumerate() {
+        if runs[k].is_empty() {
+            continue;
+        }
+        let target: Vec<i64> = runs[k].iter().map(|t| t.target_ns as i64).collect();
+        let all: Vec<i64> = runs[k].iter().map(|t| t.all_ns as i64).collect();
+        for (name, v, what) in
+            [("target", target, "time to the target's readiness"), ("all", all, "time until every service was ready")]
+        {
+            if let Some(s) = latlab_core::stats::summarize(&v) {
+                rec.summary_metrics(&format!("boot.{state}.{name}"), &s, "ns");
+                if name == "target" {
+                    p50[k] = Some(s.p50);
+                }
+            }
+            rec.series.push(Series {
+                name: format!("boot.{state}.{name}"),
+                unit: "ns".into(),
+                description: format!("{what}, {state} boots, one per round"),
+                values: v,
+            });
+        }
+    }
+    if let (Some(c), Some(w)) = (p50[0], p50[1]) {
+        rec.metric("boot.warm.speedup", c as f64 / w.max(1) as f64, "ratio");
+    }
+    if let (Some(c), Some(p)) = (p50[0], p50[2]) {
+        rec.metric("boot.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
+    }
+    // The Gantt table: each service's start and ready in each state's median boot.
+    let medians: Vec<Option<&BootTimes>> = runs.iter().map(|r| median_run(r)).collect();
+    let basis = medians[0].or(medians[1]);
+    let path = basis.map(|b| critical_path(spec, &b.services)).unwrap_or_default();
+    rec.config("critical_path", path.iter().map(|&i| spec.services[i].name.clone()).collect::<Vec<_>>());
+    let mut rows = Vec::new();
+    for (i, s) in spec.services.iter().enumerate() {
+        let mut row: Vec<serde_json::Value> = vec![
+            s.name.clone().into(),
+            match s.start {
+                StartType::Auto => "auto",
+                StartType::Delayed => "delayed",
+                StartType::Disabled => "disabled",
+            }
+            .into(),
+            match &s.ready {
+                Ready::Exit => "exit".to_string(),
+                Ready::Line(l) => format!("line \"{l}\""),
+                Ready::Port(p) => format!("port {p}"),
+            }
+            .into(),
+        ];
+        for m in &medians {
+            match m.and_then(|b| b.services[i]) {
+                Some((a, b)) => {
+                    row.push(ms(a).into());
+                    row.push(ms(b).into());
+                }
+                None => row.extend([serde_json::Value::Null, serde_json::Value::Null]),
+            }
+        }
+        row.push(if path.contains(&i) { "yes" } else { "" }.into());
+        rows.push(row);
+        if let Some((a, b)) = medians[1].and_then(|m| m.services[i]) {
+            let key = s.name.replace('-', "_");
+            rec.metric(&format!("boot.service.{key}.warm_start"), a, "ns");
+            rec.metric(&format!("boot.service.{key}.warm_ready"), b, "ns");
+        }
+    }
+    let c = Column::new;
+    let mut columns = vec![c("service", ""), c("start type", ""), c("ready when", "")];
+    for state in STATES {
+        columns.push(c(&format!("{state} start"), "ms"));
+        columns.push(c(&format!("{state} ready"), "ms"));
+    }
+    columns.push(c("critical path", ""));
+    rec.tables.push(Table {
+        name: "boot.gantt".into(),
+        title: "Each service's start and ready time in each state's median boot (ms from the boot's start); the critical path is the chain of waits that set the target's time".into(),
+        columns,
+        rows,
+        plot: None,
+    });
+    // Seed 004 Figure 1: boot with and without Superfetch.
+    rec.paper.push(PaperRow {
+        seed: "004".into(),
+        figure: "Figure 1: boot time with and without Superfetch".into(),
+        paper_setting: "Windows Embedded Standard 7 on a rotational HDD".into(),
+        paper_value: "\"the Superfetch service clearly makes a significant difference in boot times\" (the figure's values are not in the text)".into(),
+        here_value: match (p50[0], p50[2]) {
+            (Some(c), Some(p)) => format!("cold {} → cold + prefetch {} ({:.2}×)", ms_text(c), ms_text(p), c as f64 / p.max(1) as f64),
+            _ => "not measured: no boot plan (fanotify refused)".into(),
+        },
+        note: "medians of interleaved boots; the boot's files evicted file by file; the plan learned from a traced boot".into(),
+        judgement: match (p50[0], p50[2]) {
+            (Some(c), Some(p)) => Judgement::finding(
+                c as f64 / p.max(1) as f64 >= 1.1,
+                "prefetching the boot plan shortens a cold boot (by 10 % or more)",
+                &format!("{:.2}×", c as f64 / p.max(1) as f64),
+                "this machine's storage reads the boot's files fast enough that prefetching adds little; the seed turns Superfetch off above about 8 Mb/s of random reads",
+            ),
+            _ => Judgement::not_comparable("no cold or prefetched boot was measured"),
+        },
+    });
+    rec.finish(status);
+    Ok(rec)
+}
+
+fn ms_text(ns: i64) -> String {
+    latlab_core::record::fmt_ns(ns as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_boot_is_measured_and_leaves_nothing_behind() {
+        let parent = std::path::Path::new(crate::defaults::FIXTURE_PARENT);
+        if !crate::pagecache::evictable(parent) {
+            latlab_core::testing::skip("/var/tmp is in memory");
+            return;
+        }
+        // The services read their data set whole with cat (the fixture application is
+        // latlab's binary, which a library test does not have).
+        let cfg = BootMeasureConfig {
+            source: BootSource::Builtin {
+                app: vec!["sh".into(), "-c".into(), "cat \"$0\"/part-* > /dev/null".into()],
+                parent: parent.into(),
+                spec: FixtureSpec { files: 4, file_kib: 64, header_kib: 8, section_kib: 16, passes: 1 },
+            },
+            runs: 1,
+            threads: 1,
+        };
+        let progress = AtomicU64::new(0);
+        let before: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+        let rec = run_boot_measure(&cfg, &progress).unwrap();
+        assert_eq!(progress.load(Ordering::Relaxed), steps(1));
+        assert_eq!(rec.status, RunStatus::Complete);
+        let gantt = rec.tables.iter().find(|t| t.name == "boot.gantt").unwrap();
+        assert_eq!(gantt.rows.len(), 5);
+        assert_eq!(gantt.rows[4][1], "disabled");
+        let path = rec.config["critical_path"].as_array().unwrap();
+        assert_eq!(path.last().and_then(|v| v.as_str()), Some("session"));
+        assert!(["storage", "network"].contains(&path[0].as_str().unwrap()), "{path:?}");
+        assert!(rec.get_metric("boot.warm.target.p50").is_some());
+        assert!(rec.get_metric("boot.service.session.warm_ready").is_some());
+        assert_eq!(rec.paper.len(), 1);
+        if latlab_core::platform::is_root() {
+            // With fanotify: a plan, and all three states.
+            assert!(rec.get_metric("boot.plan.files").is_some_and(|m| m.value.as_f64() >= 1.0));
+            assert!(rec.get_metric("boot.prefetch.speedup").is_some());
+        }
+        // The data sets are removed.
+        let after: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+        let new: Vec<_> =
+            after.iter().filter(|n| !before.contains(n) && n.to_string_lossy().starts_with("latlab-launch-")).collect();
+        assert!(new.is_empty(), "{new:?}");
+        // A boot file that does not read: the file and the line.
+        let bad = std::env::temp_dir().join(format!("latlab-boot-bad-{}.toml", std::process::id()));
+        std::fs::write(&bad, "format = \"latlab.boot/1\"\ntarget = 3\n").unwrap();
+        let e = run_boot_measure(
+            &BootMeasureConfig { source: BootSource::File(bad.clone()), runs: 1, threads: 1 },
+            &progress,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
+        std::fs::remove_file(&bad).unwrap();
+    }
+}

@@ -113,6 +113,9 @@ pub struct BootSpec {
     pub target: usize,
     /// Most services starting or running before ready at once (0: no limit).
     pub jobs: usize,
+    /// Start the services the target needs before the others when jobs are short (set by
+    /// the "start first" recommendation; not a file field).
+    pub target_first: bool,
 }
 
 /// A malformed boot file: the line (1-based, 0 when unknown) and what is wrong.
@@ -224,7 +227,7 @@ impl BootSpec {
         let Some(&target) = index.get(&w.target) else {
             return Err(err(line_of(text, "target"), format!("target: '{}' is not a declared service", w.target)));
         };
-        let spec = BootSpec { services, target, jobs: w.jobs };
+        let spec = BootSpec { services, target, jobs: w.jobs, target_first: false };
         if let Some(cycle) = spec.cycle() {
             let names: Vec<&str> = cycle.iter().map(|&i| spec.services[i].name.as_str()).collect();
             return Err(err(

@@ -9,7 +9,7 @@
 //! Gantt table), and the critical path.
 
 use crate::bootfile::{BootSpec, Ready, StartType};
-use crate::bootrun::{BootError, BootTimes, critical_path, run_once};
+use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_once};
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::plan::Plan;
 use crate::record::evict_all;
@@ -44,15 +44,17 @@ pub struct BootMeasureConfig {
     pub runs: usize,
     /// Prefetch threads.
     pub threads: usize,
+    /// Also measure the boot with its recommendations applied, in each round.
+    pub apply_recommendations: bool,
 }
 
 /// The states, in round order.
 pub const STATES: [&str; 3] = ["cold", "warm", "prefetch"];
 
 /// Boots a measurement makes (for progress): the traced and the cold learning boots, then
-/// three per round.
-pub fn steps(runs: usize) -> u64 {
-    2 + 3 * runs as u64
+/// three per round, four with the recommendations applied.
+pub fn steps(runs: usize, apply: bool) -> u64 {
+    2 + if apply { 4 } else { 3 } * runs as u64
 }
 
 /// Why a boot measurement failed.
@@ -74,9 +76,10 @@ pub enum BootMeasureError {
     Io(String),
 }
 
-/// The built-in boot: four services on the fixture application, with the shapes boots have
-/// (two roots in parallel, the user's session after both, an indexer delayed until after the
-/// session, and a disabled updater).
+/// The built-in boot: five services on the fixture application, two jobs at a time, with the
+/// shapes boots have: two roots, the user's session after both, a telemetry service the
+/// session does not need (a candidate to delay), an indexer delayed until after the session,
+/// and a disabled updater.
 fn builtin_spec(app: &[String], dirs: &[&Fixture]) -> String {
     let cmd = |d: &Fixture| {
         let mut c: Vec<String> = app.to_vec();
@@ -86,6 +89,7 @@ fn builtin_spec(app: &[String], dirs: &[&Fixture]) -> String {
     format!(
         r#"format = "latlab.boot/1"
 target = "session"
+jobs = 2
 
 [[service]]
 name = "storage"
@@ -94,6 +98,11 @@ ready = {{ exit = true }}
 
 [[service]]
 name = "network"
+command = {}
+ready = {{ exit = true }}
+
+[[service]]
+name = "telemetry"
 command = {}
 ready = {{ exit = true }}
 
@@ -119,13 +128,16 @@ ready = {{ exit = true }}
         cmd(dirs[0]),
         cmd(dirs[1]),
         cmd(dirs[2]),
-        cmd(dirs[3])
+        cmd(dirs[3]),
+        cmd(dirs[4])
     )
 }
 
 /// The boot plan: a traced boot, then one from evicted files. `None` with the reason when
 /// fanotify is refused.
-fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Result<(Plan, Vec<PathBuf>), String>, BootMeasureError> {
+type Learned = Result<(Plan, Vec<PathBuf>, BootTimes), String>;
+
+fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureError> {
     let trace = match crate::trace::FanotifyTrace::start() {
         Ok(t) => t,
         Err(r) => return Ok(Err(r.to_string())),
@@ -139,12 +151,12 @@ fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Result<(Plan, Vec<Path
         return Ok(Err("the boot opened no file on a disk-backed filesystem: nothing to evict or prefetch".into()));
     }
     evict_all(&candidates);
-    run_once(spec)?;
+    let cold = run_once(spec)?;
     progress.fetch_add(1, Ordering::Relaxed);
     let refs: Vec<&std::path::Path> = candidates.iter().map(|p| p.as_path()).collect();
     let plan = crate::plan::from_residency(vec!["boot".into()], &refs)
         .map_err(|e| BootMeasureError::Io(format!("reading the boot's files' residency: {e}")))?;
-    Ok(Ok((plan, candidates)))
+    Ok(Ok((plan, candidates, cold)))
 }
 
 /// Measure the boot into a record.
@@ -165,7 +177,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
                     parent.display()
                 )));
             }
-            for _ in 0..4 {
+            for _ in 0..5 {
                 fixtures.push(crate::fixture::prepare(parent, *spec).map_err(|e| {
                     BootMeasureError::Io(format!("writing the built-in boot's data under '{}': {e}", parent.display()))
                 })?);
@@ -183,7 +195,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     rec.config("threads", cfg.threads);
     let learned = learn(&spec, progress)?;
     let states: &[&str] = match &learned {
-        Ok((plan, files)) => {
+        Ok((plan, files, _)) => {
             rec.metric("boot.plan.files", plan.files.len() as u64, "count");
             rec.metric("boot.plan.pages", plan.pages(), "count");
             rec.metric("boot.plan.opened", files.len() as u64, "count");
@@ -195,18 +207,45 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
             &STATES[1..2]
         }
     };
-    let mut runs: Vec<Vec<BootTimes>> = vec![Vec::new(); STATES.len()];
+    // The recommendations, from the cold learning boot (a warm one without a plan), applied
+    // in each round in that boot's state.
+    let advised = if cfg.apply_recommendations {
+        let basis = match &learned {
+            Ok((_, _, cold)) => cold.clone(),
+            Err(_) => run_once(&spec)?,
+        };
+        let advice = recommend(&spec, &basis);
+        rec.tables.push(Table {
+            name: "boot.recommendations".into(),
+            title: format!(
+                "Recommendations from the {} boot before the rounds, each applied in the 'recommended' boots",
+                if learned.is_ok() { "cold learning" } else { "first warm" }
+            ),
+            columns: vec![Column::new("recommendation", "")],
+            rows: advice.iter().map(|(_, why)| vec![why.clone().into()]).collect(),
+            plot: None,
+        });
+        if advice.is_empty() {
+            rec.config("recommendations", "none: every service that started before the target is needed by it");
+            None
+        } else {
+            Some(apply(&spec, &advice))
+        }
+    } else {
+        None
+    };
+    let mut runs: Vec<Vec<BootTimes>> = vec![Vec::new(); STATES.len() + 1];
     for _ in 0..cfg.runs {
         for &state in states {
             if latlab_core::interrupt::stop_requested() {
                 return finish(rec, &spec, &runs, RunStatus::Interrupted);
             }
             let t = match (state, &learned) {
-                ("cold", Ok((_, files))) => {
+                ("cold", Ok((_, files, _))) => {
                     evict_all(files);
                     run_once(&spec)?
                 }
-                ("prefetch", Ok((plan, files))) => {
+                ("prefetch", Ok((plan, files, _))) => {
                     evict_all(files);
                     std::thread::scope(|sc| {
                         // The replay starts as the boot does: its clock begins a thread start later.
@@ -218,6 +257,16 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
             };
             let k = STATES.iter().position(|s| *s == state).unwrap_or(1);
             runs[k].push(t);
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(better) = &advised {
+            // In the basis boot's state: cold with a plan, else warm.
+            if let Ok((_, files, _)) = &learned {
+                evict_all(files);
+            }
+            runs[STATES.len()].push(run_once(better)?);
+            progress.fetch_add(1, Ordering::Relaxed);
+        } else if cfg.apply_recommendations {
             progress.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -266,11 +315,29 @@ fn finish(
     if let (Some(c), Some(w)) = (p50[0], p50[1]) {
         rec.metric("boot.warm.speedup", c as f64 / w.max(1) as f64, "ratio");
     }
+    let recommended = &runs[STATES.len()];
+    if !recommended.is_empty() {
+        let v: Vec<i64> = recommended.iter().map(|t| t.target_ns as i64).collect();
+        if let Some(s) = latlab_core::stats::summarize(&v) {
+            rec.summary_metrics("boot.recommended.target", &s, "ns");
+            // Against the boots in the same state: cold with a plan, else warm.
+            let basis = p50[0].or(p50[1]);
+            if let Some(b) = basis {
+                rec.metric("boot.recommended.gain", b as f64 / s.p50.max(1) as f64, "ratio");
+            }
+        }
+        rec.series.push(Series {
+            name: "boot.recommended.target".into(),
+            unit: "ns".into(),
+            description: "time to the target's readiness with the recommendations applied, one per round".into(),
+            values: v,
+        });
+    }
     if let (Some(c), Some(p)) = (p50[0], p50[2]) {
         rec.metric("boot.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
     }
     // The Gantt table: each service's start and ready in each state's median boot.
-    let medians: Vec<Option<&BootTimes>> = runs.iter().map(|r| median_run(r)).collect();
+    let medians: Vec<Option<&BootTimes>> = runs[..STATES.len()].iter().map(|r| median_run(r)).collect();
     let basis = medians[0].or(medians[1]);
     let path = basis.map(|b| critical_path(spec, &b.services)).unwrap_or_default();
     rec.config("critical_path", path.iter().map(|&i| spec.services[i].name.clone()).collect::<Vec<_>>());
@@ -372,15 +439,25 @@ mod tests {
             },
             runs: 1,
             threads: 1,
+            apply_recommendations: true,
         };
         let progress = AtomicU64::new(0);
         let before: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
         let rec = run_boot_measure(&cfg, &progress).unwrap();
-        assert_eq!(progress.load(Ordering::Relaxed), steps(1));
+        assert_eq!(progress.load(Ordering::Relaxed), steps(1, true));
         assert_eq!(rec.status, RunStatus::Complete);
         let gantt = rec.tables.iter().find(|t| t.name == "boot.gantt").unwrap();
-        assert_eq!(gantt.rows.len(), 5);
-        assert_eq!(gantt.rows[4][1], "disabled");
+        assert_eq!(gantt.rows.len(), 6);
+        assert_eq!(gantt.rows[5][1], "disabled");
+        // Telemetry is not needed by the session: the advice delays it, and the recommended
+        // boot was measured.
+        let advice = rec.tables.iter().find(|t| t.name == "boot.recommendations").unwrap();
+        assert!(
+            advice.rows.iter().any(|r| r[0].as_str().unwrap().starts_with("delay 'telemetry'")),
+            "{:?}",
+            advice.rows
+        );
+        assert!(rec.get_metric("boot.recommended.gain").is_some());
         let path = rec.config["critical_path"].as_array().unwrap();
         assert_eq!(path.last().and_then(|v| v.as_str()), Some("session"));
         assert!(["storage", "network"].contains(&path[0].as_str().unwrap()), "{path:?}");
@@ -401,7 +478,12 @@ mod tests {
         let bad = std::env::temp_dir().join(format!("latlab-boot-bad-{}.toml", std::process::id()));
         std::fs::write(&bad, "format = \"latlab.boot/1\"\ntarget = 3\n").unwrap();
         let e = run_boot_measure(
-            &BootMeasureConfig { source: BootSource::File(bad.clone()), runs: 1, threads: 1 },
+            &BootMeasureConfig {
+                source: BootSource::File(bad.clone()),
+                runs: 1,
+                threads: 1,
+                apply_recommendations: false,
+            },
             &progress,
         )
         .unwrap_err();

@@ -59,7 +59,8 @@ impl<'a> Boot<'a> {
         let starting = self.states.iter().filter(|s| matches!(s, State::Starting(_))).count();
         let room = if self.spec.jobs == 0 { usize::MAX } else { self.spec.jobs.saturating_sub(starting) };
         let target_up = self.target_ready().is_some();
-        self.spec
+        let mut ready: Vec<usize> = self
+            .spec
             .services
             .iter()
             .enumerate()
@@ -69,8 +70,13 @@ impl<'a> Boot<'a> {
                     && s.after.iter().all(|&d| matches!(self.states[d], State::Ready(..)))
             })
             .map(|(i, _)| i)
-            .take(room)
-            .collect()
+            .collect();
+        if self.spec.target_first {
+            // What the target needs first; the file's order otherwise (a stable sort).
+            ready.sort_by_key(|&i| !(i == self.spec.target || self.spec.must_precede_target(i)));
+        }
+        ready.truncate(room);
+        ready
     }
 
     /// Service `i` started at `t`.
@@ -105,6 +111,72 @@ pub fn critical_path(spec: &BootSpec, times: &[Option<(u64, u64)>]) -> Vec<usize
     }
     path.reverse();
     path
+}
+
+/// What to change in a boot, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Advice {
+    /// Delay this service until after the target: the target does not need it, yet it ran
+    /// while the target's chain was starting.
+    Delay(usize),
+    /// Start what the target needs before the rest: with a jobs limit, a service the target
+    /// needs waited for a free job while one it does not need ran.
+    TargetFirst,
+}
+
+/// Recommendations from one measured boot, each with its reason (ms from the boot's start).
+pub fn recommend(spec: &BootSpec, t: &BootTimes) -> Vec<(Advice, String)> {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let target = &spec.services[spec.target].name;
+    let needed = |i: usize| i == spec.target || spec.must_precede_target(i);
+    let mut out = Vec::new();
+    for (i, s) in spec.services.iter().enumerate() {
+        let Some((start, ready)) = t.services[i] else { continue };
+        if s.start == StartType::Auto && !needed(i) && start < t.target_ns {
+            out.push((
+                Advice::Delay(i),
+                format!(
+                    "delay '{}': '{target}' does not need it, yet it ran from {:.1} to {:.1} ms, before '{target}' was ready at {:.1} ms",
+                    s.name,
+                    ms(start),
+                    ms(ready),
+                    ms(t.target_ns)
+                ),
+            ));
+        }
+    }
+    if spec.jobs > 0 && !spec.target_first {
+        // A needed service that started later than its waits were ready: it waited for a job.
+        let waited = spec.services.iter().enumerate().find_map(|(i, s)| {
+            let (start, _) = t.services[i]?;
+            let free = s.after.iter().filter_map(|&d| t.services[d].map(|x| x.1)).max().unwrap_or(0);
+            (needed(i) && start > free + 1_000_000).then(|| (i, start - free))
+        });
+        if let Some((i, w)) = waited {
+            out.push((
+                Advice::TargetFirst,
+                format!(
+                    "start what '{target}' needs first: '{}' waited {:.1} ms for one of the {} jobs",
+                    spec.services[i].name,
+                    ms(w),
+                    spec.jobs
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The boot with the recommendations applied.
+pub fn apply(spec: &BootSpec, advice: &[(Advice, String)]) -> BootSpec {
+    let mut s = spec.clone();
+    for (a, _) in advice {
+        match a {
+            Advice::Delay(i) => s.services[*i].start = StartType::Delayed,
+            Advice::TargetFirst => s.target_first = true,
+        }
+    }
+    s
 }
 
 /// Why a boot failed.
@@ -347,6 +419,57 @@ ready = {{ exit = true }}
         assert!(b.startable().is_empty());
         b.ready(0, 10);
         assert_eq!(b.startable(), vec![1]);
+    }
+
+    #[test]
+    fn recommendations_delay_what_the_target_does_not_need_and_put_its_needs_first() {
+        let text = r#"format = "latlab.boot/1"
+target = "ui"
+jobs = 1
+[[service]]
+name = "telemetry"
+command = ["true"]
+ready = { exit = true }
+[[service]]
+name = "fs"
+command = ["true"]
+ready = { exit = true }
+[[service]]
+name = "ui"
+command = ["true"]
+after = ["fs"]
+ready = { exit = true }
+"#;
+        let s = BootSpec::parse(text).unwrap();
+        // One job: telemetry ran first (0–40 ms), fs waited for it (40–60), ui 60–70.
+        let ms = 1_000_000;
+        let t = BootTimes {
+            services: vec![Some((0, 40 * ms)), Some((40 * ms, 60 * ms)), Some((60 * ms, 70 * ms))],
+            target_ns: 70 * ms,
+            all_ns: 70 * ms,
+            stopped: 0,
+        };
+        let advice = recommend(&s, &t);
+        assert_eq!(advice.len(), 2, "{advice:?}");
+        assert_eq!(advice[0].0, Advice::Delay(0));
+        assert!(advice[0].1.contains("'ui' does not need it"), "{}", advice[0].1);
+        assert_eq!(advice[1].0, Advice::TargetFirst);
+        assert!(advice[1].1.contains("'fs' waited 40.0 ms"), "{}", advice[1].1);
+        let better = apply(&s, &advice);
+        assert_eq!(better.services[0].start, StartType::Delayed);
+        // Applied: fs starts first, telemetry only after the target.
+        let mut b = Boot::new(&better);
+        assert_eq!(b.startable(), vec![1]);
+        b.started(1, 0);
+        b.ready(1, 20);
+        assert_eq!(b.startable(), vec![2]);
+        b.started(2, 20);
+        b.ready(2, 30);
+        assert_eq!(b.startable(), vec![0]);
+        // A boot where everything that starts is needed: no advice.
+        let t2 =
+            BootTimes { services: vec![None, Some((0, 20)), Some((20, 30))], target_ns: 30, all_ns: 30, stopped: 0 };
+        assert!(recommend(&better, &t2).is_empty());
     }
 
     #[test]

@@ -456,6 +456,7 @@ impl Default for crate::bootmeasure::BootMeasureConfig {
             source: crate::bootmeasure::BootSource::Builtin { app: b.app, parent: b.parent, spec: d::BOOT_FIXTURE },
             runs: d::BOOT_RUNS,
             threads: d::prefetch_threads(),
+            apply_recommendations: true,
         }
     }
 }
@@ -488,7 +489,7 @@ impl Experiment for BootMeasure {
         check_counts(cfg.runs, cfg.threads)
     }
     fn steps(cfg: &Self::Config) -> u64 {
-        crate::bootmeasure::steps(cfg.runs)
+        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations)
     }
     fn announce(cfg: &Self::Config) -> String {
         let what = match &cfg.source {

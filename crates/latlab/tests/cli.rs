@@ -1002,3 +1002,51 @@ fn tune_measures_the_display_client_cures_and_the_live_playout() {
         .stderr(predicate::str::contains("do not combine"));
     metrics_match_the_docs(d, false);
 }
+
+#[test]
+fn boot_measure_runs_a_boot_file_and_names_the_line_of_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = d.join("boot.toml");
+    std::fs::write(
+        &good,
+        r#"format = "latlab.boot/1"
+target = "ui"
+
+[[service]]
+name = "net"
+command = ["sh", "-c", "echo link up; exec sleep 31.5"]
+ready = { line = "link (up|ready)" }
+
+[[service]]
+name = "ui"
+command = ["true"]
+after = ["net"]
+ready = { exit = true }
+"#,
+    )
+    .unwrap();
+    latlab(d)
+        .args(["boot", "measure", good.to_str().unwrap(), "--runs", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("boot.gantt").or(predicate::str::contains("start and ready time")));
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(rec["config"]["critical_path"], serde_json::json!(["net", "ui"]));
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, std::fs::read_to_string(&good).unwrap().replace("after = [\"net\"]", "after = [\"nfs\"]"))
+        .unwrap();
+    latlab(d)
+        .args(["boot", "measure", bad.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 10").and(predicate::str::contains("'nfs', which is not declared")));
+    // No service of either boot is left running.
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| c == b"sleep\x0031.5\x00")
+        .count();
+    assert_eq!(left, 0, "a boot service is still running");
+}

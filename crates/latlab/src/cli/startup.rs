@@ -35,6 +35,11 @@ pub enum BootCommand {
         /// Prefetch threads.
         #[arg(long, default_value_t = latlab_startup::defaults::prefetch_threads())]
         threads: usize,
+        /// Work out recommendations (delay what the target does not need, start its needs
+        /// first) from a boot, and measure the boot with them applied in every round: the
+        /// time to target before and after.
+        #[arg(long)]
+        apply_recommendations: bool,
     },
 }
 

@@ -483,7 +483,11 @@ impl Experiment for BootMeasure {
         ("boot.prefetch.speedup", "prefetch speedup over cold"),
     ];
     fn suite_configs(_: bool) -> Vec<Self::Config> {
-        vec![crate::bootmeasure::BootMeasureConfig { runs: d::SUITE_BOOT_RUNS, ..Default::default() }]
+        let mut c = crate::bootmeasure::BootMeasureConfig { runs: d::SUITE_BOOT_RUNS, ..Default::default() };
+        if let crate::bootmeasure::BootSource::Builtin { spec, .. } = &mut c.source {
+            *spec = d::SUITE_BOOT_FIXTURE;
+        }
+        vec![c]
     }
     fn validate(cfg: &Self::Config) -> Result<(), String> {
         check_counts(cfg.runs, cfg.threads)

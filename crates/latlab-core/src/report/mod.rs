@@ -178,6 +178,9 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
         if let Some(svg) = plots::sweep(t) {
             plots.push(Plot { title: t.title.clone(), svg: strip_xml_decl(svg) });
         }
+        if let Some(svg) = plots::gantt(t) {
+            plots.push(Plot { title: format!("{} — Gantt chart", t.name), svg: strip_xml_decl(svg) });
+        }
     }
     // An A/B's arms (`X.baseline`, `X.remedy`): one CDF overlay with the verdict.
     let arm = |s: &crate::record::Series, suffix: &str| s.name.strip_suffix(suffix).map(str::to_string);

@@ -302,3 +302,80 @@ pub fn sweep(t: &Table) -> Option<String> {
         Ok(())
     })
 }
+
+/// A Gantt chart of a table named `*.gantt`: one row per table row (labelled by the first
+/// column), one bar per pair of columns `<state> start` / `<state> ready` (in the columns'
+/// unit), the states side by side within a row. Rows with no times (a disabled service)
+/// keep their label and have no bar.
+pub fn gantt(t: &Table) -> Option<String> {
+    if !t.name.ends_with(".gantt") || t.rows.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(String, usize, usize)> = t
+        .columns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let state = c.name.strip_suffix(" start")?;
+            let j = t.columns.iter().position(|d| d.name == format!("{state} ready"))?;
+            Some((state.to_string(), i, j))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let unit = t.columns[pairs[0].1].unit.clone();
+    let at = |r: &[serde_json::Value], i: usize| r.get(i).and_then(|v| v.as_f64());
+    let xmax = t.rows.iter().flat_map(|r| pairs.iter().filter_map(|p| at(r, p.2))).fold(0.0f64, f64::max);
+    if xmax <= 0.0 {
+        return None;
+    }
+    let labels: Vec<String> =
+        t.rows.iter().map(|r| r.first().and_then(|v| v.as_str()).unwrap_or("").to_string()).collect();
+    let n = t.rows.len();
+    let band = 0.8 / pairs.len() as f64;
+    render(|root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(t.title.chars().take(90).collect::<String>(), ("sans-serif", 12))
+            .margin(8)
+            .x_label_area_size(34)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0.0..xmax * 1.05, 0.0..n as f64)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc(if unit.is_empty() { "time".to_string() } else { format!("time ({unit})") })
+            .y_labels(n * 2 + 1)
+            .y_label_formatter(&|y: &f64| {
+                // Label each row at its middle: rows are drawn top to bottom.
+                let k = (*y - 0.5).round();
+                if (*y - 0.5 - k).abs() < 1e-6 && k >= 0.0 && (k as usize) < n {
+                    labels[n - 1 - k as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .x_label_formatter(&tick)
+            .label_style(("sans-serif", 10))
+            .draw()?;
+        for (k, (state, si, ri)) in pairs.iter().enumerate() {
+            let c = PALETTE[k % PALETTE.len()];
+            let bars: Vec<Rectangle<(f64, f64)>> = t
+                .rows
+                .iter()
+                .enumerate()
+                .filter_map(|(row, r)| {
+                    let (s, e) = (at(r, *si)?, at(r, *ri)?);
+                    let top = (n - row) as f64 - 0.1 - k as f64 * band;
+                    Some(Rectangle::new([(s, top - band * 0.9), (e.max(s), top)], c.filled()))
+                })
+                .collect();
+            chart
+                .draw_series(bars)?
+                .label(state.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
+        }
+        legend!(chart, SeriesLabelPosition::LowerRight);
+        Ok(())
+    })
+}

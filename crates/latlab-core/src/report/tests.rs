@@ -193,3 +193,46 @@ fn an_ab_is_one_cdf_overlay_with_its_verdict() {
     assert_eq!(check_well_formed(&html).unwrap(), 1);
     assert!(html.contains("loaded.l1.latency — baseline vs remedy (CDF): hurts"), "title with the verdict");
 }
+
+#[test]
+fn a_gantt_table_is_drawn_as_bars_per_state_with_the_service_names() {
+    let c = Column::new;
+    let t = Table {
+        name: "boot.gantt".into(),
+        title: "boot".into(),
+        columns: vec![
+            c("service", ""),
+            c("cold start", "ms"),
+            c("cold ready", "ms"),
+            c("warm start", "ms"),
+            c("warm ready", "ms"),
+        ],
+        rows: vec![
+            vec!["storage".into(), 0.1.into(), 60.0.into(), 0.1.into(), 30.0.into()],
+            vec!["session".into(), 60.0.into(), 118.0.into(), 30.0.into(), 57.0.into()],
+            vec![
+                "updater".into(),
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+            ],
+        ],
+        plot: None,
+    };
+    let svg = plots::gantt(&t).expect("drawn");
+    assert_eq!(check_well_formed(&svg), Ok(1));
+    for name in ["storage", "session", "updater", "cold", "warm"] {
+        assert!(svg.contains(name), "{name} missing");
+    }
+    // Per state: a bar for each of the two services with times, and its legend swatch.
+    let rects = |colour: &str| svg.lines().filter(|l| l.contains("<rect") && l.contains(colour)).count();
+    assert_eq!((rects("#1F77B4"), rects("#D62728")), (3, 3), "{svg}");
+    // Only tables named *.gantt, and only with start/ready pairs.
+    assert!(plots::gantt(&Table { name: "boot.other".into(), ..t.clone() }).is_none());
+    let mut r = RunRecord::begin("boot");
+    r.tables.push(t);
+    r.finish(RunStatus::Complete);
+    let html = render(&[r]).unwrap();
+    assert!(html.contains("boot.gantt — Gantt chart"));
+}

@@ -63,3 +63,7 @@ pub const BOOT_FIXTURE: FixtureSpec =
 /// (1.5 MiB read per service), so its rounds take about a second.
 pub const SUITE_BOOT_FIXTURE: FixtureSpec =
     FixtureSpec { files: 32, file_kib: 256, header_kib: 16, section_kib: 32, passes: 2 };
+/// How often the utilisation of a profiled boot is sampled: every 20 ms. `/proc/stat` counts
+/// CPU time in clock ticks (10 ms at the usual CLK_TCK of 100), so a shorter interval would
+/// show each CPU as 0 or 100 % busy; 20 ms gives two ticks per CPU per sample.
+pub const UTIL_INTERVAL_MS: u64 = 20;

@@ -16,3 +16,4 @@ pub mod pagecache;
 pub mod plan;
 pub mod record;
 pub mod trace;
+pub mod util;

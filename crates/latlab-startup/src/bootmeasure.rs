@@ -207,6 +207,24 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
             &STATES[1..2]
         }
     };
+    // The device's random-read rate, for Superfetch's rule (seed 004).
+    let where_ = match (&learned, &cfg.source) {
+        (Ok((plan, _, _)), _) => plan.files.first().and_then(|f| f.path.parent().map(|p| p.to_path_buf())),
+        (Err(_), BootSource::Builtin { parent, .. }) => Some(parent.clone()),
+        (Err(_), BootSource::File(_)) => None,
+    };
+    if let Some(dir) = where_ {
+        let d = crate::defaults::RANDREAD_FILE_MIB;
+        match crate::device::random_read(&dir, d, crate::defaults::RANDREAD_MAX_READS, crate::defaults::RANDREAD_MAX_MS)
+        {
+            Ok(r) => {
+                rec.metric("device.random_read.bytes_per_s", r.bytes_per_s, "B/s");
+                rec.metric("device.random_read.iops", r.iops, "1/s");
+                rec.config("random_read_dir", dir.display().to_string());
+            }
+            Err(e) => rec.warn(format!("the random-read rate was not measured: {e}")),
+        }
+    }
     // The recommendations, from the cold learning boot (a warm one without a plan), applied
     // in each round in that boot's state.
     let advised = if cfg.apply_recommendations {
@@ -471,8 +489,48 @@ fn finish(
             _ => Judgement::not_comparable("no cold or prefetched boot was measured"),
         },
     });
+    superfetch_rule_row(&mut rec);
     rec.finish(status);
     Ok(rec)
+}
+
+/// Seed 004's rule: Superfetch turns itself off above about 8 Mb/s of random reads. Set the
+/// device's rate beside the prefetch gain measured on it.
+fn superfetch_rule_row(rec: &mut RunRecord) {
+    let (Some(rate), Some(gain)) = (
+        rec.get_metric("device.random_read.bytes_per_s").map(|m| m.value.as_f64()),
+        rec.get_metric("boot.prefetch.speedup").map(|m| m.value.as_f64()),
+    ) else {
+        return;
+    };
+    let off = rate > crate::defaults::SUPERFETCH_OFF_ABOVE_BYTES_PER_S;
+    rec.paper.push(PaperRow {
+        seed: "004".into(),
+        figure: "Superfetch turns itself off on fast random reads".into(),
+        paper_setting: "Windows Embedded Standard 7; random-read throughput as the Windows System Assessment Tool measures it".into(),
+        paper_value: "off above \"about 8 Mb/second\" of random reads: prefetching is for slow random access".into(),
+        here_value: format!(
+            "{:.1} MB/s of 4 KiB direct random reads ({}); boot-plan prefetch gain here {gain:.2}×",
+            rate / 1e6,
+            if off { "Superfetch would be off" } else { "Superfetch would be on" }
+        ),
+        note: "read as 8 MB/s, the larger reading of the seed's Mb; the gain is the cold boot over the cold + prefetch boot".into(),
+        judgement: if off {
+            Judgement::finding(
+                gain < 1.1,
+                "on a device above the threshold, prefetching gains little (under 10 %)",
+                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
+                "prefetching still pays here: the boot's reads are many and small, and issuing them ahead overlaps them with the services' CPU work, however fast one read is",
+            )
+        } else {
+            Judgement::finding(
+                gain >= 1.1,
+                "on a device below the threshold, prefetching pays (10 % or more)",
+                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
+                "this boot reads too little for prefetching to matter even on this slow device",
+            )
+        },
+    });
 }
 
 fn ms_text(ns: i64) -> String {
@@ -524,7 +582,11 @@ mod tests {
         assert!(["storage", "network"].contains(&path[0].as_str().unwrap()), "{path:?}");
         assert!(rec.get_metric("boot.warm.target.p50").is_some());
         assert!(rec.get_metric("boot.service.session.warm_ready").is_some());
-        assert_eq!(rec.paper.len(), 1);
+        // Figure 1, and Superfetch's rule where the device's random reads were measured and
+        // prefetching was.
+        let rule = rec.get_metric("device.random_read.bytes_per_s").is_some()
+            && rec.get_metric("boot.prefetch.speedup").is_some();
+        assert_eq!(rec.paper.len(), 1 + usize::from(rule));
         if latlab_core::platform::is_root() {
             // With fanotify: a plan, and all three states.
             assert!(rec.get_metric("boot.plan.files").is_some_and(|m| m.value.as_f64() >= 1.0));

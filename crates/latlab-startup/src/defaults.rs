@@ -67,3 +67,15 @@ pub const SUITE_BOOT_FIXTURE: FixtureSpec =
 /// CPU time in clock ticks (10 ms at the usual CLK_TCK of 100), so a shorter interval would
 /// show each CPU as 0 or 100 % busy; 20 ms gives two ticks per CPU per sample.
 pub const UTIL_INTERVAL_MS: u64 = 20;
+/// The random-read measurement (Superfetch's rule): a 64 MiB file, larger than any disk
+/// cache in front of the device's own, read 4 KiB at a time at random offsets for up to 4,000
+/// reads or 1 s, whichever comes first.
+pub const RANDREAD_FILE_MIB: usize = 64;
+/// See [`RANDREAD_FILE_MIB`].
+pub const RANDREAD_MAX_READS: u64 = 4_000;
+/// See [`RANDREAD_FILE_MIB`].
+pub const RANDREAD_MAX_MS: u64 = 1_000;
+/// Seed 004: Superfetch is turned off where random reads exceed "about 8 Mb/second". The
+/// seed writes Mb; read as megabytes, the larger of the two readings (8 MB/s against 1 MB/s),
+/// so a device above it is above both.
+pub const SUPERFETCH_OFF_ABOVE_BYTES_PER_S: f64 = 8e6;

@@ -62,6 +62,73 @@ pub fn facts(path: &Path) -> std::io::Result<DeviceFacts> {
     Ok(f)
 }
 
+/// The device's random-read rate, as the Windows System Assessment Tool measured it for
+/// Superfetch's rule: 4 KiB reads at random 4 KiB-aligned offsets of a temporary file, with
+/// direct I/O (no page cache), one at a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RandomRead {
+    /// Reads made.
+    pub reads: u64,
+    /// Reads per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+}
+
+/// Measure [`RandomRead`] in `dir` with a temporary file of `file_mib` MiB, for up to
+/// `max_reads` reads or `max_ms` ms. The file is removed. An error says why (a filesystem
+/// without direct I/O, such as tmpfs, refuses it).
+pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> Result<RandomRead, String> {
+    use std::io::Write;
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    const BLOCK: usize = 4096;
+    let path = dir.join(format!("latlab-randread-{}", std::process::id()));
+    struct Remove<'a>(&'a Path);
+    impl Drop for Remove<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _remove = Remove(&path);
+    {
+        let mut f = std::fs::File::create(&path).map_err(|e| format!("creating {}: {e}", path.display()))?;
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..file_mib {
+            for b in chunk.chunks_mut(8) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b.copy_from_slice(&x.to_le_bytes()[..b.len()]);
+            }
+            f.write_all(&chunk).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        }
+        f.sync_all().map_err(|e| format!("syncing {}: {e}", path.display()))?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&path)
+        .map_err(|e| format!("direct I/O refused on {} ({e})", dir.display()))?;
+    // An aligned block inside a larger buffer (direct I/O needs the memory aligned too).
+    let mut buf = vec![0u8; 2 * BLOCK];
+    let off = buf.as_ptr().align_offset(BLOCK);
+    let blocks = (file_mib * (1 << 20) / BLOCK) as u64;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let t0 = std::time::Instant::now();
+    let mut reads = 0u64;
+    while reads < max_reads && t0.elapsed() < std::time::Duration::from_millis(max_ms) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let at = (x % blocks) * BLOCK as u64;
+        f.read_exact_at(&mut buf[off..off + BLOCK], at).map_err(|e| format!("direct read at {at}: {e}"))?;
+        reads += 1;
+    }
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    Ok(RandomRead { reads, iops: reads as f64 / secs, bytes_per_s: (reads * BLOCK as u64) as f64 / secs })
+}
+
 /// `mq-deadline kyber [bfq] none` → `bfq`; a lone `none` → `none`.
 fn active_scheduler(s: &str) -> Option<String> {
     let s = s.trim();
@@ -128,5 +195,22 @@ mod tests {
         assert!(!f.describe().is_empty());
         assert_eq!(unescape_octal("/mnt/my\\040disk"), "/mnt/my disk");
         assert!(mounts().iter().any(|(m, _)| m == "/"));
+    }
+
+    #[test]
+    fn random_reads_are_counted_and_the_file_removed() {
+        let dir = Path::new(crate::defaults::FIXTURE_PARENT);
+        match random_read(dir, 4, 50, 5_000) {
+            Ok(r) => {
+                assert_eq!(r.reads, 50);
+                assert!((r.bytes_per_s - r.iops * 4096.0).abs() < 1e-6 * r.bytes_per_s.max(1.0));
+            }
+            Err(e) => latlab_core::testing::skip(&format!("no direct I/O here: {e}")),
+        }
+        assert!(!dir.join(format!("latlab-randread-{}", std::process::id())).exists());
+        // tmpfs has no direct I/O: a clear refusal, not a panic.
+        if let Err(e) = random_read(Path::new("/dev/shm"), 1, 10, 1_000) {
+            assert!(e.contains("direct I/O refused") || e.contains("creating"), "{e}");
+        }
     }
 }

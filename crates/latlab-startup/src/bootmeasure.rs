@@ -302,55 +302,22 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     let samples = sampler.finish();
     let profiled = profiled?;
     progress.fetch_add(1, Ordering::Relaxed);
-    utilisation(&mut rec, &samples, &profiled, device.as_deref(), learned.is_ok());
+    let what = format!(
+        "a {} boot (target ready at {:.1} ms)",
+        if learned.is_ok() { "cold" } else { "warm" },
+        profiled.target_ns as f64 / 1e6
+    );
+    crate::util::record(
+        &mut rec,
+        "boot.utilisation",
+        "boot.profile",
+        &what,
+        &samples,
+        profiled.all_ns,
+        device.as_deref(),
+    );
     drop(fixtures);
     finish(rec, &spec, &runs, RunStatus::Complete)
-}
-
-/// The utilisation table of the profiled boot, plotted over time.
-fn utilisation(rec: &mut RunRecord, samples: &[crate::util::Sample], t: &BootTimes, device: Option<&str>, cold: bool) {
-    let r1 = |x: f64| serde_json::Value::from((x * 10.0).round() / 10.0);
-    let rows: Vec<Vec<serde_json::Value>> = samples
-        .iter()
-        .filter(|s| s.t_ns <= t.all_ns + 10_000_000)
-        .map(|s| {
-            vec![
-                r1(s.t_ns as f64 / 1e6),
-                r1(100.0 * s.cpu_busy),
-                s.disk_busy.map_or(serde_json::Value::Null, |b| r1(100.0 * b)),
-                s.read_bps.map_or(serde_json::Value::Null, |b| r1(b / 1e6)),
-            ]
-        })
-        .collect();
-    if rows.is_empty() {
-        rec.warn("the profiled boot was too short for a utilisation sample".to_string());
-        return;
-    }
-    let mean = |f: &dyn Fn(&crate::util::Sample) -> Option<f64>| {
-        let v: Vec<f64> = samples.iter().filter_map(f).collect();
-        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-    };
-    if let Some(m) = mean(&|s| Some(s.cpu_busy)) {
-        rec.metric("boot.profile.cpu_busy_mean", m, "ratio");
-    }
-    if let Some(m) = mean(&|s| s.disk_busy) {
-        rec.metric("boot.profile.disk_busy_mean", m, "ratio");
-    }
-    let c = Column::new;
-    let ys = if device.is_some() { vec!["CPU busy".into(), "disk busy".into()] } else { vec!["CPU busy".into()] };
-    rec.tables.push(Table {
-        name: "boot.utilisation".into(),
-        title: format!(
-            "CPU and disk utilisation during a {} boot, sampled every {} ms (seed 004's Figures 2 and 4); disk: {}; target ready at {:.1} ms",
-            if cold { "cold" } else { "warm" },
-            crate::defaults::UTIL_INTERVAL_MS,
-            device.unwrap_or("none found under the boot's files"),
-            t.target_ns as f64 / 1e6
-        ),
-        columns: vec![c("time", "ms"), c("CPU busy", "%"), c("disk busy", "%"), c("disk read", "MB/s")],
-        rows,
-        plot: Some(latlab_core::record::TablePlot { x: "time".into(), ys, log_x: false, log_y: false }),
-    });
 }
 
 /// The run of `state` whose time to target is the median.

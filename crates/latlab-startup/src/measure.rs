@@ -44,7 +44,7 @@ impl MeasureConfig {
 /// Launches `measure` reports through its progress counter: the warm-up, then every state
 /// of every round.
 pub fn measure_steps(runs: usize, whole: bool) -> u64 {
-    1 + if whole { 4 } else { 3 } * runs as u64
+    1 + if whole { 4 } else { 3 } * runs as u64 + 1
 }
 
 /// What was measured.
@@ -62,6 +62,8 @@ pub struct Measured {
     pub begun: RunRecord,
     /// A launch that failed after the warm-up: the rounds before it are kept.
     pub failure: Option<String>,
+    /// CPU and disk utilisation during one more cold launch after the rounds, and its time.
+    pub profile: Option<(Vec<crate::util::Sample>, u64)>,
 }
 
 /// Measure; `progress` counts launches ([`measure_steps`]: the warm-up, then every state of every round).
@@ -86,6 +88,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         device: plan.files.iter().max_by_key(|f| f.size).and_then(|f| device::facts(&f.path).ok()),
         begun: RunRecord::begin("startup"),
         failure: None,
+        profile: None,
     };
     // Warm-up: the program's own first-run costs (and a check that it launches at all).
     launch(&cfg.launch, Instant::now(), false)?;
@@ -127,6 +130,18 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
             progress.fetch_add(1, Ordering::Relaxed);
         }
     }
+    // One more cold launch with CPU and disk sampled (seed 004's Figures 2 and 4).
+    if m.failure.is_none() && !latlab_core::interrupt::stop_requested() {
+        evict_all(&files);
+        let dev = m.device.as_ref().and_then(|d| d.block.clone());
+        let sampler = crate::util::Sampler::start(dev, crate::defaults::UTIL_INTERVAL_MS);
+        let l = launch(&cfg.launch, Instant::now(), false);
+        let samples = sampler.finish();
+        if let Ok(l) = l {
+            m.profile = Some((samples, l.ready_ns));
+        }
+    }
+    progress.fetch_add(1, Ordering::Relaxed);
     Ok(m)
 }
 
@@ -157,6 +172,11 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
         rec.warn(format!(
             "virtualized ({v}): a cold read may be served from a host's cache, so cold can be faster than on bare metal"
         ));
+    }
+    if let Some((samples, ns)) = &m.profile {
+        let dev = m.device.as_ref().and_then(|d| d.block.clone());
+        let what = format!("a cold launch (ready at {:.1} ms)", *ns as f64 / 1e6);
+        crate::util::record(&mut rec, "launch.utilisation", "launch.profile", &what, samples, *ns, dev.as_deref());
     }
     let mut rows = Vec::new();
     for (i, state) in STATES.iter().enumerate() {

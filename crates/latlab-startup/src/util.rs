@@ -98,6 +98,62 @@ impl Sampler {
     }
 }
 
+/// The samples up to `until_ns` (plus one interval) as table `name`, plotted over time, with
+/// the mean CPU and disk busy shares as metrics `<prefix>.cpu_busy_mean` and
+/// `<prefix>.disk_busy_mean`. `what` names the run for the title. A warning instead when
+/// there is no sample.
+pub fn record(
+    rec: &mut latlab_core::record::RunRecord,
+    name: &str,
+    prefix: &str,
+    what: &str,
+    samples: &[Sample],
+    until_ns: u64,
+    device: Option<&str>,
+) {
+    use latlab_core::record::{Column, Table, TablePlot};
+    let interval = crate::defaults::UTIL_INTERVAL_MS;
+    let r1 = |x: f64| serde_json::Value::from((x * 10.0).round() / 10.0);
+    let kept: Vec<&Sample> = samples.iter().filter(|s| s.t_ns <= until_ns + interval * 1_000_000).collect();
+    if kept.is_empty() {
+        rec.warn(format!("{what} was too short for a utilisation sample ({interval} ms)"));
+        return;
+    }
+    let mean = |f: &dyn Fn(&Sample) -> Option<f64>| {
+        let v: Vec<f64> = kept.iter().filter_map(|s| f(s)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    if let Some(m) = mean(&|s| Some(s.cpu_busy)) {
+        rec.metric(&format!("{prefix}.cpu_busy_mean"), m, "ratio");
+    }
+    if let Some(m) = mean(&|s| s.disk_busy) {
+        rec.metric(&format!("{prefix}.disk_busy_mean"), m, "ratio");
+    }
+    let rows = kept
+        .iter()
+        .map(|s| {
+            vec![
+                r1(s.t_ns as f64 / 1e6),
+                r1(100.0 * s.cpu_busy),
+                s.disk_busy.map_or(serde_json::Value::Null, |b| r1(100.0 * b)),
+                s.read_bps.map_or(serde_json::Value::Null, |b| r1(b / 1e6)),
+            ]
+        })
+        .collect();
+    let c = Column::new;
+    let ys = if device.is_some() { vec!["CPU busy".into(), "disk busy".into()] } else { vec!["CPU busy".into()] };
+    rec.tables.push(Table {
+        name: name.into(),
+        title: format!(
+            "CPU and disk utilisation during {what}, sampled every {interval} ms (seed 004's Figures 2 and 4); disk: {}",
+            device.unwrap_or("none found under the files read")
+        ),
+        columns: vec![c("time", "ms"), c("CPU busy", "%"), c("disk busy", "%"), c("disk read", "MB/s")],
+        rows,
+        plot: Some(TablePlot { x: "time".into(), ys, log_x: false, log_y: false }),
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

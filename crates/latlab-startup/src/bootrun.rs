@@ -235,11 +235,6 @@ impl Fleet {
         self.children.clear();
         running
     }
-
-    /// The process ids started (for tests and records).
-    pub fn pids(&self) -> Vec<u32> {
-        self.children.iter().map(|(_, c)| c.id()).collect()
-    }
 }
 
 impl Drop for Fleet {

@@ -93,14 +93,8 @@ pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> 
     {
         let mut f = std::fs::File::create(&path).map_err(|e| format!("creating {}: {e}", path.display()))?;
         let mut chunk = vec![0u8; 1 << 20];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..file_mib {
-            for b in chunk.chunks_mut(8) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                b.copy_from_slice(&x.to_le_bytes()[..b.len()]);
-            }
+        for i in 0..file_mib {
+            crate::fixture::fill(&mut chunk, i as u64 + 1);
             f.write_all(&chunk).map_err(|e| format!("writing {}: {e}", path.display()))?;
         }
         f.sync_all().map_err(|e| format!("syncing {}: {e}", path.display()))?;

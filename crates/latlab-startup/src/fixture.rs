@@ -42,7 +42,7 @@ impl Drop for Fixture {
 }
 
 /// A fast deterministic byte stream (xorshift64*), so the data is not all one value.
-fn fill(buf: &mut [u8], seed: u64) {
+pub(crate) fn fill(buf: &mut [u8], seed: u64) {
     let mut x = seed | 1;
     for chunk in buf.chunks_mut(8) {
         x ^= x >> 12;

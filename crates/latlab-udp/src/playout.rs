@@ -203,24 +203,22 @@ impl Player {
 /// pair of consecutive played packets' playout gap against their send gap, absolute; latency
 /// is play time − send time (meaningful where both ends share a clock: loopback).
 pub fn figures(log: &PlayoutLog) -> (Vec<i64>, Vec<i64>, usize) {
-    let played: Vec<&Played> = log.packets.iter().filter(|p| p.play.is_some()).collect();
-    let jitter = played
-        .windows(2)
-        .filter(|w| w[1].seq > w[0].seq)
-        .map(|w| ((w[1].play.unwrap_or(0) - w[0].play.unwrap_or(0)) - (w[1].sent - w[0].sent)).abs())
-        .collect();
-    let latency = played.iter().map(|p| p.play.unwrap_or(0) - p.sent).collect();
-    (jitter, latency, log.packets.len() - played.len())
+    let played: Vec<(u64, i64, i64)> = log.packets.iter().filter_map(|p| Some((p.seq, p.sent, p.play?))).collect();
+    let latency = played.iter().map(|&(_, sent, play)| play - sent).collect();
+    (gap_errors(&played), latency, log.packets.len() - played.len())
 }
 
 /// The arrival jitter of the same packets (consecutive arrivals' gap against their send gap,
 /// absolute): what playing on arrival would have given, from the same log.
 pub fn arrival_jitter(log: &PlayoutLog) -> Vec<i64> {
-    log.packets
-        .windows(2)
-        .filter(|w| w[1].seq > w[0].seq)
-        .map(|w| ((w[1].arrival - w[0].arrival) - (w[1].sent - w[0].sent)).abs())
-        .collect()
+    let arrived: Vec<(u64, i64, i64)> = log.packets.iter().map(|p| (p.seq, p.sent, p.arrival)).collect();
+    gap_errors(&arrived)
+}
+
+/// For consecutive (seq, sent, at) in order of `at`'s taking, with the sequence rising: the
+/// gap between their `at`s against the gap between their sends, absolute.
+fn gap_errors(v: &[(u64, i64, i64)]) -> Vec<i64> {
+    v.windows(2).filter(|w| w[1].0 > w[0].0).map(|w| ((w[1].2 - w[0].2) - (w[1].1 - w[0].1)).abs()).collect()
 }
 
 #[cfg(test)]

@@ -56,14 +56,16 @@ pub fn resident(buf: &mut [u8]) -> std::io::Result<f64> {
     Ok(vec.iter().filter(|&&v| v & 1 == 1).count() as f64 / pages.max(1) as f64)
 }
 
+/// A `/proc/meminfo` field (`"SwapFree"`, `"MemAvailable"`), KiB; `None` if absent.
+pub fn meminfo_kib(field: &str) -> Option<u64> {
+    let m = std::fs::read_to_string("/proc/meminfo").ok()?;
+    m.lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':').and_then(|v| v.split_whitespace().next()?.parse().ok()))
+}
+
 /// Free swap, KiB, from /proc/meminfo.
 pub fn swap_free_kib() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines().find_map(|l| l.strip_prefix("SwapFree:").and_then(|v| v.split_whitespace().next()?.parse().ok()))
-        })
-        .unwrap_or(0)
+    meminfo_kib("SwapFree").unwrap_or(0)
 }
 
 fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {

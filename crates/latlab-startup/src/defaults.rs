@@ -79,3 +79,41 @@ pub const RANDREAD_MAX_MS: u64 = 1_000;
 /// seed writes Mb; read as megabytes, the larger of the two readings (8 MB/s against 1 MB/s),
 /// so a device above it is above both.
 pub const SUPERFETCH_OFF_ABOVE_BYTES_PER_S: f64 = 8e6;
+/// Launch plans the preload library keeps: 123, the number the seed's Superfetch kept ("up
+/// to 123 process launch plans").
+pub const PRELOAD_CAPACITY: usize = 123;
+/// Half-life of a launch's weight in the preload ranking: 72 h. A program used every working
+/// day keeps a score near its daily use; one unused for a week falls to a fifth of it, below
+/// a program used once yesterday.
+pub const PRELOAD_HALF_LIFE_H: f64 = 72.0;
+/// Where the preload library is kept: the current directory, named for what it is (like the
+/// plan file).
+pub const PRELOAD_LIBRARY: &str = "latlab-preload.json";
+/// The machine is idle for the preloader when everything else uses under 20 % of all CPUs:
+/// a desktop at rest uses a few per cent, a launch or a build uses most of a CPU.
+pub const PRELOAD_IDLE_BELOW: f64 = 0.20;
+/// Idleness is judged every 250 ms: `/proc/stat` counts in 10 ms ticks, so a window holds 25
+/// ticks per CPU, and a launch that starts is noticed within a quarter of a second.
+pub const PRELOAD_CHECK_MS: u64 = 250;
+/// The preloader waits for idleness at most 60 s in all, then gives up and says so.
+pub const PRELOAD_GIVE_UP_S: u64 = 60;
+/// The preloader reads at most a quarter of the memory available when it starts: it fills
+/// free memory, never pushes out what others use.
+pub const PRELOAD_BUDGET_SHARE: f64 = 0.25;
+/// Plans the preloader reads at most, from the top of the ranking: all the library keeps.
+pub const PRELOAD_TOP: usize = PRELOAD_CAPACITY;
+/// The preload measurement's built-in applications: 4 data sets, so the ranking has a top and
+/// a bottom.
+pub const PRELOAD_APPS: usize = 4;
+/// Rounds of the preload measurement (each: pressure then a launch without the preloader, and
+/// pressure, the preloader, a launch).
+pub const PRELOAD_RUNS: usize = 5;
+/// The suite's rounds.
+pub const SUITE_PRELOAD_RUNS: usize = 3;
+/// The preload measurement's memory pressure lowers its applications' memory group to 1 MiB
+/// (then restores it): the kernel's reclaim then evicts all but a few hundred of their pages.
+pub const PRELOAD_SQUEEZE_MIB: u64 = 1;
+/// The preload measurement's applications: 32 files of 256 KiB each, a 16 KiB header and a
+/// 32 KiB section read and parsed twice (1.5 MiB read per launch), like the suite's boot.
+pub const PRELOAD_FIXTURE: FixtureSpec =
+    FixtureSpec { files: 32, file_kib: 256, header_kib: 16, section_kib: 32, passes: 2 };

@@ -205,6 +205,69 @@ impl Experiment for StartupMeasure {
     }
 }
 
+impl Default for crate::preload_measure::PreloadMeasureConfig {
+    /// The built-in applications, the default rounds and the preloader's defaults.
+    fn default() -> Self {
+        let b = BuiltinRun::default();
+        crate::preload_measure::PreloadMeasureConfig {
+            app: b.app,
+            parent: b.parent,
+            spec: d::PRELOAD_FIXTURE,
+            apps: d::PRELOAD_APPS,
+            runs: d::PRELOAD_RUNS,
+            idle_below: d::PRELOAD_IDLE_BELOW,
+            check_every: Duration::from_millis(d::PRELOAD_CHECK_MS),
+            give_up_after: Duration::from_secs(d::PRELOAD_GIVE_UP_S),
+        }
+    }
+}
+
+/// `latlab startup preload measure`: Superfetch proper — a launch after memory pressure, with
+/// and without the idle-time preloader.
+pub struct StartupPreload;
+
+impl Experiment for StartupPreload {
+    type Config = crate::preload_measure::PreloadMeasureConfig;
+    const NAME: &'static str = "startup";
+    const MODE: &'static str = "preload";
+    const ABOUT: &'static str = "Superfetch proper (seed 004): a library of ranked launch plans preloaded while the machine is idle; a launch after memory pressure with and without it";
+    const HEADLINE: &'static [(&'static str, &'static str)] = &[
+        ("preload.pressured.p50", "launch after memory pressure"),
+        ("preload.preloaded.p50", "the same, the preloader having run"),
+        ("preload.speedup", "preloader speedup"),
+    ];
+    fn suite_configs(_: bool) -> Vec<Self::Config> {
+        vec![crate::preload_measure::PreloadMeasureConfig { runs: d::SUITE_PRELOAD_RUNS, ..Default::default() }]
+    }
+    fn validate(cfg: &Self::Config) -> Result<(), String> {
+        if cfg.apps == 0 || cfg.runs == 0 {
+            return Err("--apps and --runs must be at least 1".into());
+        }
+        if !(cfg.idle_below > 0.0 && cfg.idle_below <= 1.0) {
+            return Err(format!("--idle-below must be a share of the CPUs in (0, 1], not {}", cfg.idle_below));
+        }
+        if cfg.check_every.is_zero() {
+            return Err("--check-ms must be at least 1".into());
+        }
+        Ok(())
+    }
+    fn steps(cfg: &Self::Config) -> u64 {
+        crate::preload_measure::steps(cfg.apps, cfg.runs)
+    }
+    fn announce(cfg: &Self::Config) -> String {
+        format!(
+            "startup preload measure: {} built-in applications ({}) under {}; {} rounds of a launch after memory pressure without and with the preloader, then warm",
+            cfg.apps,
+            describe_fixture(&cfg.spec),
+            cfg.parent.display(),
+            cfg.runs
+        )
+    }
+    fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        Ok(crate::preload_measure::run_preload_measure(cfg, &ctx.progress)?.into())
+    }
+}
+
 /// `latlab startup record`: learn a launch plan and write it to a file.
 #[derive(Debug, Clone)]
 pub struct RecordRun {

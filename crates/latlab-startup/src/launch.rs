@@ -118,11 +118,37 @@ enum Event {
 /// Launch `spec`, timing from `t0`. With `ptrace`, the calling thread traces the launch and
 /// its children and returns the files they opened.
 pub fn launch(spec: &LaunchSpec, t0: Instant, ptrace: bool) -> Result<Launch, LaunchError> {
+    launch_in(spec, t0, ptrace, None)
+}
+
+/// Make the child join the control group whose `cgroup.procs` is open as `procs` before it
+/// executes the command (so what it reads is charged to that group).
+fn join_cgroup_on_exec(cmd: &mut Command, procs: std::os::fd::RawFd) {
+    // SAFETY: the closure runs in the forked child before exec and makes one system call,
+    // write(2) of a static buffer ("0": the writing process), which is async-signal-safe; it
+    // allocates nothing. The descriptor is the parent's, open until the spawn returns.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::write(procs, b"0".as_ptr().cast(), 1) == 1 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+        });
+    }
+}
+
+/// [`launch`], the command placed in the control group whose `cgroup.procs` file is `group`.
+pub fn launch_in(
+    spec: &LaunchSpec,
+    t0: Instant,
+    ptrace: bool,
+    group: Option<&std::fs::File>,
+) -> Result<Launch, LaunchError> {
     let program = spec.command.first().ok_or(LaunchError::NoCommand)?.clone();
     let mut cmd = Command::new(&program);
     cmd.args(&spec.command[1..]).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     if ptrace {
         crate::trace::ask_to_be_traced(&mut cmd);
+    }
+    if let Some(g) = group {
+        join_cgroup_on_exec(&mut cmd, std::os::fd::AsRawFd::as_raw_fd(g));
     }
     let mut child = cmd.spawn().map_err(|err| LaunchError::Spawn { program: program.clone(), err })?;
     let pid = Pid::from_raw(child.id() as i32);

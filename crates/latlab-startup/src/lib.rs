@@ -14,6 +14,8 @@ pub mod launch;
 pub mod measure;
 pub mod pagecache;
 pub mod plan;
+pub mod preload;
+pub mod preload_measure;
 pub mod record;
 pub mod trace;
 pub mod util;

@@ -29,6 +29,9 @@ pub enum StartupError {
         "'{0}' is on an in-memory filesystem (tmpfs): its pages cannot be evicted, so there is no cold launch to measure"
     )]
     InMemory(String),
+    /// The preload library or its memory pressure failed.
+    #[error("preload: {0}")]
+    Preload(String),
     /// The launch read nothing a plan could hold.
     #[error(
         "the launch opened no file on a disk-backed filesystem ({opened} opened, all in memory or gone): there is nothing to prefetch"

@@ -6,7 +6,7 @@ use latlab_core::selftest::Selftest;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
-use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin};
+use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin, StartupPreload};
 use latlab_udp::experiment::Udp;
 
 /// Every suite entry, in the order the suite runs them (`strict` from `--strict`).
@@ -28,6 +28,7 @@ pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<Boot>::entry(strict),
         Short::<BootMeasure>::entry(strict),
         Short::<StartupBuiltin>::entry(strict),
+        Short::<StartupPreload>::entry(strict),
     ]
 }
 

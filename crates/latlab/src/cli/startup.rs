@@ -65,6 +65,9 @@ pub enum StartupCommand {
     /// Disk I/O per process (bytes and calls read and written, major faults) of everything
     /// alive while the command runs, costliest first.
     Io(StartupIo),
+    /// Superfetch proper: a library of launch plans ranked by how often and how recently
+    /// each command was launched, preloaded into the page cache while the machine is idle.
+    Preload(PreloadArgs),
     /// The built-in file-heavy application that `--builtin` launches (internal).
     #[command(hide = true)]
     FixtureApp {
@@ -148,4 +151,72 @@ pub struct StartupIo {
     /// Processes shown (the totals count all).
     #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
     pub top: usize,
+}
+
+/// `latlab startup preload`.
+#[derive(Debug, Args)]
+pub struct PreloadArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: PreloadCommand,
+}
+
+/// Subcommands of `latlab startup preload`.
+#[derive(Debug, Subcommand)]
+pub enum PreloadCommand {
+    /// Launch a command through the library and count the launch: its plan is learned the
+    /// first time (or when one of its files changed), as Superfetch learns each launch.
+    Launch {
+        /// The library file (`latlab.preload/1`, JSON; created if missing).
+        #[arg(long, default_value = latlab_startup::defaults::PRELOAD_LIBRARY)]
+        library: std::path::PathBuf,
+        /// Tracer for learning the plan: auto (fanotify, else ptrace), fanotify or ptrace.
+        #[arg(long, value_parser = choice::<TracerChoice>(), default_value = "auto")]
+        tracer: TracerChoice,
+        /// Launch and readiness.
+        #[command(flatten)]
+        launch: LaunchArgs,
+    },
+    /// The library's commands by rank: decayed launch count, launches, last launch, plan size.
+    List {
+        /// The library file.
+        #[arg(long, default_value = latlab_startup::defaults::PRELOAD_LIBRARY)]
+        library: std::path::PathBuf,
+    },
+    /// One preloader pass: wait until the machine is idle, then read the top plans into the
+    /// page cache within the budget, pausing whenever it is busy.
+    Run {
+        /// The library file.
+        #[arg(long, default_value = latlab_startup::defaults::PRELOAD_LIBRARY)]
+        library: std::path::PathBuf,
+        /// Most MiB read (default: a quarter of the memory available now).
+        #[arg(long)]
+        budget_mib: Option<u64>,
+        /// Plans read at most, from the top.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_TOP)]
+        top: usize,
+        /// Idle: everything else uses less than this share of all CPUs.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_IDLE_BELOW)]
+        idle_below: f64,
+        /// How often idleness is judged, ms.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_CHECK_MS)]
+        check_ms: u64,
+        /// Longest wait for idleness in all, seconds, before giving up.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_GIVE_UP_S)]
+        give_up: u64,
+    },
+    /// Measure it: built-in applications learned into a library; each round, a launch of the
+    /// top-ranked one after memory pressure evicted it, without and with the preloader having
+    /// run, then warm.
+    Measure {
+        /// Rounds.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_RUNS)]
+        runs: usize,
+        /// Built-in applications in the library.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_APPS)]
+        apps: usize,
+        /// Idle: everything else uses less than this share of all CPUs.
+        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_IDLE_BELOW)]
+        idle_below: f64,
+    },
 }

@@ -2,7 +2,7 @@
 //! application). A plan stored with a run is read from the database here.
 
 use super::{measure, open_existing, out};
-use crate::cli::{LaunchArgs, StartupArgs, StartupCommand, StartupMeasure};
+use crate::cli::{LaunchArgs, PreloadCommand, StartupArgs, StartupCommand, StartupMeasure};
 use anyhow::Context;
 use latlab_startup::experiment::{
     BuiltinRun, IoRun, MeasureRun, RecordRun, StartupBuiltin, StartupIo, StartupMeasure as Measure, StartupRecord,
@@ -23,6 +23,7 @@ pub fn run(db: &Path, a: StartupArgs) -> anyhow::Result<i32> {
             db,
             IoRun { launch: launch_spec(&i.launch, None)?, interval_ms: i.interval_ms, top: i.top },
         ),
+        StartupCommand::Preload(p) => preload_cmd(db, p.command),
         StartupCommand::FixtureApp { dir } => {
             let digest = latlab_startup::fixture::run_app(&dir)
                 .with_context(|| format!("the built-in application's data in '{}'", dir.display()))?;
@@ -79,4 +80,71 @@ fn measure_cmd(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
     let plan = load_plan(db, a.plan.as_deref(), a.plan_run)?;
     let launch = launch_spec(&a.launch, plan.as_ref().map(|p| p.command.as_slice()))?;
     measure::<Measure>(db, MeasureRun { launch, plan, runs: a.runs, threads, whole: a.whole, tracer: a.tracer })
+}
+
+fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
+    use latlab_startup::preload::{self, Library};
+    match c {
+        PreloadCommand::Launch { library, tracer, launch } => {
+            let spec = launch_spec(&launch, None)?;
+            if spec.command.is_empty() {
+                return Err(super::Usage(
+                    "no command given: put it after `--`, e.g. `latlab startup preload launch -- /usr/bin/app`".into(),
+                )
+                .into());
+            }
+            let said = preload::launch_through(&library, &spec, tracer)?;
+            out(&format!("{said}\n"))?;
+            Ok(crate::exit::OK)
+        }
+        PreloadCommand::List { library } => {
+            let lib = Library::load(&library)?;
+            out(&preload::ranking_text(&lib, preload::now_ms()))?;
+            Ok(crate::exit::OK)
+        }
+        PreloadCommand::Run { library, budget_mib, top, idle_below, check_ms, give_up } => {
+            if !(idle_below > 0.0 && idle_below <= 1.0) || check_ms == 0 {
+                return Err(super::Usage(format!(
+                    "--idle-below must be a share in (0, 1] (not {idle_below}) and --check-ms at least 1"
+                ))
+                .into());
+            }
+            let lib = Library::load(&library)?;
+            if lib.entries.is_empty() {
+                return Err(anyhow::anyhow!(
+                    "'{}' holds no plans yet: launch commands through it first (`latlab startup preload launch -- CMD`)",
+                    library.display()
+                ));
+            }
+            let page = latlab_startup::pagecache::page_size() as u64;
+            let budget_pages = match budget_mib {
+                Some(m) => (m << 20) / page,
+                None => latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
+                    (kib as f64 * 1024.0 * latlab_startup::defaults::PRELOAD_BUDGET_SHARE) as u64 / page
+                }),
+            };
+            let cfg = preload::PreloadConfig {
+                idle_below,
+                check_every: Duration::from_millis(check_ms),
+                give_up_after: Duration::from_secs(give_up),
+                budget_pages,
+                top,
+            };
+            latlab_core::interrupt::install().map_err(anyhow::Error::msg)?;
+            let ranked: Vec<&preload::Entry> = lib.ranked(preload::now_ms()).into_iter().map(|(e, _)| e).collect();
+            eprintln!(
+                "preload: waiting until everything else uses under {:.0} % of the CPUs, then reading up to {} plans ({} MiB at most)",
+                idle_below * 100.0,
+                ranked.len().min(top),
+                budget_pages * page >> 20
+            );
+            let r = preload::preload(&ranked, &cfg, &mut preload::Machine::default());
+            out(&preload::report_text(&r, page))?;
+            Ok(if r.ended_early.is_some() && r.preloaded.is_empty() { crate::exit::ERROR } else { crate::exit::OK })
+        }
+        PreloadCommand::Measure { runs, apps, idle_below } => measure::<latlab_startup::experiment::StartupPreload>(
+            db,
+            latlab_startup::preload_measure::PreloadMeasureConfig { runs, apps, idle_below, ..Default::default() },
+        ),
+    }
 }

@@ -1,0 +1,662 @@
+//! Superfetch proper (seed 004): a library of launch plans for many commands (up to 123, as
+//! the seed's Superfetch kept), each ranked by how often and how recently it was launched,
+//! and a preloader that, while the machine is idle, reads the top plans into the page cache
+//! ahead of any launch, and pauses as soon as it is not idle.
+//!
+//! The library is a JSON file (`"schema": "latlab.preload/1"`). The ranking is a launch
+//! count decayed with a half-life ([`crate::defaults::PRELOAD_HALF_LIFE_H`]): each launch adds
+//! 1 to a score that halves every half-life, so a program used daily outranks one used often
+//! long ago. The decisions (ranking, capacity, idleness, pausing) are pure or run against the
+//! [`Env`] seam, and are tested on a fake clock with a scripted machine load.
+
+use crate::plan::{Plan, merge_close};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::time::Duration;
+
+/// The library format's name and version.
+pub const SCHEMA: &str = "latlab.preload/1";
+
+/// One command the library knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The command, program first.
+    pub command: Vec<String>,
+    /// Launches counted.
+    pub launches: u64,
+    /// The decayed launch count at `last_ms`.
+    pub score: f64,
+    /// The last launch, ms since the Unix epoch.
+    pub last_ms: u64,
+    /// Its launch plan.
+    pub plan: Plan,
+}
+
+/// The library.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Library {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// Most entries kept; the lowest-ranked goes when a new one would pass it.
+    pub capacity: usize,
+    /// Half-life of a launch's weight, hours.
+    pub half_life_h: f64,
+    /// The commands.
+    pub entries: Vec<Entry>,
+}
+
+/// Why a library could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// Not JSON of the library's shape.
+    #[error("'{file}', line {line}, column {column}: {msg}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Another schema, or values that cannot be.
+    #[error("'{file}': {msg}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Reading or writing failed.
+    #[error("'{file}': {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Default for Library {
+    fn default() -> Self {
+        Self {
+            schema: SCHEMA.into(),
+            capacity: crate::defaults::PRELOAD_CAPACITY,
+            half_life_h: crate::defaults::PRELOAD_HALF_LIFE_H,
+            entries: Vec::new(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Library {
+    /// Read the library at `path`; a file that does not exist is an empty library.
+    pub fn load(path: &Path) -> Result<Self, LibraryError> {
+        let file = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(LibraryError::Io { file, source }),
+        };
+        Self::from_json(&text, &file)
+    }
+
+    /// From JSON, checked (`file` names it in errors).
+    pub fn from_json(text: &str, file: &str) -> Result<Self, LibraryError> {
+        let lib: Library = serde_json::from_str(text).map_err(|e| LibraryError::Syntax {
+            file: file.into(),
+            line: e.line(),
+            column: e.column(),
+            msg: e.to_string(),
+        })?;
+        let bad = |msg: String| LibraryError::Invalid { file: file.into(), msg };
+        if lib.schema != SCHEMA {
+            return Err(bad(format!("schema \"{}\": this latlab reads \"{SCHEMA}\"", lib.schema)));
+        }
+        if lib.capacity == 0 || !(lib.half_life_h > 0.0 && lib.half_life_h.is_finite()) {
+            return Err(bad("capacity must be at least 1 and half_life_h a positive number of hours".into()));
+        }
+        for (i, e) in lib.entries.iter().enumerate() {
+            if e.command.is_empty() || !(e.score >= 0.0 && e.score.is_finite()) {
+                return Err(bad(format!("entry {}: an empty command or a score that is not a number ≥ 0", i + 1)));
+            }
+            // The plan's own checks (schema, ranges).
+            Plan::from_json(&e.plan.to_json()).map_err(|p| bad(format!("entry {} ({}): {p}", i + 1, e.command[0])))?;
+        }
+        Ok(lib)
+    }
+
+    /// Write the library to `path` (to a temporary file beside it, then renamed, so a crash
+    /// never leaves half a library).
+    pub fn save(&self, path: &Path) -> Result<(), LibraryError> {
+        let io = |source| LibraryError::Io { file: path.display().to_string(), source };
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let text = serde_json::to_string_pretty(self).expect("a library always serializes");
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io(e)
+        })
+    }
+
+    /// The score of `e` at `now_ms`: its score decayed since its last launch.
+    pub fn score_at(&self, e: &Entry, now_ms: u64) -> f64 {
+        let hours = now_ms.saturating_sub(e.last_ms) as f64 / 3.6e6;
+        e.score * 0.5f64.powf(hours / self.half_life_h)
+    }
+
+    /// The entry for `command`.
+    pub fn find(&self, command: &[String]) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.command == command)
+    }
+
+    /// Whether `command` needs its plan learned: no entry, or a file of its plan that changed
+    /// size or is gone (the seed: a plan does not change "unless the files being accessed …
+    /// change").
+    pub fn needs_plan(&self, command: &[String]) -> bool {
+        self.find(command)
+            .is_none_or(|e| e.plan.files.iter().any(|f| std::fs::metadata(&f.path).map_or(true, |m| m.len() != f.size)))
+    }
+
+    /// Count one launch of `command` at `now_ms`, with its plan when one was (re)learned.
+    /// A new command past the capacity pushes out the lowest-ranked one, which is returned.
+    /// A command with no entry and no plan is an error: there is nothing to preload.
+    pub fn launched(&mut self, command: &[String], plan: Option<Plan>, now_ms: u64) -> Result<Option<Entry>, String> {
+        if let Some(k) = self.entries.iter().position(|e| e.command == command) {
+            let score = self.score_at(&self.entries[k], now_ms) + 1.0;
+            let e = &mut self.entries[k];
+            e.score = score;
+            e.last_ms = e.last_ms.max(now_ms);
+            e.launches += 1;
+            if let Some(p) = plan {
+                e.plan = p;
+            }
+            return Ok(None);
+        }
+        let plan = plan.ok_or_else(|| format!("'{}' has no plan in the library yet", command.join(" ")))?;
+        self.entries.push(Entry { command: command.to_vec(), launches: 1, score: 1.0, last_ms: now_ms, plan });
+        if self.entries.len() <= self.capacity {
+            return Ok(None);
+        }
+        // The lowest-ranked goes; among equals, the longest unused.
+        let k = (0..self.entries.len())
+            .min_by(|&a, &b| {
+                let (x, y) = (&self.entries[a], &self.entries[b]);
+                self.score_at(x, now_ms).total_cmp(&self.score_at(y, now_ms)).then(x.last_ms.cmp(&y.last_ms))
+            })
+            .unwrap_or(0);
+        Ok(Some(self.entries.remove(k)))
+    }
+
+    /// The entries by rank at `now_ms`, highest first, each with its score then.
+    pub fn ranked(&self, now_ms: u64) -> Vec<(&Entry, f64)> {
+        let mut v: Vec<(&Entry, f64)> = self.entries.iter().map(|e| (e, self.score_at(e, now_ms))).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.last_ms.cmp(&a.0.last_ms)));
+        v
+    }
+}
+
+/// What the preloader needs from the machine: a clock, a sleep, and how busy everything else
+/// keeps the CPUs. The real one is [`Machine`]; tests script one.
+pub trait Env {
+    /// Time since some fixed start.
+    fn now(&mut self) -> Duration;
+    /// Sleep this long.
+    fn sleep(&mut self, d: Duration);
+    /// The share of all CPUs' time that everything but this process used since the last call
+    /// (`None`: cannot be told, e.g. the first call).
+    fn others_busy(&mut self) -> Option<f64>;
+    /// Whether to stop (Ctrl-C).
+    fn stop(&mut self) -> bool {
+        false
+    }
+}
+
+/// This machine: `/proc/stat` for all CPUs, `/proc/self/stat` for this process's own share.
+pub struct Machine {
+    t0: std::time::Instant,
+    last: Option<(u64, u64, u64)>,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Self { t0: std::time::Instant::now(), last: None }
+    }
+}
+
+/// This process's CPU time (user + system), clock ticks, from `/proc/self/stat`'s text.
+pub fn own_ticks(stat: &str) -> Option<u64> {
+    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// The share of CPU time others used between two readings of (busy, total, own) ticks.
+pub fn others_share(before: (u64, u64, u64), after: (u64, u64, u64)) -> Option<f64> {
+    let total = after.1.checked_sub(before.1)?;
+    if total == 0 {
+        return None;
+    }
+    let busy = after.0.saturating_sub(before.0);
+    let own = after.2.saturating_sub(before.2);
+    Some((busy.saturating_sub(own) as f64 / total as f64).clamp(0.0, 1.0))
+}
+
+impl Env for Machine {
+    fn now(&mut self) -> Duration {
+        self.t0.elapsed()
+    }
+    fn sleep(&mut self, d: Duration) {
+        std::thread::sleep(d);
+    }
+    fn others_busy(&mut self) -> Option<f64> {
+        let (busy, total) = std::fs::read_to_string("/proc/stat").ok().and_then(|t| crate::util::parse_stat(&t))?;
+        let own = std::fs::read_to_string("/proc/self/stat").ok().and_then(|t| own_ticks(&t))?;
+        let now = (busy, total, own);
+        let share = self.last.and_then(|before| others_share(before, now));
+        self.last = Some(now);
+        share
+    }
+    fn stop(&mut self) -> bool {
+        latlab_core::interrupt::stop_requested()
+    }
+}
+
+/// How the preloader behaves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreloadConfig {
+    /// Idle: everything else uses less than this share of all CPUs.
+    pub idle_below: f64,
+    /// How often idleness is judged (the window of each judgement).
+    pub check_every: Duration,
+    /// Longest wait for idleness, in all, before giving up.
+    pub give_up_after: Duration,
+    /// Most pages read, over all plans.
+    pub budget_pages: u64,
+    /// Plans read, at most, from the top of the ranking.
+    pub top: usize,
+}
+
+/// What one preloader pass did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreloadReport {
+    /// The commands whose plans were read whole, in rank order.
+    pub preloaded: Vec<String>,
+    /// Commands left out: their plan did not fit the budget left.
+    pub over_budget: Vec<String>,
+    /// Pages read.
+    pub pages: u64,
+    /// Plan files skipped: gone or changed size.
+    pub skipped_files: usize,
+    /// Times the preloader stopped because the machine was not idle.
+    pub pauses: u64,
+    /// Time spent waiting for idleness.
+    pub waited: Duration,
+    /// Time from start to end, waits included.
+    pub elapsed: Duration,
+    /// Why it ended before reading every plan that fit (gave up waiting, interrupted).
+    pub ended_early: Option<String>,
+}
+
+/// Bytes read between two checks of the clock (and, when a check is due, of idleness).
+const CHUNK: usize = 256 << 10;
+
+/// Wait until the machine is idle. `Err` with why when it gave up or was stopped.
+fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport, first: bool) -> Result<(), String> {
+    let mut paused = false;
+    loop {
+        if env.stop() {
+            return Err("interrupted".into());
+        }
+        let t = env.now();
+        env.sleep(cfg.check_every);
+        r.waited += env.now().saturating_sub(t);
+        match env.others_busy() {
+            Some(share) if share < cfg.idle_below => return Ok(()),
+            Some(_) if !paused && !first => {
+                r.pauses += 1;
+                paused = true;
+            }
+            _ => {}
+        }
+        if r.waited >= cfg.give_up_after {
+            return Err(format!(
+                "the machine was not idle (others used {:.0} % of the CPUs or more) within {:.0} s",
+                cfg.idle_below * 100.0,
+                cfg.give_up_after.as_secs_f64()
+            ));
+        }
+    }
+}
+
+/// One pass: wait for idleness, then read the top plans (in rank order, each file's ranges in
+/// plan order) while the budget lasts, judging idleness every `check_every` and pausing while
+/// the machine is busy. `ranked` is the library's ranking (see [`Library::ranked`]).
+pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> PreloadReport {
+    let mut r = PreloadReport::default();
+    let start = env.now();
+    env.others_busy(); // Opens the first window.
+    if let Err(why) = wait_idle(cfg, env, &mut r, true) {
+        r.ended_early = Some(why);
+        r.elapsed = env.now().saturating_sub(start);
+        return r;
+    }
+    let mut last_check = env.now();
+    let mut budget = cfg.budget_pages;
+    let mut buf = vec![0u8; CHUNK];
+    'plans: for e in ranked.iter().take(cfg.top) {
+        let name = e.command.join(" ");
+        let pages = e.plan.pages();
+        if pages > budget {
+            r.over_budget.push(name);
+            continue;
+        }
+        budget -= pages;
+        let page = e.plan.page_size.max(1);
+        for f in &e.plan.files {
+            let file = match std::fs::File::open(&f.path) {
+                Ok(file) if file.metadata().is_ok_and(|m| m.len() == f.size) => file,
+                _ => {
+                    r.skipped_files += 1;
+                    continue;
+                }
+            };
+            for (first, n) in merge_close(&f.ranges, crate::defaults::REPLAY_MERGE_GAP_PAGES) {
+                let (mut at, end) = (first * page, ((first + n) * page).min(f.size));
+                while at < end {
+                    let want = ((end - at) as usize).min(CHUNK);
+                    let got = std::os::unix::fs::FileExt::read_at(&file, &mut buf[..want], at).unwrap_or(0);
+                    if got == 0 {
+                        break;
+                    }
+                    at += got as u64;
+                    r.pages += (got as u64).div_ceil(page);
+                    if env.now().saturating_sub(last_check) >= cfg.check_every {
+                        let busy = env.others_busy().is_some_and(|s| s >= cfg.idle_below);
+                        if busy || env.stop() {
+                            if !busy {
+                                r.ended_early = Some("interrupted".into());
+                                break 'plans;
+                            }
+                            r.pauses += 1;
+                            if let Err(why) = wait_idle(cfg, env, &mut r, true) {
+                                r.ended_early = Some(why);
+                                break 'plans;
+                            }
+                        }
+                        last_check = env.now();
+                    }
+                }
+            }
+        }
+        r.preloaded.push(name);
+    }
+    r.elapsed = env.now().saturating_sub(start);
+    r
+}
+
+/// `latlab startup preload launch`: launch `spec` through the library at `path` — its plan is
+/// learned (a traced launch, then one from evicted files) the first time or when a file of it
+/// changed, else the command is launched once — and count the launch. Returns what was done,
+/// in words.
+pub fn launch_through(
+    path: &Path,
+    spec: &crate::launch::LaunchSpec,
+    tracer: crate::trace::TracerChoice,
+) -> Result<String, crate::record::StartupError> {
+    use crate::record::StartupError;
+    let mut lib = Library::load(path).map_err(|e| StartupError::Preload(e.to_string()))?;
+    let (plan, did) = if lib.needs_plan(&spec.command) {
+        let l = crate::record::learn(&crate::record::RecordConfig { launch: spec.clone(), tracer })?;
+        let did =
+            format!("learned its plan ({} files, {} pages, {} tracer)", l.plan.files.len(), l.plan.pages(), l.tracer);
+        (Some(l.plan), did)
+    } else {
+        let l = crate::launch::launch(spec, std::time::Instant::now(), false)?;
+        (None, format!("launched (ready in {})", latlab_core::record::fmt_ns(l.ready_ns as f64)))
+    };
+    let gone = lib.launched(&spec.command, plan, now_ms()).map_err(StartupError::Preload)?;
+    lib.save(path).map_err(|e| StartupError::Preload(e.to_string()))?;
+    let e = lib.find(&spec.command).expect("just counted");
+    let mut out = format!("{}: {did}; {} launches counted, in {}", spec.command.join(" "), e.launches, path.display());
+    if let Some(g) = gone {
+        out.push_str(&format!(
+            "; the library was full ({}), so '{}' (the lowest-ranked) was dropped",
+            lib.capacity,
+            g.command.join(" ")
+        ));
+    }
+    Ok(out)
+}
+
+/// The library's ranking as a text table (rank, score, launches, last launch, plan size,
+/// command).
+pub fn ranking_text(lib: &Library, now_ms: u64) -> String {
+    let mut out = format!(
+        "{} of at most {} plans; score = launches, each halving every {} h\n",
+        lib.entries.len(),
+        lib.capacity,
+        lib.half_life_h
+    );
+    out.push_str("rank  score  launches  last launch  plan pages  command\n");
+    for (i, (e, s)) in lib.ranked(now_ms).iter().enumerate() {
+        let ago = now_ms.saturating_sub(e.last_ms) as f64 / 3.6e6;
+        out.push_str(&format!(
+            "{:>4}  {:>5.2}  {:>8}  {:>8.1} h ago  {:>10}  {}\n",
+            i + 1,
+            s,
+            e.launches,
+            ago,
+            e.plan.pages(),
+            e.command.join(" ")
+        ));
+    }
+    out
+}
+
+/// One preloader pass's report as text.
+pub fn report_text(r: &PreloadReport, page_size: u64) -> String {
+    let mut out = format!(
+        "preloaded {} plan(s), {} pages ({:.1} MiB) in {:.2} s, {:.2} s of it waiting for idleness, {} pause(s) for a busy machine\n",
+        r.preloaded.len(),
+        r.pages,
+        (r.pages * page_size) as f64 / (1u64 << 20) as f64,
+        r.elapsed.as_secs_f64(),
+        r.waited.as_secs_f64(),
+        r.pauses
+    );
+    for c in &r.preloaded {
+        out.push_str(&format!("  read: {c}\n"));
+    }
+    for c in &r.over_budget {
+        out.push_str(&format!("  over the budget, not read: {c}\n"));
+    }
+    if r.skipped_files > 0 {
+        out.push_str(&format!(
+            "  {} plan file(s) gone or changed: launch those commands again to relearn\n",
+            r.skipped_files
+        ));
+    }
+    if let Some(why) = &r.ended_early {
+        out.push_str(&format!("  ended early: {why}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanFile;
+
+    fn plan(files: Vec<PlanFile>) -> Plan {
+        Plan { schema: crate::plan::SCHEMA.into(), command: vec![], page_size: 4096, files }
+    }
+    fn cmd(s: &str) -> Vec<String> {
+        vec![s.to_string()]
+    }
+    const H: u64 = 3_600_000;
+
+    /// A scratch directory, removed when dropped.
+    struct Scratch(std::path::PathBuf);
+    impl Scratch {
+        fn new(tag: &str) -> Self {
+            let d = std::env::temp_dir().join(format!("latlab-preload-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            Self(d)
+        }
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn launches_rank_by_how_often_and_how_recently() {
+        let mut lib = Library { half_life_h: 24.0, ..Library::default() };
+        // "daily" launched once a day for 5 days; "burst" 6 times ten days ago.
+        let t0 = 1_000 * H;
+        for k in 0..6 {
+            lib.launched(&cmd("burst"), Some(plan(vec![])), t0 + k).unwrap();
+        }
+        for d in 6..11 {
+            lib.launched(&cmd("daily"), Some(plan(vec![])), t0 + d * 24 * H).unwrap();
+        }
+        let now = t0 + 10 * 24 * H;
+        let r = lib.ranked(now);
+        assert_eq!(r[0].0.command, cmd("daily"), "{r:?}");
+        assert_eq!(r[1].0.launches, 6);
+        // 6 launches decayed over 10 half-lives: 6/1024.
+        assert!((r[1].1 - 6.0 / 1024.0).abs() < 1e-3, "{}", r[1].1);
+        // A launch of a command with no plan yet is refused; with one entry it counts.
+        assert!(lib.launched(&cmd("new"), None, now).is_err());
+        lib.launched(&cmd("burst"), None, now).unwrap();
+        assert_eq!(lib.find(&cmd("burst")).unwrap().launches, 7);
+    }
+
+    #[test]
+    fn past_the_capacity_the_lowest_ranked_goes() {
+        let mut lib = Library { capacity: 3, ..Library::default() };
+        for (i, n) in ["a", "b", "c"].iter().enumerate() {
+            for k in 0..=i as u64 {
+                lib.launched(&cmd(n), Some(plan(vec![])), 10 * H + k).unwrap();
+            }
+        }
+        let gone = lib.launched(&cmd("d"), Some(plan(vec![])), 11 * H).unwrap().unwrap();
+        assert_eq!(gone.command, cmd("a"));
+        assert_eq!(lib.entries.len(), 3);
+        assert_eq!(Library::default().capacity, 123, "the seed's Superfetch kept up to 123 plans");
+    }
+
+    #[test]
+    fn a_library_round_trips_and_a_broken_one_names_the_place() {
+        let dir = Scratch::new("lib");
+        let p = dir.path().join("lib.json");
+        assert_eq!(Library::load(&p).unwrap(), Library::default(), "no file: empty");
+        let mut lib = Library::default();
+        lib.launched(&cmd("x"), Some(plan(vec![PlanFile { path: "/x".into(), size: 9, ranges: vec![(0, 1)] }])), H)
+            .unwrap();
+        lib.save(&p).unwrap();
+        assert_eq!(Library::load(&p).unwrap(), lib);
+        std::fs::write(&p, "{\n \"schema\": \"latlab.preload/1\",\n \"capacity\": \"many\"\n}").unwrap();
+        let e = Library::load(&p).unwrap_err().to_string();
+        assert!(e.contains("line 3"), "{e}");
+        let other = serde_json::to_string(&Library { schema: "x/9".into(), ..Library::default() }).unwrap();
+        assert!(Library::from_json(&other, "f").unwrap_err().to_string().contains("schema \"x/9\""));
+        let mut bad = lib.clone();
+        bad.entries[0].plan.files[0].ranges = vec![(0, 0)];
+        let e = Library::from_json(&serde_json::to_string(&bad).unwrap(), "f").unwrap_err().to_string();
+        assert!(e.contains("entry 1 (x)"), "{e}");
+    }
+
+    /// A fake machine: the clock moves only when slept or read; the load is scripted.
+    struct Scripted {
+        t: Duration,
+        load: Vec<Option<f64>>,
+        reads: usize,
+    }
+    impl Env for Scripted {
+        fn now(&mut self) -> Duration {
+            // Every read of the clock is 30 ms later, as if each chunk took that long.
+            self.t += Duration::from_millis(30);
+            self.t
+        }
+        fn sleep(&mut self, d: Duration) {
+            self.t += d;
+        }
+        fn others_busy(&mut self) -> Option<f64> {
+            self.reads += 1;
+            if self.load.is_empty() { Some(0.0) } else { self.load.remove(0) }
+        }
+    }
+
+    #[test]
+    fn the_preloader_waits_for_idle_pauses_when_busy_and_keeps_to_its_budget() {
+        let dir = Scratch::new("pass");
+        let mut files = Vec::new();
+        for i in 0..3 {
+            let p = dir.path().join(format!("f{i}"));
+            std::fs::write(&p, vec![7u8; 4 << 20]).unwrap();
+            files.push(PlanFile { path: p, size: 4 << 20, ranges: vec![(0, 1024)] });
+        }
+        let mut lib = Library::default();
+        lib.launched(&cmd("top"), Some(plan(files[..2].to_vec())), H).unwrap();
+        lib.launched(&cmd("top"), None, H).unwrap();
+        lib.launched(&cmd("second"), Some(plan(files[2..].to_vec())), H).unwrap();
+        let ranked: Vec<&Entry> = lib.ranked(H).into_iter().map(|(e, _)| e).collect();
+        let cfg = PreloadConfig {
+            idle_below: 0.2,
+            check_every: Duration::from_millis(100),
+            give_up_after: Duration::from_secs(60),
+            budget_pages: 2048,
+            top: 10,
+        };
+        // Busy at first (two windows), then idle, then busy once mid-way, then idle.
+        let mut env = Scripted { t: Duration::ZERO, load: vec![None, Some(0.9), Some(0.5), Some(0.05)], reads: 0 };
+        env.load.extend([Some(0.0); 3]);
+        env.load.extend([Some(0.95), Some(0.1)]);
+        let r = preload(&ranked, &cfg, &mut env);
+        assert_eq!(r.preloaded, vec!["top".to_string()]);
+        assert_eq!(r.over_budget, vec!["second".to_string()], "2048 pages: only the top plan fits");
+        assert_eq!(r.pages, 2048);
+        assert_eq!(r.pauses, 1, "one pause while reading: {r:?}");
+        assert!(r.waited >= Duration::from_millis(300), "{r:?}");
+        assert!(r.ended_early.is_none());
+        // Never idle: it gives up and reads nothing.
+        let mut busy = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000], reads: 0 };
+        let r = preload(&ranked, &PreloadConfig { give_up_after: Duration::from_secs(1), ..cfg.clone() }, &mut busy);
+        assert_eq!(r.pages, 0);
+        assert!(r.ended_early.as_deref().unwrap().contains("not idle"), "{r:?}");
+        // A changed file is skipped, the rest read.
+        std::fs::write(&files[1].path, b"short").unwrap();
+        let mut idle = Scripted { t: Duration::ZERO, load: vec![], reads: 0 };
+        let r = preload(&ranked, &PreloadConfig { budget_pages: u64::MAX, ..cfg }, &mut idle);
+        assert_eq!(r.skipped_files, 1);
+        assert_eq!(r.pages, 2048);
+        assert_eq!(r.preloaded.len(), 2);
+    }
+
+    #[test]
+    fn cpu_shares_of_others_come_from_proc_counters() {
+        let stat = "4242 (my (odd) name) S 1 2 3 4 5 6 7 8 9 10 120 30 0 0 20 0 1 0";
+        assert_eq!(own_ticks(stat), Some(150));
+        assert_eq!(others_share((100, 1000, 10), (300, 1400, 60)), Some(150.0 / 400.0));
+        assert_eq!(others_share((100, 1000, 10), (100, 1000, 10)), None);
+        let mut m = Machine::default();
+        assert!(m.others_busy().is_none(), "the first reading opens the window");
+        std::thread::sleep(Duration::from_millis(30));
+        if let Some(s) = m.others_busy() {
+            assert!((0.0..=1.0).contains(&s));
+        }
+    }
+}

@@ -16,6 +16,8 @@ pub enum Format {
     Blame,
     /// `systemd-analyze critical-chain`.
     CriticalChain,
+    /// A boot `latlab boot measure` ran and stored (its median boot).
+    Measured,
 }
 
 /// One service's start.
@@ -356,10 +358,14 @@ pub fn analyze(t: &BootTrace) -> Analysis {
     let autostart_ms = match (t.format, t.autostart) {
         (Format::Xperf, Some((_, _, d))) => d,
         (Format::CriticalChain, _) => t.chain.first().and_then(|s| s.ended_ms).unwrap_or(0.0),
+        // Until every service was ready: the boot's own window.
+        (Format::Measured, _) => t.services.iter().filter_map(|s| s.ended_ms).fold(0.0, f64::max),
         _ => t.services.iter().map(|s| s.duration_ms).sum(),
     };
     let critical_path = match t.format {
         Format::CriticalChain => t.chain.iter().rev().filter(|s| s.duration_ms > 0.0).cloned().collect(),
+        // The runner's own chain of waits, target first as critical-chain prints it.
+        Format::Measured => t.chain.iter().rev().cloned().collect(),
         _ => xperf_path(&t.services),
     };
     let mut candidates = Vec::new();
@@ -455,6 +461,7 @@ pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_core::record:
             Format::Xperf => "xperf -a boot XML",
             Format::Blame => "systemd-analyze blame",
             Format::CriticalChain => "systemd-analyze critical-chain",
+            Format::Measured => "a boot measured by latlab boot measure",
         },
     );
     rec.metric("boot.autostart_ms", a.autostart_ms, "ms");

@@ -18,9 +18,16 @@ pub enum BootCommand {
     /// Read a boot trace — `xperf -a boot` XML, or `systemd-analyze blame` or
     /// `critical-chain` text — and show the services by cost, the total auto-start time, the
     /// critical path, and candidates to delay or disable with the reason for each.
+    ///
+    /// With `--run ID`, a boot that `latlab boot measure` stored is analysed instead: its
+    /// median boot, the critical path, and its recommendations (delay, reorder, disable).
     Analyze {
         /// The trace file.
-        file: std::path::PathBuf,
+        #[arg(required_unless_present = "run", conflicts_with = "run")]
+        file: Option<std::path::PathBuf>,
+        /// A stored `boot measure` run to analyse instead of a file.
+        #[arg(long)]
+        run: Option<i64>,
     },
     /// Run a boot for real: the services of a `latlab.boot/1` file (TOML or JSON; none: the
     /// built-in boot) in dependency order, cold (their files evicted), warm, and cold with

@@ -1,13 +1,18 @@
 //! `latlab boot analyze FILE`, `latlab boot measure [FILE]`.
 
 use crate::cli::{BootArgs, BootCommand};
+use anyhow::Context;
 use latlab_startup::bootmeasure::{BootMeasureConfig, BootSource};
 use latlab_startup::experiment::{Boot, BootFile, BootMeasure};
 use std::path::Path;
 
 pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
     match a.command {
-        BootCommand::Analyze { file } => super::measure::<Boot>(db, BootFile { file: Some(file) }),
+        BootCommand::Analyze { file, run: None } => super::measure::<Boot>(db, BootFile { file, measured: None }),
+        BootCommand::Analyze { run: Some(id), .. } => {
+            let rec = super::open_existing(db)?.load(id).with_context(|| format!("cannot load run #{id}"))?;
+            super::measure::<Boot>(db, BootFile { file: None, measured: Some((id, rec)) })
+        }
         BootCommand::Measure { file, runs, threads, apply_recommendations } => {
             let d = BootMeasureConfig::default();
             // The built-in boot is made to show its advice verified: always applied there.

@@ -136,7 +136,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                 "preload: waiting until everything else uses under {:.0} % of the CPUs, then reading up to {} plans ({} MiB at most)",
                 idle_below * 100.0,
                 ranked.len().min(top),
-                (budget_pages * page) >> 20
+                budget_pages.saturating_mul(page) >> 20
             );
             let r = preload::preload(&ranked, &cfg, &mut preload::Machine::default());
             out(&preload::report_text(&r, page))?;

@@ -501,7 +501,8 @@ pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_core::record:
                     ((1000.0 * s.duration_ms / a.autostart_ms.max(1e-9)).round() / 10.0).into(),
                     ms(s.waiting_ms),
                     ms(s.started_ms),
-                    (s.line as u64).into(),
+                    // 0: not from a file (a measured boot).
+                    if s.line == 0 { serde_json::Value::Null } else { (s.line as u64).into() },
                 ]
             })
             .collect(),

@@ -1049,4 +1049,70 @@ ready = { exit = true }
         .filter(|c| c == b"sleep\x0031.5\x00")
         .count();
     assert_eq!(left, 0, "a boot service is still running");
+    // The stored boot analysed again: its median boot, critical path and advice.
+    latlab(d)
+        .args(["boot", "analyze", "--run", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("The critical path"))
+        .stdout(predicate::str::contains("Recommendations from run #1"));
+    latlab(d)
+        .args(["boot", "analyze", "--run", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("run #2 cannot be analysed as a measured boot"));
+}
+
+#[test]
+fn ctrl_c_during_a_boot_stops_and_reaps_every_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pidfile = d.join("hang.pid");
+    let file = d.join("boot.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"format = "latlab.boot/1"
+target = "ui"
+
+[[service]]
+name = "hang"
+command = ["sh", "-c", "echo $$ > {}; exec sleep 32.5"]
+ready = {{ line = "never printed" }}
+
+[[service]]
+name = "ui"
+command = ["true"]
+after = ["hang"]
+ready = {{ exit = true }}
+"#,
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["boot", "measure", file.to_str().unwrap(), "--runs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the service runs (its pid written), then Ctrl-C.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pid: i32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse().ok()) {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "the boot's service never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(!status.success(), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    // The service was stopped and reaped: its pid is gone (not even a zombie).
+    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "service pid {pid} outlived latlab");
 }

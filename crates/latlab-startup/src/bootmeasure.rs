@@ -46,15 +46,19 @@ pub struct BootMeasureConfig {
     pub threads: usize,
     /// Also measure the boot with its recommendations applied, in each round.
     pub apply_recommendations: bool,
+    /// Also measure cold and prefetched boots on the device throttled to this many bytes/s of
+    /// reads (a blkio/io group): where prefetching pays on a slow device and where not.
+    pub throttle_read_bps: Option<u64>,
 }
 
 /// The states, in round order.
 pub const STATES: [&str; 3] = ["cold", "warm", "prefetch"];
 
 /// Boots a measurement makes (for progress): the traced and the cold learning boots, then
-/// three per round, four with the recommendations applied, then the profiled cold boot.
-pub fn steps(runs: usize, apply: bool) -> u64 {
-    2 + if apply { 4 } else { 3 } * runs as u64 + 1
+/// three per round, four with the recommendations applied, two more per round on a throttled
+/// device, then the profiled cold boot.
+pub fn steps(runs: usize, apply: bool, throttled: bool) -> u64 {
+    2 + (if apply { 4 } else { 3 } + if throttled { 2 } else { 0 }) * runs as u64 + 1
 }
 
 /// Why a boot measurement failed.
@@ -290,6 +294,77 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
             progress.fetch_add(1, Ordering::Relaxed);
         }
     }
+    // The same device throttled: cold and prefetched boots, and its random-read rate.
+    let mut throttled: Vec<Vec<BootTimes>> = vec![Vec::new(); 2];
+    if let (Some(bps), Ok((plan, files, _))) = (cfg.throttle_read_bps, &learned) {
+        let at = plan.files.first().map(|f| f.path.clone()).unwrap_or_default();
+        match crate::device::Throttle::start(&at, bps) {
+            Ok(t) => {
+                rec.config(
+                    "throttle",
+                    format!(
+                        "reads from disk {} limited to {:.1} MB/s ({})",
+                        t.disk,
+                        bps as f64 / 1e6,
+                        t.group.display()
+                    ),
+                );
+                let dir = at.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+                let d = crate::defaults::RANDREAD_FILE_MIB;
+                match crate::device::random_read(
+                    &dir,
+                    d,
+                    crate::defaults::RANDREAD_MAX_READS,
+                    crate::defaults::RANDREAD_MAX_MS,
+                ) {
+                    Ok(r) => {
+                        rec.metric("device.throttled.random_read.bytes_per_s", r.bytes_per_s, "B/s");
+                        rec.metric("device.throttled.random_read.iops", r.iops, "1/s");
+                    }
+                    Err(e) => rec.warn(format!("the throttled random-read rate was not measured: {e}")),
+                }
+                let mut failed = None;
+                'throttled: for _ in 0..cfg.runs {
+                    for (k, pre) in [false, true].into_iter().enumerate() {
+                        if latlab_core::interrupt::stop_requested() {
+                            break 'throttled;
+                        }
+                        evict_all(files);
+                        let b = if pre {
+                            std::thread::scope(|sc| {
+                                sc.spawn(|| plan.replay(cfg.threads));
+                                run_once(&spec)
+                            })
+                        } else {
+                            run_once(&spec)
+                        };
+                        match b {
+                            Ok(b) => throttled[k].push(b),
+                            Err(e) => {
+                                failed = Some(e);
+                                break 'throttled;
+                            }
+                        }
+                        progress.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                for e in t.stop() {
+                    rec.warn(e);
+                }
+                if let Some(e) = failed {
+                    return Err(e.into());
+                }
+            }
+            Err(why) => {
+                rec.warn(format!("the device could not be throttled ({why}): no throttled boots"));
+                progress.fetch_add(2 * cfg.runs as u64, Ordering::Relaxed);
+            }
+        }
+    } else if cfg.throttle_read_bps.is_some() {
+        rec.warn("no boot plan: the throttled cold and prefetched boots need one");
+        progress.fetch_add(2 * cfg.runs as u64, Ordering::Relaxed);
+    }
+    throttled_metrics(&mut rec, &throttled);
     // One more boot, cold when there is a plan, with CPU and disk utilisation sampled
     // (seed 004's Figures 2 and 4).
     let device = match &learned {
@@ -459,9 +534,31 @@ fn finish(
         },
     });
     autostart_row(&mut rec, spec, runs);
-    superfetch_rule_row(&mut rec);
+    superfetch_rule_row(&mut rec, false);
+    superfetch_rule_row(&mut rec, true);
     rec.finish(status);
     Ok(rec)
+}
+
+/// The throttled device's cold and prefetched boots: their time to target and the gain.
+fn throttled_metrics(rec: &mut RunRecord, runs: &[Vec<BootTimes>]) {
+    let mut p50 = [None; 2];
+    for (k, state) in ["cold", "prefetch"].into_iter().enumerate() {
+        let v: Vec<i64> = runs[k].iter().map(|t| t.target_ns as i64).collect();
+        if let Some(s) = latlab_core::stats::summarize(&v) {
+            rec.summary_metrics(&format!("boot.throttled.{state}.target"), &s, "ns");
+            p50[k] = Some(s.p50);
+            rec.series.push(Series {
+                name: format!("boot.throttled.{state}.target"),
+                unit: "ns".into(),
+                description: format!("time to the target's readiness, {state} boots on the throttled device"),
+                values: v,
+            });
+        }
+    }
+    if let [Some(c), Some(p)] = p50 {
+        rec.metric("boot.throttled.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
+    }
 }
 
 /// Seed 004's boot-trace figure beside this machine's measured boot: the time until every
@@ -497,17 +594,22 @@ fn autostart_row(rec: &mut RunRecord, spec: &BootSpec, runs: &[Vec<BootTimes>]) 
 
 /// Seed 004's rule: Superfetch turns itself off above about 8 Mb/s of random reads. Set the
 /// device's rate beside the prefetch gain measured on it.
-fn superfetch_rule_row(rec: &mut RunRecord) {
+/// `throttled`: the device throttled (`device.throttled.*`, `boot.throttled.*`), else as is.
+fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
+    let t = if throttled { "throttled." } else { "" };
     let (Some(rate), Some(gain)) = (
-        rec.get_metric("device.random_read.bytes_per_s").map(|m| m.value.as_f64()),
-        rec.get_metric("boot.prefetch.speedup").map(|m| m.value.as_f64()),
+        rec.get_metric(&format!("device.{t}random_read.bytes_per_s")).map(|m| m.value.as_f64()),
+        rec.get_metric(&format!("boot.{t}prefetch.speedup")).map(|m| m.value.as_f64()),
     ) else {
         return;
     };
     let off = rate > crate::defaults::SUPERFETCH_OFF_ABOVE_BYTES_PER_S;
     rec.paper.push(PaperRow {
         seed: "004".into(),
-        figure: "Superfetch turns itself off on fast random reads".into(),
+        figure: format!(
+            "Superfetch turns itself off on fast random reads{}",
+            if throttled { " (this device throttled)" } else { "" }
+        ),
         paper_setting: "Windows Embedded Standard 7; random-read throughput as the Windows System Assessment Tool measures it".into(),
         paper_value: "off above \"about 8 Mb/second\" of random reads: prefetching is for slow random access".into(),
         here_value: format!(
@@ -649,11 +751,12 @@ mod tests {
             runs: 1,
             threads: 1,
             apply_recommendations: true,
+            throttle_read_bps: Some(50_000_000),
         };
         let progress = AtomicU64::new(0);
         let before: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
         let rec = run_boot_measure(&cfg, &progress).unwrap();
-        assert_eq!(progress.load(Ordering::Relaxed), steps(1, true));
+        assert_eq!(progress.load(Ordering::Relaxed), steps(1, true, true));
         assert_eq!(rec.status, RunStatus::Complete);
         let gantt = rec.tables.iter().find(|t| t.name == "boot.gantt").unwrap();
         assert_eq!(gantt.rows.len(), 6);
@@ -692,12 +795,22 @@ mod tests {
         // prefetching was.
         let rule = rec.get_metric("device.random_read.bytes_per_s").is_some()
             && rec.get_metric("boot.prefetch.speedup").is_some();
-        assert_eq!(rec.paper.len(), 2 + usize::from(rule));
+        let throttled_rule = rec.get_metric("device.throttled.random_read.bytes_per_s").is_some()
+            && rec.get_metric("boot.throttled.prefetch.speedup").is_some();
+        assert_eq!(rec.paper.len(), 2 + usize::from(rule) + usize::from(throttled_rule));
         assert!(rec.paper.iter().any(|p| p.figure.starts_with("boot: services auto-start")));
         if latlab_core::platform::is_root() {
             // With fanotify: a plan, and all three states.
             assert!(rec.get_metric("boot.plan.files").is_some_and(|m| m.value.as_f64() >= 1.0));
             assert!(rec.get_metric("boot.prefetch.speedup").is_some());
+            // And on the throttled device, where the machine has a blkio or io controller.
+            if latlab_core::tune::cgroup::find("blkio").or_else(|_| latlab_core::tune::cgroup::find("io")).is_ok() {
+                assert!(rec.get_metric("boot.throttled.cold.target.p50").is_some(), "{:?}", rec.warnings);
+                assert!(rec.get_metric("boot.throttled.prefetch.speedup").is_some());
+                let name = format!("latlab-throttle-{}", std::process::id());
+                let h = latlab_core::tune::cgroup::find("blkio").or_else(|_| latlab_core::tune::cgroup::find("io"));
+                assert!(!h.unwrap().root().join(name).exists(), "the throttle group is removed");
+            }
         }
         // The data sets are removed.
         let after: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
@@ -713,6 +826,7 @@ mod tests {
                 runs: 1,
                 threads: 1,
                 apply_recommendations: false,
+                throttle_read_bps: None,
             },
             &progress,
         )

@@ -62,6 +62,53 @@ pub fn facts(path: &Path) -> std::io::Result<DeviceFacts> {
     Ok(f)
 }
 
+/// The whole disk (`major:minor`) under a filesystem device `dev` (`major:minor`): itself, or
+/// for a partition its disk (I/O throttling takes whole disks only).
+pub fn whole_disk(dev: &str) -> Option<String> {
+    let real = std::fs::canonicalize(Path::new("/sys/dev/block").join(dev)).ok()?;
+    let disk = if real.join("partition").exists() { real.parent()?.to_path_buf() } else { real };
+    Some(std::fs::read_to_string(disk.join("dev")).ok()?.trim().to_string())
+}
+
+/// Reads of this process (and its children) throttled to `bytes_per_s` on one disk, for as
+/// long as the guard lives: a blkio (cgroup v1) or io (v2) group latlab moves itself into.
+/// Dropped, latlab moves back and the group is removed.
+pub struct Throttle {
+    /// `major:minor` of the disk.
+    pub disk: String,
+    /// The limit, bytes/s.
+    pub bytes_per_s: u64,
+    /// The group's directory.
+    pub group: std::path::PathBuf,
+    undo: latlab_core::tune::change::Undo,
+}
+
+impl Throttle {
+    /// Throttle reads from the disk under `path`; `Err` says why it cannot be done here.
+    pub fn start(path: &Path, bytes_per_s: u64) -> Result<Self, String> {
+        use latlab_core::tune::cgroup::{self, Hierarchy};
+        let dev = facts(path).map_err(|e| format!("no device facts for '{}': {e}", path.display()))?.device;
+        let disk = whole_disk(&dev).ok_or_else(|| format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))?;
+        let (h, controller) = match cgroup::find("blkio") {
+            Ok(h) => (h, "blkio"),
+            Err(_) => (cgroup::find("io")?, "io"),
+        };
+        let mut undo = latlab_core::tune::change::Undo::new();
+        let g = cgroup::create(&mut undo, &h, controller, &format!("latlab-throttle-{}", std::process::id()))?;
+        match h {
+            Hierarchy::V1(_) => g.set("blkio.throttle.read_bps_device", &format!("{disk} {bytes_per_s}"))?,
+            Hierarchy::V2(_) => g.set("io.max", &format!("{disk} rbps={bytes_per_s}"))?,
+        }
+        g.add(std::process::id() as i32)?;
+        Ok(Self { disk, bytes_per_s, group: g.dir, undo })
+    }
+
+    /// Move back and remove the group; the errors of what failed.
+    pub fn stop(self) -> Vec<String> {
+        self.undo.undo()
+    }
+}
+
 /// The device's random-read rate, as the Windows System Assessment Tool measured it for
 /// Superfetch's rule: 4 KiB reads at random 4 KiB-aligned offsets of a temporary file, with
 /// direct I/O (no page cache), one at a time.

@@ -571,6 +571,7 @@ impl Default for crate::bootmeasure::BootMeasureConfig {
             runs: d::BOOT_RUNS,
             threads: d::prefetch_threads(),
             apply_recommendations: true,
+            throttle_read_bps: None,
         }
     }
 }
@@ -607,7 +608,7 @@ impl Experiment for BootMeasure {
         check_counts(cfg.runs, cfg.threads)
     }
     fn steps(cfg: &Self::Config) -> u64 {
-        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations)
+        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle_read_bps.is_some())
     }
     fn announce(cfg: &Self::Config) -> String {
         let what = match &cfg.source {

@@ -47,6 +47,11 @@ pub enum BootCommand {
         /// time to target before and after.
         #[arg(long)]
         apply_recommendations: bool,
+        /// Also measure cold and prefetched boots, and the random-read rate, with reads from
+        /// the boot's disk throttled to this many MB/s (a blkio/io control group): where
+        /// prefetching pays on a slow device and where it does not. Root.
+        #[arg(long, value_name = "MB_PER_S")]
+        throttle: Option<f64>,
     },
 }
 

@@ -13,12 +13,22 @@ pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
             let rec = super::open_existing(db)?.load(id).with_context(|| format!("cannot load run #{id}"))?;
             super::measure::<Boot>(db, BootFile { file: None, measured: Some((id, rec)) })
         }
-        BootCommand::Measure { file, runs, threads, apply_recommendations } => {
+        BootCommand::Measure { file, runs, threads, apply_recommendations, throttle } => {
+            let throttle_read_bps = match throttle {
+                None => None,
+                Some(mb) if mb.is_finite() && mb >= 0.01 => Some((mb * 1e6) as u64),
+                Some(mb) => {
+                    return Err(super::Usage(format!("--throttle must be at least 0.01 MB/s, not {mb}")).into());
+                }
+            };
             let d = BootMeasureConfig::default();
             // The built-in boot is made to show its advice verified: always applied there.
             let apply_recommendations = apply_recommendations || file.is_none();
             let source = file.map_or(d.source, BootSource::File);
-            super::measure::<BootMeasure>(db, BootMeasureConfig { source, runs, threads, apply_recommendations })
+            super::measure::<BootMeasure>(
+                db,
+                BootMeasureConfig { source, runs, threads, apply_recommendations, throttle_read_bps },
+            )
         }
     }
 }

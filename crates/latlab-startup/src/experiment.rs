@@ -368,13 +368,23 @@ impl Experiment for StartupIo {
         format!("startup io: `{}`, every process's counters each {} ms", cfg.launch.command.join(" "), cfg.interval_ms)
     }
     fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
-        use crate::io::{io_run, observe};
+        use crate::io::{files_table, io_run, observe_with_files};
         let begun = latlab_core::record::RunRecord::begin("startup");
-        let (tracker, l, reaped) =
-            observe(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
+        let (tracker, l, reaped, files) =
+            observe_with_files(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
         let spec = &cfg.launch;
-        Ok(io_run(begun, &spec.command, &spec.ready.describe(), cfg.interval_ms, l.ready_ns, &tracker, reaped, cfg.top)
-            .into())
+        let mut rec = io_run(
+            begun,
+            &spec.command,
+            &spec.ready.describe(),
+            cfg.interval_ms,
+            l.ready_ns,
+            &tracker,
+            reaped,
+            cfg.top,
+        );
+        files_table(&mut rec, &files, cfg.top);
+        Ok(rec.into())
     }
 }
 

@@ -65,6 +65,12 @@ pub struct Residency {
     pub ranges: Vec<(u64, u64)>,
 }
 
+/// Pages of an open file resident in the page cache.
+pub fn resident_pages(f: &File) -> std::io::Result<u64> {
+    let len = f.metadata()?.len() as usize;
+    Ok(mincore_file(f, len)?.iter().filter(|b| *b & 1 == 1).count() as u64)
+}
+
 /// Read `path`'s residency.
 pub fn residency(path: &Path) -> std::io::Result<Residency> {
     let f = File::open(path)?;

@@ -3,7 +3,7 @@
 //! otherwise (any user may trace their own child; x86-64 here). Both keep only what the
 //! launched command and its descendants opened.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,21 +99,59 @@ fn descends_from(pid: i32, ancestor: i32) -> bool {
     false
 }
 
+/// A file's first open by the traced processes (fanotify).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// The file.
+    pub path: PathBuf,
+    /// The process that opened it first.
+    pub pid: i32,
+    /// That process's name (`/proc/PID/comm`) at the open.
+    pub comm: String,
+    /// Its pages resident in the page cache at that open (before the opener read anything).
+    pub resident_before: u64,
+}
+
+/// Whether an opened path is a regular file not seen before (and note it as seen).
+fn first_open(seen: &mut std::collections::HashSet<PathBuf>, link: &Path) -> bool {
+    link.is_absolute()
+        && !link.to_string_lossy().ends_with(" (deleted)")
+        && std::fs::metadata(link).is_ok_and(|m| m.is_file())
+        && seen.insert(link.to_path_buf())
+}
+
 /// Keep an opened path if it is a regular file not seen before.
 fn keep(out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>, link: PathBuf) {
-    if link.is_absolute()
-        && !link.to_string_lossy().ends_with(" (deleted)")
-        && std::fs::metadata(&link).is_ok_and(|m| m.is_file())
-        && seen.insert(link.clone())
-    {
+    if first_open(seen, &link) {
         out.push(link);
+    }
+}
+
+/// [`keep`], with the opener and the file's residency as it is opened (read through
+/// fanotify's own descriptor, so nothing is opened here).
+fn keep_opened(
+    out: &mut Vec<Opened>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    link: PathBuf,
+    pid: i32,
+    fd: std::os::fd::BorrowedFd,
+) {
+    if first_open(seen, &link) {
+        let comm =
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim().to_string()).unwrap_or_default();
+        let resident_before = fd
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|o| crate::pagecache::resident_pages(&std::fs::File::from(o)).ok())
+            .unwrap_or(0);
+        out.push(Opened { path: link, pid, comm, resident_before });
     }
 }
 
 /// A running fanotify trace of this process's descendants.
 pub struct FanotifyTrace {
     stop: Arc<AtomicBool>,
-    handle: std::thread::JoinHandle<Vec<PathBuf>>,
+    handle: std::thread::JoinHandle<Vec<Opened>>,
     /// Mounts watched.
     pub mounts: usize,
 }
@@ -165,6 +203,11 @@ impl FanotifyTrace {
 
     /// Stop and return the files opened, in order.
     pub fn finish(self) -> Vec<PathBuf> {
+        self.finish_opened().into_iter().map(|o| o.path).collect()
+    }
+
+    /// Stop and return each file's first open, in order: who opened it and what was resident.
+    pub fn finish_opened(self) -> Vec<Opened> {
         self.stop.store(true, Ordering::Relaxed);
         self.handle.join().unwrap_or_default()
     }
@@ -172,7 +215,7 @@ impl FanotifyTrace {
 
 /// Answer every permission event (allow), keeping the paths our descendants opened. This
 /// thread opens nothing on a watched mount (it reads only /proc), so it never waits on itself.
-fn fanotify_reader(fan: &nix::sys::fanotify::Fanotify, stop: &AtomicBool) -> Vec<PathBuf> {
+fn fanotify_reader(fan: &nix::sys::fanotify::Fanotify, stop: &AtomicBool) -> Vec<Opened> {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use nix::sys::fanotify::{FanotifyResponse, MaskFlags, Response};
     use std::os::fd::{AsFd, AsRawFd};
@@ -195,7 +238,7 @@ fn fanotify_reader(fan: &nix::sys::fanotify::Fanotify, stop: &AtomicBool) -> Vec
             let Some(fd) = ev.fd() else { continue };
             if ev.pid() != me && descends_from(ev.pid(), me) {
                 if let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) {
-                    keep(&mut out, &mut seen, link);
+                    keep_opened(&mut out, &mut seen, link, ev.pid(), fd);
                 }
             }
             if ev.mask().contains(MaskFlags::FAN_OPEN_PERM) {

@@ -344,12 +344,16 @@ pub fn files_read(opened: Vec<crate::trace::Opened>) -> Vec<FileRead> {
     v
 }
 
+/// What [`observe_with_files`] gives: [`observe`]'s three, and the files read or why there is
+/// no list.
+pub type Observed = (IoTracker, crate::launch::Launch, Counters, Result<Vec<FileRead>, String>);
+
 /// [`observe`], with the files each process opened traced by fanotify (root); `Err` says why
 /// there is no file list.
 pub fn observe_with_files(
     spec: &crate::launch::LaunchSpec,
     interval: Duration,
-) -> Result<(IoTracker, crate::launch::Launch, Counters, Result<Vec<FileRead>, String>), crate::launch::LaunchError> {
+) -> Result<Observed, crate::launch::LaunchError> {
     let trace = crate::trace::FanotifyTrace::start();
     let observed = observe(spec, interval);
     let files = match trace {

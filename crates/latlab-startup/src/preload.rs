@@ -112,7 +112,8 @@ impl Library {
             file: file.into(),
             line: e.line(),
             column: e.column(),
-            msg: e.to_string(),
+            // serde's text ends with the place, which the error already gives.
+            msg: e.to_string().trim_end_matches(&format!(" at line {} column {}", e.line(), e.column())).to_string(),
         })?;
         let bad = |msg: String| LibraryError::Invalid { file: file.into(), msg };
         if lib.schema != SCHEMA {
@@ -271,7 +272,8 @@ impl Env for Machine {
 /// How the preloader behaves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreloadConfig {
-    /// Idle: everything else uses less than this share of all CPUs.
+    /// Idle: everything else uses less than this share of all CPUs (1.0: always idle, the
+    /// preloader never waits).
     pub idle_below: f64,
     /// How often idleness is judged (the window of each judgement).
     pub check_every: Duration,
@@ -304,6 +306,13 @@ pub struct PreloadReport {
     pub ended_early: Option<String>,
 }
 
+impl PreloadConfig {
+    /// Whether others using `share` of the CPUs leaves the machine idle.
+    fn idle(&self, share: f64) -> bool {
+        self.idle_below >= 1.0 || share < self.idle_below
+    }
+}
+
 /// Bytes read between two checks of the clock (and, when a check is due, of idleness).
 const CHUNK: usize = 256 << 10;
 
@@ -318,7 +327,7 @@ fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport, firs
         env.sleep(cfg.check_every);
         r.waited += env.now().saturating_sub(t);
         match env.others_busy() {
-            Some(share) if share < cfg.idle_below => return Ok(()),
+            Some(share) if cfg.idle(share) => return Ok(()),
             Some(_) if !paused && !first => {
                 r.pauses += 1;
                 paused = true;
@@ -378,7 +387,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
                     at += got as u64;
                     r.pages += (got as u64).div_ceil(page);
                     if env.now().saturating_sub(last_check) >= cfg.check_every {
-                        let busy = env.others_busy().is_some_and(|s| s >= cfg.idle_below);
+                        let busy = env.others_busy().is_some_and(|s| !cfg.idle(s));
                         if busy || env.stop() {
                             if !busy {
                                 r.ended_early = Some("interrupted".into());
@@ -632,7 +641,10 @@ mod tests {
         assert_eq!(r.pauses, 1, "one pause while reading: {r:?}");
         assert!(r.waited >= Duration::from_millis(300), "{r:?}");
         assert!(r.ended_early.is_none());
-        // Never idle: it gives up and reads nothing.
+        // Never idle: it gives up and reads nothing; unless told 100 % is idle.
+        let mut full = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000], reads: 0 };
+        let r = preload(&ranked, &PreloadConfig { idle_below: 1.0, ..cfg.clone() }, &mut full);
+        assert_eq!((r.pages, r.pauses), (2048, 0));
         let mut busy = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000], reads: 0 };
         let r = preload(&ranked, &PreloadConfig { give_up_after: Duration::from_secs(1), ..cfg.clone() }, &mut busy);
         assert_eq!(r.pages, 0);

@@ -1116,3 +1116,71 @@ ready = {{ exit = true }}
     // The service was stopped and reaped: its pid is gone (not even a zombie).
     assert!(!Path::new(&format!("/proc/{pid}")).exists(), "service pid {pid} outlived latlab");
 }
+
+#[test]
+fn startup_preload_learns_ranks_preloads_and_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A data file on a disk (the temporary directory may be tmpfs).
+    let data = Path::new("/var/tmp").join(format!("latlab-preload-cli-{}", std::process::id()));
+    std::fs::write(&data, vec![3u8; 512 << 10]).unwrap();
+    let cmd = format!("cat {} > /dev/null", data.display());
+    let lib = d.join("lib.json");
+    let launch = |d: &Path| {
+        latlab(d)
+            .args(["startup", "preload", "launch", "--library", lib.to_str().unwrap(), "--", "sh", "-c", &cmd])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let first = String::from_utf8(launch(d)).unwrap();
+    assert!(first.contains("learned its plan") && first.contains("1 launches counted"), "{first}");
+    let second = String::from_utf8(launch(d)).unwrap();
+    assert!(second.contains("launched (ready in") && second.contains("2 launches counted"), "{second}");
+    latlab(d)
+        .args(["startup", "preload", "list", "--library", lib.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 of at most 123 plans").and(predicate::str::contains("cat ")));
+    latlab(d)
+        .args([
+            "startup",
+            "preload",
+            "run",
+            "--library",
+            lib.to_str().unwrap(),
+            "--idle-below",
+            "1",
+            "--check-ms",
+            "20",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("preloaded 1 plan(s)"));
+    std::fs::remove_file(&data).unwrap();
+    // Nothing to preload, a bad threshold, a broken library: clear errors.
+    latlab(d)
+        .args(["startup", "preload", "run", "--library", "none.json"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("holds no plans yet"));
+    latlab(d)
+        .args(["startup", "preload", "run", "--library", lib.to_str().unwrap(), "--idle-below", "0"])
+        .assert()
+        .code(2);
+    std::fs::write(d.join("bad.json"), "{\n  \"schema\": \"latlab.preload/1\",\n  \"entries\": 7\n}").unwrap();
+    latlab(d)
+        .args(["startup", "preload", "list", "--library", "bad.json"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("'bad.json', line 3, column 14: invalid type"));
+    // The measurement: every state measured, its metrics documented.
+    latlab(d)
+        .args(["startup", "preload", "measure", "--runs", "1", "--apps", "2", "--idle-below", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("preload.speedup").and(predicate::str::contains("Superfetch and processes")));
+    metrics_match_the_docs(d, false);
+}

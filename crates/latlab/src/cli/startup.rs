@@ -207,7 +207,8 @@ pub enum PreloadCommand {
         /// Plans read at most, from the top.
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_TOP)]
         top: usize,
-        /// Idle: everything else uses less than this share of all CPUs.
+        /// Idle: everything else uses less than this share of all CPUs (1: read now, never
+        /// wait).
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_IDLE_BELOW)]
         idle_below: f64,
         /// How often idleness is judged, ms.

@@ -46,9 +46,9 @@ pub struct BootMeasureConfig {
     pub threads: usize,
     /// Also measure the boot with its recommendations applied, in each round.
     pub apply_recommendations: bool,
-    /// Also measure cold and prefetched boots on the device throttled to this many bytes/s of
-    /// reads (a blkio/io group): where prefetching pays on a slow device and where not.
-    pub throttle_read_bps: Option<u64>,
+    /// Also measure cold and prefetched boots on the device throttled to this limit (a
+    /// blkio/io group): where prefetching pays on a slow device and where not.
+    pub throttle: crate::device::Limit,
 }
 
 /// The states, in round order.
@@ -296,18 +296,13 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     }
     // The same device throttled: cold and prefetched boots, and its random-read rate.
     let mut throttled: Vec<Vec<BootTimes>> = vec![Vec::new(); 2];
-    if let (Some(bps), Ok((plan, files, _))) = (cfg.throttle_read_bps, &learned) {
+    if let (true, Ok((plan, files, _))) = (cfg.throttle.is_some(), &learned) {
         let at = plan.files.first().map(|f| f.path.clone()).unwrap_or_default();
-        match crate::device::Throttle::start(&at, bps) {
+        match crate::device::Throttle::start(&at, cfg.throttle) {
             Ok(t) => {
                 rec.config(
                     "throttle",
-                    format!(
-                        "reads from disk {} limited to {:.1} MB/s ({})",
-                        t.disk,
-                        bps as f64 / 1e6,
-                        t.group.display()
-                    ),
+                    format!("reads from disk {} limited to {} ({})", t.disk, t.limit.describe(), t.group.display()),
                 );
                 let dir = at.parent().map(|p| p.to_path_buf()).unwrap_or_default();
                 let d = crate::defaults::RANDREAD_FILE_MIB;
@@ -360,7 +355,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
                 progress.fetch_add(2 * cfg.runs as u64, Ordering::Relaxed);
             }
         }
-    } else if cfg.throttle_read_bps.is_some() {
+    } else if cfg.throttle.is_some() {
         rec.warn("no boot plan: the throttled cold and prefetched boots need one");
         progress.fetch_add(2 * cfg.runs as u64, Ordering::Relaxed);
     }
@@ -630,7 +625,11 @@ fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
                 gain >= 1.1,
                 "on a device below the threshold, prefetching pays (10 % or more)",
                 &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
-                "this boot reads too little for prefetching to matter even on this slow device",
+                if gain < 1.0 {
+                    "prefetching slowed this boot: the plan holds what the boot reads after its target too (delayed and unneeded services), and on a device short of bandwidth reading that first costs the target's own reads"
+                } else {
+                    "this boot reads too little for prefetching to matter even on this slow device"
+                },
             )
         },
     });
@@ -751,7 +750,7 @@ mod tests {
             runs: 1,
             threads: 1,
             apply_recommendations: true,
-            throttle_read_bps: Some(50_000_000),
+            throttle: crate::device::Limit { bytes_per_s: Some(50_000_000), iops: Some(5_000) },
         };
         let progress = AtomicU64::new(0);
         let before: Vec<_> = std::fs::read_dir(parent).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
@@ -826,7 +825,7 @@ mod tests {
                 runs: 1,
                 threads: 1,
                 apply_recommendations: false,
-                throttle_read_bps: None,
+                throttle: crate::device::Limit::default(),
             },
             &progress,
         )

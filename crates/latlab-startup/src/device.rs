@@ -70,14 +70,44 @@ pub fn whole_disk(dev: &str) -> Option<String> {
     Some(std::fs::read_to_string(disk.join("dev")).ok()?.trim().to_string())
 }
 
-/// Reads of this process (and its children) throttled to `bytes_per_s` on one disk, for as
-/// long as the guard lives: a blkio (cgroup v1) or io (v2) group latlab moves itself into.
-/// Dropped, latlab moves back and the group is removed.
+/// How a throttled disk reads: at most so many bytes and/or so many requests per second. An
+/// IOPS limit models a rotating disk (slow random access, fast sequential reads, which
+/// prefetching turns random reads into); a bytes limit models a slow bus or flash card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limit {
+    /// Read bytes per second.
+    pub bytes_per_s: Option<u64>,
+    /// Read requests per second.
+    pub iops: Option<u64>,
+}
+
+impl Limit {
+    /// Whether it limits anything.
+    pub fn is_some(&self) -> bool {
+        self.bytes_per_s.is_some() || self.iops.is_some()
+    }
+
+    /// In words: "4.0 MB/s and 150 reads/s".
+    pub fn describe(&self) -> String {
+        let mut v = Vec::new();
+        if let Some(b) = self.bytes_per_s {
+            v.push(format!("{:.1} MB/s", b as f64 / 1e6));
+        }
+        if let Some(i) = self.iops {
+            v.push(format!("{i} reads/s"));
+        }
+        v.join(" and ")
+    }
+}
+
+/// Reads of this process (and its children) throttled on one disk, for as long as the guard
+/// lives: a blkio (cgroup v1) or io (v2) group latlab moves itself into. Dropped, latlab moves
+/// back and the group is removed.
 pub struct Throttle {
     /// `major:minor` of the disk.
     pub disk: String,
-    /// The limit, bytes/s.
-    pub bytes_per_s: u64,
+    /// The limit.
+    pub limit: Limit,
     /// The group's directory.
     pub group: std::path::PathBuf,
     undo: latlab_core::tune::change::Undo,
@@ -85,7 +115,7 @@ pub struct Throttle {
 
 impl Throttle {
     /// Throttle reads from the disk under `path`; `Err` says why it cannot be done here.
-    pub fn start(path: &Path, bytes_per_s: u64) -> Result<Self, String> {
+    pub fn start(path: &Path, limit: Limit) -> Result<Self, String> {
         use latlab_core::tune::cgroup::{self, Hierarchy};
         let dev = facts(path).map_err(|e| format!("no device facts for '{}': {e}", path.display()))?.device;
         let disk = whole_disk(&dev).ok_or_else(|| format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))?;
@@ -96,11 +126,27 @@ impl Throttle {
         let mut undo = latlab_core::tune::change::Undo::new();
         let g = cgroup::create(&mut undo, &h, controller, &format!("latlab-throttle-{}", std::process::id()))?;
         match h {
-            Hierarchy::V1(_) => g.set("blkio.throttle.read_bps_device", &format!("{disk} {bytes_per_s}"))?,
-            Hierarchy::V2(_) => g.set("io.max", &format!("{disk} rbps={bytes_per_s}"))?,
+            Hierarchy::V1(_) => {
+                if let Some(b) = limit.bytes_per_s {
+                    g.set("blkio.throttle.read_bps_device", &format!("{disk} {b}"))?;
+                }
+                if let Some(i) = limit.iops {
+                    g.set("blkio.throttle.read_iops_device", &format!("{disk} {i}"))?;
+                }
+            }
+            Hierarchy::V2(_) => {
+                let mut v = disk.clone();
+                if let Some(b) = limit.bytes_per_s {
+                    v.push_str(&format!(" rbps={b}"));
+                }
+                if let Some(i) = limit.iops {
+                    v.push_str(&format!(" riops={i}"));
+                }
+                g.set("io.max", &v)?;
+            }
         }
         g.add(std::process::id() as i32)?;
-        Ok(Self { disk, bytes_per_s, group: g.dir, undo })
+        Ok(Self { disk, limit, group: g.dir, undo })
     }
 
     /// Move back and remove the group; the errors of what failed.

@@ -581,7 +581,7 @@ impl Default for crate::bootmeasure::BootMeasureConfig {
             runs: d::BOOT_RUNS,
             threads: d::prefetch_threads(),
             apply_recommendations: true,
-            throttle_read_bps: None,
+            throttle: crate::device::Limit::default(),
         }
     }
 }
@@ -618,13 +618,17 @@ impl Experiment for BootMeasure {
         check_counts(cfg.runs, cfg.threads)
     }
     fn steps(cfg: &Self::Config) -> u64 {
-        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle_read_bps.is_some())
+        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle.is_some())
     }
     fn announce(cfg: &Self::Config) -> String {
         let what = match &cfg.source {
             crate::bootmeasure::BootSource::File(f) => f.display().to_string(),
             crate::bootmeasure::BootSource::Builtin { parent, spec, .. } => {
-                format!("the built-in boot (4 services, each {} under {})", describe_fixture(spec), parent.display())
+                format!(
+                    "the built-in boot (5 services and a disabled one, each {} under {})",
+                    describe_fixture(spec),
+                    parent.display()
+                )
             }
         };
         format!("boot measure: {what}; {} rounds of cold, warm and cold + prefetch", cfg.runs)

@@ -48,10 +48,14 @@ pub enum BootCommand {
         #[arg(long)]
         apply_recommendations: bool,
         /// Also measure cold and prefetched boots, and the random-read rate, with reads from
-        /// the boot's disk throttled to this many MB/s (a blkio/io control group): where
-        /// prefetching pays on a slow device and where it does not. Root.
+        /// the boot's disk throttled to this many MB/s (a blkio/io control group; root): a
+        /// device short of bandwidth.
         #[arg(long, value_name = "MB_PER_S")]
-        throttle: Option<f64>,
+        throttle_mbps: Option<f64>,
+        /// The same with reads throttled to this many requests per second: a device slow at
+        /// random access, like the rotating disk Superfetch was made for (about 100-200).
+        #[arg(long, value_name = "READS_PER_S")]
+        throttle_iops: Option<u64>,
     },
 }
 

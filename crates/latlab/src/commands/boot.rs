@@ -13,21 +13,25 @@ pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
             let rec = super::open_existing(db)?.load(id).with_context(|| format!("cannot load run #{id}"))?;
             super::measure::<Boot>(db, BootFile { file: None, measured: Some((id, rec)) })
         }
-        BootCommand::Measure { file, runs, threads, apply_recommendations, throttle } => {
-            let throttle_read_bps = match throttle {
+        BootCommand::Measure { file, runs, threads, apply_recommendations, throttle_mbps, throttle_iops } => {
+            let bytes_per_s = match throttle_mbps {
                 None => None,
                 Some(mb) if mb.is_finite() && mb >= 0.01 => Some((mb * 1e6) as u64),
                 Some(mb) => {
-                    return Err(super::Usage(format!("--throttle must be at least 0.01 MB/s, not {mb}")).into());
+                    return Err(super::Usage(format!("--throttle-mbps must be at least 0.01 MB/s, not {mb}")).into());
                 }
             };
+            if throttle_iops == Some(0) {
+                return Err(super::Usage("--throttle-iops must be at least 1".into()).into());
+            }
+            let throttle = latlab_startup::device::Limit { bytes_per_s, iops: throttle_iops };
             let d = BootMeasureConfig::default();
             // The built-in boot is made to show its advice verified: always applied there.
             let apply_recommendations = apply_recommendations || file.is_none();
             let source = file.map_or(d.source, BootSource::File);
             super::measure::<BootMeasure>(
                 db,
-                BootMeasureConfig { source, runs, threads, apply_recommendations, throttle_read_bps },
+                BootMeasureConfig { source, runs, threads, apply_recommendations, throttle },
             )
         }
     }

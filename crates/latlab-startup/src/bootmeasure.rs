@@ -626,7 +626,7 @@ fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
                 "on a device below the threshold, prefetching pays (10 % or more)",
                 &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
                 if gain < 1.0 {
-                    "prefetching slowed this boot: the plan holds what the boot reads after its target too (delayed and unneeded services), and on a device short of bandwidth reading that first costs the target's own reads"
+                    "prefetching did not pay for this boot: its plan holds what the boot reads after its target too (delayed and unneeded services), so on a slow device reading it ahead competes with the target's own reads; and the boot's own reads already go out as few requests, with little CPU work to overlap them with"
                 } else {
                     "this boot reads too little for prefetching to matter even on this slow device"
                 },

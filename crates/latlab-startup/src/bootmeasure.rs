@@ -265,18 +265,8 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
                 return finish(rec, &spec, &runs, RunStatus::Interrupted);
             }
             let t = match (state, &learned) {
-                ("cold", Ok((_, files, _))) => {
-                    evict_all(files);
-                    run_once(&spec)?
-                }
-                ("prefetch", Ok((plan, files, _))) => {
-                    evict_all(files);
-                    std::thread::scope(|sc| {
-                        // The replay starts as the boot does: its clock begins a thread start later.
-                        sc.spawn(|| plan.replay(cfg.threads));
-                        run_once(&spec)
-                    })?
-                }
+                ("cold", Ok((plan, files, _))) => cold_boot(&spec, plan, files, None)?,
+                ("prefetch", Ok((plan, files, _))) => cold_boot(&spec, plan, files, Some(cfg.threads))?,
                 _ => run_once(&spec)?,
             };
             let k = STATES.iter().position(|s| *s == state).unwrap_or(1);
@@ -324,15 +314,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
                         if latlab_core::interrupt::stop_requested() {
                             break 'throttled;
                         }
-                        evict_all(files);
-                        let b = if pre {
-                            std::thread::scope(|sc| {
-                                sc.spawn(|| plan.replay(cfg.threads));
-                                run_once(&spec)
-                            })
-                        } else {
-                            run_once(&spec)
-                        };
+                        let b = cold_boot(&spec, plan, files, pre.then_some(cfg.threads));
                         match b {
                             Ok(b) => throttled[k].push(b),
                             Err(e) => {
@@ -390,6 +372,19 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     );
     drop(fixtures);
     finish(rec, &spec, &runs, RunStatus::Complete)
+}
+
+/// A boot from evicted files; with `prefetch`, the plan replayed on that many threads as it
+/// starts (its clock begins a thread start later, as the boot's does).
+fn cold_boot(spec: &BootSpec, plan: &Plan, files: &[PathBuf], prefetch: Option<usize>) -> Result<BootTimes, BootError> {
+    evict_all(files);
+    match prefetch {
+        None => run_once(spec),
+        Some(threads) => std::thread::scope(|sc| {
+            sc.spawn(|| plan.replay(threads));
+            run_once(spec)
+        }),
+    }
 }
 
 /// The run of `state` whose time to target is the median.

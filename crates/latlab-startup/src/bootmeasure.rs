@@ -13,8 +13,7 @@ use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::plan::Plan;
 use crate::record::evict_all;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
-use latlab_core::verdict::Judgement;
+use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -502,30 +501,10 @@ fn finish(
         rows,
         plot: None,
     });
-    // Seed 004 Figure 1: boot with and without Superfetch.
-    rec.paper.push(PaperRow {
-        seed: "004".into(),
-        figure: "Figure 1: boot time with and without Superfetch".into(),
-        paper_setting: "Windows Embedded Standard 7 on a rotational HDD".into(),
-        paper_value: "\"the Superfetch service clearly makes a significant difference in boot times\" (the figure's values are not in the text)".into(),
-        here_value: match (p50[0], p50[2]) {
-            (Some(c), Some(p)) => format!("cold {} → cold + prefetch {} ({:.2}×)", ms_text(c), ms_text(p), c as f64 / p.max(1) as f64),
-            _ => "not measured: no boot plan (fanotify refused)".into(),
-        },
-        note: "medians of interleaved boots; the boot's files evicted file by file; the plan learned from a traced boot".into(),
-        judgement: match (p50[0], p50[2]) {
-            (Some(c), Some(p)) => Judgement::finding(
-                c as f64 / p.max(1) as f64 >= 1.1,
-                "prefetching the boot plan shortens a cold boot (by 10 % or more)",
-                &format!("{:.2}×", c as f64 / p.max(1) as f64),
-                "this machine's storage reads the boot's files fast enough that prefetching adds little; the seed turns Superfetch off above about 8 Mb/s of random reads",
-            ),
-            _ => Judgement::not_comparable("no cold or prefetched boot was measured"),
-        },
-    });
-    autostart_row(&mut rec, spec, runs);
-    superfetch_rule_row(&mut rec, false);
-    superfetch_rule_row(&mut rec, true);
+    crate::bootrows::figure1_row(&mut rec, p50[0], p50[2]);
+    crate::bootrows::autostart_row(&mut rec, spec, runs);
+    crate::bootrows::superfetch_rule_row(&mut rec, false);
+    crate::bootrows::superfetch_rule_row(&mut rec, true);
     rec.finish(status);
     Ok(rec)
 }
@@ -551,181 +530,10 @@ fn throttled_metrics(rec: &mut RunRecord, runs: &[Vec<BootTimes>]) {
     }
 }
 
-/// Seed 004's boot-trace figure beside this machine's measured boot: the time until every
-/// service that starts at boot was ready, as xperf's autoStartDuration spans the services'
-/// starts — from the cold boots (the seed's was a real boot from a disk), else the warm ones.
-fn autostart_row(rec: &mut RunRecord, spec: &BootSpec, runs: &[Vec<BootTimes>]) {
-    let (state, k) = if runs[0].is_empty() { ("warm", 1) } else { ("cold", 0) };
-    let all: Vec<i64> = runs[k].iter().map(|t| t.all_ns as i64).collect();
-    let target: Vec<i64> = runs[k].iter().map(|t| t.target_ns as i64).collect();
-    let (Some(all), Some(target)) = (latlab_core::stats::summarize(&all), latlab_core::stats::summarize(&target))
-    else {
-        return;
-    };
-    let n = spec.services.iter().filter(|s| s.start != StartType::Disabled).count();
-    let source = rec.config.get("boot").and_then(|v| v.as_str()).unwrap_or("a boot file").to_string();
-    rec.paper.push(PaperRow {
-        seed: "004".into(),
-        figure: "boot: services auto-start, this machine's boot measured".into(),
-        paper_setting: "Windows Embedded Standard 7's services on 2010 hardware, xperf -a boot".into(),
-        paper_value: "autoStartDuration 4,614 ms (8,531–13,146); PlugPlay 621 ms the slowest".into(),
-        here_value: format!(
-            "{} ({source} boot, {n} services, {state} median): every service ready at {}, the target at {}",
-            if source == "built-in" { "latlab's built-in" } else { "this" },
-            ms_text(all.p50),
-            ms_text(target.p50)
-        ),
-        note: "the same span xperf's autoStartDuration gives, from the first service's start until every service was ready; delayed services included".into(),
-        judgement: Judgement::not_comparable(
-            "the seed's figure is Windows' own services; here a boot of other services is measured by the same method, which shows the method, not a reproduction",
-        ),
-    });
-}
-
-/// Seed 004's rule: Superfetch turns itself off above about 8 Mb/s of random reads. Set the
-/// device's rate beside the prefetch gain measured on it.
-/// `throttled`: the device throttled (`device.throttled.*`, `boot.throttled.*`), else as is.
-fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
-    let t = if throttled { "throttled." } else { "" };
-    let (Some(rate), Some(gain)) = (
-        rec.get_metric(&format!("device.{t}random_read.bytes_per_s")).map(|m| m.value.as_f64()),
-        rec.get_metric(&format!("boot.{t}prefetch.speedup")).map(|m| m.value.as_f64()),
-    ) else {
-        return;
-    };
-    let off = rate > crate::defaults::SUPERFETCH_OFF_ABOVE_BYTES_PER_S;
-    rec.paper.push(PaperRow {
-        seed: "004".into(),
-        figure: format!(
-            "Superfetch turns itself off on fast random reads{}",
-            if throttled { " (this device throttled)" } else { "" }
-        ),
-        paper_setting: "Windows Embedded Standard 7; random-read throughput as the Windows System Assessment Tool measures it".into(),
-        paper_value: "off above \"about 8 Mb/second\" of random reads: prefetching is for slow random access".into(),
-        here_value: format!(
-            "{:.1} MB/s of 4 KiB direct random reads ({}); boot-plan prefetch gain here {gain:.2}×",
-            rate / 1e6,
-            if off { "Superfetch would be off" } else { "Superfetch would be on" }
-        ),
-        note: "read as 8 MB/s, the larger reading of the seed's Mb; the gain is the cold boot over the cold + prefetch boot".into(),
-        judgement: if off {
-            Judgement::finding(
-                gain < 1.1,
-                "on a device above the threshold, prefetching gains little (under 10 %)",
-                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
-                "prefetching still pays here: the boot's reads are many and small, and issuing them ahead overlaps them with the services' CPU work, however fast one read is",
-            )
-        } else {
-            Judgement::finding(
-                gain >= 1.1,
-                "on a device below the threshold, prefetching pays (10 % or more)",
-                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
-                if gain < 1.0 {
-                    "prefetching did not pay for this boot: its plan holds what the boot reads after its target too (delayed and unneeded services), so on a slow device reading it ahead competes with the target's own reads; and the boot's own reads already go out as few requests, with little CPU work to overlap them with"
-                } else {
-                    "this boot reads too little for prefetching to matter even on this slow device"
-                },
-            )
-        },
-    });
-}
-
-/// `latlab boot analyze --run ID`: a stored `boot measure` run analysed as a boot trace — its
-/// median cold boot (warm where no cold one was measured) read back from the Gantt table, the
-/// services by cost, the critical path — and its recommendations: **delay** what the target
-/// does not need yet ran before it was ready, **reorder** (start the target's needs first)
-/// where a jobs limit held one back, and **disable** what is known to cost much and rarely be
-/// needed (and the target does not need). Nothing is re-measured.
-pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
-    let not = |why: &str| format!("run #{id} cannot be analysed as a measured boot: {why}");
-    if run.experiment != "boot" || run.config.get("experiment").and_then(|v| v.as_str()) != Some("measure") {
-        return Err(not(&format!("it is a `{}` run, not `boot measure`", run.experiment)));
-    }
-    let text = run
-        .config
-        .get("boot_spec")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| not("it does not hold its boot file (measured by an older latlab): measure it again"))?;
-    let spec = BootSpec::parse(text).map_err(|e| not(&format!("its stored boot file does not read: {e}")))?;
-    let gantt = run.tables.iter().find(|t| t.name == "boot.gantt").ok_or_else(|| not("it has no boot.gantt table"))?;
-    let col = |name: &str| gantt.columns.iter().position(|c| c.name == name);
-    let state = ["cold", "warm"]
-        .into_iter()
-        .find(|st| col(&format!("{st} ready")).is_some_and(|k| gantt.rows.iter().any(|r| r[k].is_number())))
-        .ok_or_else(|| not("no boot of it completed"))?;
-    let (a, b) = (col(&format!("{state} start")).unwrap_or(0), col(&format!("{state} ready")).unwrap_or(0));
-    let ns = |v: &serde_json::Value| v.as_f64().map(|ms| (ms * 1e6).round() as u64);
-    let mut services = vec![None; spec.services.len()];
-    for row in &gantt.rows {
-        let Some(i) = spec.services.iter().position(|s| row[0].as_str() == Some(s.name.as_str())) else {
-            return Err(not(&format!("its table names a service its boot file does not: {}", row[0])));
-        };
-        services[i] = ns(&row[a]).zip(ns(&row[b]));
-    }
-    let target_ns = services[spec.target].map(|t| t.1).ok_or_else(|| not("the target never became ready"))?;
-    let all_ns = services.iter().flatten().map(|t| t.1).max().unwrap_or(target_ns);
-    let times = BootTimes { services, target_ns, all_ns, stopped: 0 };
-    let ms = |x: u64| x as f64 / 1e6;
-    let service = |i: usize| {
-        let s = &spec.services[i];
-        times.services[i].map(|(start, ready)| crate::boot::Service {
-            name: s.name.clone(),
-            group: match s.start {
-                StartType::Auto => "auto",
-                StartType::Delayed => "delayed",
-                StartType::Disabled => "disabled",
-            }
-            .into(),
-            duration_ms: ms(ready - start),
-            started_ms: Some(ms(start)),
-            ended_ms: Some(ms(ready)),
-            waiting_ms: None,
-            container: String::new(),
-            line: 0,
-        })
-    };
-    let path = critical_path(&spec, &times.services);
-    let trace = crate::boot::BootTrace {
-        format: crate::boot::Format::Measured,
-        services: (0..spec.services.len()).filter_map(service).collect(),
-        autostart: None,
-        phases: Vec::new(),
-        chain: path.iter().rev().filter_map(|&i| service(i)).collect(),
-    };
-    let mut analysis = crate::boot::analyze(&trace);
-    // A service the target needs can be neither delayed nor disabled.
-    let needed = |name: &str| {
-        spec.services
-            .iter()
-            .position(|s| s.name == name)
-            .is_some_and(|i| i == spec.target || spec.must_precede_target(i))
-    };
-    analysis.candidates.retain(|c| !needed(&c.name));
-    let advice = recommend(&spec, &times);
-    let mut rec = crate::boot::record(&format!("run #{id} ({state} median boot)"), &trace, &analysis);
-    rec.config("measured_run", id);
-    rec.config("state", state);
-    rec.config("target", &spec.services[spec.target].name);
-    rec.metric("boot.recommendations", advice.len() as u64, "count");
-    rec.tables.push(Table {
-        name: "boot.recommendations".into(),
-        title: format!(
-            "Recommendations from run #{id}'s {state} median boot: delay and reorder (measure them applied with `boot measure --apply-recommendations`); disable candidates are in the candidates table"
-        ),
-        columns: vec![Column::new("recommendation", "")],
-        rows: advice.iter().map(|(_, why)| vec![why.clone().into()]).collect(),
-        plot: None,
-    });
-    Ok(rec)
-}
-
-fn ms_text(ns: i64) -> String {
-    latlab_core::record::fmt_ns(ns as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bootstored::analyze_stored;
 
     #[test]
     fn the_builtin_boot_is_measured_and_leaves_nothing_behind() {

@@ -533,7 +533,7 @@ impl Experiment for Boot {
     }
     fn run(cfg: &BootFile, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         if let Some((id, run)) = &cfg.measured {
-            let rec = crate::bootmeasure::analyze_stored(run, *id).map_err(ExperimentError::Config)?;
+            let rec = crate::bootstored::analyze_stored(run, *id).map_err(ExperimentError::Config)?;
             ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(rec.into());
         }

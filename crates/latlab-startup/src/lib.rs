@@ -4,7 +4,9 @@
 pub mod boot;
 pub mod bootfile;
 pub mod bootmeasure;
+pub mod bootrows;
 pub mod bootrun;
+pub mod bootstored;
 pub mod defaults;
 pub mod device;
 pub mod experiment;

@@ -368,7 +368,8 @@ impl Experiment for StartupIo {
         format!("startup io: `{}`, every process's counters each {} ms", cfg.launch.command.join(" "), cfg.interval_ms)
     }
     fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
-        use crate::io::{files_table, io_run, observe_with_files};
+        use crate::io::io_run;
+        use crate::iofiles::{files_table, observe_with_files};
         let begun = latlab_core::record::RunRecord::begin("startup");
         let (tracker, l, reaped, files) =
             observe_with_files(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;

@@ -14,7 +14,8 @@
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::launch::{LaunchSpec, Ready, launch, launch_in};
 use crate::plan::Plan;
-use crate::preload::{Entry, Library, Machine, PreloadConfig, PreloadReport, preload};
+use crate::preload::{Entry, Library};
+use crate::preloader::{Machine, PreloadConfig, PreloadReport, preload};
 use crate::record::{RecordConfig, StartupError, evict_all, learn};
 use latlab_core::ioerr::Doing;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};

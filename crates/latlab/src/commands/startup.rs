@@ -84,6 +84,7 @@ fn measure_cmd(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
 
 fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
     use latlab_startup::preload::{self, Library};
+    use latlab_startup::preloader;
     match c {
         PreloadCommand::Launch { library, tracer, launch } => {
             let spec = launch_spec(&launch, None)?;
@@ -123,7 +124,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                     (kib as f64 * 1024.0 * latlab_startup::defaults::PRELOAD_BUDGET_SHARE) as u64 / page
                 }),
             };
-            let cfg = preload::PreloadConfig {
+            let cfg = preloader::PreloadConfig {
                 idle_below,
                 check_every: Duration::from_millis(check_ms),
                 give_up_after: Duration::from_secs(give_up),
@@ -138,8 +139,8 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                 ranked.len().min(top),
                 budget_pages.saturating_mul(page) >> 20
             );
-            let r = preload::preload(&ranked, &cfg, &mut preload::Machine::default());
-            out(&preload::report_text(&r, page))?;
+            let r = preloader::preload(&ranked, &cfg, &mut preloader::Machine::default());
+            out(&preloader::report_text(&r, page))?;
             Ok(if r.ended_early.is_some() && r.preloaded.is_empty() { crate::exit::ERROR } else { crate::exit::OK })
         }
         PreloadCommand::Measure { runs, apps, idle_below } => measure::<latlab_startup::experiment::StartupPreload>(

@@ -2,6 +2,7 @@
 //! I/O summaries, and boot-trace analysis.
 
 pub mod boot;
+pub mod bootexp;
 pub mod bootfile;
 pub mod bootmeasure;
 pub mod bootrows;

@@ -152,7 +152,7 @@ fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport, firs
 
 /// One pass: wait for idleness, then read the top plans (in rank order, each file's ranges in
 /// plan order) while the budget lasts, judging idleness every `check_every` and pausing while
-/// the machine is busy. `ranked` is the library's ranking (see [`Library::ranked`]).
+/// the machine is busy. `ranked` is the library's ranking (see [`crate::preload::Library::ranked`]).
 pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> PreloadReport {
     let mut r = PreloadReport::default();
     let start = env.now();

@@ -249,7 +249,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/3");
+        assert_eq!(v["schema"], "latlab.run/4");
     }
 
     #[test]

@@ -351,6 +351,11 @@ const KNOWN: &[(&str, &str)] = &[
     ("man-db", "manual-page index: can run after boot"),
 ];
 
+/// Why a service of this name is known to cost much and rarely be needed, if it is.
+pub fn known_costly(name: &str) -> Option<&'static str> {
+    KNOWN.iter().find(|(k, _)| name.to_ascii_lowercase().contains(&k.to_ascii_lowercase())).map(|x| x.1)
+}
+
 /// Analyse a parsed trace.
 pub fn analyze(t: &BootTrace) -> Analysis {
     let mut by_cost = t.services.clone();
@@ -369,9 +374,7 @@ pub fn analyze(t: &BootTrace) -> Analysis {
         _ => xperf_path(&t.services),
     };
     let mut candidates = Vec::new();
-    let known = |name: &str| {
-        KNOWN.iter().find(|(k, _)| name.to_ascii_lowercase().contains(&k.to_ascii_lowercase())).map(|x| x.1)
-    };
+    let known = known_costly;
     let total = autostart_ms.max(1e-9);
     for s in &by_cost {
         let share = s.duration_ms / total;

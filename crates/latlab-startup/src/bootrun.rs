@@ -122,6 +122,9 @@ pub enum Advice {
     /// Start what the target needs before the rest: with a jobs limit, a service the target
     /// needs waited for a free job while one it does not need ran.
     TargetFirst,
+    /// Disable this service: it is known to cost much and rarely be needed (the seed's NFS
+    /// client), the target does not need it, and nothing waits for it.
+    Disable(usize),
 }
 
 /// Recommendations from one measured boot, each with its reason (ms from the boot's start).
@@ -132,6 +135,14 @@ pub fn recommend(spec: &BootSpec, t: &BootTimes) -> Vec<(Advice, String)> {
     let mut out = Vec::new();
     for (i, s) in spec.services.iter().enumerate() {
         let Some((start, ready)) = t.services[i] else { continue };
+        let waited_for = spec.services.iter().any(|o| o.start != StartType::Disabled && o.after.contains(&i));
+        if let (false, false, Some(why)) = (needed(i), waited_for, crate::boot::known_costly(&s.name)) {
+            out.push((
+                Advice::Disable(i),
+                format!("disable '{}': '{target}' does not need it and nothing waits for it; {why}", s.name),
+            ));
+            continue;
+        }
         if s.start == StartType::Auto && !needed(i) && start < t.target_ns {
             out.push((
                 Advice::Delay(i),
@@ -174,6 +185,7 @@ pub fn apply(spec: &BootSpec, advice: &[(Advice, String)]) -> BootSpec {
         match a {
             Advice::Delay(i) => s.services[*i].start = StartType::Delayed,
             Advice::TargetFirst => s.target_first = true,
+            Advice::Disable(i) => s.services[*i].start = StartType::Disabled,
         }
     }
     s
@@ -461,6 +473,13 @@ ready = { exit = true }
         b.started(2, 20);
         b.ready(2, 30);
         assert_eq!(b.startable(), vec![0]);
+        // A known-costly service nothing needs is disabled, not delayed.
+        let nfs = text.replace("name = \"telemetry\"", "name = \"nfs-client\"");
+        let s3 = BootSpec::parse(&nfs).unwrap();
+        let advice = recommend(&s3, &t);
+        assert_eq!(advice[0].0, Advice::Disable(0), "{advice:?}");
+        assert!(advice[0].1.starts_with("disable 'nfs-client'"), "{}", advice[0].1);
+        assert_eq!(apply(&s3, &advice).services[0].start, StartType::Disabled);
         // A boot where everything that starts is needed: no advice.
         let t2 =
             BootTimes { services: vec![None, Some((0, 20)), Some((20, 30))], target_ns: 30, all_ns: 30, stopped: 0 };

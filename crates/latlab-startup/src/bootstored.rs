@@ -10,7 +10,7 @@ use latlab_core::record::{Column, RunRecord, Table};
 /// services by cost, the critical path — and its recommendations: **delay** what the target
 /// does not need yet ran before it was ready, **reorder** (start the target's needs first)
 /// where a jobs limit held one back, and **disable** what is known to cost much and rarely be
-/// needed (and the target does not need). Nothing is re-measured.
+/// needed (the target does not need it, nothing waits for it). Nothing is re-measured.
 pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
     let not = |why: &str| format!("run #{id} cannot be analysed as a measured boot: {why}");
     if run.experiment != "boot" || run.config.get("experiment").and_then(|v| v.as_str()) != Some("measure") {
@@ -85,7 +85,7 @@ pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
     rec.tables.push(Table {
         name: "boot.recommendations".into(),
         title: format!(
-            "Recommendations from run #{id}'s {state} median boot: delay and reorder (measure them applied with `boot measure --apply-recommendations`); disable candidates are in the candidates table"
+            "Recommendations from run #{id}'s {state} median boot: delay, reorder, disable (measure them applied with `boot measure --apply-recommendations`)"
         ),
         columns: vec![Column::new("recommendation", "")],
         rows: advice.iter().map(|(_, why)| vec![why.clone().into()]).collect(),

@@ -21,12 +21,13 @@ pub enum BootCommand {
     ///
     /// With `--run ID`, a boot that `latlab boot measure` stored is analysed instead: its
     /// median boot, the critical path, and its recommendations (delay, reorder, disable).
+    #[command(override_usage = "latlab boot analyze <FILE>\n       latlab boot analyze --run <ID>")]
     Analyze {
         /// The trace file.
         #[arg(required_unless_present = "run", conflicts_with = "run")]
         file: Option<std::path::PathBuf>,
         /// A stored `boot measure` run to analyse instead of a file.
-        #[arg(long)]
+        #[arg(long, value_name = "ID")]
         run: Option<i64>,
     },
     /// Run a boot for real: the services of a `latlab.boot/1` file (TOML or JSON; none: the

@@ -259,28 +259,31 @@ pub fn ranking_text(lib: &Library, now_ms: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::plan::PlanFile;
 
-    fn plan(files: Vec<PlanFile>) -> Plan {
+    /// A plan of these files (no command).
+    pub(crate) fn plan(files: Vec<PlanFile>) -> Plan {
         Plan { schema: crate::plan::SCHEMA.into(), command: vec![], page_size: 4096, files }
     }
-    fn cmd(s: &str) -> Vec<String> {
+    /// A one-word command.
+    pub(crate) fn cmd(s: &str) -> Vec<String> {
         vec![s.to_string()]
     }
-    const H: u64 = 3_600_000;
+    /// An hour, ms.
+    pub(crate) const H: u64 = 3_600_000;
 
     /// A scratch directory, removed when dropped.
-    struct Scratch(std::path::PathBuf);
+    pub(crate) struct Scratch(std::path::PathBuf);
     impl Scratch {
-        fn new(tag: &str) -> Self {
+        pub(crate) fn new(tag: &str) -> Self {
             let d = std::env::temp_dir().join(format!("latlab-preload-{tag}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&d);
             std::fs::create_dir_all(&d).unwrap();
             Self(d)
         }
-        fn path(&self) -> &Path {
+        pub(crate) fn path(&self) -> &Path {
             &self.0
         }
     }

@@ -248,36 +248,9 @@ pub fn report_text(r: &PreloadReport, page_size: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Plan, PlanFile};
+    use crate::plan::PlanFile;
     use crate::preload::Library;
-    use std::path::Path;
-
-    fn plan(files: Vec<PlanFile>) -> Plan {
-        Plan { schema: crate::plan::SCHEMA.into(), command: vec![], page_size: 4096, files }
-    }
-    fn cmd(s: &str) -> Vec<String> {
-        vec![s.to_string()]
-    }
-    const H: u64 = 3_600_000;
-
-    /// A scratch directory, removed when dropped.
-    struct Scratch(std::path::PathBuf);
-    impl Scratch {
-        fn new(tag: &str) -> Self {
-            let d = std::env::temp_dir().join(format!("latlab-preload-{tag}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&d);
-            std::fs::create_dir_all(&d).unwrap();
-            Self(d)
-        }
-        fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::preload::tests::{H, Scratch, cmd, plan};
 
     /// A fake machine: the clock moves only when slept or read; the load is scripted.
     struct Scripted {

@@ -1159,6 +1159,29 @@ fn startup_preload_learns_ranks_preloads_and_measures() {
         .assert()
         .success()
         .stdout(predicate::str::contains("preloaded 1 plan(s)"));
+    // As a service: a pass every second until Ctrl-C.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .args(["startup", "preload", "run", "--library", lib.to_str().unwrap(), "--every", "1", "--idle-below", "1"])
+        .args(["--check-ms", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut passes = 0;
+    // The pipe stays open until the service has ended (a closed pipe would end it first).
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("preloaded 1 plan(s)") {
+            passes += 1;
+            if passes == 2 {
+                break;
+            }
+        }
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "Ctrl-C ends the service");
+    drop(lines);
     std::fs::remove_file(&data).unwrap();
     // Nothing to preload, a bad threshold, a broken library: clear errors.
     latlab(d)

@@ -222,6 +222,10 @@ pub enum PreloadCommand {
         /// Longest wait for idleness in all, seconds, before giving up.
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_GIVE_UP_S)]
         give_up: u64,
+        /// Keep running as a service: a pass every this many seconds, the library reread each
+        /// time, until Ctrl-C (default: one pass).
+        #[arg(long, value_name = "SECS")]
+        every: Option<u64>,
     },
     /// Measure it: built-in applications learned into a library; each round, a launch of the
     /// top-ranked one after memory pressure evicted it, without and with the preloader having

@@ -103,49 +103,80 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             out(&preload::ranking_text(&lib, preload::now_ms()))?;
             Ok(crate::exit::OK)
         }
-        PreloadCommand::Run { library, budget_mib, top, idle_below, check_ms, give_up } => {
-            if !(idle_below > 0.0 && idle_below <= 1.0) || check_ms == 0 {
+        PreloadCommand::Run { library, budget_mib, top, idle_below, check_ms, give_up, every } => {
+            if !(idle_below > 0.0 && idle_below <= 1.0) || check_ms == 0 || every == Some(0) {
                 return Err(super::Usage(format!(
-                    "--idle-below must be a share in (0, 1] (not {idle_below}) and --check-ms at least 1"
+                    "--idle-below must be a share in (0, 1] (not {idle_below}), --check-ms and --every at least 1"
                 ))
                 .into());
             }
-            let lib = Library::load(&library)?;
-            if lib.entries.is_empty() {
-                return Err(anyhow::anyhow!(
-                    "'{}' holds no plans yet: launch commands through it first (`latlab startup preload launch -- CMD`)",
-                    library.display()
-                ));
-            }
-            let page = latlab_startup::pagecache::page_size() as u64;
-            let budget_pages = match budget_mib {
-                Some(m) => (m << 20) / page,
-                None => latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
-                    (kib as f64 * 1024.0 * latlab_startup::defaults::PRELOAD_BUDGET_SHARE) as u64 / page
-                }),
-            };
             let cfg = preloader::PreloadConfig {
                 idle_below,
                 check_every: Duration::from_millis(check_ms),
                 give_up_after: Duration::from_secs(give_up),
-                budget_pages,
+                budget_pages: 0,
                 top,
             };
             latlab_core::interrupt::install().map_err(anyhow::Error::msg)?;
-            let ranked: Vec<&preload::Entry> = lib.ranked(preload::now_ms()).into_iter().map(|(e, _)| e).collect();
-            eprintln!(
-                "preload: waiting until everything else uses under {:.0} % of the CPUs, then reading up to {} plans ({} MiB at most)",
-                idle_below * 100.0,
-                ranked.len().min(top),
-                budget_pages.saturating_mul(page) >> 20
-            );
-            let r = preloader::preload(&ranked, &cfg, &mut preloader::Machine::default());
-            out(&preloader::report_text(&r, page))?;
-            Ok(if r.ended_early.is_some() && r.preloaded.is_empty() { crate::exit::ERROR } else { crate::exit::OK })
+            loop {
+                let code = preload_pass(&library, budget_mib, &cfg, every.is_some())?;
+                let Some(secs) = every else { return Ok(code) };
+                // Until the next pass, or Ctrl-C.
+                let next = std::time::Instant::now() + Duration::from_secs(secs);
+                while std::time::Instant::now() < next {
+                    if latlab_core::interrupt::stop_requested() {
+                        return Ok(crate::exit::INTERRUPTED);
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
         }
         PreloadCommand::Measure { runs, apps, idle_below } => measure::<latlab_startup::experiment::StartupPreload>(
             db,
             latlab_startup::preload_measure::PreloadMeasureConfig { runs, apps, idle_below, ..Default::default() },
         ),
     }
+}
+
+/// One preloader pass over the library as it is now (reread each pass, so launches counted
+/// meanwhile re-rank it); the budget from `budget_mib` or the memory available now. With
+/// `watching`, an empty library is said and waited out rather than an error.
+fn preload_pass(
+    library: &Path,
+    budget_mib: Option<u64>,
+    cfg: &latlab_startup::preloader::PreloadConfig,
+    watching: bool,
+) -> anyhow::Result<i32> {
+    use latlab_startup::preload::{self, Library};
+    use latlab_startup::preloader;
+    let lib = Library::load(library)?;
+    if lib.entries.is_empty() {
+        let why = format!(
+            "'{}' holds no plans yet: launch commands through it first (`latlab startup preload launch -- CMD`)",
+            library.display()
+        );
+        if watching {
+            eprintln!("preload: {why}");
+            return Ok(crate::exit::OK);
+        }
+        return Err(anyhow::anyhow!(why));
+    }
+    let page = latlab_startup::pagecache::page_size() as u64;
+    let budget_pages = match budget_mib {
+        Some(m) => (m << 20) / page,
+        None => latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
+            (kib as f64 * 1024.0 * latlab_startup::defaults::PRELOAD_BUDGET_SHARE) as u64 / page
+        }),
+    };
+    let cfg = preloader::PreloadConfig { budget_pages, ..cfg.clone() };
+    let ranked: Vec<&preload::Entry> = lib.ranked(preload::now_ms()).into_iter().map(|(e, _)| e).collect();
+    eprintln!(
+        "preload: waiting until everything else uses under {:.0} % of the CPUs, then reading up to {} plans ({} MiB at most)",
+        cfg.idle_below * 100.0,
+        ranked.len().min(cfg.top),
+        budget_pages.saturating_mul(page) >> 20
+    );
+    let r = preloader::preload(&ranked, &cfg, &mut preloader::Machine::default());
+    out(&preloader::report_text(&r, page))?;
+    Ok(if r.ended_early.is_some() && r.preloaded.is_empty() { crate::exit::ERROR } else { crate::exit::OK })
 }

@@ -93,11 +93,12 @@ impl Pressure {
     }
 
     /// Warm every application (its files first evicted, so the pages are charged afresh),
-    /// then push their pages out.
-    fn apply(&self, launches: &[LaunchSpec], files: &[PathBuf]) -> Result<(), StartupError> {
+    /// then push their pages out. A squeeze the kernel refused (it could not reclaim below the
+    /// limit) falls back to per-file eviction for that round, and is returned to be warned.
+    fn apply(&self, launches: &[LaunchSpec], files: &[PathBuf]) -> Result<Option<String>, StartupError> {
         let Pressure::Group { group, hierarchy, procs, .. } = self else {
             evict_all(files);
-            return Ok(());
+            return Ok(None);
         };
         evict_all(files);
         for l in launches {
@@ -110,7 +111,10 @@ impl Pressure {
         let squeeze = (crate::defaults::PRELOAD_SQUEEZE_MIB << 20).to_string();
         let squeezed = group.set(limit, &squeeze);
         group.set(limit, unlimited).map_err(|e| StartupError::Preload(format!("restoring the limit: {e}")))?;
-        squeezed.map_err(|e| StartupError::Preload(format!("lowering the limit: {e}")))
+        Ok(squeezed.err().map(|e| {
+            evict_all(files);
+            format!("the memory group could not be squeezed ({e}): a round evicted file by file instead")
+        }))
     }
 }
 
@@ -196,6 +200,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     let mut left = Vec::new();
     let mut reports: Vec<PreloadReport> = Vec::new();
     let mut status = RunStatus::Complete;
+    let mut squeeze_failed: Option<String> = None;
     'rounds: for _ in 0..cfg.runs {
         for (k, state) in STATES.iter().enumerate() {
             if latlab_core::interrupt::stop_requested() {
@@ -204,12 +209,16 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
             }
             match *state {
                 "pressured" => {
-                    pressure.apply(&launches, &files)?;
+                    if let Some(w) = pressure.apply(&launches, &files)? {
+                        squeeze_failed.get_or_insert(w);
+                    }
                     let (hit, all) = resident_in_plan(&top.plan);
                     left.push(hit as f64 / all.max(1) as f64);
                 }
                 "preloaded" => {
-                    pressure.apply(&launches, &files)?;
+                    if let Some(w) = pressure.apply(&launches, &files)? {
+                        squeeze_failed.get_or_insert(w);
+                    }
                     let entries: Vec<&Entry> = ranked.iter().map(|(e, _)| *e).collect();
                     reports.push(preload(&entries, &pcfg, &mut Machine::default()));
                 }
@@ -261,6 +270,9 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
         "order",
         "each round: pressure, launch (pressured); pressure, the preloader, launch (preloaded); launch (warm)",
     );
+    if let Some(w) = squeeze_failed {
+        rec.warn(w);
+    }
     drop(pressure);
     drop(fixtures);
     finish(&mut rec, &times, &left, &reports);

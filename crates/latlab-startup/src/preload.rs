@@ -162,7 +162,8 @@ impl Library {
     }
 
     /// Count one launch of `command` at `now_ms`, with its plan when one was (re)learned.
-    /// A new command past the capacity pushes out the lowest-ranked one, which is returned.
+    /// A new command past the capacity pushes out the lowest-ranked of the others, which is
+    /// returned.
     /// A command with no entry and no plan is an error: there is nothing to preload.
     pub fn launched(&mut self, command: &[String], plan: Option<Plan>, now_ms: u64) -> Result<Option<Entry>, String> {
         if let Some(k) = self.entries.iter().position(|e| e.command == command) {
@@ -181,8 +182,9 @@ impl Library {
         if self.entries.len() <= self.capacity {
             return Ok(None);
         }
-        // The lowest-ranked goes; among equals, the longest unused.
-        let k = (0..self.entries.len())
+        // The lowest-ranked of the others goes (never the command just launched); among
+        // equals, the longest unused.
+        let k = (0..self.entries.len() - 1)
             .min_by(|&a, &b| {
                 let (x, y) = (&self.entries[a], &self.entries[b]);
                 self.score_at(x, now_ms).total_cmp(&self.score_at(y, now_ms)).then(x.last_ms.cmp(&y.last_ms))
@@ -328,6 +330,13 @@ pub(crate) mod tests {
         assert_eq!(gone.command, cmd("a"));
         assert_eq!(lib.entries.len(), 3);
         assert_eq!(Library::default().capacity, 123, "the seed's Superfetch kept up to 123 plans");
+        // The command just launched stays, however often the others were.
+        let mut one = Library { capacity: 1, ..Library::default() };
+        for k in 0..5 {
+            one.launched(&cmd("old"), Some(plan(vec![])), 10 * H + k).unwrap();
+        }
+        assert_eq!(one.launched(&cmd("new"), Some(plan(vec![])), 11 * H).unwrap().unwrap().command, cmd("old"));
+        assert!(one.find(&cmd("new")).is_some());
     }
 
     #[test]

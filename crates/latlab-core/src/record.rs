@@ -280,6 +280,21 @@ impl RunRecord {
         self.metric(&format!("{prefix}.count"), s.count, "count");
     }
 
+    /// Store `values` as the series `name` with its summary metrics under the same name
+    /// ([`RunRecord::summary_metrics`]); nothing when there are no values. Returns the summary.
+    pub fn summarized_series(
+        &mut self,
+        name: &str,
+        unit: &str,
+        description: String,
+        values: Vec<i64>,
+    ) -> Option<Summary> {
+        let s = stats::summarize(&values)?;
+        self.summary_metrics(name, &s, unit);
+        self.series.push(Series { name: name.into(), unit: unit.into(), description, values });
+        Some(s)
+    }
+
     /// Find a metric by name.
     pub fn get_metric(&self, name: &str) -> Option<&Metric> {
         self.metrics.iter().find(|m| m.name == name)

@@ -13,7 +13,7 @@ use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::plan::Plan;
 use crate::record::evict_all;
-use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table};
+use latlab_core::record::{Column, RunRecord, RunStatus, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -410,40 +410,27 @@ fn finish(
         for (name, v, what) in
             [("target", target, "time to the target's readiness"), ("all", all, "time until every service was ready")]
         {
-            if let Some(s) = latlab_core::stats::summarize(&v) {
-                rec.summary_metrics(&format!("boot.{state}.{name}"), &s, "ns");
-                if name == "target" {
-                    p50[k] = Some(s.p50);
-                }
+            let s = rec.summarized_series(
+                &format!("boot.{state}.{name}"),
+                "ns",
+                format!("{what}, {state} boots, one per round"),
+                v,
+            );
+            if name == "target" {
+                p50[k] = s.map(|s| s.p50);
             }
-            rec.series.push(Series {
-                name: format!("boot.{state}.{name}"),
-                unit: "ns".into(),
-                description: format!("{what}, {state} boots, one per round"),
-                values: v,
-            });
         }
     }
     if let (Some(c), Some(w)) = (p50[0], p50[1]) {
         rec.metric("boot.warm.speedup", c as f64 / w.max(1) as f64, "ratio");
     }
-    let recommended = &runs[STATES.len()];
-    if !recommended.is_empty() {
-        let v: Vec<i64> = recommended.iter().map(|t| t.target_ns as i64).collect();
-        if let Some(s) = latlab_core::stats::summarize(&v) {
-            rec.summary_metrics("boot.recommended.target", &s, "ns");
-            // Against the boots in the same state: cold with a plan, else warm.
-            let basis = p50[0].or(p50[1]);
-            if let Some(b) = basis {
-                rec.metric("boot.recommended.gain", b as f64 / s.p50.max(1) as f64, "ratio");
-            }
+    let recommended: Vec<i64> = runs[STATES.len()].iter().map(|t| t.target_ns as i64).collect();
+    let description = "time to the target's readiness with the recommendations applied, one per round".into();
+    if let Some(s) = rec.summarized_series("boot.recommended.target", "ns", description, recommended) {
+        // Against the boots in the same state: cold with a plan, else warm.
+        if let Some(b) = p50[0].or(p50[1]) {
+            rec.metric("boot.recommended.gain", b as f64 / s.p50.max(1) as f64, "ratio");
         }
-        rec.series.push(Series {
-            name: "boot.recommended.target".into(),
-            unit: "ns".into(),
-            description: "time to the target's readiness with the recommendations applied, one per round".into(),
-            values: v,
-        });
     }
     if let (Some(c), Some(p)) = (p50[0], p50[2]) {
         rec.metric("boot.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
@@ -514,16 +501,8 @@ fn throttled_metrics(rec: &mut RunRecord, runs: &[Vec<BootTimes>]) {
     let mut p50 = [None; 2];
     for (k, state) in ["cold", "prefetch"].into_iter().enumerate() {
         let v: Vec<i64> = runs[k].iter().map(|t| t.target_ns as i64).collect();
-        if let Some(s) = latlab_core::stats::summarize(&v) {
-            rec.summary_metrics(&format!("boot.throttled.{state}.target"), &s, "ns");
-            p50[k] = Some(s.p50);
-            rec.series.push(Series {
-                name: format!("boot.throttled.{state}.target"),
-                unit: "ns".into(),
-                description: format!("time to the target's readiness, {state} boots on the throttled device"),
-                values: v,
-            });
-        }
+        let what = format!("time to the target's readiness, {state} boots on the throttled device");
+        p50[k] = rec.summarized_series(&format!("boot.throttled.{state}.target"), "ns", what, v).map(|s| s.p50);
     }
     if let [Some(c), Some(p)] = p50 {
         rec.metric("boot.throttled.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");

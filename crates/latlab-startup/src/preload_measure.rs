@@ -96,11 +96,8 @@ impl Pressure {
     /// then push their pages out. A squeeze the kernel refused (it could not reclaim below the
     /// limit) falls back to per-file eviction for that round, and is returned to be warned.
     fn apply(&self, launches: &[LaunchSpec], files: &[PathBuf]) -> Result<Option<String>, StartupError> {
-        let Pressure::Group { group, hierarchy, procs, .. } = self else {
-            evict_all(files);
-            return Ok(None);
-        };
         evict_all(files);
+        let Pressure::Group { group, hierarchy, procs, .. } = self else { return Ok(None) };
         for l in launches {
             launch_in(l, Instant::now(), false, Some(procs))?;
         }
@@ -180,9 +177,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     let ranked: Vec<(&Entry, f64)> = lib.ranked(now);
     let top = ranked[0].0.clone();
     let files: Vec<PathBuf> = lib.entries.iter().flat_map(|e| e.plan.files.iter().map(|f| f.path.clone())).collect();
-    let budget = latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
-        (kib as f64 * 1024.0 * crate::defaults::PRELOAD_BUDGET_SHARE) as u64 / crate::pagecache::page_size() as u64
-    });
+    let budget = crate::preloader::default_budget_pages();
     let pcfg = PreloadConfig {
         idle_below: cfg.idle_below,
         check_every: cfg.check_every,
@@ -195,6 +190,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     if let Pressure::Evict(why) = &pressure {
         rec.warn(format!("no memory group ({why}): pages were evicted file by file, not by memory pressure"));
     }
+    let entries: Vec<&Entry> = ranked.iter().map(|(e, _)| *e).collect();
     let top_launch = launches.iter().find(|l| l.command == top.command).expect("the top entry is one of ours");
     let mut times: [Vec<i64>; 3] = Default::default();
     let mut left = Vec::new();
@@ -219,7 +215,6 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
                     if let Some(w) = pressure.apply(&launches, &files)? {
                         squeeze_failed.get_or_insert(w);
                     }
-                    let entries: Vec<&Entry> = ranked.iter().map(|(e, _)| *e).collect();
                     reports.push(preload(&entries, &pcfg, &mut Machine::default()));
                 }
                 _ => {}

@@ -119,12 +119,20 @@ impl PreloadConfig {
     }
 }
 
+/// The default budget, pages: a share of the memory available now
+/// ([`crate::defaults::PRELOAD_BUDGET_SHARE`]), so the preloader fills free memory and never
+/// pushes out what others use; no limit where `/proc/meminfo` cannot be read.
+pub fn default_budget_pages() -> u64 {
+    latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
+        (kib as f64 * 1024.0 * crate::defaults::PRELOAD_BUDGET_SHARE) as u64 / crate::pagecache::page_size() as u64
+    })
+}
+
 /// Bytes read between two checks of the clock (and, when a check is due, of idleness).
 const CHUNK: usize = 256 << 10;
 
 /// Wait until the machine is idle. `Err` with why when it gave up or was stopped.
-fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport, first: bool) -> Result<(), String> {
-    let mut paused = false;
+fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport) -> Result<(), String> {
     loop {
         if env.stop() {
             return Err("interrupted".into());
@@ -132,13 +140,8 @@ fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport, firs
         let t = env.now();
         env.sleep(cfg.check_every);
         r.waited += env.now().saturating_sub(t);
-        match env.others_busy() {
-            Some(share) if cfg.idle(share) => return Ok(()),
-            Some(_) if !paused && !first => {
-                r.pauses += 1;
-                paused = true;
-            }
-            _ => {}
+        if env.others_busy().is_some_and(|share| cfg.idle(share)) {
+            return Ok(());
         }
         if r.waited >= cfg.give_up_after {
             return Err(format!(
@@ -157,7 +160,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
     let mut r = PreloadReport::default();
     let start = env.now();
     env.others_busy(); // Opens the first window.
-    if let Err(why) = wait_idle(cfg, env, &mut r, true) {
+    if let Err(why) = wait_idle(cfg, env, &mut r) {
         r.ended_early = Some(why);
         r.elapsed = env.now().saturating_sub(start);
         return r;
@@ -200,7 +203,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
                                 break 'plans;
                             }
                             r.pauses += 1;
-                            if let Err(why) = wait_idle(cfg, env, &mut r, true) {
+                            if let Err(why) = wait_idle(cfg, env, &mut r) {
                                 r.ended_early = Some(why);
                                 break 'plans;
                             }
@@ -256,7 +259,6 @@ mod tests {
     struct Scripted {
         t: Duration,
         load: Vec<Option<f64>>,
-        reads: usize,
     }
     impl Env for Scripted {
         fn now(&mut self) -> Duration {
@@ -268,7 +270,6 @@ mod tests {
             self.t += d;
         }
         fn others_busy(&mut self) -> Option<f64> {
-            self.reads += 1;
             if self.load.is_empty() { Some(0.0) } else { self.load.remove(0) }
         }
     }
@@ -295,7 +296,7 @@ mod tests {
             top: 10,
         };
         // Busy at first (two windows), then idle, then busy once mid-way, then idle.
-        let mut env = Scripted { t: Duration::ZERO, load: vec![None, Some(0.9), Some(0.5), Some(0.05)], reads: 0 };
+        let mut env = Scripted { t: Duration::ZERO, load: vec![None, Some(0.9), Some(0.5), Some(0.05)] };
         env.load.extend([Some(0.0); 3]);
         env.load.extend([Some(0.95), Some(0.1)]);
         let r = preload(&ranked, &cfg, &mut env);
@@ -306,16 +307,16 @@ mod tests {
         assert!(r.waited >= Duration::from_millis(300), "{r:?}");
         assert!(r.ended_early.is_none());
         // Never idle: it gives up and reads nothing; unless told 100 % is idle.
-        let mut full = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000], reads: 0 };
+        let mut full = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000] };
         let r = preload(&ranked, &PreloadConfig { idle_below: 1.0, ..cfg.clone() }, &mut full);
         assert_eq!((r.pages, r.pauses), (2048, 0));
-        let mut busy = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000], reads: 0 };
+        let mut busy = Scripted { t: Duration::ZERO, load: vec![Some(1.0); 1000] };
         let r = preload(&ranked, &PreloadConfig { give_up_after: Duration::from_secs(1), ..cfg.clone() }, &mut busy);
         assert_eq!(r.pages, 0);
         assert!(r.ended_early.as_deref().unwrap().contains("not idle"), "{r:?}");
         // A changed file is skipped, the rest read.
         std::fs::write(&files[1].path, b"short").unwrap();
-        let mut idle = Scripted { t: Duration::ZERO, load: vec![], reads: 0 };
+        let mut idle = Scripted { t: Duration::ZERO, load: vec![] };
         let r = preload(&ranked, &PreloadConfig { budget_pages: u64::MAX, ..cfg }, &mut idle);
         assert_eq!(r.skipped_files, 1);
         assert_eq!(r.pages, 2048);

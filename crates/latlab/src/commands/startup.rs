@@ -164,9 +164,7 @@ fn preload_pass(
     let page = latlab_startup::pagecache::page_size() as u64;
     let budget_pages = match budget_mib {
         Some(m) => (m << 20) / page,
-        None => latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
-            (kib as f64 * 1024.0 * latlab_startup::defaults::PRELOAD_BUDGET_SHARE) as u64 / page
-        }),
+        None => preloader::default_budget_pages(),
     };
     let cfg = preloader::PreloadConfig { budget_pages, ..cfg.clone() };
     let ranked: Vec<&preload::Entry> = lib.ranked(preload::now_ms()).into_iter().map(|(e, _)| e).collect();

@@ -1,8 +1,9 @@
 //! Bit streams. MSB-first, as MPPC packs its codes (RFC 2118 §4; MS-RDPBCGR 3.1.8.4): the
 //! first bit of a code is the most significant unwritten bit of the current byte. LSB-first,
 //! as RDP 6.0 bulk compression packs its Huffman codes (MS-RDPEGDI 3.1.8.1.4): the first bit
-//! is the least significant unwritten bit. The readers are total: reading past the end is an
-//! error, never a panic.
+//! is the least significant unwritten bit. The readers are total and branch-light: past the
+//! end they read zero bits and remember it ([`BitReader::overrun`]), so a decoder checks once
+//! per packet instead of once per code, and never panics.
 
 /// Writes bits most-significant first into a byte vector.
 #[derive(Debug)]
@@ -38,58 +39,83 @@ impl<'a> BitWriter<'a> {
 }
 
 /// Reads bits most-significant first from a byte slice, through a 64-bit accumulator
-/// (left-aligned: its top bit is the next bit of the stream).
+/// (left-aligned: its top bit is the next bit of the stream). Past the end it reads zeros.
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
     byte: usize,
     acc: u64,
+    /// Bits in `acc` (stream bits, then zero padding).
     n: u32,
+    /// Zero bits of padding put into `acc` past the end of the data, all told.
+    pad: u64,
 }
-
-/// Reading past the end of the stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OutOfBits;
 
 impl<'a> BitReader<'a> {
     /// Read from `data`.
     pub fn new(data: &'a [u8]) -> Self {
-        Self { data, byte: 0, acc: 0, n: 0 }
+        Self { data, byte: 0, acc: 0, n: 0, pad: 0 }
     }
-    /// Bits left.
+    /// Bits of the stream not yet consumed (0 once past the end).
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.n as usize + (self.data.len() - self.byte) * 8
+        let left = self.n as u64 + (self.data.len() - self.byte) as u64 * 8;
+        left.saturating_sub(self.pad) as usize
     }
+    /// Were bits consumed past the end of the stream?
     #[inline]
+    pub fn overrun(&self) -> bool {
+        self.pad > self.n as u64
+    }
+    /// Fill the accumulator to at least 57 bits (eight bytes at once while they last).
+    #[inline(always)]
     fn refill(&mut self) {
-        while self.n <= 56 && self.byte < self.data.len() {
-            self.acc |= (self.data[self.byte] as u64) << (56 - self.n);
-            self.n += 8;
-            self.byte += 1;
+        if let Some(w) = self.data.get(self.byte..self.byte + 8) {
+            let w = u64::from_be_bytes(w.try_into().unwrap_or([0; 8]));
+            let take = (64 - self.n) / 8;
+            let bits = take * 8;
+            self.acc |= (w >> (64 - bits)) << (64 - self.n - bits);
+            self.byte += take as usize;
+            self.n += bits;
+        } else {
+            while self.n <= 56 {
+                if let Some(&b) = self.data.get(self.byte) {
+                    self.acc |= (b as u64) << (56 - self.n);
+                    self.byte += 1;
+                } else {
+                    self.pad += 8;
+                }
+                self.n += 8;
+            }
         }
+    }
+    /// The next 32 bits without consuming them (zeros past the end).
+    #[inline(always)]
+    pub fn peek32(&mut self) -> u32 {
+        if self.n < 32 {
+            self.refill();
+        }
+        (self.acc >> 32) as u32
+    }
+    /// Consume `k` bits (1 ≤ k ≤ 32) already peeked.
+    #[inline(always)]
+    pub fn consume(&mut self, k: u32) {
+        debug_assert!(k <= self.n);
+        self.acc <<= k;
+        self.n -= k;
     }
     /// Read one bit.
     #[inline]
-    pub fn bit(&mut self) -> Result<u32, OutOfBits> {
+    pub fn bit(&mut self) -> u32 {
         self.bits(1)
     }
-    /// Read `k` bits (k ≤ 32) as an unsigned number.
-    #[inline]
-    pub fn bits(&mut self, k: u32) -> Result<u32, OutOfBits> {
-        if k == 0 {
-            return Ok(0);
-        }
-        if k > self.n {
-            self.refill();
-            if k > self.n {
-                return Err(OutOfBits);
-            }
-        }
-        let v = (self.acc >> (64 - k)) as u32;
-        self.acc <<= k;
-        self.n -= k;
-        Ok(v)
+    /// Read `k` bits (1 ≤ k ≤ 32) as an unsigned number.
+    #[inline(always)]
+    pub fn bits(&mut self, k: u32) -> u32 {
+        debug_assert!((1..=32).contains(&k));
+        let v = self.peek32() >> (32 - k);
+        self.consume(k);
+        v
     }
 }
 
@@ -133,71 +159,116 @@ impl<'a> LsbWriter<'a> {
 }
 
 /// Reads bits least-significant first from a byte slice through a 64-bit accumulator.
-/// `peek` pads past the end with zero bits (for table-driven Huffman decoding); `consume`
-/// and `bits` fail when the stream does not hold the bits.
+/// Past the end it reads zeros (for table-driven Huffman decoding, and so that a decoder
+/// checks [`LsbReader::overrun`] once per packet).
 #[derive(Debug, Clone)]
 pub struct LsbReader<'a> {
     data: &'a [u8],
     byte: usize,
     acc: u64,
+    /// Bits in `acc` (stream bits, then zero padding).
     n: u32,
+    /// Zero bits of padding put into `acc` past the end of the data, all told.
+    pad: u64,
 }
 
 impl<'a> LsbReader<'a> {
     /// Read from `data`.
     pub fn new(data: &'a [u8]) -> Self {
-        Self { data, byte: 0, acc: 0, n: 0 }
+        Self { data, byte: 0, acc: 0, n: 0, pad: 0 }
     }
-    #[inline]
+    /// Fill the accumulator to at least 57 bits (eight bytes at once while they last).
+    #[inline(always)]
     fn refill(&mut self) {
-        if self.byte + 8 <= self.data.len() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&self.data[self.byte..self.byte + 8]);
+        if let Some(w) = self.data.get(self.byte..self.byte + 8) {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
             let take = (63 - self.n) / 8;
-            self.acc |= (u64::from_le_bytes(w) & ((1u64 << (take * 8)) - 1)) << self.n;
+            self.acc |= (w & ((1u64 << (take * 8)) - 1)) << self.n;
             self.byte += take as usize;
             self.n += take * 8;
         } else {
-            while self.n <= 56 && self.byte < self.data.len() {
-                self.acc |= (self.data[self.byte] as u64) << self.n;
+            while self.n <= 56 {
+                if let Some(&b) = self.data.get(self.byte) {
+                    self.acc |= (b as u64) << self.n;
+                    self.byte += 1;
+                } else {
+                    self.pad += 8;
+                }
                 self.n += 8;
-                self.byte += 1;
             }
+        }
+    }
+    /// Make sure at least `k` bits (k ≤ 56) are in the accumulator.
+    #[inline(always)]
+    pub fn need(&mut self, k: u32) {
+        if k > self.n {
+            self.refill();
         }
     }
     /// The next `k` bits (k ≤ 32) without consuming them; zeros past the end.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self, k: u32) -> u32 {
-        if k > self.n {
-            self.refill();
-        }
+        self.need(k);
+        (self.acc & ((1u64 << k) - 1)) as u32
+    }
+    /// The next `k` bits (k ≤ 32) when [`LsbReader::need`] made sure they are there.
+    #[inline(always)]
+    pub fn peek_ready(&self, k: u32) -> u32 {
+        debug_assert!(k <= self.n);
         (self.acc & ((1u64 << k) - 1)) as u32
     }
     /// Consume `k` bits already peeked.
-    #[inline]
-    pub fn consume(&mut self, k: u32) -> Result<(), OutOfBits> {
-        if k > self.n {
-            self.refill();
-            if k > self.n {
-                return Err(OutOfBits);
-            }
-        }
+    #[inline(always)]
+    pub fn consume(&mut self, k: u32) {
+        debug_assert!(k <= self.n);
         self.acc >>= k;
         self.n -= k;
-        Ok(())
     }
     /// Read `k` bits (k ≤ 32) as an unsigned number.
-    #[inline]
-    pub fn bits(&mut self, k: u32) -> Result<u32, OutOfBits> {
+    #[inline(always)]
+    pub fn bits(&mut self, k: u32) -> u32 {
         let v = self.peek(k);
-        self.consume(k)?;
-        Ok(v)
+        self.consume(k);
+        v
+    }
+    /// Were bits consumed past the end of the stream?
+    #[inline]
+    pub fn overrun(&self) -> bool {
+        self.pad > self.n as u64
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Bit `i` of `data`, most or least significant first.
+    fn naive(data: &[u8], i: usize, msb: bool) -> u32 {
+        let b = data.get(i / 8).copied().unwrap_or(0);
+        (if msb { b >> (7 - i % 8) } else { b >> (i % 8) } & 1) as u32
+    }
+
+    proptest! {
+        #[test]
+        fn readers_agree_with_bit_by_bit(data in proptest::collection::vec(any::<u8>(), 0..64), widths in proptest::collection::vec(1u32..=32, 1..40)) {
+            let (mut m, mut l) = (BitReader::new(&data), LsbReader::new(&data));
+            let mut at = 0usize;
+            for k in widths {
+                let (mut want_m, mut want_l) = (0u32, 0u32);
+                for j in 0..k as usize {
+                    want_m = want_m << 1 | naive(&data, at + j, true);
+                    want_l |= naive(&data, at + j, false) << j;
+                }
+                prop_assert_eq!(m.bits(k), want_m);
+                prop_assert_eq!(l.bits(k), want_l);
+                at += k as usize;
+                prop_assert_eq!(m.overrun(), at > data.len() * 8);
+                prop_assert_eq!(l.overrun(), at > data.len() * 8);
+                prop_assert_eq!(m.remaining(), (data.len() * 8).saturating_sub(at));
+            }
+        }
+    }
 
     #[test]
     fn lsb_first_by_hand() {
@@ -213,15 +284,17 @@ mod tests {
         assert_eq!(out[0], 0b0000_1101);
         assert_eq!(out[1], 0b1111_1110);
         let mut r = LsbReader::new(&out);
-        assert_eq!(r.bits(1), Ok(1));
-        assert_eq!(r.bits(4), Ok(0b0110));
-        assert_eq!(r.bits(11), Ok(0b111_1111_0000));
-        assert_eq!(r.bits(3), Ok(0b101));
-        assert_eq!(r.bits(32), Ok(0xDEAD_BEEF));
+        assert_eq!(r.bits(1), 1);
+        assert_eq!(r.bits(4), 0b0110);
+        assert_eq!(r.bits(11), 0b111_1111_0000);
+        assert_eq!(r.bits(3), 0b101);
+        assert_eq!(r.bits(32), 0xDEAD_BEEF);
         // 51 bits written, 56 in the stream: 5 padding bits, then the end.
         assert_eq!(r.peek(13), 0);
-        assert_eq!(r.bits(5), Ok(0));
-        assert_eq!(r.consume(1), Err(OutOfBits));
+        assert_eq!(r.bits(5), 0);
+        assert!(!r.overrun());
+        assert_eq!(r.bits(1), 0);
+        assert!(r.overrun());
     }
 
     #[test]
@@ -236,13 +309,16 @@ mod tests {
         // 1 0110 111 | 1111 0000 | 101 00000
         assert_eq!(out, vec![0b1011_0111, 0b1111_0000, 0b1010_0000]);
         let mut r = BitReader::new(&out);
-        assert_eq!(r.bit(), Ok(1));
-        assert_eq!(r.bits(4), Ok(0b0110));
-        assert_eq!(r.bits(11), Ok(0b111_1111_0000));
-        assert_eq!(r.bits(3), Ok(0b101));
+        assert_eq!(r.bit(), 1);
+        assert_eq!(r.bits(4), 0b0110);
+        assert_eq!(r.bits(11), 0b111_1111_0000);
+        assert_eq!(r.bits(3), 0b101);
         assert_eq!(r.remaining(), 5);
-        assert_eq!(r.bits(6), Err(OutOfBits));
-        assert_eq!(r.bits(5), Ok(0));
-        assert_eq!(r.bit(), Err(OutOfBits));
+        assert_eq!(r.bits(5), 0);
+        assert_eq!(r.remaining(), 0);
+        assert!(!r.overrun());
+        assert_eq!(r.bit(), 0);
+        assert!(r.overrun());
+        assert_eq!(r.remaining(), 0);
     }
 }

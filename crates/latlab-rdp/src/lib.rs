@@ -39,6 +39,7 @@ pub mod bits;
 pub mod bulk;
 pub mod corpus;
 pub mod framing;
+mod lz;
 pub mod mppc;
 pub mod ncrush;
 pub mod orders;
@@ -91,8 +92,3 @@ pub enum BulkError {
     Corrupt(&'static str),
 }
 
-impl From<bits::OutOfBits> for BulkError {
-    fn from(_: bits::OutOfBits) -> Self {
-        BulkError::Truncated
-    }
-}

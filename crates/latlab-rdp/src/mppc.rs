@@ -232,7 +232,7 @@ impl MppcDecompressor {
     /// A decompressor for RDP 4.0 (`Mppc8k`) or RDP 5.0 (`Mppc64k`).
     pub fn new(t: CompressionType) -> Result<Self, BulkError> {
         let v = variant(t)?;
-        Ok(Self { v, hist: vec![0; DECODE_HISTORY], pos: 0 })
+        Ok(Self { v, hist: vec![0; DECODE_HISTORY + crate::lz::SLACK], pos: 0 })
     }
 
     /// Decompress one packet sent with `flags`; returns the original bytes.
@@ -252,87 +252,88 @@ impl MppcDecompressor {
             return Ok(src);
         }
         let start = self.pos;
+        let size = self.v.history;
+        let big = size == 65536;
+        let max_k = if big { 14 } else { 11 };
+        let hist = &mut self.hist[..];
+        let mut pos = self.pos;
         let mut r = BitReader::new(src);
-        let big = self.v.history == 65536;
+        // Every code is at least 8 bits long: fewer than 8 left are the last byte's padding.
         while r.remaining() >= 8 {
-            if r.bit()? == 0 {
-                let lit = r.bits(7)? as u8;
-                self.push(lit)?;
+            let top = r.peek32();
+            if top >> 31 == 0 {
+                // 0 + 7 bits: 0x00–0x7F.
+                if pos >= DECODE_HISTORY {
+                    return Err(BulkError::Corrupt("literal past the history buffer"));
+                }
+                hist[pos] = (top >> 24) as u8;
+                pos += 1;
+                r.consume(8);
                 continue;
             }
-            if r.bit()? == 0 {
-                let lit = 0x80 | r.bits(7)? as u8;
-                self.push(lit)?;
+            if top >> 30 == 0b10 {
+                // 10 + 7 bits: 0x80–0xFF.
+                if pos >= DECODE_HISTORY {
+                    return Err(BulkError::Corrupt("literal past the history buffer"));
+                }
+                hist[pos] = 0x80 | (top >> 23) as u8 & 0x7F;
+                pos += 1;
+                r.consume(9);
                 continue;
             }
-            // A copy-tuple: offset prefix after "11".
-            let off = if big {
-                if r.bit()? == 0 {
-                    r.bits(16)? as usize + 2368
-                } else if r.bit()? == 0 {
-                    r.bits(11)? as usize + 320
-                } else if r.bit()? == 0 {
-                    r.bits(8)? as usize + 64
+            // A copy-tuple: the offset's prefix and value (at most 19 bits) after "11".
+            let (off, used) = if big {
+                if top >> 29 == 0b110 {
+                    (((top >> 13) & 0xFFFF) as usize + 2368, 19)
+                } else if top >> 28 == 0b1110 {
+                    (((top >> 17) & 0x7FF) as usize + 320, 15)
+                } else if top >> 27 == 0b11110 {
+                    (((top >> 19) & 0xFF) as usize + 64, 13)
                 } else {
-                    r.bits(6)? as usize
+                    (((top >> 21) & 0x3F) as usize, 11)
                 }
-            } else if r.bit()? == 0 {
-                r.bits(13)? as usize + 320
-            } else if r.bit()? == 0 {
-                r.bits(8)? as usize + 64
+            } else if top >> 29 == 0b110 {
+                (((top >> 16) & 0x1FFF) as usize + 320, 16)
+            } else if top >> 28 == 0b1110 {
+                (((top >> 20) & 0xFF) as usize + 64, 12)
             } else {
-                r.bits(6)? as usize
+                (((top >> 22) & 0x3F) as usize, 10)
             };
-            let max_k = if big { 14 } else { 11 };
-            let mut k = 0u32;
-            while r.bit()? == 1 {
-                k += 1;
-                if k > max_k {
-                    return Err(BulkError::Corrupt("length-of-match prefix too long"));
-                }
+            r.consume(used);
+            // Length-of-match: k ones, a zero, k+1 bits (at most 30 bits for k = 14).
+            let top = r.peek32();
+            let k = top.leading_ones();
+            if k > max_k {
+                return Err(BulkError::Corrupt("length-of-match prefix too long"));
             }
-            let len = if k == 0 { 3 } else { (1usize << (k + 1)) + r.bits(k + 1)? as usize };
+            let len = if k == 0 {
+                r.consume(1);
+                3
+            } else {
+                r.consume(k + 1);
+                (1usize << (k + 1)) + r.bits(k + 1) as usize
+            };
+            if r.overrun() {
+                return Err(BulkError::Truncated);
+            }
             if off == 0 || off > self.v.max_offset {
                 // 13 bits + 320 can say 8,511 and 16 bits + 2,368 can say 67,903: beyond the history.
                 return Err(BulkError::Corrupt("copy-offset 0 or beyond the history"));
             }
-            if self.pos + len > self.hist.len() {
+            if pos + len > DECODE_HISTORY {
                 return Err(BulkError::Corrupt("copy runs past the history buffer"));
             }
             // The whole history is valid from the start (MS-RDPBCGR 3.1.8.1): an offset reaching
             // back past the current position continues at the end of the history (circularly),
             // where older data (or the initial zeros) still is.
-            let size = self.v.history;
-            if off >= len && off <= self.pos {
-                // No overlap: one block copy.
-                let from = self.pos - off;
-                self.hist.copy_within(from..from + len, self.pos);
-            } else if off <= self.pos {
-                // Overlapping (a run): byte by byte, each byte may be one just written.
-                let from = self.pos - off;
-                for j in 0..len {
-                    self.hist[self.pos + j] = self.hist[from + j];
-                }
-            } else {
-                let mut from = self.pos + size - off;
-                for j in 0..len {
-                    self.hist[self.pos + j] = self.hist[from];
-                    from = if from + 1 == size { 0 } else { from + 1 };
-                }
-            }
-            self.pos += len;
+            crate::lz::copy_match(hist, pos, off, len, size);
+            pos += len;
         }
-        Ok(&self.hist[start..self.pos])
-    }
-
-    #[inline]
-    fn push(&mut self, b: u8) -> Result<(), BulkError> {
-        if self.pos >= self.hist.len() {
-            return Err(BulkError::Corrupt("literal past the history buffer"));
+        if r.overrun() {
+            return Err(BulkError::Truncated);
         }
-        self.hist[self.pos] = b;
-        self.pos += 1;
-        Ok(())
+        self.pos = pos;
+        Ok(&self.hist[start..pos])
     }
 }
 

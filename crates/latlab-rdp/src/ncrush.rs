@@ -187,7 +187,7 @@ impl Default for NcrushDecompressor {
 impl NcrushDecompressor {
     /// A fresh decompressor (history zeroed, offset cache empty).
     pub fn new() -> Self {
-        Self { hist: vec![0; HISTORY], pos: 0, cache: [0; 4] }
+        Self { hist: vec![0; HISTORY + crate::lz::SLACK], pos: 0, cache: [0; 4] }
     }
 
     /// Decompress one packet sent with `flags`; returns the original bytes.
@@ -213,17 +213,21 @@ impl NcrushDecompressor {
             return Ok(src);
         }
         let start = self.pos;
+        let hist = &mut self.hist[..];
+        let mut pos = self.pos;
         let mut r = LsbReader::new(src);
         loop {
-            let e = LEC_TABLE[r.peek(LEC_BITS) as usize];
-            r.consume((e >> 9) as u32)?;
+            // Up to 13 bits of LEC code and 14 of offset: one refill covers both.
+            r.need(LEC_BITS + 14);
+            let e = LEC_TABLE[r.peek_ready(LEC_BITS) as usize];
+            r.consume((e >> 9) as u32);
             let sym = (e & 0x1FF) as usize;
             if sym < 256 {
-                if self.pos >= HISTORY {
+                if pos >= HISTORY {
                     return Err(BulkError::Corrupt("literal past the end of the history"));
                 }
-                self.hist[self.pos] = sym as u8;
-                self.pos += 1;
+                hist[pos] = sym as u8;
+                pos += 1;
                 continue;
             }
             if sym == 256 {
@@ -231,7 +235,9 @@ impl NcrushDecompressor {
             }
             let off = if sym < 289 {
                 let c = sym - 257;
-                let off = COPY_OFFSET_BASE[c] + r.bits(COPY_OFFSET_BITS[c] as u32)? - 1;
+                let k = COPY_OFFSET_BITS[c] as u32;
+                let off = COPY_OFFSET_BASE[c] + r.peek_ready(k) - 1;
+                r.consume(k);
                 self.cache = [off, self.cache[0], self.cache[1], self.cache[2]];
                 off as usize
             } else {
@@ -245,52 +251,35 @@ impl NcrushDecompressor {
                 self.cache.swap(0, k);
                 off as usize
             };
-            let e = LOM_TABLE[r.peek(LOM_BITS_MAX) as usize];
-            r.consume((e >> 9) as u32)?;
+            // Up to 9 bits of LoM code and 14 extra.
+            r.need(LOM_BITS_MAX + 14);
+            let e = LOM_TABLE[r.peek_ready(LOM_BITS_MAX) as usize];
+            r.consume((e >> 9) as u32);
             let c = (e & 0x1FF) as usize;
             if c >= LOM_BASE.len() {
                 return Err(BulkError::Corrupt("unused length-of-match code"));
             }
-            let len = (LOM_BASE[c] + r.bits(LOM_BITS[c] as u32)?) as usize;
+            let k = LOM_BITS[c] as u32;
+            let len = (LOM_BASE[c] + r.peek_ready(k)) as usize;
+            r.consume(k);
+            if r.overrun() {
+                // Past the end the reader gives zeros, which decode as copies: stop at once.
+                return Err(BulkError::Truncated);
+            }
             if off == 0 {
                 return Err(BulkError::Corrupt("copy-offset 0 (empty offset cache entry)"));
             }
-            if self.pos + len > HISTORY {
+            if pos + len > HISTORY {
                 return Err(BulkError::Corrupt("copy runs past the end of the history"));
             }
-            copy_match(&mut self.hist, self.pos, off, len);
-            self.pos += len;
+            crate::lz::copy_match(hist, pos, off, len, HISTORY);
+            pos += len;
         }
-        Ok(&self.hist[start..self.pos])
-    }
-}
-
-/// Copy `len` bytes from `off` back to `pos` in a circular history of `hist.len()` bytes
-/// (`0 < off < hist.len()`, `pos + len ≤ hist.len()`): a block copy when source and
-/// destination do not overlap; when they do (a run of period `off`), the bytes written so far
-/// are copied again, so the block doubles each step.
-#[inline]
-pub(crate) fn copy_match(hist: &mut [u8], pos: usize, off: usize, len: usize) {
-    if off <= pos {
-        let from = pos - off;
-        if off >= len {
-            hist.copy_within(from..from + len, pos);
-        } else {
-            let mut done = 0;
-            while done < len {
-                // [from, pos + done) is final and repeats with period `off`.
-                let n = (pos + done - from).min(len - done);
-                hist.copy_within(from..from + n, pos + done);
-                done += n;
-            }
+        if r.overrun() {
+            return Err(BulkError::Truncated);
         }
-    } else {
-        let size = hist.len();
-        let mut from = pos + size - off;
-        for j in 0..len {
-            hist[pos + j] = hist[from];
-            from = if from + 1 == size { 0 } else { from + 1 };
-        }
+        self.pos = pos;
+        Ok(&self.hist[start..pos])
     }
 }
 

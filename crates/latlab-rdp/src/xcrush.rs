@@ -199,7 +199,7 @@ impl XcrushDecompressor {
     pub fn new() -> Self {
         Self {
             l2: MppcDecompressor::new(CompressionType::Mppc64k).unwrap_or_else(|_| unreachable!("64K is MPPC")),
-            hist: vec![0; L1_HISTORY],
+            hist: vec![0; L1_HISTORY + crate::lz::SLACK],
             pos: 0,
         }
     }
@@ -268,10 +268,8 @@ impl XcrushDecompressor {
             lits = &lits[gap..];
             let dst = dst + gap;
             if from < dst && from + len > dst {
-                // The source overlaps what this match writes: a run, byte by byte.
-                for j in 0..len {
-                    hist[dst + j] = hist[from + j];
-                }
+                // The source overlaps what this match writes: a run of period dst − from.
+                crate::lz::copy_match(hist, dst, dst - from, len, L1_HISTORY);
             } else {
                 hist.copy_within(from..from + len, dst);
             }

@@ -67,16 +67,17 @@ impl<'a> BitReader<'a> {
     pub fn overrun(&self) -> bool {
         self.pad > self.n as u64
     }
-    /// Fill the accumulator to at least 57 bits (eight bytes at once while they last).
+    /// Fill the accumulator to at least 56 bits (eight bytes at once while they last).
     #[inline(always)]
     fn refill(&mut self) {
         if let Some(w) = self.data.get(self.byte..self.byte + 8) {
+            // All eight bytes go in; only whole bytes count. The part of the next byte that
+            // lands below the counted bits is that byte's own bits, put there again (same
+            // place, same values) by the next refill.
             let w = u64::from_be_bytes(w.try_into().unwrap_or([0; 8]));
-            let take = (64 - self.n) / 8;
-            let bits = take * 8;
-            self.acc |= (w >> (64 - bits)) << (64 - self.n - bits);
-            self.byte += take as usize;
-            self.n += bits;
+            self.acc |= w >> self.n;
+            self.byte += ((63 - self.n) >> 3) as usize;
+            self.n |= 56;
         } else {
             while self.n <= 56 {
                 if let Some(&b) = self.data.get(self.byte) {
@@ -177,15 +178,15 @@ impl<'a> LsbReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         Self { data, byte: 0, acc: 0, n: 0, pad: 0 }
     }
-    /// Fill the accumulator to at least 57 bits (eight bytes at once while they last).
+    /// Fill the accumulator to at least 56 bits (eight bytes at once while they last).
     #[inline(always)]
     fn refill(&mut self) {
         if let Some(w) = self.data.get(self.byte..self.byte + 8) {
+            // As in `BitReader::refill`: whole bytes count, the rest is put again later.
             let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-            let take = (63 - self.n) / 8;
-            self.acc |= (w & ((1u64 << (take * 8)) - 1)) << self.n;
-            self.byte += take as usize;
-            self.n += take * 8;
+            self.acc |= w << self.n;
+            self.byte += ((63 - self.n) >> 3) as usize;
+            self.n |= 56;
         } else {
             while self.n <= 56 {
                 if let Some(&b) = self.data.get(self.byte) {

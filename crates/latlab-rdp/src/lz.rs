@@ -17,7 +17,7 @@ fn copy16(h: &mut [u8], from: usize, to: usize) {
 /// (`0 < off < size ≤ h.len()`, `pos + len + SLACK ≤ h.len()`). An overlapping copy
 /// (`off < len`) repeats the bytes just written, as LZ77 does: a run of period `off`.
 #[inline]
-pub(crate) fn copy_match(h: &mut [u8], pos: usize, off: usize, len: usize, size: usize) {
+pub(crate) fn copy_match<const ZEROS_AHEAD: bool>(h: &mut [u8], pos: usize, off: usize, len: usize, size: usize) {
     debug_assert!(off > 0 && off < size && size <= h.len() && pos + len + SLACK <= h.len());
     if off > pos {
         // From before the start: the older end of the history, byte by byte (rare).
@@ -37,7 +37,9 @@ pub(crate) fn copy_match(h: &mut [u8], pos: usize, off: usize, len: usize, size:
     }
     // Whole 16-byte moves may write up to 15 bytes past `end`: keep them.
     let mut saved = [0u8; 16];
-    saved.copy_from_slice(&h[end..end + 16]);
+    if !ZEROS_AHEAD {
+        saved.copy_from_slice(&h[end..end + 16]);
+    }
     if off >= 16 {
         // Each move reads only bytes already final.
         let mut i = 0;
@@ -81,7 +83,7 @@ mod tests {
             prop_assume!(pos + len <= size);
             let mut a: Vec<u8> = (0..size + SLACK).map(|i| seed[i % 64] ^ (i as u8)).collect();
             let mut b = a.clone();
-            copy_match(&mut a, pos, off, len, size);
+            copy_match::<false>(&mut a, pos, off, len, size);
             reference(&mut b, pos, off, len, size);
             prop_assert_eq!(a, b);
         }

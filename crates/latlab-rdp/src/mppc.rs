@@ -214,6 +214,46 @@ impl MppcCompressor {
     }
 }
 
+/// What the first five bits of a literal or copy-offset code say: the code's length, and its
+/// value as `base + the bits after the prefix` (masked).
+#[derive(Clone, Copy)]
+struct Code {
+    literal: bool,
+    used: u8,
+    mask: u32,
+    base: u32,
+}
+
+/// The decoding table of one variant, by the stream's next five bits.
+const fn code_table(big: bool) -> [Code; 32] {
+    let mut t = [Code { literal: true, used: 8, mask: 0x7F, base: 0 }; 32];
+    let mut i = 0;
+    while i < 32 {
+        // (prefix length, value bits, base) of the code whose prefix the bits start with.
+        let (plen, vbits, base, literal) = if i >> 4 == 0 {
+            (1, 7, 0, true) // 0 + 7 bits
+        } else if i >> 3 == 0b10 {
+            (2, 7, 0x80, true) // 10 + 7 bits
+        } else if i >> 2 == 0b110 {
+            if big { (3, 16, 2368, false) } else { (3, 13, 320, false) }
+        } else if i >> 1 == 0b1110 {
+            if big { (4, 11, 320, false) } else { (4, 8, 64, false) }
+        } else if !big {
+            (4, 6, 0, false) // 1111 + 6 bits
+        } else if i == 0b11110 {
+            (5, 8, 64, false)
+        } else {
+            (5, 6, 0, false)
+        };
+        t[i] = Code { literal, used: plen + vbits, mask: (1 << vbits) - 1, base };
+        i += 1;
+    }
+    t
+}
+
+static CODES_8K: [Code; 32] = code_table(false);
+static CODES_64K: [Code; 32] = code_table(true);
+
 /// Physical history of every decompressor: 64 KB. An RDP 4.0 packet may not exceed its 8 KB
 /// history by the spec (MS-RDPBCGR 3.1.8.1), but some senders keep a 64 KB buffer in 8K mode
 /// and send larger packets; accepting them (offsets still limited to 8 KB) keeps those
@@ -224,7 +264,8 @@ const DECODE_HISTORY: usize = 65536;
 /// error, never panics, and output never exceeds 64 KB per packet.
 pub struct MppcDecompressor {
     v: Variant,
-    hist: Vec<u8>,
+    /// Fixed size, so that indexing checks against a constant.
+    hist: Box<[u8; DECODE_HISTORY + crate::lz::SLACK]>,
     pos: usize,
 }
 
@@ -232,7 +273,7 @@ impl MppcDecompressor {
     /// A decompressor for RDP 4.0 (`Mppc8k`) or RDP 5.0 (`Mppc64k`).
     pub fn new(t: CompressionType) -> Result<Self, BulkError> {
         let v = variant(t)?;
-        Ok(Self { v, hist: vec![0; DECODE_HISTORY + crate::lz::SLACK], pos: 0 })
+        Ok(Self { v, hist: Box::new([0; DECODE_HISTORY + crate::lz::SLACK]), pos: 0 })
     }
 
     /// Decompress one packet sent with `flags`; returns the original bytes.
@@ -242,7 +283,7 @@ impl MppcDecompressor {
             return Err(BulkError::TypeMismatch { expected: self.v.ctype as u8, found: t });
         }
         if flags & PACKET_FLUSHED != 0 {
-            self.hist.iter_mut().for_each(|b| *b = 0);
+            self.hist.fill(0);
             self.pos = 0;
         }
         if flags & PACKET_AT_FRONT != 0 {
@@ -255,56 +296,35 @@ impl MppcDecompressor {
         let size = self.v.history;
         let big = size == 65536;
         let max_k = if big { 14 } else { 11 };
-        let hist = &mut self.hist[..];
+        let codes = if big { &CODES_64K } else { &CODES_8K };
+        let hist = &mut *self.hist;
         let mut pos = self.pos;
         let mut r = BitReader::new(src);
         // Every code is at least 8 bits long: fewer than 8 left are the last byte's padding.
-        while r.remaining() >= 8 {
+        let done: Result<(), BulkError> = loop {
+            if r.remaining() < 8 {
+                break Ok(());
+            }
             let top = r.peek32();
-            if top >> 31 == 0 {
-                // 0 + 7 bits: 0x00–0x7F.
-                if pos >= DECODE_HISTORY {
-                    return Err(BulkError::Corrupt("literal past the history buffer"));
-                }
-                hist[pos] = (top >> 24) as u8;
-                pos += 1;
-                r.consume(8);
-                continue;
-            }
-            if top >> 30 == 0b10 {
-                // 10 + 7 bits: 0x80–0xFF.
-                if pos >= DECODE_HISTORY {
-                    return Err(BulkError::Corrupt("literal past the history buffer"));
-                }
-                hist[pos] = 0x80 | (top >> 23) as u8 & 0x7F;
-                pos += 1;
-                r.consume(9);
-                continue;
-            }
-            // A copy-tuple: the offset's prefix and value (at most 19 bits) after "11".
-            let (off, used) = if big {
-                if top >> 29 == 0b110 {
-                    (((top >> 13) & 0xFFFF) as usize + 2368, 19)
-                } else if top >> 28 == 0b1110 {
-                    (((top >> 17) & 0x7FF) as usize + 320, 15)
-                } else if top >> 27 == 0b11110 {
-                    (((top >> 19) & 0xFF) as usize + 64, 13)
-                } else {
-                    (((top >> 21) & 0x3F) as usize, 11)
-                }
-            } else if top >> 29 == 0b110 {
-                (((top >> 16) & 0x1FFF) as usize + 320, 16)
-            } else if top >> 28 == 0b1110 {
-                (((top >> 20) & 0xFF) as usize + 64, 12)
-            } else {
-                (((top >> 22) & 0x3F) as usize, 10)
-            };
+            // The first five bits name the code: a literal or a copy-offset class.
+            let c = codes[(top >> 27) as usize];
+            let used = c.used as u32;
+            let value = c.base + ((top >> (32 - used)) & c.mask);
             r.consume(used);
+            if c.literal {
+                if pos >= DECODE_HISTORY {
+                    break Err(BulkError::Corrupt("literal past the history buffer"));
+                }
+                hist[pos] = value as u8;
+                pos += 1;
+                continue;
+            }
+            let off = value as usize;
             // Length-of-match: k ones, a zero, k+1 bits (at most 30 bits for k = 14).
             let top = r.peek32();
             let k = top.leading_ones();
             if k > max_k {
-                return Err(BulkError::Corrupt("length-of-match prefix too long"));
+                break Err(BulkError::Corrupt("length-of-match prefix too long"));
             }
             let len = if k == 0 {
                 r.consume(1);
@@ -314,25 +334,27 @@ impl MppcDecompressor {
                 (1usize << (k + 1)) + r.bits(k + 1) as usize
             };
             if r.overrun() {
-                return Err(BulkError::Truncated);
+                break Err(BulkError::Truncated);
             }
             if off == 0 || off > self.v.max_offset {
                 // 13 bits + 320 can say 8,511 and 16 bits + 2,368 can say 67,903: beyond the history.
-                return Err(BulkError::Corrupt("copy-offset 0 or beyond the history"));
+                break Err(BulkError::Corrupt("copy-offset 0 or beyond the history"));
             }
             if pos + len > DECODE_HISTORY {
-                return Err(BulkError::Corrupt("copy runs past the history buffer"));
+                break Err(BulkError::Corrupt("copy runs past the history buffer"));
             }
             // The whole history is valid from the start (MS-RDPBCGR 3.1.8.1): an offset reaching
             // back past the current position continues at the end of the history (circularly),
             // where older data (or the initial zeros) still is.
-            crate::lz::copy_match(hist, pos, off, len, size);
+            crate::lz::copy_match::<false>(hist, pos, off, len, size);
             pos += len;
-        }
+        };
+        // Committed also after an error, as a decoder writing in place would.
+        self.pos = pos;
+        done?;
         if r.overrun() {
             return Err(BulkError::Truncated);
         }
-        self.pos = pos;
         Ok(&self.hist[start..pos])
     }
 }

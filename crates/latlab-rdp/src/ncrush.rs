@@ -143,6 +143,36 @@ const fn decode_table<const N: usize, const M: usize>(lengths: &[u8; N], codes: 
 static LEC_TABLE: [u16; 1 << LEC_BITS] = decode_table(&HUFF_LENGTH_LEC, &HUFF_CODE_LEC);
 static LOM_TABLE: [u16; 1 << LOM_BITS_MAX] = decode_table(&HUFF_LENGTH_LOM, &HUFF_CODE_LOM);
 
+/// [`LOM_TABLE`] with the class resolved: the length base in bits 0–15, its extra bits in
+/// 16–23 (0xFF for the unused codes 30 and 31), the code's own length in 24–31. One lookup
+/// instead of three per copy.
+const fn lom_decode(t: &[u16; 1 << LOM_BITS_MAX]) -> [u32; 1 << LOM_BITS_MAX] {
+    let mut d = [0u32; 1 << LOM_BITS_MAX];
+    let mut w = 0;
+    while w < d.len() {
+        let (c, len) = ((t[w] & 0x1FF) as usize, (t[w] >> 9) as u32);
+        let (base, bits) = if c < LOM_BASE.len() { (LOM_BASE[c], LOM_BITS[c] as u32) } else { (0, 0xFF) };
+        d[w] = base | bits << 16 | len << 24;
+        w += 1;
+    }
+    d
+}
+
+static LOM_DECODE: [u32; 1 << LOM_BITS_MAX] = lom_decode(&LOM_TABLE);
+
+/// Copy-offset class (LEC code − 257) → offset base − 1 in bits 0–15, extra bits in 16–23.
+const fn offset_decode() -> [u32; 32] {
+    let mut d = [0u32; 32];
+    let mut c = 0;
+    while c < 32 {
+        d[c] = (COPY_OFFSET_BASE[c] - 1) | (COPY_OFFSET_BITS[c] as u32) << 16;
+        c += 1;
+    }
+    d
+}
+
+static OFFSET_DECODE: [u32; 32] = offset_decode();
+
 #[inline]
 fn lom_class(len: usize) -> usize {
     if len > 769 {
@@ -173,7 +203,8 @@ fn offset_cost(off: usize) -> u32 {
 /// An RDP 6.0 decompressor with its persistent history and offset cache. Total: any input
 /// returns a result or an error, never panics; memory is the fixed 64 KB history.
 pub struct NcrushDecompressor {
-    hist: Vec<u8>,
+    /// Fixed size, so that indexing checks against a constant.
+    hist: Box<[u8; HISTORY + crate::lz::SLACK]>,
     pos: usize,
     cache: [u32; 4],
 }
@@ -187,7 +218,7 @@ impl Default for NcrushDecompressor {
 impl NcrushDecompressor {
     /// A fresh decompressor (history zeroed, offset cache empty).
     pub fn new() -> Self {
-        Self { hist: vec![0; HISTORY + crate::lz::SLACK], pos: 0, cache: [0; 4] }
+        Self { hist: Box::new([0; HISTORY + crate::lz::SLACK]), pos: 0, cache: [0; 4] }
     }
 
     /// Decompress one packet sent with `flags`; returns the original bytes.
@@ -213,10 +244,11 @@ impl NcrushDecompressor {
             return Ok(src);
         }
         let start = self.pos;
-        let hist = &mut self.hist[..];
+        let hist = &mut *self.hist;
         let mut pos = self.pos;
+        let mut cache = self.cache;
         let mut r = LsbReader::new(src);
-        loop {
+        let done: Result<(), BulkError> = loop {
             // Up to 13 bits of LEC code and 14 of offset: one refill covers both.
             r.need(LEC_BITS + 14);
             let e = LEC_TABLE[r.peek_ready(LEC_BITS) as usize];
@@ -224,61 +256,62 @@ impl NcrushDecompressor {
             let sym = (e & 0x1FF) as usize;
             if sym < 256 {
                 if pos >= HISTORY {
-                    return Err(BulkError::Corrupt("literal past the end of the history"));
+                    break Err(BulkError::Corrupt("literal past the end of the history"));
                 }
                 hist[pos] = sym as u8;
                 pos += 1;
                 continue;
             }
-            if sym == 256 {
-                break;
-            }
-            let off = if sym < 289 {
-                let c = sym - 257;
-                let k = COPY_OFFSET_BITS[c] as u32;
-                let off = COPY_OFFSET_BASE[c] + r.peek_ready(k) - 1;
-                r.consume(k);
-                self.cache = [off, self.cache[0], self.cache[1], self.cache[2]];
-                off as usize
-            } else {
+            let off = if sym >= 289 {
                 // LEC code 293 has a length in table 1 but no meaning (3.1.8.1.4.1 defines
                 // 0–292): found by fuzzing.
                 let k = sym - 289;
                 if k >= 4 {
-                    return Err(BulkError::Corrupt("LEC code 293 (undefined)"));
+                    break Err(BulkError::Corrupt("LEC code 293 (undefined)"));
                 }
-                let off = self.cache[k];
-                self.cache.swap(0, k);
-                off as usize
-            };
+                let off = cache[k];
+                cache.swap(0, k);
+                off
+            } else if sym > 256 {
+                let d = OFFSET_DECODE[(sym - 257) & 31];
+                let k = d >> 16;
+                let off = (d & 0xFFFF) + r.peek_ready(k);
+                r.consume(k);
+                cache = [off, cache[0], cache[1], cache[2]];
+                off
+            } else {
+                break Ok(());
+            } as usize;
             // Up to 9 bits of LoM code and 14 extra.
             r.need(LOM_BITS_MAX + 14);
-            let e = LOM_TABLE[r.peek_ready(LOM_BITS_MAX) as usize];
-            r.consume((e >> 9) as u32);
-            let c = (e & 0x1FF) as usize;
-            if c >= LOM_BASE.len() {
-                return Err(BulkError::Corrupt("unused length-of-match code"));
+            let d = LOM_DECODE[r.peek_ready(LOM_BITS_MAX) as usize];
+            r.consume(d >> 24);
+            let k = (d >> 16) & 0xFF;
+            if k > 14 {
+                break Err(BulkError::Corrupt("unused length-of-match code"));
             }
-            let k = LOM_BITS[c] as u32;
-            let len = (LOM_BASE[c] + r.peek_ready(k)) as usize;
+            let len = ((d & 0xFFFF) + r.peek_ready(k)) as usize;
             r.consume(k);
             if r.overrun() {
                 // Past the end the reader gives zeros, which decode as copies: stop at once.
-                return Err(BulkError::Truncated);
+                break Err(BulkError::Truncated);
             }
             if off == 0 {
-                return Err(BulkError::Corrupt("copy-offset 0 (empty offset cache entry)"));
+                break Err(BulkError::Corrupt("copy-offset 0 (empty offset cache entry)"));
             }
             if pos + len > HISTORY {
-                return Err(BulkError::Corrupt("copy runs past the end of the history"));
+                break Err(BulkError::Corrupt("copy runs past the end of the history"));
             }
-            crate::lz::copy_match(hist, pos, off, len, HISTORY);
+            crate::lz::copy_match::<true>(hist, pos, off, len, HISTORY);
             pos += len;
-        }
+        };
+        // Committed also after an error: past `pos` the history stays as it was (zeros).
+        self.pos = pos;
+        self.cache = cache;
+        done?;
         if r.overrun() {
             return Err(BulkError::Truncated);
         }
-        self.pos = pos;
         Ok(&self.hist[start..pos])
     }
 }

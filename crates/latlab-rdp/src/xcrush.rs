@@ -269,7 +269,7 @@ impl XcrushDecompressor {
             let dst = dst + gap;
             if from < dst && from + len > dst {
                 // The source overlaps what this match writes: a run of period dst − from.
-                crate::lz::copy_match(hist, dst, dst - from, len, L1_HISTORY);
+                crate::lz::copy_match::<false>(hist, dst, dst - from, len, L1_HISTORY);
             } else {
                 hist.copy_within(from..from + len, dst);
             }

@@ -18,19 +18,27 @@ impl<'a> BitWriter<'a> {
     pub fn new(out: &'a mut Vec<u8>) -> Self {
         Self { out, acc: 0, nbits: 0 }
     }
-    /// Write the low `n` bits of `v` (n ≤ 32), most significant first.
+    /// Write the low `n` bits of `v` (n ≤ 32), most significant first; 32 bits go out at once.
     #[inline]
     pub fn put(&mut self, v: u32, n: u32) {
         debug_assert!(n <= 32);
         self.acc = (self.acc << n) | (v as u64 & ((1u64 << n) - 1));
         self.nbits += n;
+        if self.nbits >= 32 {
+            self.nbits -= 32;
+            self.out.extend_from_slice(&((self.acc >> self.nbits) as u32).to_be_bytes());
+        }
+    }
+    /// Bytes the stream would take if finished now.
+    pub fn len_bytes(&self) -> usize {
+        self.out.len() + self.nbits.div_ceil(8) as usize
+    }
+    /// Pad the last byte with zero bits.
+    pub fn finish(mut self) {
         while self.nbits >= 8 {
             self.nbits -= 8;
             self.out.push((self.acc >> self.nbits) as u8);
         }
-    }
-    /// Pad the last byte with zero bits.
-    pub fn finish(mut self) {
         if self.nbits > 0 {
             self.out.push((self.acc << (8 - self.nbits)) as u8);
             self.nbits = 0;

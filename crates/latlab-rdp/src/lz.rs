@@ -64,6 +64,26 @@ pub(crate) fn copy_match<const ZEROS_AHEAD: bool>(h: &mut [u8], pos: usize, off:
     h[end..end + 16].copy_from_slice(&saved);
 }
 
+/// How many bytes at `a` and `b` agree, up to `max` (`a + max` and `b + max` within `h`):
+/// eight bytes per comparison.
+#[inline]
+pub(crate) fn match_len(h: &[u8], a: usize, b: usize, max: usize) -> usize {
+    let mut l = 0;
+    while l + 8 <= max {
+        let x = u64::from_le_bytes(h[a + l..a + l + 8].try_into().unwrap_or([0; 8]));
+        let y = u64::from_le_bytes(h[b + l..b + l + 8].try_into().unwrap_or([0; 8]));
+        let d = x ^ y;
+        if d != 0 {
+            return l + (d.trailing_zeros() / 8) as usize;
+        }
+        l += 8;
+    }
+    while l < max && h[a + l] == h[b + l] {
+        l += 1;
+    }
+    l
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +94,15 @@ mod tests {
         for j in 0..len {
             h[pos + j] = h[(pos + j + size - off) % size];
         }
+    }
+
+    #[test]
+    fn match_len_counts_agreeing_bytes() {
+        let h = b"abcdefghijabcdefghijabcdefgXYZ";
+        assert_eq!(match_len(h, 0, 10, 20), 17);
+        assert_eq!(match_len(h, 0, 10, 5), 5);
+        assert_eq!(match_len(h, 0, 1, 10), 0);
+        assert_eq!(match_len(h, 0, 20, 7), 7);
     }
 
     proptest! {

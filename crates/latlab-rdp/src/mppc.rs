@@ -19,6 +19,7 @@
 //! compression type.
 
 use crate::bits::{BitReader, BitWriter};
+use crate::bulk::{Level, Search};
 use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
 
 /// History size and code limits of one MPPC variant.
@@ -63,8 +64,7 @@ const OFFSETS_64K: [OffsetCode; 4] = [
     OffsetCode { max: 65535, prefix: 0b110, prefix_bits: 3, value_bits: 16, base: 2368 },
 ];
 
-/// Hash-chain parameters: candidates examined per position (more = better ratio, slower).
-const CHAIN_DEPTH: usize = 48;
+/// Hash-table size (bits) of the match finder.
 const HASH_BITS: u32 = 15;
 
 #[inline]
@@ -76,6 +76,7 @@ fn hash3(b: &[u8]) -> usize {
 /// An MPPC compressor with its persistent history.
 pub struct MppcCompressor {
     v: Variant,
+    search: Search,
     hist: Vec<u8>,
     pos: usize,
     head: Vec<u32>,
@@ -83,10 +84,22 @@ pub struct MppcCompressor {
 }
 
 impl MppcCompressor {
-    /// A compressor for RDP 4.0 (`Mppc8k`) or RDP 5.0 (`Mppc64k`).
+    /// A compressor for RDP 4.0 (`Mppc8k`) or RDP 5.0 (`Mppc64k`) at the default level.
     pub fn new(t: CompressionType) -> Result<Self, BulkError> {
+        Self::with_level(t, Level::default())
+    }
+
+    /// A compressor for RDP 4.0 or 5.0 searching as hard as `level` says.
+    pub fn with_level(t: CompressionType, level: Level) -> Result<Self, BulkError> {
         let v = variant(t)?;
-        Ok(Self { v, hist: vec![0; v.history], pos: 0, head: vec![0; 1 << HASH_BITS], prev: vec![0; v.history] })
+        Ok(Self {
+            v,
+            search: level.mppc(),
+            hist: vec![0; v.history],
+            pos: 0,
+            head: vec![0; 1 << HASH_BITS],
+            prev: vec![0; v.history],
+        })
     }
 
     fn reset_index(&mut self) {
@@ -116,24 +129,38 @@ impl MppcCompressor {
         {
             let mut w = BitWriter::new(out);
             let mut i = start;
+            // Positions searched in a row without a match; with `skip`, every 32 of them make
+            // the search step one byte further (the bytes between go out as literals).
+            let mut misses = 0usize;
             while i < end {
-                let (len, off) = self.longest_match(i, end);
+                let step = if self.search.skip { 1 + (misses >> 5) } else { 1 };
+                // The position's hash, once: for the search and for the chains.
+                let (len, off) = if i + 3 <= end {
+                    let h = hash3(&self.hist[i..i + 3]);
+                    let m = self.longest_match(i, end, h);
+                    self.prev[i] = self.head[h];
+                    self.head[h] = i as u32 + 1;
+                    m
+                } else {
+                    (0, 0)
+                };
                 if len >= 3 {
+                    misses = 0;
                     self.put_copy(&mut w, off, len);
-                    for j in i..i + len {
+                    for j in i + 1..i + len.min(self.search.insert) {
                         self.index(j, end);
                     }
                     i += len;
                 } else {
-                    let b = self.hist[i];
-                    if b < 0x80 {
-                        w.put(b as u32, 8);
-                    } else {
-                        w.put(0b10, 2);
-                        w.put((b & 0x7F) as u32, 7);
+                    misses += 1;
+                    for j in i..(i + step).min(end) {
+                        put_literal(&mut w, self.hist[j]);
                     }
-                    self.index(i, end);
-                    i += 1;
+                    i += step;
+                }
+                if w.len_bytes() >= src.len() {
+                    // It will not shrink: stop here and send it as is.
+                    break;
                 }
             }
             w.finish();
@@ -149,7 +176,7 @@ impl MppcCompressor {
         out.clear();
         out.extend_from_slice(src);
         self.pos = 0;
-        self.hist.iter_mut().for_each(|b| *b = 0);
+        self.hist.fill(0);
         self.reset_index();
         self.v.ctype as u8 | PACKET_FLUSHED
     }
@@ -163,15 +190,15 @@ impl MppcCompressor {
         }
     }
 
-    /// Longest earlier match for position `i` (within this history generation).
-    fn longest_match(&self, i: usize, end: usize) -> (usize, usize) {
-        if i + 3 > end {
-            return (0, 0);
-        }
+    /// Longest earlier match for position `i` (at least 3 bytes before `end`, hashing to
+    /// `h`) within this history generation, over as many hash-chain candidates as the level
+    /// allows.
+    fn longest_match(&self, i: usize, end: usize, h: usize) -> (usize, usize) {
         let max_len = (end - i).min(self.v.max_len);
-        let mut cand = self.head[hash3(&self.hist[i..i + 3])];
+        let good = self.search.good.min(max_len);
+        let mut cand = self.head[h];
         let (mut best_len, mut best_off) = (0, 0);
-        for _ in 0..CHAIN_DEPTH {
+        for _ in 0..self.search.chain {
             if cand == 0 {
                 break;
             }
@@ -180,15 +207,15 @@ impl MppcCompressor {
             if off > self.v.max_offset || off == 0 {
                 break;
             }
-            let mut l = 0;
-            while l < max_len && self.hist[c + l] == self.hist[i + l] {
-                l += 1;
-            }
-            if l > best_len {
-                best_len = l;
-                best_off = off;
-                if l == max_len {
-                    break;
+            // Quick reject: a candidate that differs where the best so far ends cannot beat it.
+            if best_len == 0 || (best_len < max_len && self.hist[c + best_len] == self.hist[i + best_len]) {
+                let l = crate::lz::match_len(&self.hist, c, i, max_len);
+                if l > best_len {
+                    best_len = l;
+                    best_off = off;
+                    if l >= good {
+                        break;
+                    }
                 }
             }
             cand = self.prev[c];
@@ -253,6 +280,17 @@ const fn code_table(big: bool) -> [Code; 32] {
 
 static CODES_8K: [Code; 32] = code_table(false);
 static CODES_64K: [Code; 32] = code_table(true);
+
+/// A literal: 0 + 7 bits, or 10 + 7 bits (0x80–0xFF become 0x100–0x17F in 9 bits).
+#[inline]
+fn put_literal(w: &mut BitWriter<'_>, b: u8) {
+    let b = b as u32;
+    if b < 0x80 {
+        w.put(b, 8);
+    } else {
+        w.put(0x100 | (b & 0x7F), 9);
+    }
+}
 
 /// Physical history of every decompressor: 64 KB. An RDP 4.0 packet may not exceed its 8 KB
 /// history by the spec (MS-RDPBCGR 3.1.8.1), but some senders keep a 64 KB buffer in 8K mode

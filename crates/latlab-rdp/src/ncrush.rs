@@ -21,6 +21,7 @@
 //! spec's printed values in the tests.
 
 use crate::bits::{LsbReader, LsbWriter};
+use crate::bulk::{Level, Search};
 use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
 
 const HISTORY: usize = 65536;
@@ -317,10 +318,6 @@ impl NcrushDecompressor {
 }
 
 const HASH_BITS: u32 = 16;
-/// Hash-chain candidates examined per position: more finds longer matches, slower.
-const CHAIN_DEPTH: usize = 64;
-/// A match found this long is taken without looking further.
-const GOOD_ENOUGH: usize = 258;
 
 #[inline]
 fn hash3(b: &[u8]) -> usize {
@@ -341,8 +338,9 @@ struct Choice {
 
 /// An RDP 6.0 compressor: hash-chain match finder over the history, offset-cache matches
 /// tried first, each candidate weighed by its exact Huffman cost against the literals it
-/// replaces, with one step of lazy evaluation.
+/// replaces, with one step of lazy evaluation where the level asks for it.
 pub struct NcrushCompressor {
+    search: Search,
     hist: Vec<u8>,
     pos: usize,
     cache: [u32; 4],
@@ -359,9 +357,15 @@ impl Default for NcrushCompressor {
 }
 
 impl NcrushCompressor {
-    /// A fresh compressor.
+    /// A fresh compressor at the default level.
     pub fn new() -> Self {
+        Self::with_level(Level::default())
+    }
+
+    /// A fresh compressor searching as hard as `level` says.
+    pub fn with_level(level: Level) -> Self {
         Self {
+            search: level.ncrush(),
             hist: vec![0; HISTORY],
             pos: 0,
             cache: [0; 4],
@@ -443,7 +447,7 @@ impl NcrushCompressor {
                     continue;
                 }
                 // Lazy step: a better copy starting at the next byte wins over this one.
-                if here.len < GOOD_ENOUGH && i + 3 < end {
+                if self.search.lazy && here.len < self.search.good && i + 3 < end {
                     self.index(i);
                     let next = self.best(i + 1, start, end);
                     let lit = (self.lit_cost[i + 1 - start] - self.lit_cost[i - start]) as i64;
@@ -454,14 +458,14 @@ impl NcrushCompressor {
                         continue;
                     }
                     self.put_copy(&mut w, here);
-                    for j in i + 1..i + here.len {
+                    for j in i + 1..i + here.len.min(self.search.insert) {
                         if j + 3 <= end {
                             self.index(j);
                         }
                     }
                 } else {
                     self.put_copy(&mut w, here);
-                    for j in i..i + here.len {
+                    for j in i..i + here.len.min(self.search.insert) {
                         if j + 3 <= end {
                             self.index(j);
                         }
@@ -525,25 +529,6 @@ impl NcrushCompressor {
         w.put((c.len as u32) - LOM_BASE[k], LOM_BITS[k] as u32);
     }
 
-    #[inline]
-    fn match_len(&self, a: usize, b: usize, max: usize) -> usize {
-        let h = &self.hist;
-        let mut l = 0;
-        while l + 8 <= max {
-            let x = u64::from_le_bytes(h[a + l..a + l + 8].try_into().unwrap_or([0; 8]));
-            let y = u64::from_le_bytes(h[b + l..b + l + 8].try_into().unwrap_or([0; 8]));
-            let d = x ^ y;
-            if d != 0 {
-                return l + (d.trailing_zeros() / 8) as usize;
-            }
-            l += 8;
-        }
-        while l < max && h[a + l] == h[b + l] {
-            l += 1;
-        }
-        l
-    }
-
     /// The best copy for position `i` of the packet `start..end`, by bits saved.
     fn best(&self, i: usize, start: usize, end: usize) -> Choice {
         let max = (end - i).min(MAX_LOM);
@@ -558,7 +543,7 @@ impl NcrushCompressor {
             if off == 0 || off > i {
                 continue;
             }
-            let len = self.match_len(i - off, i, max);
+            let len = crate::lz::match_len(&self.hist, i - off, i, max);
             if len >= 2 {
                 let cost = HUFF_LENGTH_LEC[289 + slot] as u32 + lom_cost(len);
                 let gain = lits(len) - cost as i64;
@@ -572,7 +557,7 @@ impl NcrushCompressor {
         }
         let mut cand = self.head[hash3(&self.hist[i..i + 3])];
         let mut best_len = best.len;
-        for _ in 0..CHAIN_DEPTH {
+        for _ in 0..self.search.chain {
             if cand == 0 {
                 break;
             }
@@ -586,7 +571,7 @@ impl NcrushCompressor {
                 cand = self.prev[c];
                 continue;
             }
-            let len = self.match_len(c, i, max);
+            let len = crate::lz::match_len(&self.hist, c, i, max);
             if len >= 3 {
                 let slot = self.cache.iter().position(|&o| o as usize == off).unwrap_or(4);
                 let cost = if slot < 4 { HUFF_LENGTH_LEC[289 + slot] as u32 } else { offset_cost(off) } + lom_cost(len);
@@ -597,7 +582,7 @@ impl NcrushCompressor {
                 if len > best_len {
                     best_len = len;
                 }
-                if len >= GOOD_ENOUGH || len == max {
+                if len >= self.search.good || len == max {
                     break;
                 }
             }

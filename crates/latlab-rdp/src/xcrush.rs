@@ -20,6 +20,7 @@
 //! flags say when it sent its input as is. A block of more than 16,382 bytes (3.1.8.2.1) is
 //! sent uncompressed, outside the histories.
 
+use crate::bulk::Level;
 use crate::mppc::{MppcCompressor, MppcDecompressor};
 use crate::{BulkError, CompressionType, PACKET_COMPRESSED, PACKET_FLUSHED};
 
@@ -43,12 +44,12 @@ const WINDOW: usize = 12;
 const SAMPLE: usize = 4;
 const L1_HASH_BITS: u32 = 18;
 
+/// Hash of the 12-byte window at the start of `b`: two multiplies, not one per byte.
 #[inline]
 fn hash_window(b: &[u8]) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &x in &b[..WINDOW] {
-        h = (h ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let x = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
+    let y = u32::from_le_bytes(b[8..WINDOW].try_into().unwrap_or([0; 4])) as u64;
+    let h = x.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ y.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     (h >> (64 - L1_HASH_BITS)) as usize
 }
 
@@ -77,10 +78,16 @@ impl Default for XcrushCompressor {
 }
 
 impl XcrushCompressor {
-    /// A fresh compressor.
+    /// A fresh compressor at the default level.
     pub fn new() -> Self {
+        Self::with_level(Level::default())
+    }
+
+    /// A fresh compressor whose level-2 (MPPC) search is as hard as `level` says.
+    pub fn with_level(level: Level) -> Self {
         Self {
-            l2: MppcCompressor::new(CompressionType::Mppc64k).unwrap_or_else(|_| unreachable!("64K is MPPC")),
+            l2: MppcCompressor::with_level(CompressionType::Mppc64k, level)
+                .unwrap_or_else(|_| unreachable!("64K is MPPC")),
             hist: vec![0; L1_HISTORY],
             pos: 0,
             head: vec![0; 1 << L1_HASH_BITS],

@@ -1,7 +1,8 @@
 //! Criterion benchmarks of latlab-rdp on the built-in corpora (`latlab_rdp::corpus`): compress
-//! and decompress throughput per bulk algorithm, ironrdp-bulk's decompression of the very
-//! same streams for comparison, and the interleaved RLE codec on screen-like bitmaps. The
-//! compression ratio per algorithm is printed first (criterion measures time only).
+//! throughput per bulk algorithm and level, decompress throughput per algorithm,
+//! ironrdp-bulk's decompression of the very same streams for comparison, and the interleaved
+//! RLE codec on screen-like bitmaps. The compression ratio per algorithm is printed first
+//! (criterion measures time only).
 //! `cargo bench -p latlab-rdp --bench bulk`
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -11,7 +12,7 @@ mod common;
 use common::theirs;
 
 use latlab_rdp::CompressionType;
-use latlab_rdp::bulk::{Compressor, Decompressor};
+use latlab_rdp::bulk::{Compressor, Decompressor, Level};
 use latlab_rdp::corpus::{Corpus, Gen, screen_bitmap};
 use latlab_rdp::throughput::measure;
 
@@ -43,7 +44,7 @@ fn bulk_on(c: &mut Criterion, corpus: Corpus) {
     let mut g = c.benchmark_group(format!("bulk-{}", corpus.name()));
     g.throughput(Throughput::Bytes(bytes as u64)).sample_size(10);
     for t in CompressionType::ALL {
-        let m = measure(t, &pdus, 1).unwrap();
+        let m = measure(t, Level::default(), &pdus, 1).unwrap();
         eprintln!(
             "{} {}: ratio {:.3} on {:.2} MB ({} of {} PDUs compressed)",
             corpus.name(),
@@ -56,15 +57,17 @@ fn bulk_on(c: &mut Criterion, corpus: Corpus) {
         if let Some(r) = their_ratio(t, &pdus) {
             eprintln!("{} {}: ironrdp-bulk's compressor, ratio {r:.3} (for reference)", corpus.name(), t.name());
         }
-        g.bench_function(BenchmarkId::new("compress", t.name()), |b| {
-            let mut out = Vec::new();
-            b.iter(|| {
-                let mut c = Compressor::new(t).unwrap();
-                for p in &pdus {
-                    std::hint::black_box(c.compress(p, &mut out));
-                }
-            })
-        });
+        for level in Level::ALL {
+            g.bench_function(BenchmarkId::new(format!("compress-{}", level.name()), t.name()), |b| {
+                let mut out = Vec::new();
+                b.iter(|| {
+                    let mut c = Compressor::with_level(t, level).unwrap();
+                    for p in &pdus {
+                        std::hint::black_box(c.compress(p, &mut out));
+                    }
+                })
+            });
+        }
         g.bench_function(BenchmarkId::new("decompress", t.name()), |b| {
             b.iter(|| {
                 let mut d = Decompressor::new(t).unwrap();

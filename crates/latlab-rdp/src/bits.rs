@@ -5,36 +5,53 @@
 //! end they read zero bits and remember it ([`BitReader::overrun`]), so a decoder checks once
 //! per packet instead of once per code, and never panics.
 
-/// Writes bits most-significant first into a byte vector.
+/// Writes bits most-significant first into a byte vector: 32 bits at a time into room made
+/// ahead (the vector is grown in steps, then cut to the bytes written by `finish`).
 #[derive(Debug)]
 pub struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
+    /// Bytes written so far (the vector may be longer: room made ahead).
+    at: usize,
     acc: u64,
     nbits: u32,
+}
+
+/// Make room for four more bytes at `at`.
+#[inline(always)]
+fn room(out: &mut Vec<u8>, at: usize) {
+    if at + 4 > out.len() {
+        let grow = (out.len() * 2).max(at + 256);
+        out.resize(grow, 0);
+    }
 }
 
 impl<'a> BitWriter<'a> {
     /// Append to `out`.
     pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Self { out, acc: 0, nbits: 0 }
+        let at = out.len();
+        Self { out, at, acc: 0, nbits: 0 }
     }
     /// Write the low `n` bits of `v` (n ≤ 32), most significant first; 32 bits go out at once.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, v: u32, n: u32) {
         debug_assert!(n <= 32);
         self.acc = (self.acc << n) | (v as u64 & ((1u64 << n) - 1));
         self.nbits += n;
         if self.nbits >= 32 {
             self.nbits -= 32;
-            self.out.extend_from_slice(&((self.acc >> self.nbits) as u32).to_be_bytes());
+            room(self.out, self.at);
+            self.out[self.at..self.at + 4].copy_from_slice(&((self.acc >> self.nbits) as u32).to_be_bytes());
+            self.at += 4;
         }
     }
     /// Bytes the stream would take if finished now.
+    #[inline]
     pub fn len_bytes(&self) -> usize {
-        self.out.len() + self.nbits.div_ceil(8) as usize
+        self.at + self.nbits.div_ceil(8) as usize
     }
     /// Pad the last byte with zero bits.
     pub fn finish(mut self) {
+        self.out.truncate(self.at);
         while self.nbits >= 8 {
             self.nbits -= 8;
             self.out.push((self.acc >> self.nbits) as u8);
@@ -75,6 +92,12 @@ impl<'a> BitReader<'a> {
     pub fn overrun(&self) -> bool {
         self.pad > self.n as u64
     }
+    /// At least eight bytes of the stream are still to be loaded (so more than 64 bits
+    /// remain): a cheaper test than [`BitReader::remaining`] for a decoder's main loop.
+    #[inline(always)]
+    pub fn plenty(&self) -> bool {
+        self.byte + 8 <= self.data.len()
+    }
     /// Fill the accumulator to at least 56 bits (eight bytes at once while they last).
     #[inline(always)]
     fn refill(&mut self) {
@@ -98,6 +121,15 @@ impl<'a> BitReader<'a> {
             }
         }
     }
+    /// The next 56 bits or more (at the top of the value) without consuming them: one
+    /// refill covers a whole code of up to 56 bits (zeros past the end).
+    #[inline(always)]
+    pub fn peek56(&mut self) -> u64 {
+        if self.n < 56 {
+            self.refill();
+        }
+        self.acc
+    }
     /// The next 32 bits without consuming them (zeros past the end).
     #[inline(always)]
     pub fn peek32(&mut self) -> u32 {
@@ -106,7 +138,7 @@ impl<'a> BitReader<'a> {
         }
         (self.acc >> 32) as u32
     }
-    /// Consume `k` bits (1 ≤ k ≤ 32) already peeked.
+    /// Consume `k` bits (1 ≤ k ≤ 56) already peeked.
     #[inline(always)]
     pub fn consume(&mut self, k: u32) {
         debug_assert!(k <= self.n);
@@ -128,10 +160,12 @@ impl<'a> BitReader<'a> {
     }
 }
 
-/// Writes bits least-significant first into a byte vector.
+/// Writes bits least-significant first into a byte vector, 32 bits at a time as
+/// [`BitWriter`] does.
 #[derive(Debug)]
 pub struct LsbWriter<'a> {
     out: &'a mut Vec<u8>,
+    at: usize,
     acc: u64,
     nbits: u32,
 }
@@ -139,26 +173,31 @@ pub struct LsbWriter<'a> {
 impl<'a> LsbWriter<'a> {
     /// Append to `out`.
     pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Self { out, acc: 0, nbits: 0 }
+        let at = out.len();
+        Self { out, at, acc: 0, nbits: 0 }
     }
     /// Write the low `n` bits of `v` (n ≤ 32), least significant first.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, v: u32, n: u32) {
         debug_assert!(n <= 32);
         self.acc |= (v as u64 & ((1u64 << n) - 1)) << self.nbits;
         self.nbits += n;
         if self.nbits >= 32 {
-            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            room(self.out, self.at);
+            self.out[self.at..self.at + 4].copy_from_slice(&(self.acc as u32).to_le_bytes());
+            self.at += 4;
             self.acc >>= 32;
             self.nbits -= 32;
         }
     }
     /// Bytes the stream would take if finished now.
+    #[inline]
     pub fn len_bytes(&self) -> usize {
-        self.out.len() + self.nbits.div_ceil(8) as usize
+        self.at + self.nbits.div_ceil(8) as usize
     }
     /// Write out the last bits, the last byte padded with zero bits.
     pub fn finish(mut self) {
+        self.out.truncate(self.at);
         while self.nbits > 0 {
             self.out.push(self.acc as u8);
             self.acc >>= 8;

@@ -132,7 +132,7 @@ impl Level {
     /// The search for RDP 6.0.
     pub(crate) fn ncrush(self) -> Search {
         match self {
-            Level::Fast => Search { chain: 4, lazy: false, good: 32, insert: 4, skip: false },
+            Level::Fast => Search { chain: 2, lazy: false, good: 32, insert: 4, skip: false },
             Level::Balanced => Search { chain: 16, lazy: true, good: 128, insert: 32, skip: false },
             Level::Best => Search { chain: 64, lazy: true, good: 258, insert: usize::MAX, skip: false },
         }

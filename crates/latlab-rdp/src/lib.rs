@@ -91,4 +91,3 @@ pub enum BulkError {
     #[error("compressed stream corrupt: {0}")]
     Corrupt(&'static str),
 }
-

@@ -69,7 +69,7 @@ const HASH_BITS: u32 = 15;
 
 #[inline]
 fn hash3(b: &[u8]) -> usize {
-    let v = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+    let v = u32::from_le_bytes([b[0], b[1], b[2], 0]);
     (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
 }
 
@@ -79,6 +79,7 @@ pub struct MppcCompressor {
     search: Search,
     hist: Vec<u8>,
     pos: usize,
+    /// Hash chains: the latest position (+1) per hash, and the one before each position.
     head: Vec<u32>,
     prev: Vec<u32>,
 }
@@ -103,7 +104,14 @@ impl MppcCompressor {
     }
 
     fn reset_index(&mut self) {
-        self.head.iter_mut().for_each(|h| *h = 0);
+        self.head.fill(0);
+    }
+
+    /// Put position `j` (hashing to `h`) into the index.
+    #[inline(always)]
+    fn insert(&mut self, j: usize, h: usize) {
+        self.prev[j] = self.head[h];
+        self.head[h] = j as u32 + 1;
     }
 
     /// Compress one packet into `out` (cleared first); returns the flags to send with it.
@@ -126,7 +134,11 @@ impl MppcCompressor {
         let start = self.pos;
         let end = start + src.len();
         self.hist[start..end].copy_from_slice(src);
-        {
+        if self.search.chain == 1 {
+            let mut w = BitWriter::new(out);
+            self.run_single(&mut w, start, end);
+            w.finish();
+        } else {
             let mut w = BitWriter::new(out);
             let mut i = start;
             // Positions searched in a row without a match; with `skip`, every 32 of them make
@@ -138,15 +150,14 @@ impl MppcCompressor {
                 let (len, off) = if i + 3 <= end {
                     let h = hash3(&self.hist[i..i + 3]);
                     let m = self.longest_match(i, end, h);
-                    self.prev[i] = self.head[h];
-                    self.head[h] = i as u32 + 1;
+                    self.insert(i, h);
                     m
                 } else {
                     (0, 0)
                 };
                 if len >= 3 {
                     misses = 0;
-                    self.put_copy(&mut w, off, len);
+                    put_copy(&mut w, self.v.history, off, len);
                     for j in i + 1..i + len.min(self.search.insert) {
                         self.index(j, end);
                     }
@@ -172,6 +183,48 @@ impl MppcCompressor {
         flags | PACKET_COMPRESSED
     }
 
+    /// The fast search: one candidate per position (the latest with the same hash), a table
+    /// of positions and nothing else, the whole loop on locals. Stops early when the packet
+    /// will not shrink.
+    fn run_single(&mut self, w: &mut BitWriter<'_>, start: usize, end: usize) {
+        let (insert, skip) = (self.search.insert, self.search.skip);
+        let (history, max_offset, max_len) = (self.v.history, self.v.max_offset, self.v.max_len);
+        let hist = &self.hist[..];
+        let head = &mut self.head[..];
+        let limit = end - start;
+        let mut i = start;
+        let mut misses = 0usize;
+        while i + 3 <= end {
+            let h = hash3(&hist[i..i + 3]);
+            let cand = head[h] as usize;
+            head[h] = i as u32 + 1;
+            let c = cand.wrapping_sub(1);
+            if cand != 0 && i - c <= max_offset && hist[c..c + 3] == hist[i..i + 3] {
+                let len = 3 + crate::lz::match_len(hist, c + 3, i + 3, (end - i).min(max_len) - 3);
+                put_copy(w, history, i - c, len);
+                // The first positions of the copy go into the table too (not all: time).
+                for j in i + 1..(i + len.min(insert)).min(end - 2) {
+                    head[hash3(&hist[j..j + 3])] = j as u32 + 1;
+                }
+                i += len;
+                misses = 0;
+            } else {
+                let step = if skip { 1 + (misses >> 5) } else { 1 };
+                for &b in &hist[i..(i + step).min(end)] {
+                    put_literal(w, b);
+                }
+                i += step;
+                misses += 1;
+            }
+            if w.len_bytes() >= limit {
+                return;
+            }
+        }
+        for &b in &hist[i.min(end)..end] {
+            put_literal(w, b);
+        }
+    }
+
     fn flush(&mut self, src: &[u8], out: &mut Vec<u8>) -> u8 {
         out.clear();
         out.extend_from_slice(src);
@@ -185,8 +238,7 @@ impl MppcCompressor {
     fn index(&mut self, j: usize, end: usize) {
         if j + 3 <= end {
             let h = hash3(&self.hist[j..j + 3]);
-            self.prev[j] = self.head[h];
-            self.head[h] = j as u32 + 1;
+            self.insert(j, h);
         }
     }
 
@@ -196,16 +248,16 @@ impl MppcCompressor {
     fn longest_match(&self, i: usize, end: usize, h: usize) -> (usize, usize) {
         let max_len = (end - i).min(self.v.max_len);
         let good = self.search.good.min(max_len);
-        let mut cand = self.head[h];
         let (mut best_len, mut best_off) = (0, 0);
-        for _ in 0..self.search.chain {
+        // One candidate: keep it if it is the longest so far; false ends the search.
+        let mut consider = |cand: u32| -> bool {
             if cand == 0 {
-                break;
+                return false;
             }
             let c = cand as usize - 1;
             let off = i - c;
             if off > self.v.max_offset || off == 0 {
-                break;
+                return false;
             }
             // Quick reject: a candidate that differs where the best so far ends cannot beat it.
             if best_len == 0 || (best_len < max_len && self.hist[c + best_len] == self.hist[i + best_len]) {
@@ -214,65 +266,51 @@ impl MppcCompressor {
                     best_len = l;
                     best_off = off;
                     if l >= good {
-                        break;
+                        return false;
                     }
                 }
             }
-            cand = self.prev[c];
+            true
+        };
+        let mut cand = self.head[h];
+        for _ in 0..self.search.chain {
+            if !consider(cand) {
+                break;
+            }
+            cand = self.prev[cand as usize - 1];
         }
         (best_len, best_off)
     }
-
-    fn put_copy(&self, w: &mut BitWriter<'_>, off: usize, len: usize) {
-        let table: &[OffsetCode] = if self.v.history == 8192 { &OFFSETS_8K } else { &OFFSETS_64K };
-        let code = table.iter().find(|c| off <= c.max).unwrap_or(&table[table.len() - 1]);
-        w.put(code.prefix, code.prefix_bits);
-        w.put((off - code.base) as u32, code.value_bits);
-        if len == 3 {
-            w.put(0, 1);
-        } else {
-            // k+1 = number of bits after the prefix; length in [2^(k+1), 2^(k+2)).
-            let nbits = usize::BITS - 1 - len.leading_zeros(); // floor(log2(len))
-            let k = nbits - 1;
-            w.put((1u32 << k) - 1, k); // k ones
-            w.put(0, 1);
-            w.put(len as u32 - (1 << nbits), nbits);
-        }
-    }
 }
 
-/// What the first five bits of a literal or copy-offset code say: the code's length, and its
-/// value as `base + the bits after the prefix` (masked).
+/// What the first five bits of a copy-offset code say (the first two are 11): the code's
+/// length, and the offset as `base + the bits after the prefix` (masked).
 #[derive(Clone, Copy)]
 struct Code {
-    literal: bool,
     used: u8,
     mask: u32,
     base: u32,
 }
 
-/// The decoding table of one variant, by the stream's next five bits.
+/// The copy-offset decoding table of one variant, by the stream's next five bits (entries
+/// below 0b11000 are literals and never looked up).
 const fn code_table(big: bool) -> [Code; 32] {
-    let mut t = [Code { literal: true, used: 8, mask: 0x7F, base: 0 }; 32];
-    let mut i = 0;
+    let mut t = [Code { used: 8, mask: 0x7F, base: 0 }; 32];
+    let mut i = 0b11000;
     while i < 32 {
-        // (prefix length, value bits, base) of the code whose prefix the bits start with.
-        let (plen, vbits, base, literal) = if i >> 4 == 0 {
-            (1, 7, 0, true) // 0 + 7 bits
-        } else if i >> 3 == 0b10 {
-            (2, 7, 0x80, true) // 10 + 7 bits
-        } else if i >> 2 == 0b110 {
-            if big { (3, 16, 2368, false) } else { (3, 13, 320, false) }
+        // (prefix length, value bits, base) of the offset code whose prefix the bits start with.
+        let (plen, vbits, base) = if i >> 2 == 0b110 {
+            if big { (3, 16, 2368) } else { (3, 13, 320) }
         } else if i >> 1 == 0b1110 {
-            if big { (4, 11, 320, false) } else { (4, 8, 64, false) }
+            if big { (4, 11, 320) } else { (4, 8, 64) }
         } else if !big {
-            (4, 6, 0, false) // 1111 + 6 bits
+            (4, 6, 0) // 1111 + 6 bits
         } else if i == 0b11110 {
-            (5, 8, 64, false)
+            (5, 8, 64)
         } else {
-            (5, 6, 0, false)
+            (5, 6, 0)
         };
-        t[i] = Code { literal, used: plen + vbits, mask: (1 << vbits) - 1, base };
+        t[i] = Code { used: plen + vbits, mask: (1 << vbits) - 1, base };
         i += 1;
     }
     t
@@ -281,15 +319,31 @@ const fn code_table(big: bool) -> [Code; 32] {
 static CODES_8K: [Code; 32] = code_table(false);
 static CODES_64K: [Code; 32] = code_table(true);
 
+/// A copy-tuple: the offset's code for a history of `history` bytes, then the length's.
+#[inline]
+fn put_copy(w: &mut BitWriter<'_>, history: usize, off: usize, len: usize) {
+    let table: &[OffsetCode] = if history == 8192 { &OFFSETS_8K } else { &OFFSETS_64K };
+    let code = table.iter().find(|c| off <= c.max).unwrap_or(&table[table.len() - 1]);
+    w.put(code.prefix, code.prefix_bits);
+    w.put((off - code.base) as u32, code.value_bits);
+    if len == 3 {
+        w.put(0, 1);
+    } else {
+        // k+1 = number of bits after the prefix; length in [2^(k+1), 2^(k+2)).
+        let nbits = usize::BITS - 1 - len.leading_zeros(); // floor(log2(len))
+        let k = nbits - 1;
+        w.put((1u32 << k) - 1, k); // k ones
+        w.put(0, 1);
+        w.put(len as u32 - (1 << nbits), nbits);
+    }
+}
+
 /// A literal: 0 + 7 bits, or 10 + 7 bits (0x80–0xFF become 0x100–0x17F in 9 bits).
 #[inline]
 fn put_literal(w: &mut BitWriter<'_>, b: u8) {
-    let b = b as u32;
-    if b < 0x80 {
-        w.put(b, 8);
-    } else {
-        w.put(0x100 | (b & 0x7F), 9);
-    }
+    // 0x80–0xFF: 0x100 | low 7 bits, which is the byte + 0x80.
+    let hi = b as u32 >> 7;
+    w.put(b as u32 + (hi << 7), 8 + hi);
 }
 
 /// Physical history of every decompressor: 64 KB. An RDP 4.0 packet may not exceed its 8 KB
@@ -304,6 +358,10 @@ pub struct MppcDecompressor {
     v: Variant,
     /// Fixed size, so that indexing checks against a constant.
     hist: Box<[u8; DECODE_HISTORY + crate::lz::SLACK]>,
+    /// The history as it was before the current pass over the buffer began (at the last
+    /// `PACKET_AT_FRONT`): what offsets reaching past the start read, since in `hist` the
+    /// bytes past the position may be a copy's overrun.
+    older: Box<[u8; DECODE_HISTORY]>,
     pos: usize,
 }
 
@@ -311,7 +369,12 @@ impl MppcDecompressor {
     /// A decompressor for RDP 4.0 (`Mppc8k`) or RDP 5.0 (`Mppc64k`).
     pub fn new(t: CompressionType) -> Result<Self, BulkError> {
         let v = variant(t)?;
-        Ok(Self { v, hist: Box::new([0; DECODE_HISTORY + crate::lz::SLACK]), pos: 0 })
+        Ok(Self {
+            v,
+            hist: Box::new([0; DECODE_HISTORY + crate::lz::SLACK]),
+            older: Box::new([0; DECODE_HISTORY]),
+            pos: 0,
+        })
     }
 
     /// Decompress one packet sent with `flags`; returns the original bytes.
@@ -322,9 +385,14 @@ impl MppcDecompressor {
         }
         if flags & PACKET_FLUSHED != 0 {
             self.hist.fill(0);
+            self.older.fill(0);
             self.pos = 0;
         }
         if flags & PACKET_AT_FRONT != 0 {
+            // The pass that ends: below its position the history is what it wrote; above,
+            // what `older` already holds.
+            let p = self.pos;
+            self.older[..p].copy_from_slice(&self.hist[..p]);
             self.pos = 0;
         }
         if flags & PACKET_COMPRESSED == 0 {
@@ -340,37 +408,37 @@ impl MppcDecompressor {
         let mut r = BitReader::new(src);
         // Every code is at least 8 bits long: fewer than 8 left are the last byte's padding.
         let done: Result<(), BulkError> = loop {
-            if r.remaining() < 8 {
+            if !r.plenty() && r.remaining() < 8 {
                 break Ok(());
             }
-            let top = r.peek32();
-            // The first five bits name the code: a literal or a copy-offset class.
-            let c = codes[(top >> 27) as usize];
-            let used = c.used as u32;
-            let value = c.base + ((top >> (32 - used)) & c.mask);
-            r.consume(used);
-            if c.literal {
+            // A whole code (at most 19 bits of offset and 30 of length) in one refill.
+            let t = r.peek56();
+            if t < 0xC000_0000_0000_0000 {
+                // A literal, without a branch on its kind: 0 + 7 bits, or (`hi`) 10 + 7 bits
+                // for 0x80–0xFF, whose leading 1 the shift drops.
                 if pos >= DECODE_HISTORY {
                     break Err(BulkError::Corrupt("literal past the history buffer"));
                 }
-                hist[pos] = value as u8;
+                let hi = (t >> 63) as u32;
+                hist[pos] = ((hi << 7) as u64 | ((t << hi) >> 56)) as u8;
                 pos += 1;
+                r.consume(8 + hi);
                 continue;
             }
-            let off = value as usize;
-            // Length-of-match: k ones, a zero, k+1 bits (at most 30 bits for k = 14).
-            let top = r.peek32();
-            let k = top.leading_ones();
+            // A copy: the first five bits name the offset's class.
+            let c = codes[(t >> 59) as usize];
+            let used = c.used as u32;
+            let off = (c.base + ((t >> (64 - used)) as u32 & c.mask)) as usize;
+            // Length-of-match: k ones, a zero, k+1 bits (at most 30 bits for k = 14); a lone
+            // zero is 3.
+            let l = t << used;
+            let k = l.leading_ones();
             if k > max_k {
                 break Err(BulkError::Corrupt("length-of-match prefix too long"));
             }
-            let len = if k == 0 {
-                r.consume(1);
-                3
-            } else {
-                r.consume(k + 1);
-                (1usize << (k + 1)) + r.bits(k + 1) as usize
-            };
+            let (len, lbits) =
+                if k == 0 { (3, 1) } else { ((1usize << (k + 1)) + ((l << (k + 1)) >> (63 - k)) as usize, 2 * k + 2) };
+            r.consume(used + lbits);
             if r.overrun() {
                 break Err(BulkError::Truncated);
             }
@@ -384,7 +452,13 @@ impl MppcDecompressor {
             // The whole history is valid from the start (MS-RDPBCGR 3.1.8.1): an offset reaching
             // back past the current position continues at the end of the history (circularly),
             // where older data (or the initial zeros) still is.
-            crate::lz::copy_match::<false>(hist, pos, off, len, size);
+            if off > pos {
+                crate::lz::copy_wrapped(hist, &*self.older, pos, off, len, size);
+            } else {
+                // Its last move may overwrite up to 15 bytes past the copy: nothing reads
+                // them there (the older end is read from `older`), and later bytes replace them.
+                crate::lz::copy_back(hist, pos, off, len);
+            }
             pos += len;
         };
         // Committed also after an error, as a decoder writing in place would.
@@ -454,7 +528,7 @@ mod tests {
             let c = MppcCompressor::new(CompressionType::Mppc8k).unwrap();
             let mut out = Vec::new();
             let mut w = BitWriter::new(&mut out);
-            c.put_copy(&mut w, 1, len); // offset 1: "1111" + "000001"
+            put_copy(&mut w, 8192, 1, len); // offset 1: "1111" + "000001"
             w.finish();
             let bits: String = out.iter().map(|b| format!("{b:08b}")).collect();
             assert!(bits.starts_with(&format!("1111000001{expect}")), "{len}: {bits}");

@@ -25,6 +25,8 @@ use crate::bulk::{Level, Search};
 use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
 
 const HISTORY: usize = 65536;
+/// What an RDP 6.0 history holds past its position: zeros.
+static ZEROS: [u8; HISTORY] = [0; HISTORY];
 const HALF: usize = HISTORY / 2;
 /// Room the sender keeps free at the end of the history (the deployed encoders slide when a
 /// packet would come within a few bytes of the end; so do we, to stay decodable by them).
@@ -174,18 +176,38 @@ const fn offset_decode() -> [u32; 32] {
 
 static OFFSET_DECODE: [u32; 32] = offset_decode();
 
-#[inline]
-fn lom_class(len: usize) -> usize {
-    if len > 769 {
-        return 28;
+/// LoM class of every length up to 769 (longer ones are class 28).
+const fn lom_classes() -> [u8; 770] {
+    let mut t = [0u8; 770];
+    let mut len = 2;
+    while len < 770 {
+        // Largest class whose base is ≤ len (bases 0..28 ascend).
+        let mut c = 0;
+        while c + 1 < 28 && LOM_BASE[c + 1] as usize <= len {
+            c += 1;
+        }
+        t[len] = c as u8;
+        len += 1;
     }
-    // Largest class whose base is ≤ len (bases 0..28 ascend).
-    LOM_BASE[..28].partition_point(|&b| b as usize <= len) - 1
+    t
 }
 
+static LOM_CLASS: [u8; 770] = lom_classes();
+
+#[inline]
+fn lom_class(len: usize) -> usize {
+    if len > 769 { 28 } else { LOM_CLASS[len] as usize }
+}
+
+/// Copy-offset class of `off` (table 3): classes 0–3 are offsets 0–3; above, two classes
+/// per power of two of `off`, split by the bit below the top one.
 #[inline]
 fn offset_class(off: usize) -> usize {
-    COPY_OFFSET_BASE.partition_point(|&b| b as usize <= off + 1) - 1
+    if off < 4 {
+        return off;
+    }
+    let k = usize::BITS - 1 - off.leading_zeros();
+    (2 * k + ((off >> (k - 1)) & 1) as u32) as usize
 }
 
 /// Bits a copy of `len` costs after its offset code.
@@ -303,7 +325,14 @@ impl NcrushDecompressor {
             if pos + len > HISTORY {
                 break Err(BulkError::Corrupt("copy runs past the end of the history"));
             }
-            crate::lz::copy_match::<true>(hist, pos, off, len, HISTORY);
+            if off > pos {
+                // Past `pos` the history is zeros (a flush or a slide left them, and the
+                // garbage copies write past their end is zeroed again just below).
+                crate::lz::copy_wrapped(hist, &ZEROS, pos, off, len, HISTORY);
+            } else {
+                crate::lz::copy_back(hist, pos, off, len);
+            }
+            hist[pos + len..pos + len + crate::lz::SLACK].fill(0);
             pos += len;
         };
         // Committed also after an error: past `pos` the history stays as it was (zeros).
@@ -624,6 +653,23 @@ mod tests {
         assert_eq!((HUFF_CODE_LEC[1], HUFF_LENGTH_LEC[1]), (0x24, 6));
         assert_eq!((HUFF_CODE_LEC[0], HUFF_LENGTH_LEC[0]), (0x04, 6));
         assert_eq!((HUFF_CODE_LEC[258], HUFF_LENGTH_LEC[258]), (0x39, 7));
+    }
+
+    #[test]
+    fn class_lookups_agree_with_the_tables() {
+        for len in 2..=MAX_LOM {
+            let c = lom_class(len);
+            let by_table = if len > 769 { 28 } else { LOM_BASE[..28].partition_point(|&b| b as usize <= len) - 1 };
+            assert_eq!(c, by_table, "length {len}");
+        }
+        for off in 0..65536usize {
+            let c = offset_class(off);
+            assert_eq!(c, COPY_OFFSET_BASE.partition_point(|&b| b as usize <= off + 1) - 1, "offset {off}");
+            assert!(
+                COPY_OFFSET_BASE[c] as usize <= off + 1
+                    && off + 1 - (COPY_OFFSET_BASE[c] as usize) < 1 << COPY_OFFSET_BITS[c]
+            );
+        }
     }
 
     #[test]

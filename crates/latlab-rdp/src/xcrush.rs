@@ -276,7 +276,10 @@ impl XcrushDecompressor {
             let dst = dst + gap;
             if from < dst && from + len > dst {
                 // The source overlaps what this match writes: a run of period dst − from.
-                crate::lz::copy_match::<false>(hist, dst, dst - from, len, L1_HISTORY);
+                // Past the position the level-1 history is zeros (reinitialized, never
+                // written yet): put back the zeros the copy's last move may overwrite.
+                crate::lz::copy_back(hist, dst, dst - from, len);
+                hist[dst + len..dst + len + crate::lz::SLACK].fill(0);
             } else {
                 hist.copy_within(from..from + len, dst);
             }

@@ -8,7 +8,7 @@ mod common;
 use common::theirs;
 
 use latlab_rdp::CompressionType;
-use latlab_rdp::bulk::{Compressor, Decompressor};
+use latlab_rdp::bulk::{Compressor, Decompressor, Level};
 
 use latlab_rdp::corpus::{Gen, Kind, pdu};
 
@@ -29,9 +29,9 @@ fn same(got: &[u8], want: &[u8], what: &str) {
 
 #[test]
 fn ours_decompress_with_theirs() {
-    for t in CompressionType::ALL {
+    for (t, level) in CompressionType::ALL.into_iter().flat_map(|t| Level::ALL.map(|l| (t, l))) {
         let mut g = Gen::new(0x1a71ab ^ t as u64);
-        let mut ours = Compressor::new(t).unwrap();
+        let mut ours = Compressor::with_level(t, level).unwrap();
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
         let mut wire = Vec::new();
         let (mut inb, mut outb, mut compressed) = (0usize, 0usize, 0usize);
@@ -43,12 +43,13 @@ fn ours_decompress_with_theirs() {
             inb += p.len();
             outb += wire.len();
             compressed += (flags & latlab_rdp::PACKET_COMPRESSED != 0) as usize;
-            let got = them.decompress(&wire, flags as u32).unwrap_or_else(|e| panic!("{t:?} packet {i}: {e:?}"));
-            same(got, &p, &format!("{t:?} packet {i} (flags {flags:#x})"));
+            let got =
+                them.decompress(&wire, flags as u32).unwrap_or_else(|e| panic!("{t:?} {level:?} packet {i}: {e:?}"));
+            same(got, &p, &format!("{t:?} {level:?} packet {i} (flags {flags:#x})"));
         }
         // One payload in five is noise and is sent flushed; most of the rest compress.
-        assert!(compressed > 1250, "{t:?}: display-like packets compress ({compressed} of 2500)");
-        assert!(outb < inb, "{t:?}: {outb} bytes out for {inb} in");
+        assert!(compressed > 1250, "{t:?} {level:?}: display-like packets compress ({compressed} of 2500)");
+        assert!(outb < inb, "{t:?} {level:?}: {outb} bytes out for {inb} in");
     }
 }
 
@@ -81,17 +82,20 @@ fn session_corpus_both_ways() {
     // and is then sent flushed).
     let pdus = latlab_rdp::corpus::session_pdus(0x5e55, 1200, 8_000);
     for t in CompressionType::ALL {
-        let mut ours = Compressor::new(t).unwrap();
-        let mut them = BulkCompressor::new(theirs(t)).unwrap();
-        let mut wire = Vec::new();
-        let mut compressed = 0;
-        for (i, p) in pdus.iter().enumerate() {
-            let flags = ours.compress(p, &mut wire);
-            compressed += usize::from(flags & latlab_rdp::PACKET_COMPRESSED != 0);
-            let got = them.decompress(&wire, flags as u32).unwrap_or_else(|e| panic!("{t:?} ours {i}: {e:?}"));
-            same(got, p, &format!("{t:?} ours, packet {i} (flags {flags:#x})"));
+        for level in Level::ALL {
+            let mut ours = Compressor::with_level(t, level).unwrap();
+            let mut them = BulkCompressor::new(theirs(t)).unwrap();
+            let mut wire = Vec::new();
+            let mut compressed = 0;
+            for (i, p) in pdus.iter().enumerate() {
+                let flags = ours.compress(p, &mut wire);
+                compressed += usize::from(flags & latlab_rdp::PACKET_COMPRESSED != 0);
+                let got =
+                    them.decompress(&wire, flags as u32).unwrap_or_else(|e| panic!("{t:?} {level:?} ours {i}: {e:?}"));
+                same(got, p, &format!("{t:?} {level:?} ours, packet {i} (flags {flags:#x})"));
+            }
+            assert!(compressed > 600, "{t:?} {level:?}: session PDUs compress ({compressed} of 1200)");
         }
-        assert!(compressed > 600, "{t:?}: session PDUs compress ({compressed} of 1200)");
         let mut them = BulkCompressor::new(theirs(t)).unwrap();
         let mut ours = Decompressor::new(t).unwrap();
         // Their RDP 4.0 sender compresses packets larger than the 8 KB history too (outside

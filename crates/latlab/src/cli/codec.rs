@@ -3,6 +3,7 @@
 use super::named;
 use clap::{Args, Subcommand};
 use latlab_rdp::CompressionType;
+use latlab_rdp::bulk::Level;
 use latlab_rdp::corpus::Corpus;
 use std::path::PathBuf;
 
@@ -18,7 +19,7 @@ pub struct CodecArgs {
 #[derive(Debug, Subcommand)]
 pub enum CodecCommand {
     /// Compress every packet of a packet file (see docs/codec.md for the framing).
-    Compress(CodecIo),
+    Compress(CodecCompress),
     /// Decompress every packet of a packet file, with the flags stored beside each.
     Decompress(CodecIo),
     /// Write latlab's built-in corpus of display-update PDUs as a packet file.
@@ -65,6 +66,18 @@ pub struct CodecIo {
     pub output: PathBuf,
 }
 
+/// `latlab codec compress`.
+#[derive(Debug, Args)]
+pub struct CodecCompress {
+    /// Algorithm, input and output.
+    #[command(flatten)]
+    pub io: CodecIo,
+    /// How hard to search: fast (the default: faster than FreeRDP's compressors, output no
+    /// larger), balanced, or best (fewest bytes, slowest). Decompression is the same for all.
+    #[arg(long, default_value = "fast", value_parser = named(Level::ALL.map(Level::name).to_vec(), Level::from_name))]
+    pub level: Level,
+}
+
 /// `latlab codec corpus`.
 #[derive(Debug, Args)]
 pub struct CodecCorpus {
@@ -87,14 +100,54 @@ pub struct CodecCorpus {
 #[derive(Debug, Args)]
 pub struct CodecBench {
     /// Which corpus: session, synthetic, or all (both, one table each).
-    #[arg(long, default_value = "all", value_parser = named(corpus_or_all_names(), corpus_or_all))]
+    #[arg(long, default_value = "all", value_parser = named(corpus_or_all_names(), corpus_or_all), conflicts_with = "input")]
     pub corpus: Corpora,
+    /// Bench the packets of this packet file instead of a built-in corpus (the file
+    /// `codec corpus` writes, or a capture in the same framing).
+    #[arg(long = "in")]
+    pub input: Option<PathBuf>,
     /// Number of PDUs in the corpus.
-    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS, conflicts_with = "input")]
     pub packets: usize,
     /// Passes over the corpus (the best is reported).
     #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PASSES)]
     pub passes: usize,
+    /// Compression level to bench: fast, balanced, best, or all (each, to show the trade-off).
+    #[arg(long, default_value = "all", value_parser = named(level_or_all_names(), level_or_all))]
+    pub level: Levels,
+    /// Tab-separated lines (corpus, algo, level, bytes in, bytes out, compressed packets,
+    /// packets, compress MB/s, decompress MB/s) instead of tables, for scripts.
+    #[arg(long)]
+    pub tsv: bool,
+}
+
+fn level_or_all_names() -> Vec<&'static str> {
+    let mut v = Level::ALL.map(Level::name).to_vec();
+    v.push("all");
+    v
+}
+
+fn level_or_all(s: &str) -> Option<Levels> {
+    if s == "all" { Some(Levels::All) } else { Level::from_name(s).map(Levels::One) }
+}
+
+/// One compression level, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Levels {
+    /// This one.
+    One(Level),
+    /// Every level, fastest first.
+    All,
+}
+
+impl Levels {
+    /// The levels meant.
+    pub fn list(self) -> Vec<Level> {
+        match self {
+            Levels::One(l) => vec![l],
+            Levels::All => Level::ALL.to_vec(),
+        }
+    }
 }
 
 fn corpus_or_all_names() -> Vec<&'static str> {

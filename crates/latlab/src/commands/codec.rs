@@ -5,7 +5,7 @@ use super::out;
 use crate::cli::{CodecArgs, CodecCommand};
 use anyhow::Context;
 use latlab_rdp::CompressionType;
-use latlab_rdp::bulk::{Compressor, Decompressor};
+use latlab_rdp::bulk::{Compressor, Decompressor, Level};
 use latlab_rdp::corpus::Corpus;
 use latlab_rdp::framing::{read_records, write_record};
 use latlab_rdp::throughput::measure;
@@ -31,10 +31,11 @@ fn write_file(path: &std::path::Path, records: &[(u8, Vec<u8>)]) -> anyhow::Resu
 
 pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
     match a.command {
-        CodecCommand::Compress(io) => {
+        CodecCommand::Compress(cc) => {
+            let io = cc.io;
             let t = io.algo;
             let input = read(&io.input)?;
-            let mut c = Compressor::new(t)?;
+            let mut c = Compressor::with_level(t, cc.level)?;
             let mut wire = Vec::new();
             let mut outp = Vec::with_capacity(input.len());
             let (mut bin, mut bout) = (0usize, 0usize);
@@ -66,18 +67,39 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
             eprintln!("wrote {} PDUs to {}", recs.len(), c.output.display());
         }
         CodecCommand::Bench(b) => {
-            let corpora: Vec<Corpus> = match b.corpus {
-                crate::cli::Corpora::One(c) => vec![c],
-                crate::cli::Corpora::All => Corpus::ALL.to_vec(),
+            let sets: Vec<(String, Vec<Vec<u8>>)> = match &b.input {
+                Some(path) => {
+                    let pdus: Vec<Vec<u8>> = read(path)?.into_iter().map(|(_, p)| p).collect();
+                    anyhow::ensure!(!pdus.is_empty(), "'{}' holds no packets", path.display());
+                    vec![(path.display().to_string(), pdus)]
+                }
+                None => {
+                    let corpora = match b.corpus {
+                        crate::cli::Corpora::One(c) => vec![c],
+                        crate::cli::Corpora::All => Corpus::ALL.to_vec(),
+                    };
+                    corpora
+                        .into_iter()
+                        .map(|c| (c.name().to_string(), c.pdus(1, b.packets.max(1), CORPUS_MAX_PDU)))
+                        .collect()
+                }
             };
             let mut o = String::new();
-            for corpus in corpora {
-                bench_corpus(&mut o, corpus, b.packets.max(1), b.passes)?;
+            if b.tsv {
+                writeln!(
+                    o,
+                    "corpus\talgo\tlevel\tbytes_in\tbytes_out\tcompressed\tpackets\tcompress_mb_s\tdecompress_mb_s"
+                )?;
             }
-            writeln!(
-                o,
-                "(ratio = corpus bytes / bytes on the wire; compressed = packets sent compressed rather than flushed)"
-            )?;
+            for (name, pdus) in &sets {
+                bench_set(&mut o, name, pdus, &b.level.list(), b.passes, b.tsv)?;
+            }
+            if !b.tsv {
+                writeln!(
+                    o,
+                    "(ratio = corpus bytes / bytes on the wire; compressed = packets sent compressed rather than flushed; decomp = decoding the stream that level wrote)"
+                )?;
+            }
             out(&o)?;
         }
         CodecCommand::RleEncode(io) => {
@@ -102,37 +124,73 @@ pub fn run(a: CodecArgs) -> anyhow::Result<i32> {
     Ok(crate::exit::OK)
 }
 
-/// One table of `codec bench`: every algorithm on `corpus`, and NCRUSH's gain over MPPC-64K.
-fn bench_corpus(o: &mut String, corpus: Corpus, packets: usize, passes: usize) -> anyhow::Result<()> {
-    let pdus = corpus.pdus(1, packets, CORPUS_MAX_PDU);
+/// One table of `codec bench` (or its lines with `tsv`): every algorithm at every level on
+/// `pdus`, and NCRUSH's gain over MPPC-64K at the first level.
+fn bench_set(
+    o: &mut String,
+    name: &str,
+    pdus: &[Vec<u8>],
+    levels: &[Level],
+    passes: usize,
+    tsv: bool,
+) -> anyhow::Result<()> {
     let total: usize = pdus.iter().map(Vec::len).sum();
-    writeln!(
-        o,
-        "corpus '{}': {} display-update PDUs, {:.2} MB (latlab's built-in generator, seed 1)",
-        corpus.name(),
-        pdus.len(),
-        total as f64 / 1e6
-    )?;
-    writeln!(o, "{:<8} {:>8} {:>12} {:>14} {:>12}", "algo", "ratio", "compressed", "compress MB/s", "decomp MB/s")?;
-    let mut ratio = [0.0; 4];
-    for (i, t) in CompressionType::ALL.into_iter().enumerate() {
-        let m = measure(t, &pdus, passes)?;
-        ratio[i] = m.ratio();
+    if !tsv {
         writeln!(
             o,
-            "{:<8} {:>8.3} {:>11.1}% {:>14.1} {:>12.1}",
-            t.name(),
-            m.ratio(),
-            m.compressed as f64 * 100.0 / pdus.len() as f64,
-            m.compress_mb_s(),
-            m.decompress_mb_s()
+            "corpus '{name}': {} display-update PDUs, {:.2} MB{}",
+            pdus.len(),
+            total as f64 / 1e6,
+            if Corpus::from_name(name).is_some() { " (latlab's built-in generator, seed 1)" } else { "" }
+        )?;
+        writeln!(
+            o,
+            "{:<8} {:<9} {:>8} {:>12} {:>14} {:>12}",
+            "algo", "level", "ratio", "compressed", "compress MB/s", "decomp MB/s"
         )?;
     }
-    writeln!(
-        o,
-        "ncrush vs mppc64: {:+.1}% ratio (fewer bytes on the wire: {:.1}%)\n",
-        (ratio[2] / ratio[1] - 1.0) * 100.0,
-        (1.0 - ratio[1] / ratio[2]) * 100.0
-    )?;
+    let mut ratio = [0.0; 4];
+    for (i, t) in CompressionType::ALL.into_iter().enumerate() {
+        for (j, &level) in levels.iter().enumerate() {
+            let m = measure(t, level, pdus, passes)?;
+            if j == 0 {
+                ratio[i] = m.ratio();
+            }
+            if tsv {
+                writeln!(
+                    o,
+                    "{name}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.1}\t{:.1}",
+                    t.name(),
+                    level.name(),
+                    m.bytes_in,
+                    m.bytes_out,
+                    m.compressed,
+                    pdus.len(),
+                    m.compress_mb_s(),
+                    m.decompress_mb_s()
+                )?;
+                continue;
+            }
+            writeln!(
+                o,
+                "{:<8} {:<9} {:>8.3} {:>11.1}% {:>14.1} {:>12.1}",
+                t.name(),
+                level.name(),
+                m.ratio(),
+                m.compressed as f64 * 100.0 / pdus.len() as f64,
+                m.compress_mb_s(),
+                m.decompress_mb_s()
+            )?;
+        }
+    }
+    if !tsv {
+        writeln!(
+            o,
+            "ncrush vs mppc64 ({}): {:+.1}% ratio (fewer bytes on the wire: {:.1}%)\n",
+            levels[0].name(),
+            (ratio[2] / ratio[1] - 1.0) * 100.0,
+            (1.0 - ratio[1] / ratio[2]) * 100.0
+        )?;
+    }
     Ok(())
 }

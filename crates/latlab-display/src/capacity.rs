@@ -546,6 +546,15 @@ fn input_bps(o: &Outcome) -> f64 {
     }
 }
 
+/// A typist session's server encode CPU (bitmaps and orders, bulk compression, encryption)
+/// as a fraction of a core over the session, from the server's cost record.
+fn typist_encode_share(o: &Outcome) -> Option<f64> {
+    match o {
+        Outcome::Typed(t) => t.client.server_cpu_ns.map(|[_, encode, _]| encode as f64 / t.client.wall_ns.max(1) as f64),
+        _ => None,
+    }
+}
+
 fn level(
     cfg: &CapacityConfig,
     kinds: &[UserKind],
@@ -652,6 +661,11 @@ fn record(
         rec.metric(&format!("{p}.up_bytes_per_session"), up, "B/s");
         if let Some(cpu) = f.server_cores {
             rec.metric(&format!("{p}.server_cpu_per_session"), cpu / n as f64, "ratio");
+        }
+        // What capacity divides: the server's encode CPU per typist (its own thread's time).
+        let enc: Vec<f64> = l.sessions.iter().filter_map(typist_encode_share).collect();
+        if !enc.is_empty() {
+            rec.metric(&format!("{p}.server_encode_per_typist"), enc.iter().sum::<f64>() / enc.len() as f64, "ratio");
         }
         let mut pss_per = None;
         let mut added = None;

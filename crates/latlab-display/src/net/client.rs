@@ -169,6 +169,9 @@ pub struct ClientReport {
     pub server_frames: [u64; 3],
     /// Hash of the final screen (checked equal to the server's).
     pub screen_hash: u64,
+    /// The server thread's CPU for the session from its cost record, ns: render, encode,
+    /// send (`None` from a server that did not send one).
+    pub server_cpu_ns: Option<[u64; 3]>,
 }
 
 /// The client's input script: the input PDUs the user sends, by frame.
@@ -318,6 +321,7 @@ fn apply_record(
                 w.frame_checked();
             }
         }
+        (RECORD_COST, &[render, encode, send]) => rep.server_cpu_ns = Some([render, encode, send]),
         (RECORD_KEY, &[k, received, sent, bytes]) => {
             if let Some(w) = watch {
                 w.server_key(k, received, sent, bytes)?;

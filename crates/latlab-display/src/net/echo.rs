@@ -223,6 +223,7 @@ pub(crate) fn serve_echo(
     for (i, k) in keys.iter().enumerate() {
         record(&mut pending, RECORD_KEY, &[i as u64, k.received_ns, k.sent_ns, k.update_bytes]);
     }
+    record(&mut pending, RECORD_COST, &[rep.render_ns, rep.encode_ns, rep.send_ns]);
     record(&mut pending, RECORD_END, &[rep.frames, rep.sent, rep.dropped, rep.screen_hash]);
     flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
     rep.wall_ns = monotonic_now() - start;

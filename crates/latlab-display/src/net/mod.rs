@@ -51,6 +51,9 @@ pub(crate) const RECORD_FRAME: u8 = b'F';
 pub(crate) const RECORD_END: u8 = b'E';
 /// Per-key times of an echo session: key number, received, update sent, update bytes.
 pub(crate) const RECORD_KEY: u8 = b'K';
+/// The server thread's CPU for the session so far, ns: render, encode (bitmaps and orders,
+/// bulk compression, encryption), send. Sent just before the end record.
+pub(crate) const RECORD_COST: u8 = b'C';
 
 /// Why a connection failed.
 #[derive(Debug, Error)]
@@ -282,7 +285,9 @@ mod tests {
         assert_eq!(s.dropped, 0);
         let v = crate::session::run(&cfg, None).unwrap();
         assert_eq!(s.display_bytes, v.traffic.display_bytes);
-        assert_eq!(c.bytes, s.display_bytes + 5 + 32, "the PDUs and the end record");
+        assert_eq!(c.bytes, s.display_bytes + (5 + 24) + (5 + 32), "the PDUs, the cost record and the end record");
+        let [render, encode, _] = c.server_cpu_ns.expect("the server's cost record");
+        assert!(render + encode > 0 && encode <= s.encode_ns);
         assert_eq!(s.screen_hash, v.screen_hash);
     }
 

@@ -282,6 +282,7 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
     }
     rep.screen_hash = screen.hash();
     (rep.cache_hits, rep.cache_misses) = (enc.stats.cache_hits, enc.stats.cache_misses);
+    record(&mut pending, RECORD_COST, &[rep.render_ns, rep.encode_ns, rep.send_ns]);
     record(&mut pending, RECORD_END, &[rep.frames, rep.sent, rep.dropped, rep.screen_hash]);
     flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
     rep.wall_ns = monotonic_now() - start;

@@ -549,13 +549,44 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
     let d = dir.path();
     latlab(d).args(["codec", "corpus", "--out", "c.pkt", "--packets", "200"]).assert().success();
     for algo in ["mppc8", "mppc64", "ncrush", "xcrush"] {
-        latlab(d).args(["codec", "compress", "--algo", algo, "--in", "c.pkt", "--out", "z.pkt"]).assert().success();
-        latlab(d)
-            .args(["codec", "decompress", "--algo", algo, "--in", "z.pkt", "--out", "back.pkt"])
-            .assert()
-            .success();
-        assert_eq!(std::fs::read(d.join("c.pkt")).unwrap(), std::fs::read(d.join("back.pkt")).unwrap(), "{algo}");
+        // The default level, then the others: every level's stream decodes to the corpus, and
+        // the best level is never larger than the fast one.
+        let mut sizes = Vec::new();
+        for level in [None, Some("balanced"), Some("best")] {
+            let mut cmd = latlab(d);
+            cmd.args(["codec", "compress", "--algo", algo, "--in", "c.pkt", "--out", "z.pkt"]);
+            if let Some(l) = level {
+                cmd.args(["--level", l]);
+            }
+            cmd.assert().success();
+            sizes.push(std::fs::metadata(d.join("z.pkt")).unwrap().len());
+            latlab(d)
+                .args(["codec", "decompress", "--algo", algo, "--in", "z.pkt", "--out", "back.pkt"])
+                .assert()
+                .success();
+            let same = std::fs::read(d.join("c.pkt")).unwrap() == std::fs::read(d.join("back.pkt")).unwrap();
+            assert!(same, "{algo} {level:?}");
+        }
+        assert!(sizes[2] <= sizes[0], "{algo}: best {} bytes, fast {}", sizes[2], sizes[0]);
     }
+    // The bench on a packet file, as lines for scripts: one per algorithm at the level asked.
+    let out = latlab(d)
+        .args(["codec", "bench", "--in", "c.pkt", "--level", "fast", "--passes", "1", "--tsv"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines.iter().all(|l| l.len() == 9 && l[2] == "fast" && l[6] == "200"), "{text}");
+    latlab(d)
+        .args(["codec", "compress", "--algo", "ncrush", "--level", "fastest", "--in", "c.pkt", "--out", "z.pkt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("fast, balanced, best"));
+    latlab(d).args(["codec", "compress", "--algo", "xcrush", "--in", "c.pkt", "--out", "z.pkt"]).assert().success();
     let mut z = std::fs::read(d.join("z.pkt")).unwrap();
     z.truncate(z.len() - 3);
     std::fs::write(d.join("cut.pkt"), z).unwrap();

@@ -550,7 +550,9 @@ fn input_bps(o: &Outcome) -> f64 {
 /// as a fraction of a core over the session, from the server's cost record.
 fn typist_encode_share(o: &Outcome) -> Option<f64> {
     match o {
-        Outcome::Typed(t) => t.client.server_cpu_ns.map(|[_, encode, _]| encode as f64 / t.client.wall_ns.max(1) as f64),
+        Outcome::Typed(t) => {
+            t.client.server_cpu_ns.map(|[_, encode, _]| encode as f64 / t.client.wall_ns.max(1) as f64)
+        }
         _ => None,
     }
 }

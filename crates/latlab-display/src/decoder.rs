@@ -52,6 +52,8 @@ pub struct Decoder {
     cells: [Vec<Option<Cell>>; 3],
     state: OrderState,
     raw: Vec<u8>,
+    /// The RLE decoder's pixels, kept between bitmaps.
+    scratch: Vec<u32>,
     /// Stage times, when timing is on.
     pub times: DecodeTimes,
     timed: bool,
@@ -74,6 +76,7 @@ impl Decoder {
             cells: std::array::from_fn(|i| vec![None; cells[i].min(0x7FFF)]),
             state: OrderState::default(),
             raw: Vec::new(),
+            scratch: Vec::new(),
             times: DecodeTimes::default(),
             timed,
         }
@@ -147,7 +150,7 @@ impl Decoder {
         let mut out = Vec::with_capacity(w * h * ps);
         match compressed {
             Some(_) => {
-                self.raw = latlab_rdp::rle::decode(data, w, h, self.fb.bpp)?;
+                latlab_rdp::rle::decode_into(data, w, h, self.fb.bpp, &mut self.raw, &mut self.scratch)?;
                 top_down(&self.raw, w, ps, &mut out);
             }
             None => {

@@ -135,21 +135,39 @@ impl Src<'_> {
 /// wire order (bottom-up), `bytes_per_pixel` little-endian bytes a pixel. Pixels no order
 /// reaches stay zero. Total: hostile input returns an error, never panics or overruns.
 pub fn decode(src: &[u8], width: usize, height: usize, bpp: u32) -> Result<Vec<u8>, RleError> {
+    let mut out = Vec::new();
+    decode_into(src, width, height, bpp, &mut out, &mut Vec::new())?;
+    Ok(out)
+}
+
+/// [`decode`] into `out` (cleared first), with `scratch` holding the pixels on the way: a
+/// client decoding bitmap after bitmap allocates nothing once both have grown.
+pub fn decode_into(
+    src: &[u8],
+    width: usize,
+    height: usize,
+    bpp: u32,
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u32>,
+) -> Result<(), RleError> {
     let ps = bytes_per_pixel(bpp)?;
     let n = check_size(width, height)?;
-    let mut px = vec![0u32; n];
-    decode_pixels(src, width, bpp, &mut px)?;
-    let mut out = vec![0u8; n * ps];
+    scratch.clear();
+    scratch.resize(n, 0);
+    let px = &mut scratch[..];
+    decode_pixels(src, width, bpp, px)?;
+    out.clear();
+    out.resize(n * ps, 0);
     // Fixed-size writes per depth: no per-pixel length to dispatch on.
     match ps {
-        1 => out.iter_mut().zip(&px).for_each(|(o, &p)| *o = p as u8),
-        2 => out.chunks_exact_mut(2).zip(&px).for_each(|(o, &p)| o.copy_from_slice(&(p as u16).to_le_bytes())),
-        _ => out.chunks_exact_mut(3).zip(&px).for_each(|(o, &p)| {
+        1 => out.iter_mut().zip(px.iter()).for_each(|(o, &p)| *o = p as u8),
+        2 => out.chunks_exact_mut(2).zip(px.iter()).for_each(|(o, &p)| o.copy_from_slice(&(p as u16).to_le_bytes())),
+        _ => out.chunks_exact_mut(3).zip(px.iter()).for_each(|(o, &p)| {
             let b = p.to_le_bytes();
             o.copy_from_slice(&[b[0], b[1], b[2]]);
         }),
     }
-    Ok(out)
+    Ok(())
 }
 
 fn decode_pixels(src: &[u8], width: usize, bpp: u32, px: &mut [u32]) -> Result<(), RleError> {

@@ -525,7 +525,6 @@ mod tests {
         for (len, expect) in
             [(15, "110111"), (120, "111110111000"), (4097, "111111111110000000000001"), (3, "0"), (4, "1000")]
         {
-            let c = MppcCompressor::new(CompressionType::Mppc8k).unwrap();
             let mut out = Vec::new();
             let mut w = BitWriter::new(&mut out);
             put_copy(&mut w, 8192, 1, len); // offset 1: "1111" + "000001"

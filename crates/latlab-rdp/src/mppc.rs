@@ -436,9 +436,12 @@ impl MppcDecompressor {
             if k > max_k {
                 break Err(BulkError::Corrupt("length-of-match prefix too long"));
             }
-            let (len, lbits) =
-                if k == 0 { (3, 1) } else { ((1usize << (k + 1)) + ((l << (k + 1)) >> (63 - k)) as usize, 2 * k + 2) };
-            r.consume(used + lbits);
+            // Without a branch on k = 0 (three bytes or more is as good as a coin toss): the
+            // general form, then 3 selected over it by a mask.
+            let general = (1usize << (k + 1)) + ((l << (k + 1)) >> (63 - k)) as usize;
+            let short = 0usize.wrapping_sub((k == 0) as usize);
+            let len = (general & !short) | (3 & short);
+            r.consume(used + 2 * k + 2 - (k == 0) as u32);
             if r.overrun() {
                 break Err(BulkError::Truncated);
             }

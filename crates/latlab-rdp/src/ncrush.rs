@@ -176,6 +176,10 @@ const fn offset_decode() -> [u32; 32] {
 
 static OFFSET_DECODE: [u32; 32] = offset_decode();
 
+/// The offset cache after a copy, as indexes into [the new offset, the cache's four]: a new
+/// offset goes in front (row 0); a hit on slot k swaps it with the front (row k + 1).
+static CACHE_MOVES: [[usize; 4]; 5] = [[0, 1, 2, 3], [1, 2, 3, 4], [2, 1, 3, 4], [3, 2, 1, 4], [4, 2, 3, 1]];
+
 /// LoM class of every length up to 769 (longer ones are class 28).
 const fn lom_classes() -> [u8; 770] {
     let mut t = [0u8; 770];
@@ -285,26 +289,26 @@ impl NcrushDecompressor {
                 pos += 1;
                 continue;
             }
-            let off = if sym >= 289 {
+            if sym == 256 {
+                break Ok(());
+            }
+            if sym == 293 {
                 // LEC code 293 has a length in table 1 but no meaning (3.1.8.1.4.1 defines
                 // 0–292): found by fuzzing.
-                let k = sym - 289;
-                if k >= 4 {
-                    break Err(BulkError::Corrupt("LEC code 293 (undefined)"));
-                }
-                let off = cache[k];
-                cache.swap(0, k);
-                off
-            } else if sym > 256 {
-                let d = OFFSET_DECODE[(sym - 257) & 31];
-                let k = d >> 16;
-                let off = (d & 0xFFFF) + r.peek_ready(k);
-                r.consume(k);
-                cache = [off, cache[0], cache[1], cache[2]];
-                off
-            } else {
-                break Ok(());
-            } as usize;
+                break Err(BulkError::Corrupt("LEC code 293 (undefined)"));
+            }
+            // A new offset (257–288) or a cached one (289–292) without a branch between them
+            // (they alternate unpredictably): the new offset has no extra bits when cached,
+            // and one permutation of [new, cache…] gives both the offset and the next cache.
+            let hit = sym >= 289;
+            let d = OFFSET_DECODE[(sym - 257) & 31];
+            let k = (d >> 16) * u32::from(!hit);
+            let fresh = (d & 0xFFFF) + r.peek_ready(k);
+            r.consume(k);
+            let src = [fresh, cache[0], cache[1], cache[2], cache[3]];
+            let p = &CACHE_MOVES[if hit { sym - 288 } else { 0 }];
+            cache = [src[p[0]], src[p[1]], src[p[2]], src[p[3]]];
+            let off = cache[0] as usize;
             // Up to 9 bits of LoM code and 14 extra.
             r.need(LOM_BITS_MAX + 14);
             let d = LOM_DECODE[r.peek_ready(LOM_BITS_MAX) as usize];

@@ -125,14 +125,9 @@ impl<'a> BitReader<'a> {
     /// refill covers a whole code of up to 56 bits (zeros past the end).
     #[inline(always)]
     pub fn peek56(&mut self) -> u64 {
-        if let Some(w) = self.data.get(self.byte..self.byte + 8) {
-            // While eight bytes remain, refill every time, without a test on the count: a full
-            // accumulator takes no byte and ORs in bits it already holds.
-            let w = u64::from_be_bytes(w.try_into().unwrap_or([0; 8]));
-            self.acc |= w >> self.n;
-            self.byte += ((63 - self.n) >> 3) as usize;
-            self.n |= 56;
-        } else if self.n < 56 {
+        // While eight bytes remain, refill every time, without a test on the count: a full
+        // accumulator takes no byte and ORs in bits it already holds.
+        if self.plenty() || self.n < 56 {
             self.refill();
         }
         self.acc
@@ -256,13 +251,8 @@ impl<'a> LsbReader<'a> {
     /// Make sure at least `k` bits (k ≤ 56) are in the accumulator.
     #[inline(always)]
     pub fn need(&mut self, k: u32) {
-        if let Some(w) = self.data.get(self.byte..self.byte + 8) {
-            // As in `BitReader::peek56`: while eight bytes remain, refill without a test.
-            let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-            self.acc |= w << self.n;
-            self.byte += ((63 - self.n) >> 3) as usize;
-            self.n |= 56;
-        } else if k > self.n {
+        // As in `BitReader::peek56`: while eight bytes remain, refill without a test.
+        if self.byte + 8 <= self.data.len() || k > self.n {
             self.refill();
         }
     }

@@ -73,7 +73,7 @@ impl Decompressor {
 }
 
 /// How hard the compressors search for matches: speed against bytes on the wire. Every
-/// level writes the same formats; decompression does not depend on it.
+/// level writes the same formats, and any decoder reads any level's stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Level {
     /// Short hash chains, no lazy matching: the default, because a server compresses every

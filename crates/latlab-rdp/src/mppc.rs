@@ -107,13 +107,6 @@ impl MppcCompressor {
         self.head.fill(0);
     }
 
-    /// Put position `j` (hashing to `h`) into the index.
-    #[inline(always)]
-    fn insert(&mut self, j: usize, h: usize) {
-        self.prev[j] = self.head[h];
-        self.head[h] = j as u32 + 1;
-    }
-
     /// Compress one packet into `out` (cleared first); returns the flags to send with it.
     /// When compression would not make the packet smaller, `out` holds the packet as is and
     /// the flags say `PACKET_FLUSHED` (history reset on both sides), as the spec requires.
@@ -134,48 +127,9 @@ impl MppcCompressor {
         let start = self.pos;
         let end = start + src.len();
         self.hist[start..end].copy_from_slice(src);
-        if self.search.chain == 1 {
-            let mut w = BitWriter::new(out);
-            self.run_single(&mut w, start, end);
-            w.finish();
-        } else {
-            let mut w = BitWriter::new(out);
-            let mut i = start;
-            // Positions searched in a row without a match; with `skip`, every 32 of them make
-            // the search step one byte further (the bytes between go out as literals).
-            let mut misses = 0usize;
-            while i < end {
-                let step = if self.search.skip { 1 + (misses >> 5) } else { 1 };
-                // The position's hash, once: for the search and for the chains.
-                let (len, off) = if i + 3 <= end {
-                    let h = hash3(&self.hist[i..i + 3]);
-                    let m = self.longest_match(i, end, h);
-                    self.insert(i, h);
-                    m
-                } else {
-                    (0, 0)
-                };
-                if len >= 3 {
-                    misses = 0;
-                    put_copy(&mut w, self.v.history, off, len);
-                    for j in i + 1..i + len.min(self.search.insert) {
-                        self.index(j, end);
-                    }
-                    i += len;
-                } else {
-                    misses += 1;
-                    for j in i..(i + step).min(end) {
-                        put_literal(&mut w, self.hist[j]);
-                    }
-                    i += step;
-                }
-                if w.len_bytes() >= src.len() {
-                    // It will not shrink: stop here and send it as is.
-                    break;
-                }
-            }
-            w.finish();
-        }
+        let mut w = BitWriter::new(out);
+        self.run(&mut w, start, end);
+        w.finish();
         if out.len() >= src.len() {
             return self.flush(src, out);
         }
@@ -183,33 +137,34 @@ impl MppcCompressor {
         flags | PACKET_COMPRESSED
     }
 
-    /// The fast search: one candidate per position (the latest with the same hash), a table
-    /// of positions and nothing else, the whole loop on locals. Stops early when the packet
-    /// will not shrink.
-    fn run_single(&mut self, w: &mut BitWriter<'_>, start: usize, end: usize) {
-        let (insert, skip) = (self.search.insert, self.search.skip);
-        let (history, max_offset, max_len) = (self.v.history, self.v.max_offset, self.v.max_len);
+    /// Code `start..end` of the history: at each position the longest match among the hash's
+    /// candidates, else a literal; the whole loop on locals. Stops early when the packet will
+    /// not shrink.
+    fn run(&mut self, w: &mut BitWriter<'_>, start: usize, end: usize) {
+        let (s, v) = (self.search, self.v);
         let hist = &self.hist[..];
         let head = &mut self.head[..];
+        let prev = &mut self.prev[..];
         let limit = end - start;
         let mut i = start;
+        // Positions searched in a row without a match; with `skip`, every 32 of them make the
+        // search step one byte further (the bytes between go out as literals).
         let mut misses = 0usize;
         while i + 3 <= end {
+            // The position's hash, once: for the search and for the index.
             let h = hash3(&hist[i..i + 3]);
-            let cand = head[h] as usize;
-            head[h] = i as u32 + 1;
-            let c = cand.wrapping_sub(1);
-            if cand != 0 && i - c <= max_offset && hist[c..c + 3] == hist[i..i + 3] {
-                let len = 3 + crate::lz::match_len(hist, c + 3, i + 3, (end - i).min(max_len) - 3);
-                put_copy(w, history, i - c, len);
-                // The first positions of the copy go into the table too (not all: time).
-                for j in i + 1..(i + len.min(insert)).min(end - 2) {
-                    head[hash3(&hist[j..j + 3])] = j as u32 + 1;
+            let (len, off) = longest_match(hist, head, prev, &s, &v, i, end, h);
+            insert(head, prev, s.chain, i, h);
+            if len >= 3 {
+                put_copy(w, v.history, off, len);
+                // The first positions of the copy go into the index too (not all: time).
+                for j in i + 1..(i + len.min(s.insert)).min(end - 2) {
+                    insert(head, prev, s.chain, j, hash3(&hist[j..j + 3]));
                 }
                 i += len;
                 misses = 0;
             } else {
-                let step = if skip { 1 + (misses >> 5) } else { 1 };
+                let step = if s.skip { 1 + (misses >> 5) } else { 1 };
                 for &b in &hist[i..(i + step).min(end)] {
                     put_literal(w, b);
                 }
@@ -233,54 +188,60 @@ impl MppcCompressor {
         self.reset_index();
         self.v.ctype as u8 | PACKET_FLUSHED
     }
+}
 
-    #[inline]
-    fn index(&mut self, j: usize, end: usize) {
-        if j + 3 <= end {
-            let h = hash3(&self.hist[j..j + 3]);
-            self.insert(j, h);
-        }
+/// Put position `j` (hashing to `h`) into the index: the latest position (+1) per hash, and
+/// with chains longer than one, the one before each position.
+#[inline(always)]
+fn insert(head: &mut [u32], prev: &mut [u32], chain: usize, j: usize, h: usize) {
+    if chain > 1 {
+        prev[j] = head[h];
     }
+    head[h] = j as u32 + 1;
+}
 
-    /// Longest earlier match for position `i` (at least 3 bytes before `end`, hashing to
-    /// `h`) within this history generation, over as many hash-chain candidates as the level
-    /// allows.
-    fn longest_match(&self, i: usize, end: usize, h: usize) -> (usize, usize) {
-        let max_len = (end - i).min(self.v.max_len);
-        let good = self.search.good.min(max_len);
-        let (mut best_len, mut best_off) = (0, 0);
-        // One candidate: keep it if it is the longest so far; false ends the search.
-        let mut consider = |cand: u32| -> bool {
-            if cand == 0 {
-                return false;
-            }
-            let c = cand as usize - 1;
-            let off = i - c;
-            if off > self.v.max_offset || off == 0 {
-                return false;
-            }
-            // Quick reject: a candidate that differs where the best so far ends cannot beat it.
-            if best_len == 0 || (best_len < max_len && self.hist[c + best_len] == self.hist[i + best_len]) {
-                let l = crate::lz::match_len(&self.hist, c, i, max_len);
-                if l > best_len {
-                    best_len = l;
-                    best_off = off;
-                    if l >= good {
-                        return false;
-                    }
+/// Longest earlier match for position `i` of `hist` (at least 3 bytes before `end`, hashing
+/// to `h`) within this history generation, over as many candidates as the search allows:
+/// (length, offset), length 0 when there is none.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn longest_match(
+    hist: &[u8],
+    head: &[u32],
+    prev: &[u32],
+    s: &Search,
+    v: &Variant,
+    i: usize,
+    end: usize,
+    h: usize,
+) -> (usize, usize) {
+    let max_len = (end - i).min(v.max_len);
+    let good = s.good.min(max_len);
+    let (mut best_len, mut best_off) = (0, 0);
+    let mut cand = head[h] as usize;
+    for _ in 0..s.chain {
+        if cand == 0 {
+            break;
+        }
+        let c = cand - 1;
+        let off = i - c;
+        if off > v.max_offset || off == 0 {
+            break;
+        }
+        // Quick reject: a candidate that differs where the best so far ends cannot beat it.
+        if best_len == 0 || (best_len < max_len && hist[c + best_len] == hist[i + best_len]) {
+            let l = crate::lz::match_len(hist, c, i, max_len);
+            if l > best_len {
+                best_len = l;
+                best_off = off;
+                if l >= good {
+                    break;
                 }
             }
-            true
-        };
-        let mut cand = self.head[h];
-        for _ in 0..self.search.chain {
-            if !consider(cand) {
-                break;
-            }
-            cand = self.prev[cand as usize - 1];
         }
-        (best_len, best_off)
+        cand = prev[c] as usize;
     }
+    (best_len, best_off)
 }
 
 /// What the first five bits of a copy-offset code say (the first two are 11): the code's

@@ -71,3 +71,9 @@ pub const TUNE_ROUNDS: usize = 3;
 
 /// The name every cgroup `latlab tune` makes starts with, so a leftover is recognisable.
 pub const TUNE_CGROUP_PREFIX: &str = "latlab-tune";
+
+/// Seconds between a long run's checkpoints in the database: a kill or power cut loses at
+/// most this much, and rewriting the run so far every 5 s costs a measuring process well
+/// under 1 % of a core for runs of up to hours at 1 kHz (a checkpoint of 1 M samples is
+/// ~3 MB written in ~20 ms, outside the timed threads).
+pub const CHECKPOINT_SECS: f64 = 5.0;

@@ -87,6 +87,8 @@ impl From<Vec<RunRecord>> for Outcome {
 pub struct RunContext {
     /// Progress counter: the run adds one per step (see [`Experiment::steps`]).
     pub progress: Arc<AtomicU64>,
+    /// Where a long run stores what it has measured so far (off by default).
+    pub checkpoint: crate::checkpoint::Checkpoint,
 }
 
 /// One experiment (or one mode of an experiment with its own configuration).

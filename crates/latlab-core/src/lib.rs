@@ -3,6 +3,7 @@
 //! report, progress and Ctrl-C handling, the polygons load, and the selftest.
 #![warn(missing_docs)]
 
+pub mod checkpoint;
 pub mod clock;
 pub mod compare;
 pub mod defaults;

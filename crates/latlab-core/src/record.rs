@@ -20,6 +20,9 @@ pub enum RunStatus {
     Interrupted,
     /// Stopped by an error; holds what was measured until then.
     Failed,
+    /// Its process died (killed, power cut) before it ended: holds what was measured up to
+    /// its last checkpoint. A run being measured also reads as incomplete until it ends.
+    Incomplete,
 }
 
 impl RunStatus {
@@ -29,6 +32,20 @@ impl RunStatus {
             RunStatus::Complete => "complete",
             RunStatus::Interrupted => "interrupted",
             RunStatus::Failed => "failed",
+            RunStatus::Incomplete => "incomplete",
+        }
+    }
+    /// What the status means for the figures a reader sees (empty for a complete run).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "",
+            RunStatus::Interrupted => "stopped by Ctrl-C: the figures cover what was measured until then",
+            RunStatus::Failed => {
+                "stopped by an error (see the warnings): the figures cover what was measured until then"
+            }
+            RunStatus::Incomplete => {
+                "its process died (killed, power cut) or is still measuring: the figures cover what was measured up to its last checkpoint"
+            }
         }
     }
     /// Parse the stored name.
@@ -37,6 +54,7 @@ impl RunStatus {
             "complete" => RunStatus::Complete,
             "interrupted" => RunStatus::Interrupted,
             "failed" => RunStatus::Failed,
+            "incomplete" => RunStatus::Incomplete,
             _ => return None,
         })
     }

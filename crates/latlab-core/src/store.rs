@@ -1,16 +1,23 @@
 //! The store: an embedded SQLite file holding every run. This module alone owns the schema
 //! and its migrations (`PRAGMA user_version`). Schema documentation: `docs/database.md`.
 //!
-//! A run is written in one transaction as soon as it ends. The database uses WAL, so a
-//! crash during a run (or during a write) never damages runs already stored. Raw series
-//! are stored compactly as one BLOB each (see [`encode_series`]), not one row per sample.
+//! A run is written in one transaction as soon as it ends; a long run also writes checkpoints
+//! (the whole run so far, status `incomplete`, replaced in one transaction each time), so a
+//! kill loses at most what was measured since the last one. The database uses WAL and a busy
+//! timeout: several latlab processes may store runs at once, and a crash during a run (or a
+//! write) never damages runs already stored. Raw series are stored compactly as one BLOB each
+//! (see [`encode_series`]), not one row per sample.
 
 use crate::record::{Metric, RunRecord, RunStatus, Series, Value};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
 /// Current schema version (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// How long a writer waits for another process's transaction before giving up: longer than
+/// any one run's write (a checkpoint of hours of samples takes well under a second).
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Name of the only series encoding so far.
 pub const ENCODING_DELTA_VARINT: &str = "delta-zigzag-leb128";
@@ -20,13 +27,19 @@ pub const ENCODING_DELTA_VARINT: &str = "delta-zigzag-leb128";
 pub enum StoreError {
     /// SQLite failed (I/O, locking, corruption).
     #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     /// The file was written by a newer latlab.
     #[error("database schema version {0} is newer than this latlab understands ({SCHEMA_VERSION}); upgrade latlab")]
     TooNew(i32),
     /// No run matches.
     #[error("no run '{0}' in the database (list them with `latlab runs`)")]
     NotFound(String),
+    /// The disk (or the process's file-size limit) is full: nothing of this write was kept,
+    /// runs stored before are intact.
+    #[error(
+        "the database could not grow: the disk or the file-size limit is full ({0}); runs stored before are intact; free some space (or move --db elsewhere) and run again"
+    )]
+    Full(String),
     /// Stored data could not be decoded.
     #[error("stored data for run {run} is damaged: {what}")]
     Corrupt {
@@ -35,6 +48,24 @@ pub enum StoreError {
         /// What was wrong.
         what: String,
     },
+}
+
+impl From<rusqlite::Error> for StoreError {
+    /// A full disk is told apart from other failures: SQLite says `SQLITE_FULL` for a short
+    /// write or ENOSPC, and an I/O error for a write refused outright (EFBIG past
+    /// RLIMIT_FSIZE), which is checked against errno.
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi::ErrorCode;
+        if let rusqlite::Error::SqliteFailure(f, _) = &e {
+            let errno = std::io::Error::last_os_error().raw_os_error();
+            let io_full =
+                f.code == ErrorCode::SystemIoFailure && matches!(errno, Some(libc::ENOSPC) | Some(libc::EFBIG));
+            if f.code == ErrorCode::DiskFull || io_full {
+                return StoreError::Full(e.to_string());
+            }
+        }
+        StoreError::Sqlite(e)
+    }
 }
 
 /// One line of `latlab runs`.
@@ -103,12 +134,38 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, name)
     );
     "#,
+    // 1 → 2: status 'incomplete' (a run whose process died after a checkpoint). SQLite cannot
+    // change a CHECK in place: the table is rebuilt (foreign keys are off during migrations).
+    r#"
+    CREATE TABLE runs_v2 (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        experiment     TEXT    NOT NULL,
+        status         TEXT    NOT NULL CHECK (status IN ('complete','interrupted','failed','incomplete')),
+        started_at_ns  INTEGER NOT NULL,
+        ended_at_ns    INTEGER NOT NULL,
+        latlab_version TEXT    NOT NULL,
+        git_commit     TEXT,
+        hostname       TEXT,
+        machine        TEXT    NOT NULL,
+        capabilities   TEXT    NOT NULL,
+        config         TEXT    NOT NULL,
+        tables_json    TEXT    NOT NULL,
+        warnings       TEXT    NOT NULL,
+        paper          TEXT    NOT NULL
+    );
+    INSERT INTO runs_v2 SELECT * FROM runs;
+    DROP TABLE runs;
+    ALTER TABLE runs_v2 RENAME TO runs;
+    CREATE INDEX runs_by_experiment ON runs(experiment, id);
+    "#,
 ];
 
 impl Store {
     /// Open (creating if needed) the database file and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = Connection::open(path)?;
+        // Before anything that takes a lock: another process may be writing.
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::init(conn)
@@ -120,10 +177,14 @@ impl Store {
     }
 
     fn init(conn: Connection) -> Result<Self, StoreError> {
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Off while migrating (the bundled SQLite turns them on by default): a table rebuilt
+        // by a migration is dropped, and with foreign keys on that would cascade to every
+        // run's metrics and series.
+        conn.pragma_update(None, "foreign_keys", "OFF")?;
         let mut store = Self { conn };
         store.migrate()?;
+        store.conn.pragma_update(None, "foreign_keys", "ON")?;
         Ok(store)
     }
 
@@ -138,7 +199,13 @@ impl Store {
             return Err(StoreError::TooNew(v));
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(v as usize) {
-            let tx = self.conn.transaction()?;
+            // IMMEDIATE: two processes opening a new database at once queue here, and the
+            // second finds the step done.
+            let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let now: i32 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if now as usize > i {
+                continue;
+            }
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", (i + 1) as i32)?;
             tx.commit()?;
@@ -148,28 +215,54 @@ impl Store {
 
     /// Store a run in one transaction; returns its new id.
     pub fn insert(&mut self, run: &RunRecord) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT INTO runs (experiment, status, started_at_ns, ended_at_ns, latlab_version, git_commit,
-                               hostname, machine, capabilities, config, tables_json, warnings, paper)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
-                run.experiment,
-                run.status.as_str(),
-                run.started_at_ns,
-                run.ended_at_ns,
-                run.latlab_version,
-                run.git_commit,
-                run.machine.info.hostname,
-                js(&run.machine),
-                js(&run.capabilities),
-                js(&run.config),
-                js(&run.tables),
-                js(&run.warnings),
-                js(&run.paper),
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
+        self.write(None, run)
+    }
+
+    /// Store a run in place of the one with id `id` (its checkpoint), in one transaction:
+    /// the run row updated, its metrics and series replaced. With `None`, a new run.
+    pub fn write(&mut self, id: Option<i64>, run: &RunRecord) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let fields = params![
+            run.experiment,
+            run.status.as_str(),
+            run.started_at_ns,
+            run.ended_at_ns,
+            run.latlab_version,
+            run.git_commit,
+            run.machine.info.hostname,
+            js(&run.machine),
+            js(&run.capabilities),
+            js(&run.config),
+            js(&run.tables),
+            js(&run.warnings),
+            js(&run.paper),
+        ];
+        let id = match id {
+            None => {
+                tx.execute(
+                    "INSERT INTO runs (experiment, status, started_at_ns, ended_at_ns, latlab_version, git_commit,
+                                       hostname, machine, capabilities, config, tables_json, warnings, paper)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                    fields,
+                )?;
+                tx.last_insert_rowid()
+            }
+            Some(id) => {
+                let n = tx.execute(
+                    "UPDATE runs SET experiment = ?1, status = ?2, started_at_ns = ?3, ended_at_ns = ?4,
+                            latlab_version = ?5, git_commit = ?6, hostname = ?7, machine = ?8,
+                            capabilities = ?9, config = ?10, tables_json = ?11, warnings = ?12, paper = ?13
+                     WHERE id = ?14",
+                    rusqlite::params_from_iter(fields.iter().copied().chain([&id as &dyn rusqlite::ToSql])),
+                )?;
+                if n == 0 {
+                    return Err(StoreError::NotFound(id.to_string()));
+                }
+                tx.execute("DELETE FROM metrics WHERE run_id = ?1", [id])?;
+                tx.execute("DELETE FROM series WHERE run_id = ?1", [id])?;
+                id
+            }
+        };
         {
             let mut m =
                 tx.prepare("INSERT INTO metrics (run_id, seq, name, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)")?;
@@ -200,6 +293,16 @@ impl Store {
         }
         tx.commit()?;
         Ok(id)
+    }
+
+    /// A checkpointed run whose experiment then failed: status `failed`, the error added to its
+    /// warnings; what the checkpoints stored stays.
+    pub fn fail_incomplete(&mut self, id: i64, why: &str) -> Result<(), StoreError> {
+        let mut rec = self.load(id)?;
+        rec.warn(format!("the run failed after its last checkpoint: {why}"));
+        rec.status = RunStatus::Failed;
+        self.write(Some(id), &rec)?;
+        Ok(())
     }
 
     /// Load a whole run, raw series included.
@@ -438,5 +541,112 @@ mod tests {
         let l = s.list().unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].id, b);
+    }
+
+    fn a_run(i: u64, samples: usize) -> RunRecord {
+        let mut r = RunRecord::begin("selftest");
+        r.metric("i", i, "count");
+        r.series.push(Series {
+            name: "s".into(),
+            unit: "ns".into(),
+            description: String::new(),
+            values: (0..samples as i64).map(|v| v * 7919 % 100_003).collect(),
+        });
+        r.finish(RunStatus::Complete);
+        r
+    }
+
+    #[test]
+    fn writers_in_several_connections_at_once_all_succeed() {
+        // Each thread its own connection, as two latlab processes would have: the new
+        // database's creation and every insert race, and the busy timeout queues them.
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("two.db");
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let db = &db;
+                s.spawn(move || {
+                    for i in 0..15 {
+                        let mut st = Store::open(db).expect("open while others write");
+                        st.insert(&a_run(t * 100 + i, 2_000)).expect("insert while others write");
+                    }
+                });
+            }
+        });
+        let st = Store::open(&db).unwrap();
+        let runs = st.list().unwrap();
+        assert_eq!(runs.len(), 60);
+        assert!(runs.iter().all(|r| r.samples == 2_000));
+    }
+
+    #[test]
+    fn an_old_database_gains_the_incomplete_status_and_keeps_its_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("v1.db");
+        {
+            // A version-1 file, as latlab wrote it before checkpoints.
+            let conn = Connection::open(&db).unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            let mut st = Store { conn };
+            st.insert(&a_run(1, 10)).unwrap();
+        }
+        let mut st = Store::open(&db).unwrap();
+        assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+        let back = st.load(1).unwrap();
+        assert_eq!(back.series[0].values.len(), 10, "series kept through the rebuild");
+        let mut r = a_run(2, 5);
+        r.status = RunStatus::Incomplete;
+        let id = st.write(None, &r).unwrap();
+        assert_eq!(st.load(id).unwrap().status, RunStatus::Incomplete);
+        assert!(st.write(Some(999), &r).is_err(), "replacing a run that is not there");
+    }
+
+    /// Run by `a_full_disk_is_a_clear_error_and_earlier_runs_stay` in a child process whose
+    /// file-size limit is 256 KiB (SIGXFSZ ignored, so a write past it fails with EFBIG).
+    #[test]
+    fn full_disk_child() {
+        let Ok(db) = std::env::var("LATLAB_FULL_DISK_DB") else { return };
+        let lim = nix::sys::resource::rlim_t::from(256u32 * 1024);
+        nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_FSIZE, lim, lim).unwrap();
+        // SAFETY-free: nix's signal() is unsafe only for handlers; SIG_IGN installs none.
+        unsafe { nix::sys::signal::signal(nix::sys::signal::Signal::SIGXFSZ, nix::sys::signal::SigHandler::SigIgn) }
+            .unwrap();
+        let mut st = Store::open(std::path::Path::new(&db)).unwrap();
+        let mut stored = 0;
+        let err = loop {
+            match st.insert(&a_run(stored, 20_000)) {
+                Ok(_) => stored += 1,
+                Err(e) => break e,
+            }
+            assert!(stored < 1_000, "the limit never bit");
+        };
+        println!("STORED {stored}");
+        println!("ERROR {err}");
+        assert!(matches!(err, StoreError::Full(_)), "not told as a full disk: {err:?}");
+    }
+
+    #[test]
+    fn a_full_disk_is_a_clear_error_and_earlier_runs_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("full.db");
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "store::tests::full_disk_child", "--nocapture", "--test-threads", "1"])
+            .env("LATLAB_FULL_DISK_DB", &db)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "child failed: {text}{}", String::from_utf8_lossy(&out.stderr));
+        let stored: usize = text.lines().find_map(|l| l.split("STORED ").nth(1)).unwrap().trim().parse().unwrap();
+        assert!(stored >= 1, "some runs fit under the limit");
+        let msg = text.lines().find_map(|l| l.split("ERROR ").nth(1)).unwrap();
+        assert!(msg.contains("disk or the file-size limit is full") && msg.contains("intact"), "{msg}");
+        // Without the limit: every run stored before the failure reads back whole.
+        let st = Store::open(&db).unwrap();
+        let runs = st.list().unwrap();
+        assert_eq!(runs.len(), stored);
+        for r in runs {
+            assert_eq!(st.load(r.id).unwrap().series[0].values.len(), 20_000);
+        }
     }
 }

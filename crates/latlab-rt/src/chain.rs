@@ -8,13 +8,40 @@
 use crate::signal::Signal;
 use latlab_core::clock::{Nanos, Periodic, Timebase};
 use latlab_core::stats::{self, Summary};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 /// Marks a pulse a level did not serve.
 pub const MISSED: i64 = i64::MIN;
 
 /// Published instead of a pulse number to tell level 2 to finish.
 pub const STOP: u64 = u64::MAX;
+
+/// Per-pulse latencies a level writes as it runs and another thread may read meanwhile (a
+/// checkpoint): one relaxed atomic store per pulse, as cheap as a plain store, no lock.
+#[derive(Debug)]
+pub struct Slots(Vec<AtomicI64>);
+
+impl Slots {
+    /// `pulses` slots, each [`MISSED`] until written.
+    pub fn new(pulses: usize) -> Self {
+        Self((0..pulses).map(|_| AtomicI64::new(MISSED)).collect())
+    }
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// True without slots.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn set(&self, k: usize, v: i64) {
+        self.0[k].store(v, Ordering::Relaxed);
+    }
+    /// The first `n` slots as they are now (a slot not yet written reads [`MISSED`]).
+    pub fn snapshot(&self, n: usize) -> Vec<i64> {
+        self.0[..n.min(self.0.len())].iter().map(|a| a.load(Ordering::Relaxed)).collect()
+    }
+}
 
 /// What level 1 recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +69,21 @@ pub fn level1(
     progress: &AtomicU64,
     stop: &dyn Fn() -> bool,
 ) -> Level1 {
-    let mut latency = vec![MISSED; pulses];
+    level1_into(tb, sched, &Slots::new(pulses), seq, signal, progress, stop)
+}
+
+/// [`level1`] writing into `latency` (one slot per pulse), which another thread may read while
+/// it runs: every pulse below the published pulse number is final.
+pub fn level1_into(
+    tb: &dyn Timebase,
+    sched: Periodic,
+    latency: &Slots,
+    seq: &AtomicU64,
+    signal: &dyn Signal,
+    progress: &AtomicU64,
+    stop: &dyn Fn() -> bool,
+) -> Level1 {
+    let pulses = latency.len();
     let mut k = 0u64;
     let mut interrupted = false;
     while (k as usize) < pulses {
@@ -52,7 +93,7 @@ pub fn level1(
         }
         let deadline = sched.deadline(k);
         let t = tb.sleep_until(deadline);
-        latency[k as usize] = t as i64 - deadline as i64;
+        latency.set(k as usize, t as i64 - deadline as i64);
         seq.store(k, Ordering::Release);
         signal.notify();
         // An overrun of the last pulses skips only deadlines that were scheduled: progress
@@ -66,7 +107,7 @@ pub fn level1(
     }
     seq.store(STOP, Ordering::Release);
     signal.notify();
-    Level1 { latency, pulses: (k as usize).min(pulses), interrupted }
+    Level1 { latency: latency.snapshot(pulses), pulses: (k as usize).min(pulses), interrupted }
 }
 
 /// Run level 2 until level 1 publishes [`STOP`]: wait, read the pulse number, timestamp,
@@ -74,7 +115,18 @@ pub fn level1(
 /// means level 2 was still busy (or not yet scheduled) when the next stimulus arrived — the
 /// skipped pulses stay [`MISSED`].
 pub fn level2(tb: &dyn Timebase, sched: Periodic, pulses: usize, seq: &AtomicU64, signal: &dyn Signal) -> Vec<i64> {
-    let mut latency = vec![MISSED; pulses];
+    level2_into(tb, sched, &Slots::new(pulses), seq, signal)
+}
+
+/// [`level2`] writing into `latency`, which another thread may read while it runs.
+pub fn level2_into(
+    tb: &dyn Timebase,
+    sched: Periodic,
+    latency: &Slots,
+    seq: &AtomicU64,
+    signal: &dyn Signal,
+) -> Vec<i64> {
+    let pulses = latency.len();
     let mut last = u64::MAX;
     loop {
         signal.wait();
@@ -88,10 +140,10 @@ pub fn level2(tb: &dyn Timebase, sched: Periodic, pulses: usize, seq: &AtomicU64
         if s == last || s as usize >= pulses {
             continue;
         }
-        latency[s as usize] = t as i64 - sched.deadline(s) as i64;
+        latency.set(s as usize, t as i64 - sched.deadline(s) as i64);
         last = s;
     }
-    latency
+    latency.snapshot(pulses)
 }
 
 /// One level's results over a phase.

@@ -1,8 +1,8 @@
 //! `latlab rt` as an [`Experiment`]: the suite's short configuration, progress, the line said
 //! before the run, and the errors mapped to the contract's.
 
+use crate::RtError;
 use crate::config::RtConfig;
-use crate::{RtError, run};
 use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 
 /// The wake-up chain (seed 001).
@@ -56,7 +56,7 @@ impl Experiment for Rt {
         )
     }
     fn run(cfg: &RtConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        let o = run(cfg, ctx.progress.clone())?;
+        let o = crate::run_checkpointed(cfg, ctx.progress.clone(), &ctx.checkpoint)?;
         let stdout = cfg.cyclictest_output.then(|| o.cyclictest_histogram());
         Ok(Outcome { records: vec![o.record], stdout })
     }

@@ -26,6 +26,7 @@ pub mod sweep;
 use crate::defaults as d;
 use chain::{ChainStats, MISSED, analyze, pulses_for};
 use config::{LoadSpec, RtConfig};
+use latlab_core::checkpoint::Checkpoint;
 use latlab_core::clock::{MonotonicClock, monotonic_now};
 use latlab_core::interrupt::stop_requested;
 use latlab_core::platform::{self, Capabilities, CapabilityRefused};
@@ -85,7 +86,34 @@ fn run_phase(
     period: u64,
     pulses: usize,
 ) -> Result<Phase, RtError> {
-    let raw = phase::run(cfg, period, pulses, progress)?;
+    run_phase_checkpointed(cfg, caps, progress, period, pulses, None)
+}
+
+/// A phase the checkpoint (with the record so far and the phase's name) stores as it runs.
+type PhaseCheckpoint<'a> = Option<(&'a Checkpoint, &'a RunRecord, &'static str)>;
+
+fn run_phase_checkpointed(
+    cfg: &RtConfig,
+    caps: &mut Capabilities,
+    progress: &AtomicU64,
+    period: u64,
+    pulses: usize,
+    ckpt: PhaseCheckpoint<'_>,
+) -> Result<Phase, RtError> {
+    let with_l2 = cfg.signal != SignalKind::None;
+    let mut look = |p: phase::Partial| {
+        let Some((c, rec, name)) = ckpt else { return };
+        let n = p.l1.len();
+        let stats = analyze(&p.l1, p.l2.as_deref(), n);
+        let so_far = Phase { stats, l1: p.l1, l2: p.l2, interrupted: false };
+        let mut partial = rec.clone();
+        phase_record(&mut partial, name, &so_far, with_l2, &mut Vec::new());
+        partial.warn(format!("checkpoint: the {name} phase had measured {n} of its {pulses} pulses"));
+        c.save(partial);
+    };
+    let every = ckpt.and_then(|(c, _, _)| c.every());
+    let watch = every.map(|every| phase::Watch { every, look: &mut look });
+    let raw = phase::run_watched(cfg, period, pulses, progress, watch)?;
     for c in raw.capabilities {
         caps.record(c)?;
     }
@@ -259,6 +287,12 @@ fn best_baseline(cfg: &RtConfig, before: Option<f64>, interrupted: bool) -> Resu
 
 /// Run `latlab rt` as configured; `progress` counts pulses.
 pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError> {
+    run_checkpointed(cfg, progress, &Checkpoint::default())
+}
+
+/// [`run`], storing what the phases measured so far through `ckpt` while they run and after
+/// each phase, so a kill loses at most the last checkpoint's interval.
+pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpoint) -> Result<Outcome, RtError> {
     cfg.validate().map_err(RtError::Config)?;
     let mut rec = RunRecord::begin("rt");
     rec.config("rt", cfg);
@@ -302,15 +336,20 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
 
     if cfg.phases {
         let pulses = pulses_for(cfg.phase_ns, cfg.period_ns);
-        let un = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses)?;
+        let un =
+            run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "unloaded")))?;
         interrupted |= keep_phase("unloaded", un, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
+        if ckpt.every().is_some() {
+            ckpt.save(rec.clone());
+        }
         if !interrupted && !matches!(cfg.load, LoadSpec::None) {
             let l = load::start(cfg, 11, cfg.phase_ns)?.expect("a load was configured");
             for c in l.capabilities() {
                 caps.record(platform::Capability { name: format!("load.{}", c.name), ..c })?;
             }
             let (p0, t0) = (l.progress(), monotonic_now());
-            let lo = run_phase(cfg, &mut caps, &progress, cfg.period_ns, pulses);
+            let lo =
+                run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "loaded")));
             let (p1, t1) = (l.progress(), monotonic_now());
             l.stop();
             let lo = lo?;

@@ -2,7 +2,7 @@
 //! CPU, scheduling and timer slack, meet at a barrier, then run their loops; the stimulus
 //! starts a little after the barrier so both are asleep in place when pulse 0 fires.
 
-use crate::chain::{self, Level1};
+use crate::chain::{self, Level1, STOP, Slots};
 use crate::config::RtConfig;
 use crate::signal::{self, SignalKind};
 use latlab_core::clock::{MonotonicClock, Nanos, Periodic, Timebase, set_timer_slack};
@@ -40,8 +40,37 @@ fn prepare_thread(level: &str, cpu: Option<usize>, sched: Sched, slack: Nanos) -
     caps.into_iter().map(|c| Capability { name: format!("{level}.{}", c.name), ..c }).collect()
 }
 
+/// What a phase has measured so far, handed to a checkpoint while it runs.
+#[derive(Debug)]
+pub struct Partial {
+    /// Level 1's latencies of the pulses so far (all final).
+    pub l1: Vec<i64>,
+    /// Level 2's of the same pulses (one still being served reads as missed).
+    pub l2: Option<Vec<i64>>,
+}
+
+/// Who looks at a phase while it runs: every `every`, `look` gets what it measured so far.
+/// The waiting thread takes the snapshot; the measuring threads never wait for it.
+pub struct Watch<'a> {
+    /// Interval between looks.
+    pub every: std::time::Duration,
+    /// Called with the phase so far.
+    pub look: &'a mut dyn FnMut(Partial),
+}
+
 /// Run the chain for `pulses` pulses of `period` on real threads. Progress counts pulses.
 pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -> std::io::Result<Raw> {
+    run_watched(cfg, period, pulses, progress, None)
+}
+
+/// [`run`], with a [`Watch`] called while the phase runs.
+pub fn run_watched(
+    cfg: &RtConfig,
+    period: Nanos,
+    pulses: usize,
+    progress: &AtomicU64,
+    mut watch: Option<Watch<'_>>,
+) -> std::io::Result<Raw> {
     let sig = signal::make(cfg.signal)?;
     let with_l2 = cfg.signal != SignalKind::None;
     let seq = AtomicU64::new(0);
@@ -49,9 +78,11 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
     let start = AtomicU64::new(0);
     let l2_tid = std::sync::atomic::AtomicI32::new(0);
     let clock = MonotonicClock::new();
+    let (l1_slots, l2_slots) = (Slots::new(pulses), Slots::new(if with_l2 { pulses } else { 0 }));
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let (l1, l2, caps) = std::thread::scope(|s| {
         let h2 = with_l2.then(|| {
-            let (sig, seq, barrier, start, l2_tid) = (sig.as_ref(), &seq, &barrier, &start, &l2_tid);
+            let (sig, seq, barrier, start, l2_tid, slots) = (sig.as_ref(), &seq, &barrier, &start, &l2_tid, &l2_slots);
             std::thread::Builder::new()
                 .name("latlab-rt-l2".into())
                 .spawn_scoped(s, move || {
@@ -61,7 +92,7 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
                     // Level 1 sets the start before it passes the barrier's second wait.
                     barrier.wait();
                     let sched = Periodic { start: start.load(Ordering::Acquire), interval: period };
-                    let lat = chain::level2(&clock, sched, pulses, seq, sig);
+                    let lat = chain::level2_into(&clock, sched, slots, seq, sig);
                     (lat, caps)
                 })
                 .expect("spawn level 2 thread")
@@ -75,10 +106,26 @@ pub fn run(cfg: &RtConfig, period: Nanos, pulses: usize, progress: &AtomicU64) -
                 start.store(t0, Ordering::Release);
                 barrier.wait();
                 let sched = Periodic { start: t0, interval: period };
-                let r = chain::level1(&clock, sched, pulses, &seq, sig.as_ref(), progress, &stop_requested);
+                let r = chain::level1_into(&clock, sched, &l1_slots, &seq, sig.as_ref(), progress, &stop_requested);
+                let _ = done_tx.send(());
                 (r, caps)
             })
             .expect("spawn level 1 thread");
+        // Wait for level 1, waking only to look at the phase so far.
+        while let Some(w) = watch.as_mut() {
+            match done_rx.recv_timeout(w.every) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let k = seq.load(Ordering::Acquire);
+                    if k == STOP {
+                        break;
+                    }
+                    // Pulses below the one just published are final for level 1.
+                    let n = k as usize;
+                    (w.look)(Partial { l1: l1_slots.snapshot(n), l2: with_l2.then(|| l2_slots.snapshot(n)) });
+                }
+                _ => break,
+            }
+        }
         let (l1, mut caps) = h1.join().expect("level 1 thread panicked");
         // Level 1 has sent its stop. A real-time level 2 at the load's priority may wait
         // behind a FIFO load that never blocks: raise it to level 1's priority so it can

@@ -140,6 +140,9 @@ pub fn markdown(run: &RunRecord) -> String {
     let mut o = String::new();
     let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
     let _ = writeln!(o, "# latlab {}{id} — {}\n", run.experiment, run.status.as_str());
+    if !run.status.meaning().is_empty() {
+        let _ = writeln!(o, "> {}: {}\n", run.status.as_str(), run.status.meaning());
+    }
     let m = &run.machine.info;
     let _ = writeln!(
         o,

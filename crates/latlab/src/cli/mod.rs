@@ -44,6 +44,14 @@ pub fn dur(ns: u64) -> String {
     humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
 }
 
+/// A checkpoint interval: a finite number of seconds, 0 or more.
+fn checkpoint_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of seconds (0 or more; 0 turns checkpoints off)")),
+    }
+}
+
 /// latlab — measure what users of interactive and embedded systems feel.
 #[derive(Debug, Parser)]
 #[command(name = "latlab", version, about, long_about = None, propagate_version = true)]
@@ -56,6 +64,12 @@ pub struct Cli {
     /// (real-time priority, memory locking, cpu_dma_latency, …).
     #[arg(long, global = true)]
     pub strict: bool,
+
+    /// Seconds between a long run's checkpoints: what it measured so far is stored as an
+    /// `incomplete` run, so a kill or power cut loses at most this much (0: no checkpoints).
+    #[arg(long, global = true, value_name = "SECS", default_value_t = latlab_core::defaults::CHECKPOINT_SECS,
+          value_parser = checkpoint_secs)]
+    pub checkpoint: f64,
 
     /// The subcommand.
     #[command(subcommand)]

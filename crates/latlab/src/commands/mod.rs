@@ -21,6 +21,7 @@ mod udp;
 
 use crate::cli::{Cli, Command};
 use anyhow::Context;
+use latlab_core::checkpoint::Checkpoint;
 use latlab_core::experiment::{Experiment, RunContext};
 use latlab_core::progress::Progress;
 use latlab_core::record::{RunRecord, RunStatus};
@@ -29,6 +30,7 @@ use std::path::Path;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     let db = cli.db.clone();
+    let _ = CHECKPOINT_SECS.set(cli.checkpoint);
     match cli.command {
         Command::Suite(a) => suite::run(&db, cli.strict, a),
         Command::Selftest(a) => selftest::run(&db, cli.strict, a),
@@ -67,21 +69,44 @@ pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> 
     let label = if E::MODE.is_empty() { E::NAME.to_string() } else { format!("{} {}", E::NAME, E::MODE) };
     let steps = E::steps(&cfg);
     let progress = (steps > 0).then(|| Progress::new(&label, steps));
-    let ctx = RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default() };
+    let ckpt = checkpoint(db);
+    let ctx =
+        RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default(), checkpoint: ckpt.clone() };
     let result = E::run(&cfg, &ctx);
     if let Some(p) = progress {
         p.finish();
     }
-    let outcome = result?;
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            // The checkpointed row keeps what was measured, marked as the failure it was.
+            if let Some(id) = ckpt.id() {
+                let _ = open_store(db).and_then(|mut s| Ok(s.fail_incomplete(id, &e.chain_text())?));
+            }
+            return Err(e.into());
+        }
+    };
     let mut code = crate::exit::OK;
     let mut text = String::new();
+    let mut checkpointed = ckpt.id();
     for mut rec in outcome.records {
-        save(db, &mut rec)?;
+        // The first record of the checkpointed experiment replaces its checkpoint's row.
+        let replaces = if rec.experiment == E::NAME { checkpointed.take() } else { None };
+        save_over(db, replaces, &mut rec)?;
         text.push_str(&latlab_core::export::markdown(&rec));
         code = code.max(status_code(&rec));
     }
     out(outcome.stdout.as_deref().unwrap_or(&text))?;
     Ok(code)
+}
+
+/// `--checkpoint`, set once by [`dispatch`].
+static CHECKPOINT_SECS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+
+/// The checkpoint handle for a measuring command's run into `db`.
+fn checkpoint(db: &Path) -> Checkpoint {
+    let secs = CHECKPOINT_SECS.get().copied().unwrap_or(latlab_core::defaults::CHECKPOINT_SECS);
+    Checkpoint::to_database(db, std::time::Duration::from_secs_f64(secs))
 }
 
 /// Open the database, creating it if needed.
@@ -102,9 +127,15 @@ pub fn open_existing(db: &Path) -> anyhow::Result<Store> {
 
 /// Store a finished run and say so on stderr; returns its id.
 pub fn save(db: &Path, rec: &mut RunRecord) -> anyhow::Result<i64> {
+    save_over(db, None, rec)
+}
+
+/// [`save`] in place of a checkpointed run (`replaces`), or as a new one.
+fn save_over(db: &Path, replaces: Option<i64>, rec: &mut RunRecord) -> anyhow::Result<i64> {
     let mut store = open_store(db)?;
-    let id =
-        store.insert(rec).with_context(|| format!("cannot store the {} run in '{}'", rec.experiment, db.display()))?;
+    let id = store
+        .write(replaces, rec)
+        .with_context(|| format!("cannot store the {} run in '{}'", rec.experiment, db.display()))?;
     rec.id = Some(id);
     let note = match rec.status {
         RunStatus::Complete => String::new(),
@@ -133,6 +164,6 @@ pub fn status_code(rec: &RunRecord) -> i32 {
     match rec.status {
         RunStatus::Complete => crate::exit::OK,
         RunStatus::Interrupted => crate::exit::INTERRUPTED,
-        RunStatus::Failed => crate::exit::ERROR,
+        RunStatus::Failed | RunStatus::Incomplete => crate::exit::ERROR,
     }
 }

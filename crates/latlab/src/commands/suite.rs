@@ -45,7 +45,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             e.about()
         );
         let progress = Progress::new(&label, e.steps());
-        let result = e.run(&RunContext { progress: progress.counter() });
+        let result = e.run(&RunContext { progress: progress.counter(), ..Default::default() });
         progress.finish();
         let records = match result {
             Ok(o) => o.records,

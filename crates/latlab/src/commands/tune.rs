@@ -97,7 +97,8 @@ fn ab<E: Experiment>(
     eprintln!("tune {remedy}: {rounds} rounds of baseline then remedy; {}", E::announce(&a));
     let steps = E::steps(&a) * 2 * rounds as u64;
     let progress = (steps > 0).then(|| Progress::new(&format!("tune {remedy}"), steps));
-    let ctx = RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default() };
+    let ctx =
+        RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default(), ..Default::default() };
     let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
     let result = (|| -> anyhow::Result<()> {
         for round in 1..=rounds {

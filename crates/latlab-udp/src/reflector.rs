@@ -46,6 +46,8 @@ pub struct ReflectorStats {
     pub unauthenticated: AtomicU64,
     /// Dropped: the source exceeded its rate.
     pub rate_limited: AtomicU64,
+    /// Sources forgotten to keep the table bounded (a flood from many addresses shows here).
+    pub sources_forgotten: AtomicU64,
 }
 
 impl ReflectorStats {
@@ -53,6 +55,15 @@ impl ReflectorStats {
     pub fn snapshot(&self) -> (u64, u64, u64, u64, u64) {
         let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
         (l(&self.received), l(&self.replied), l(&self.malformed), l(&self.unauthenticated), l(&self.rate_limited))
+    }
+
+    /// One line for people: what came in, what went out, and what was dropped and why.
+    pub fn line(&self) -> String {
+        let (rx, replied, malformed, unauth, limited) = self.snapshot();
+        let forgot = self.sources_forgotten.load(Ordering::Relaxed);
+        format!(
+            "{rx} received, {replied} replied; dropped: {malformed} malformed, {unauth} unauthenticated, {limited} rate-limited; {forgot} sources forgotten (table bounded)"
+        )
     }
 }
 
@@ -69,23 +80,26 @@ struct Limiter {
 }
 
 impl Limiter {
-    fn allow(&mut self, src: SocketAddr, now_ns: u64) -> bool {
+    /// Whether `src` may have a reply now; true in the second field when a source was
+    /// forgotten to make room for it.
+    fn allow(&mut self, src: SocketAddr, now_ns: u64) -> (bool, bool) {
+        let mut forgot = false;
         if !self.table.contains_key(&src) && self.table.len() >= self.max {
             // Forget the least recently seen source.
             if let Some(old) = self.table.iter().min_by_key(|(_, b)| b.last_ns).map(|(a, _)| *a) {
                 self.table.remove(&old);
+                forgot = true;
             }
         }
         let rate = self.rate;
         let b = self.table.entry(src).or_insert(Bucket { tokens: rate, last_ns: now_ns });
         b.tokens = (b.tokens + (now_ns.saturating_sub(b.last_ns)) as f64 * rate / 1e9).min(rate);
         b.last_ns = now_ns;
-        if b.tokens >= 1.0 {
+        let ok = b.tokens >= 1.0;
+        if ok {
             b.tokens -= 1.0;
-            true
-        } else {
-            false
         }
+        (ok, forgot)
     }
 }
 
@@ -119,7 +133,11 @@ pub fn serve(
         if let Some(t) = &cfg.tap {
             t.arrived(probe.seq, probe.sent_mono_ns as i64);
         }
-        if !lim.allow(from, latlab_core::clock::monotonic_now()) {
+        let (ok, forgot) = lim.allow(from, latlab_core::clock::monotonic_now());
+        if forgot {
+            stats.sources_forgotten.fetch_add(1, Ordering::Relaxed);
+        }
+        if !ok {
             stats.rate_limited.fetch_add(1, Ordering::Relaxed);
             continue;
         }
@@ -170,12 +188,11 @@ mod tests {
     fn limiter_bounds_rate_and_table() {
         let mut l = Limiter { rate: 10.0, max: 2, table: HashMap::new() };
         let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
-        let allowed = (0..100).filter(|_| l.allow(a, 0)).count();
+        let allowed = (0..100).filter(|_| l.allow(a, 0).0).count();
         assert_eq!(allowed, 10, "one second's burst, then nothing without time passing");
-        assert!(l.allow(a, 200_000_000), "tokens come back with time");
-        for p in 2..50 {
-            l.allow(format!("127.0.0.1:{p}").parse().unwrap(), p as u64);
-        }
+        assert!(l.allow(a, 200_000_000).0, "tokens come back with time");
+        let forgotten = (2..50).filter(|&p| l.allow(format!("127.0.0.1:{p}").parse().unwrap(), p as u64).1).count();
         assert!(l.table.len() <= 2);
+        assert_eq!(forgotten, 48, "a in the table and one more: every later source forgets one");
     }
 }

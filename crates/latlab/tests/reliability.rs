@@ -123,3 +123,70 @@ fn two_processes_store_runs_in_one_database_at_once() {
     assert_eq!(a.len(), 6, "every run stored: {r}");
     assert!(a.iter().all(|x| x["status"] == "complete"));
 }
+
+/// The resident set of a process, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    s.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap()
+}
+
+#[test]
+fn udp_serve_outlives_a_junk_flood_while_a_probe_completes_and_says_what_it_dropped() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut server = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .args(["udp", "serve", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr =
+        line.split("reflecting on ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+    // The probe runs while 600 sockets (600 source ports) each send 50 junk datagrams: a
+    // bounded flood, all on loopback.
+    let probe = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["udp", "probe", &addr.to_string(), "--interval", "2ms", "--duration", "1s", "--wait", "500ms"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut junk_sent = 0u64;
+    for s in 0..600u32 {
+        let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        for i in 0..50u32 {
+            let mut junk = [0u8; 96];
+            junk[..4].copy_from_slice(&(s * 50 + i).to_le_bytes());
+            if sock.send_to(&junk[..(i as usize % 96) + 1], addr).is_ok() {
+                junk_sent += 1;
+            }
+        }
+    }
+    let out = probe.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("`loss.count`") && md.contains("`loss.ratio`"), "the probe reports its loss: {md}");
+    // The server is up, small, and counts what it dropped: on SIGUSR1, then on SIGTERM.
+    assert!(server.try_wait().unwrap().is_none(), "the flood ended the server");
+    let rss = rss_kib(server.id());
+    assert!(rss < 64 * 1024, "udp serve grew to {rss} KiB under the flood");
+    let pid = nix::unistd::Pid::from_raw(server.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGUSR1).unwrap();
+    line.clear();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("malformed") && line.contains("sources forgotten"), "{line}");
+    let malformed: u64 = line.split(" malformed").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(malformed > 0 && malformed <= junk_sent, "{line}");
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = server.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(status.success(), "{rest}");
+    assert!(rest.contains("udp serve: stopped: ") && rest.contains("replied"), "{rest}");
+}

@@ -84,12 +84,20 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 ..Default::default()
             };
             let r = latlab_udp::reflector::spawn(bind, cfg).with_context(|| format!("cannot listen on {bind}"))?;
-            eprintln!("udp serve: reflecting on {} (Ctrl-C stops)", r.addr);
-            wait_for_ctrl_c()?;
-            let (rx, replied, malformed, unauth, limited) = r.stats.snapshot();
+            latlab_core::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             eprintln!(
-                "udp serve: {rx} received, {replied} replied, {malformed} malformed, {unauth} unauthenticated, {limited} rate-limited"
+                "udp serve: reflecting on {} (pid {}; SIGUSR1 prints the counters, Ctrl-C or SIGTERM stops)",
+                r.addr,
+                std::process::id()
             );
+            install_interrupt()?;
+            while !stop_requested() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if latlab_core::interrupt::status_requested() {
+                    eprintln!("udp serve: {}", r.stats.line());
+                }
+            }
+            eprintln!("udp serve: stopped: {}", r.stats.line());
             Ok(crate::exit::OK)
         }
         Some(UdpCommand::Relay(r)) => {

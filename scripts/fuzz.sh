@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run latlab's fuzz targets for a bounded time each, from the corpus kept in the repository
+# (fuzz/seeds/TARGET), failing on the first crash, hang or leak; CI runs this. Needs a nightly
+# toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+#
+#   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [TARGET ...]
+#
+# Every target by default. Inputs found are written to fuzz/corpus/TARGET (not in git); with
+# --merge, those that reach new code are merged into fuzz/seeds/TARGET to be committed. A
+# crash leaves its input in fuzz/artifacts/TARGET and the command to replay it is printed.
+set -euo pipefail
+
+seconds=20 merge=0 targets=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --seconds) seconds=$2; shift 2 ;;
+        --merge) merge=1; shift ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+        *) targets+=("$1"); shift ;;
+    esac
+done
+cd "$(dirname "$0")/../fuzz"
+if [ ${#targets[@]} -eq 0 ]; then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+cargo +nightly fuzz build >/dev/null
+bin="target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
+failed=()
+for t in "${targets[@]}"; do
+    mkdir -p "corpus/$t" "seeds/$t"
+    echo "fuzz.sh: $t for ${seconds}s ($(ls "seeds/$t" | wc -l) inputs kept in the repository)"
+    # -rss_limit_mb: a decoder that allocates without bound is a failure, not a slow run.
+    if ! cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- \
+        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        > "corpus/$t.log" 2>&1; then
+        tail -40 "corpus/$t.log"
+        failed+=("$t")
+        continue
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "corpus/$t.log" | tr '\n' ' ' | sed "s/^/fuzz.sh: $t: /"
+    echo
+    if [ $merge -eq 1 ]; then
+        "$bin/$t" -merge=1 "seeds/$t" "corpus/$t" > "corpus/$t.merge.log" 2>&1
+        echo "fuzz.sh: $t: $(ls "seeds/$t" | wc -l) inputs kept after the merge"
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz.sh: FAILED: ${failed[*]} (inputs in fuzz/artifacts/; replay with cargo +nightly fuzz run TARGET FILE)" >&2
+    exit 1
+fi
+echo "fuzz.sh: every target ran ${seconds}s without a crash"

@@ -161,3 +161,22 @@ pub const CAPACITY_SECONDS: f64 = 10.0;
 pub const CAPACITY_LINK_FULL: f64 = 0.9;
 /// The server's CPU counts as the limit when it used 90 % of the machine's cores.
 pub const CAPACITY_CPU_FULL: f64 = 0.9;
+
+/// `display serve`: seconds a connection may take to send its hello. latlab's client sends it
+/// at once; 5 s leaves room for a slow link and a busy client, and frees an idle connection
+/// long before thousands can pile up.
+pub const HELLO_DEADLINE_SECS: f64 = 5.0;
+/// `display serve`: seconds a session may go without the client taking a byte (or, in an
+/// echo session, sending one): a viewer that stopped reading or went away without closing.
+/// Longer than any stall the studies measured (seconds), short enough to free its thread.
+pub const IDLE_TIMEOUT_SECS: f64 = 30.0;
+/// `display serve`: the longest session a hello may ask for (and an echo session may last):
+/// one hour, the studies' longest runs being minutes.
+pub const MAX_SESSION_SECS: f64 = 3600.0;
+/// `display serve`: sessions at once. Each costs two threads and a screen's buffers (a few
+/// MB); 64 is past the capacity experiment's largest sweep on a small server.
+pub const MAX_SESSIONS: usize = 64;
+/// `display serve`: connections waiting for their hello at once; past it the one waiting
+/// longest is closed, so idle connections cannot keep a real viewer out. A waiting connection
+/// holds a socket and nothing else until its first bytes (then at most a 1 KiB hello).
+pub const MAX_WAITING: usize = 256;

@@ -190,3 +190,68 @@ fn udp_serve_outlives_a_junk_flood_while_a_probe_completes_and_says_what_it_drop
     assert!(status.success(), "{rest}");
     assert!(rest.contains("udp serve: stopped: ") && rest.contains("replied"), "{rest}");
 }
+
+/// Threads of a process.
+fn threads(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    s.lines().find_map(|l| l.strip_prefix("Threads:")).unwrap().trim().parse().unwrap()
+}
+
+#[test]
+fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer_completes() {
+    use std::io::BufRead;
+    // 1,000 client sockets here, beside the test harness's own descriptors.
+    let (_, hard) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
+    nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard.min(8192), hard).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut server = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .args(["display", "serve", "--listen", "127.0.0.1:0", "--max-sessions", "2", "--max-waiting", "2000"])
+        .args(["--hello-deadline", "60s", "--max-session", "5s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line.split("listening on ").nth(1).and_then(|r| r.split(' ').next()).unwrap().to_string();
+    let base = threads(server.id());
+    let idle: Vec<std::net::TcpStream> = (0..1000).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
+    let pid = nix::unistd::Pid::from_raw(server.id() as i32);
+    // Wait (by the server's own count) until all 1,000 are accepted.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGUSR1).unwrap();
+        line.clear();
+        err.read_line(&mut line).unwrap();
+        if line.contains("1000 connections") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server never accepted them all: {line}");
+    }
+    assert_eq!(threads(server.id()), base, "an idle connection costs no thread");
+    // A real viewer gets its session and completes.
+    let view = latlab(d)
+        .args(["display", "view", &addr, "--seconds", "1", "--width", "320", "--height", "240"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&view).contains("# latlab display"));
+    // Refusals the client reports: a session longer than the server allows.
+    latlab(d)
+        .args(["display", "view", &addr, "--seconds", "10", "--width", "320", "--height", "240"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the server refused the session: a session of 10.0 s is longer"));
+    assert!(threads(server.id()) <= base + 2 * 2, "sessions are bounded: {} threads", threads(server.id()));
+    drop(idle);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert!(server.wait().unwrap().success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(rest.contains("display serve: stopped: ") && rest.contains("1 too long"), "{rest}");
+}

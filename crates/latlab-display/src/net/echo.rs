@@ -66,6 +66,7 @@ pub(crate) fn serve_echo(
     cfg: &SessionConfig,
     working_set_mib: u32,
     early: &[u8],
+    bounds: SessionBounds,
 ) -> Result<ServerReport, NetError> {
     let mut rep = ServerReport::default();
     let mut ws = WorkingSet::new(working_set_mib);
@@ -87,6 +88,8 @@ pub(crate) fn serve_echo(
     let (mut head, mut tail) = (0usize, early.len());
     let mut events = Vec::with_capacity(64);
     let mut eof = false;
+    // Last time the client took or sent a byte (the idle timeout's clock).
+    let mut activity = start;
     let mut dirty = true;
     let mut update_bytes = 0u64;
     let mut encoded_at = 0u64;
@@ -118,7 +121,11 @@ pub(crate) fn serve_echo(
             encoded_at = monotonic_now();
         }
         let c3 = thread_cpu_now();
+        let sent_before = at;
         push(s, &pending, &mut at, &mut rep.writes)?;
+        if at > sent_before {
+            activity = monotonic_now();
+        }
         if at == pending.len() {
             pending.clear();
             at = 0;
@@ -140,6 +147,16 @@ pub(crate) fn serve_echo(
         }
         if latlab_core::interrupt::stop_requested() {
             return Err(NetError::Protocol("interrupted".into()));
+        }
+        let now = monotonic_now();
+        if now - start > bounds.max_ns {
+            return Err(NetError::Protocol(format!(
+                "the session passed the server's bound of {:.0} s (--max-session)",
+                bounds.max_ns as f64 / 1e9
+            )));
+        }
+        if now - activity >= bounds.idle_ns {
+            return Err(super::server::idle(bounds.idle_ns));
         }
         // Wait for input, or for room to send.
         let mut flags = nix::poll::PollFlags::empty();
@@ -163,7 +180,10 @@ pub(crate) fn serve_echo(
                         eof = true;
                         break;
                     }
-                    Ok(n) => tail += n,
+                    Ok(n) => {
+                        tail += n;
+                        activity = monotonic_now();
+                    }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(IoFailed::new("receiving keys", e).into()),
@@ -225,7 +245,7 @@ pub(crate) fn serve_echo(
     }
     record(&mut pending, RECORD_COST, &[rep.render_ns, rep.encode_ns, rep.send_ns]);
     record(&mut pending, RECORD_END, &[rep.frames, rep.sent, rep.dropped, rep.screen_hash]);
-    flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
+    flush(s, &mut pending, &mut at, &mut rep.writes, None, bounds.idle_ns)?;
     rep.wall_ns = monotonic_now() - start;
     Ok(rep)
 }

@@ -17,19 +17,22 @@
 //! coalesces updates for a slow client.
 
 //!
-//! Files: `hello.rs` (the hello line), `server.rs` (serving a session), `client.rs` (the
+//! Files: `hello.rs` (the hello line), `gate.rs` (`display serve`'s front door: hellos
+//! awaited in one thread, bounded), `server.rs` (serving a session), `client.rs` (the
 //! receiving side and its CPU accounting); this file holds what both ends share.
 
 mod client;
 mod echo;
+mod gate;
 mod hello;
 mod server;
 mod typist;
 
 pub use client::{ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
 pub use echo::KeyTimes;
+pub use gate::{GateStats, Limits, SessionBounds, serve_bounded};
 pub use hello::{hello_line, parse_hello};
-pub use server::{ServerReport, serve, serve_connection};
+pub use server::{ServerReport, serve_connection};
 pub use typist::{KeyRecord, TypingReport, TypistConfig, type_on};
 
 use crate::decoder::DecodeError;

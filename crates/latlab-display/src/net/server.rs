@@ -11,7 +11,6 @@ use crate::workload::FrameOut;
 use latlab_core::clock::{monotonic_now, thread_cpu_now};
 use std::io::{BufRead, BufReader};
 use std::net::Shutdown;
-use std::sync::Arc;
 
 /// What the server did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -140,15 +139,19 @@ pub(crate) fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &m
     Ok(())
 }
 
-/// Flush `pending` until `deadline` (monotonic ns; `None`: until all is sent).
+/// Flush `pending` until `deadline` (monotonic ns; `None`: until all is sent, failing once
+/// the client has taken nothing for `idle_ns`).
 pub(crate) fn flush(
     s: &mut TcpStream,
     pending: &mut Vec<u8>,
     at: &mut usize,
     writes: &mut u64,
     deadline: Option<u64>,
+    idle_ns: u64,
 ) -> Result<(), NetError> {
+    let mut progress = monotonic_now();
     loop {
+        let before = *at;
         push(s, pending, at, writes)?;
         if *at == pending.len() {
             pending.clear();
@@ -158,46 +161,79 @@ pub(crate) fn flush(
         if latlab_core::interrupt::stop_requested() {
             return Err(NetError::Protocol("interrupted".into()));
         }
+        let now = monotonic_now();
+        if *at > before {
+            progress = now;
+        } else if now - progress >= idle_ns {
+            return Err(idle(idle_ns));
+        }
         let timeout_ms = match deadline {
             Some(d) => {
-                let now = monotonic_now();
                 if now >= d {
                     return Ok(());
                 }
                 (d - now).div_ceil(1_000_000)
             }
-            None => 1000,
+            None => (progress + idle_ns - now).div_ceil(1_000_000).min(1000),
         };
         wait(s, nix::poll::PollFlags::POLLOUT, timeout_ms).doing("waiting to send")?;
     }
 }
 
-/// Serve one connection: read the hello, run the session it asks for, report.
+/// The error of a session whose client went quiet for `idle_ns`.
+pub(crate) fn idle(idle_ns: u64) -> NetError {
+    NetError::Protocol(format!("the client took nothing for {:.1} s (idle timeout)", idle_ns as f64 / 1e9))
+}
+
+/// Serve one connection: read the hello, run the session it asks for, report. For callers
+/// that trust their peer (the experiments' own loopback pairs): the hello is read blocking,
+/// and the session has the default bounds. `display serve` goes through [`super::gate`].
 pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
-    stream.set_nodelay(true).doing("turning Nagle off")?;
     let mut reader = BufReader::new(stream.try_clone().doing("cloning the socket")?);
     let mut line = String::new();
     (&mut reader).take(MAX_HELLO as u64).read_line(&mut line).doing("reading the hello")?;
-    let mut w = stream.try_clone().doing("cloning the socket")?;
-    let (cfg, pace) = match parse_hello(line.trim_end()) {
-        Ok(x) => x,
-        Err(e) => {
-            let _ = w.write_all(format!("ERR {e}\n").as_bytes());
-            return Err(NetError::Protocol(format!("hello refused: {e}")));
-        }
-    };
-    w.write_all(b"OK\n").doing("answering the hello")?;
-    // Whatever the client sent after the hello is input; the reader keeps it.
+    // Whatever the client sent after the hello is input; the reader kept it.
     let early = reader.buffer().to_vec();
+    match parse_hello(line.trim_end()) {
+        Ok((cfg, pace)) => run_session(stream, cfg, pace, &early, SessionBounds::default()),
+        Err(e) => {
+            let mut w = stream;
+            let _ = w.write_all(format!("ERR {e}\n").as_bytes());
+            Err(NetError::Protocol(format!("hello refused: {e}")))
+        }
+    }
+}
+
+/// Run the session a valid hello asked for on `stream` (blocking): answer `OK`, serve, count
+/// the input that comes back (`early`: what arrived with the hello), report.
+pub(crate) fn run_session(
+    stream: TcpStream,
+    cfg: SessionConfig,
+    pace: Pace,
+    early: &[u8],
+    bounds: SessionBounds,
+) -> Result<ServerReport, NetError> {
+    stream.set_nodelay(true).doing("turning Nagle off")?;
+    let mut w = stream.try_clone().doing("cloning the socket")?;
+    w.write_all(b"OK\n").doing("answering the hello")?;
     if let Pace::Echo { working_set_mib } = pace {
-        drop(reader);
-        let r = super::echo::serve_echo(&mut w, &cfg, working_set_mib, &early);
+        let r = super::echo::serve_echo(&mut w, &cfg, working_set_mib, early, bounds);
         let _ = w.shutdown(Shutdown::Write);
         return r;
     }
-    let input = std::thread::spawn(move || read_input(reader.into_inner(), &early));
-    let r = serve_session(&mut w, &cfg, pace);
+    let early = early.to_vec();
+    let input = std::thread::spawn(move || read_input(stream, &early));
+    let r = serve_session(&mut w, &cfg, pace, bounds);
     let _ = w.shutdown(Shutdown::Write);
+    // The client closes once it has read the end; one that does not is cut off after the
+    // idle timeout, so the input thread always ends.
+    let until = monotonic_now() + bounds.idle_ns;
+    while !input.is_finished() && monotonic_now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    if !input.is_finished() {
+        let _ = w.shutdown(Shutdown::Both);
+    }
     let counted = input.join().unwrap_or_default();
     let mut r = r?;
     r.input_pdus = counted.pdus;
@@ -207,7 +243,12 @@ pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
     Ok(r)
 }
 
-fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<ServerReport, NetError> {
+fn serve_session(
+    s: &mut TcpStream,
+    cfg: &SessionConfig,
+    pace: Pace,
+    bounds: SessionBounds,
+) -> Result<ServerReport, NetError> {
     let mut rep = ServerReport::default();
     s.set_nonblocking(true).doing("making the socket non-blocking")?;
     let mut canvas = Canvas::new(cfg.width, cfg.height);
@@ -228,12 +269,14 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
         match pace {
             Pace::RealTime => {
                 let deadline = start + k * period;
-                flush(s, &mut pending, &mut at, &mut rep.writes, Some(deadline))?;
+                flush(s, &mut pending, &mut at, &mut rep.writes, Some(deadline), bounds.idle_ns)?;
                 if monotonic_now() < deadline {
                     latlab_core::clock::clock_nanosleep_abs(deadline);
                 }
             }
-            Pace::FlatOut | Pace::Echo { .. } => flush(s, &mut pending, &mut at, &mut rep.writes, None)?,
+            Pace::FlatOut | Pace::Echo { .. } => {
+                flush(s, &mut pending, &mut at, &mut rep.writes, None, bounds.idle_ns)?
+            }
         }
         let c1 = thread_cpu_now();
         rep.send_ns += c1 - c0;
@@ -270,7 +313,7 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
         push(s, &pending, &mut at, &mut rep.writes)?;
         rep.send_ns += thread_cpu_now() - c3;
     }
-    flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
+    flush(s, &mut pending, &mut at, &mut rep.writes, None, bounds.idle_ns)?;
     // Whatever the dropped frames left behind goes now, so both ends end equal.
     if canvas.to_fb(&mut screen) || rep.dropped > 0 {
         for pdu in enc.encode(&screen, &[], &[]) {
@@ -284,38 +327,9 @@ fn serve_session(s: &mut TcpStream, cfg: &SessionConfig, pace: Pace) -> Result<S
     (rep.cache_hits, rep.cache_misses) = (enc.stats.cache_hits, enc.stats.cache_misses);
     record(&mut pending, RECORD_COST, &[rep.render_ns, rep.encode_ns, rep.send_ns]);
     record(&mut pending, RECORD_END, &[rep.frames, rep.sent, rep.dropped, rep.screen_hash]);
-    flush(s, &mut pending, &mut at, &mut rep.writes, None)?;
+    flush(s, &mut pending, &mut at, &mut rep.writes, None, bounds.idle_ns)?;
     rep.wall_ns = monotonic_now() - start;
     Ok(rep)
-}
-
-/// Listen on `listener` and serve each connection on its own thread; `once` returns after
-/// the first. `report` is told of every connection's end.
-pub fn serve(
-    listener: &TcpListener,
-    once: bool,
-    report: impl Fn(std::net::SocketAddr, Result<ServerReport, NetError>) + Send + Sync + 'static,
-) -> Result<(), NetError> {
-    let report = Arc::new(report);
-    for conn in listener.incoming() {
-        if latlab_core::interrupt::stop_requested() {
-            break;
-        }
-        let stream = match conn {
-            Ok(s) => s,
-            Err(_) if latlab_core::interrupt::stop_requested() => break,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(IoFailed::new("accepting a connection", e).into()),
-        };
-        let peer = stream.peer_addr().doing("reading the peer's address")?;
-        if once {
-            report(peer, serve_connection(stream));
-            return Ok(());
-        }
-        let report = report.clone();
-        std::thread::spawn(move || report(peer, serve_connection(stream)));
-    }
-    Ok(())
 }
 
 // ---- the client ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 //! Arguments of `latlab display` (seeds 000 and 003).
 
-use super::choice;
+use super::{choice, parse_duration_ns};
 use clap::{Args, Subcommand};
 use latlab_display::policy::PolicyKind;
 use latlab_display::wire::{Codec, Crypto};
@@ -205,6 +205,40 @@ pub struct DisplayServe {
     /// Serve one connection, then exit.
     #[arg(long)]
     pub once: bool,
+    /// Time a connection has to send its hello before it is closed.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::HELLO_DEADLINE_SECS))]
+    pub hello_deadline: u64,
+    /// Time a session may go without the client taking (or, typing, sending) a byte.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::IDLE_TIMEOUT_SECS))]
+    pub idle_timeout: u64,
+    /// Longest session a client may ask for.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::MAX_SESSION_SECS))]
+    pub max_session: u64,
+    /// Sessions at once; a client past it is refused ("busy").
+    #[arg(long, default_value_t = latlab_display::defaults::MAX_SESSIONS)]
+    pub max_sessions: usize,
+    /// Connections waiting for their hello at once; past it the one waiting longest is closed.
+    #[arg(long, default_value_t = latlab_display::defaults::MAX_WAITING)]
+    pub max_waiting: usize,
+}
+
+impl DisplayServe {
+    /// The server's limits.
+    pub fn limits(&self) -> latlab_display::net::Limits {
+        use std::time::Duration;
+        latlab_display::net::Limits {
+            hello_deadline: Duration::from_nanos(self.hello_deadline),
+            idle_timeout: Duration::from_nanos(self.idle_timeout),
+            max_session: Duration::from_nanos(self.max_session),
+            max_sessions: self.max_sessions,
+            max_waiting: self.max_waiting,
+        }
+    }
+}
+
+/// Seconds as `--help` shows a duration.
+fn dur_secs(s: f64) -> String {
+    super::dur((s * 1e9) as u64)
 }
 
 /// `latlab display view`.

@@ -54,18 +54,37 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             measure::<DisplayCapacity>(db, cfg)
         }
         DisplayCommand::Serve(s) => {
+            let limits = s.limits();
+            limits.validate().map_err(super::Usage)?;
             install_interrupt()?;
+            latlab_core::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             let listener = std::net::TcpListener::bind(&s.listen)
                 .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", s.listen))?;
             eprintln!(
-                "display serve: listening on {} — run `latlab display view HOST` on the client ({})",
+                "display serve: listening on {} (pid {}) — run `latlab display view HOST` on the client ({}; SIGUSR1 prints the counters)",
                 listener.local_addr()?,
-                if s.once { "one session" } else { "Ctrl-C to stop" }
+                std::process::id(),
+                if s.once { "one session" } else { "Ctrl-C or SIGTERM stops" }
             );
-            net::serve(&listener, s.once, |peer, r| match r {
-                Ok(r) => eprintln!("{peer}: {}", r.summary()),
-                Err(e) => eprintln!("{peer}: {e}"),
-            })?;
+            let stats = std::sync::Arc::new(net::GateStats::default());
+            let st = stats.clone();
+            let gate = std::thread::spawn(move || {
+                net::serve_bounded(&listener, s.once, limits, st, &latlab_core::interrupt::stop_requested, |peer, r| {
+                    match r {
+                        Ok(r) => eprintln!("{peer}: {}", r.summary()),
+                        Err(e) => eprintln!("{peer}: {e}"),
+                    }
+                })
+            });
+            while !gate.is_finished() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if latlab_core::interrupt::status_requested() {
+                    eprintln!("display serve: {}", stats.line());
+                }
+            }
+            let r = gate.join().map_err(|_| anyhow::anyhow!("the display server's thread panicked"))?;
+            eprintln!("display serve: stopped: {}", stats.line());
+            r?;
             Ok(crate::exit::OK)
         }
         DisplayCommand::View(v) => {

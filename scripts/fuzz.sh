@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Run latlab's fuzz targets for a bounded time each, from the corpus kept in the repository
-# (fuzz/seeds/TARGET), failing on the first crash, hang or leak; CI runs this. Needs a nightly
-# toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# (fuzz/seeds/TARGET/: hand-written examples; fuzz/seeds/TARGET.tar.gz: what earlier runs
+# found), failing on the first crash, hang or leak; CI runs this. Needs a nightly toolchain
+# and cargo-fuzz (`cargo install cargo-fuzz`).
 #
 #   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [TARGET ...]
 #
 # Every target by default. Inputs found are written to fuzz/corpus/TARGET (not in git); with
-# --merge, those that reach new code are merged into fuzz/seeds/TARGET to be committed. A
+# --merge, fuzz/seeds/TARGET.tar.gz becomes the smallest set of kept and found inputs that
+# covers what they all cover, to be committed. A
 # crash leaves its input in fuzz/artifacts/TARGET and the command to replay it is printed.
 set -euo pipefail
 
@@ -15,7 +17,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds=$2; shift 2 ;;
         --merge) merge=1; shift ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -29,7 +31,10 @@ bin="target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 failed=()
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "seeds/$t"
-    echo "fuzz.sh: $t for ${seconds}s ($(ls "seeds/$t" | wc -l) inputs kept in the repository)"
+    if [ -f "seeds/$t.tar.gz" ]; then
+        tar xzf "seeds/$t.tar.gz" -C "corpus/$t"
+    fi
+    echo "fuzz.sh: $t for ${seconds}s ($(ls "corpus/$t" | wc -l) inputs from the repository's corpus, $(ls "seeds/$t" | wc -l) examples)"
     # -rss_limit_mb: a decoder that allocates without bound is a failure, not a slow run.
     if ! cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
@@ -41,8 +46,12 @@ for t in "${targets[@]}"; do
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "corpus/$t.log" | tr '\n' ' ' | sed "s/^/fuzz.sh: $t: /"
     echo
     if [ $merge -eq 1 ]; then
-        "$bin/$t" -merge=1 "seeds/$t" "corpus/$t" > "corpus/$t.merge.log" 2>&1
-        echo "fuzz.sh: $t: $(ls "seeds/$t" | wc -l) inputs kept after the merge"
+        # The smallest set of inputs (kept and found) that covers what they all cover.
+        rm -rf "corpus/$t.min" && mkdir -p "corpus/$t.min"
+        "$bin/$t" -merge=1 "corpus/$t.min" "seeds/$t" "corpus/$t" > "corpus/$t.merge.log" 2>&1
+        tar czf "seeds/$t.tar.gz" --sort=name --mtime=@0 --owner=0 --group=0 -C "corpus/$t.min" .
+        echo "fuzz.sh: $t: $(ls "corpus/$t.min" | wc -l) inputs kept in seeds/$t.tar.gz"
+        rm -rf "corpus/$t.min"
     fi
 done
 if [ ${#failed[@]} -gt 0 ]; then

@@ -11,6 +11,7 @@ pub mod experiment;
 pub mod export;
 pub mod interrupt;
 pub mod ioerr;
+pub mod leftovers;
 pub mod load;
 pub mod machine;
 pub mod netlab;

@@ -116,20 +116,7 @@ impl Drop for NetLab {
 
 /// Remove namespaces left by latlab runs that no longer exist (killed before cleaning up).
 fn remove_stale() {
-    let Ok(d) = std::fs::read_dir("/run/netns") else { return };
-    for e in d.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let parts: Vec<&str> = name.split('-').collect();
-        let stale = match parts[..] {
-            ["latlab", pid, _, "c" | "s"] => {
-                pid.parse::<u32>().is_ok_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
-            }
-            _ => false,
-        };
-        if stale {
-            let _ = ip(&["netns", "del", &name]);
-        }
-    }
+    crate::leftovers::clear(&crate::leftovers::stale_netns(std::path::Path::new("/run/netns")));
 }
 
 /// Move the calling thread into namespace `ns`.

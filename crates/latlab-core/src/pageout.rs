@@ -145,15 +145,11 @@ impl Drop for SwapFile {
 
 /// Remove swap files left by latlab runs that no longer exist.
 fn remove_stale(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let Some(pid) = name.strip_prefix("latlab-swap-").and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = sh("swapoff", &[&e.path().to_string_lossy()]);
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    let swaps: Vec<_> = crate::leftovers::stale_files(dir)
+        .into_iter()
+        .filter(|l| matches!(l, crate::leftovers::Leftover::Swap(_)))
+        .collect();
+    crate::leftovers::clear(&swaps);
 }
 
 #[cfg(test)]

@@ -272,7 +272,8 @@ struct ServerProc {
 }
 
 impl ServerProc {
-    fn start(exe: &PathBuf, lab: Option<&NetLab>) -> Result<Self, String> {
+    /// Start the server for sessions of up to `most` at once.
+    fn start(exe: &PathBuf, lab: Option<&NetLab>, most: usize) -> Result<Self, String> {
         let host = if lab.is_some() { SERVER_ADDR } else { "127.0.0.1" };
         let mut cmd = match lab {
             Some(l) => {
@@ -282,7 +283,10 @@ impl ServerProc {
             }
             None => std::process::Command::new(exe),
         };
+        latlab_core::leftovers::mark(&mut cmd);
+        // Every session of the largest step at once, and room for them all to wait.
         cmd.args(["display", "serve", "--listen", &format!("{host}:0")])
+            .args(["--max-sessions", &most.to_string(), "--max-waiting", &(2 * most).to_string()])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped());
@@ -458,7 +462,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     };
     let client_ns = lab.as_ref().map(|l| l.client.clone());
     let server = match &cfg.server_exe {
-        Some(exe) => Some(ServerProc::start(exe, lab.as_ref())?),
+        Some(exe) => Some(ServerProc::start(exe, lab.as_ref(), cfg.ramp.iter().copied().max().unwrap_or(1))?),
         None => None,
     };
     if server.is_none() {

@@ -385,9 +385,13 @@ pub enum Input {
 pub fn encode_input(events: &[Input], out: &mut Vec<u8>) {
     let start = out.len();
     let n = events.len();
-    out.push(if n <= 15 { (n as u8) << 2 } else { 0 });
+    // numEvents in the header's four bits when 1–15; otherwise 0 there and the count in a
+    // byte of its own (2.2.8.1.2: a header count of 0 means the byte follows, so no events
+    // also needs it).
+    let in_header = (1..=15).contains(&n);
+    out.push(if in_header { (n as u8) << 2 } else { 0 });
     out.extend_from_slice(&[0, 0]);
-    if n > 15 {
+    if !in_header {
         out.push(n.min(255) as u8);
     }
     for e in events.iter().take(255) {
@@ -498,5 +502,12 @@ mod tests {
         encode_input(&many, &mut out);
         assert_eq!(decode_input(&out).unwrap(), many);
         assert!(decode_input(&out[..out.len() - 1]).is_err());
+        // No events: a header count of 0 says the count byte follows (found by fuzzing: the
+        // encoder once left it out, and the decoder rightly refused the PDU).
+        out.clear();
+        encode_input(&[], &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(decode_input(&out).unwrap(), vec![]);
+        assert_eq!(decode_input(&[0, 3, 0]).unwrap(), vec![], "the fuzzer's input: a 1-byte length");
     }
 }

@@ -275,7 +275,7 @@ fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
         ));
     }
     let mut undo = Undo::new();
-    let name = format!("{}-pressure", latlab_core::defaults::TUNE_CGROUP_PREFIX);
+    let name = format!("{}-pressure", latlab_core::leftovers::name("tune"));
     let mib = |m: usize| (m << 20).to_string();
     let built = (|| -> Result<(Group, Group), String> {
         let top = cgroup::create(&mut undo, &h, "memory", &name)?;
@@ -470,7 +470,7 @@ mod tests {
         assert_eq!(rec.get_series("pressure.d150.warm_start").unwrap().values.len(), 2);
         assert_eq!(rec.paper.len(), 1);
         let h = cgroup::find("memory").unwrap();
-        let name = format!("{}-pressure", latlab_core::defaults::TUNE_CGROUP_PREFIX);
+        let name = format!("{}-pressure", latlab_core::leftovers::name("tune"));
         assert!(!h.root().join(name).exists(), "the groups are removed");
     }
 }

@@ -164,6 +164,8 @@ fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureEr
 
 /// Measure the boot into a record.
 pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result<RunRecord, BootMeasureError> {
+    // Services a killed boot measure left running go before this one starts its own.
+    latlab_core::leftovers::clear(&latlab_core::leftovers::stale_processes(std::path::Path::new("/proc")));
     let mut rec = RunRecord::begin("boot");
     rec.config("experiment", "measure");
     let mut fixtures = Vec::new();

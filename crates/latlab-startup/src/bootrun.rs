@@ -284,6 +284,7 @@ pub fn run_once(spec: &BootSpec) -> Result<BootTimes, BootError> {
         for i in boot.startable() {
             let s = &spec.services[i];
             let mut cmd = Command::new(&s.command[0]);
+            latlab_core::leftovers::mark(&mut cmd);
             cmd.args(&s.command[1..]).stdin(Stdio::null()).stderr(Stdio::null()).process_group(0);
             cmd.stdout(if matches!(s.ready, Ready::Line(_)) { Stdio::piped() } else { Stdio::null() });
             let mut child = cmd.spawn().map_err(|source| BootError::Spawn {

@@ -175,7 +175,8 @@ pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> 
     use std::io::Write;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     const BLOCK: usize = 4096;
-    let path = dir.join(format!("latlab-randread-{}", std::process::id()));
+    latlab_core::leftovers::clear(&latlab_core::leftovers::stale_paths(dir, "randread"));
+    let path = dir.join(latlab_core::leftovers::name("randread"));
     struct Remove<'a>(&'a Path);
     impl Drop for Remove<'_> {
         fn drop(&mut self) {

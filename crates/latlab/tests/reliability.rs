@@ -255,3 +255,83 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
     assert!(rest.contains("display serve: stopped: ") && rest.contains("1 too long"), "{rest}");
 }
+
+#[test]
+fn what_a_killed_run_left_behind_is_found_and_removed_by_latlab_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pidfile = d.join("svc.pid");
+    let file = d.join("boot.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "format = \"latlab.boot/1\"\ntarget = \"ui\"\n\n[[service]]\nname = \"hang\"\ncommand = [\"sh\", \"-c\", \"echo $$ > {}; exec sleep 33.5\"]\nready = {{ line = \"never\" }}\n\n[[service]]\nname = \"ui\"\ncommand = [\"true\"]\nafter = [\"hang\"]\nready = {{ exit = true }}\n",
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("latlab");
+    // A boot measure (its service never ready) and, as root, a shaped link (network
+    // namespaces): both killed mid-way, with SIGKILL, so neither can clean up.
+    let mut boot = std::process::Command::new(&bin)
+        .current_dir(d)
+        .args(["boot", "measure", file.to_str().unwrap(), "--runs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let root = nix::unistd::Uid::effective().is_root() && Path::new("/run").exists();
+    let mut net = root.then(|| {
+        std::process::Command::new(&bin)
+            .current_dir(d)
+            .args(["stall", "net", "--loads", "0,1", "--step", "60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let svc: i32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse().ok()) {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "the boot's service never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let ns_of = |pid: u32| format!("/run/netns/latlab-{pid}-0-c");
+    if let Some(n) = &net {
+        while !Path::new(&ns_of(n.id())).exists() {
+            assert!(Instant::now() < deadline, "stall net never made its namespaces");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    } else {
+        latlab_core::testing::skip("network namespaces need root: only the boot's service was left behind");
+    }
+    boot.kill().unwrap();
+    boot.wait().unwrap();
+    if let Some(n) = net.as_mut() {
+        n.kill().unwrap();
+        n.wait().unwrap();
+    }
+    assert!(Path::new(&format!("/proc/{svc}")).exists(), "the service outlived its latlab");
+
+    let out = latlab(d).args(["clean", "--dry-run"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains(&format!("would remove process {svc} (sleep 33.5)")), "{text}");
+    assert!(Path::new(&format!("/proc/{svc}")).exists(), "a dry run removes nothing");
+    let out = latlab(d).args(["clean"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains(&format!("removed process {svc} (sleep 33.5)")), "{text}");
+    if let Some(n) = &net {
+        let ns = format!("latlab-{}-0-c", n.id());
+        assert!(text.contains(&format!("removed network namespace {ns}")), "{text}");
+        assert!(!Path::new(&ns_of(n.id())).exists());
+    }
+    // Killed and reaped by init: gone (a zombie's /proc entry goes once it is reaped).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(format!("/proc/{svc}/stat")).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(Instant::now() < deadline, "the service is still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    latlab(d).args(["clean"]).assert().success().stdout(predicate::str::contains("nothing left behind by latlab"));
+}

@@ -109,6 +109,8 @@ pub fn create(undo: &mut Undo, h: &Hierarchy, controller: &str, name: &str) -> R
 /// children on v2 first). On undo its processes go back to `parent` and it is removed.
 pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path, name: &str) -> Result<Group, String> {
     let root = parent.to_path_buf();
+    // Groups a killed latlab left here go first (their processes back to this parent).
+    crate::leftovers::clear(&crate::leftovers::stale_cgroups(&root));
     if let Hierarchy::V2(_) = h {
         let ctl = root.join("cgroup.subtree_control");
         let on = std::fs::read_to_string(&ctl).map_err(|e| format!("reading {}: {e}", ctl.display()))?;

@@ -5,7 +5,7 @@
 
 use super::cgroup::{self, Hierarchy, Moved};
 use super::change::{ChangeError, IrqMove, Undo, cpu_list, irqs_off, parse_cpu_list};
-use crate::defaults::TUNE_CGROUP_PREFIX;
+
 use std::path::Path;
 
 /// What the shield did.
@@ -59,7 +59,7 @@ pub fn shield(undo: &mut Undo, cpu: usize, keep: &[i32]) -> Result<Shielded, Cha
     let h = cgroup::find("cpuset").map_err(needs)?;
     let mut mine = Undo::new();
     let fail = |u: Undo, what: &str, e: String| u.fail(what, e);
-    let g = match cgroup::create(&mut mine, &h, "cpuset", &format!("{TUNE_CGROUP_PREFIX}-others")) {
+    let g = match cgroup::create(&mut mine, &h, "cpuset", &format!("{}-others", crate::leftovers::name("tune"))) {
         Ok(g) => g,
         Err(e) => return Err(fail(mine, "making the cpuset for everything else", e)),
     };
@@ -123,7 +123,7 @@ mod tests {
         assert!(u.describe().iter().any(|d| d.contains("removed")), "{:?}", u.describe());
         assert!(s.tasks.moved > 0, "{}", s.describe());
         let root = cgroup::find("cpuset").unwrap();
-        let others = root.root().join(format!("{TUNE_CGROUP_PREFIX}-others"));
+        let others = root.root().join(format!("{}-others", crate::leftovers::name("tune")));
         assert!(others.is_dir());
         assert!(cgroup::procs(root.root()).contains(&me), "latlab itself stays");
         drop(u);
@@ -155,6 +155,6 @@ mod tests {
         let (irqs_after, _) = snapshot();
         assert_eq!(irqs_before, irqs_after, "{}", s.describe());
         let root = cgroup::find("cpuset").unwrap();
-        assert!(!root.root().join(format!("{TUNE_CGROUP_PREFIX}-others")).exists());
+        assert!(!root.root().join(format!("{}-others", crate::leftovers::name("tune"))).exists());
     }
 }

@@ -127,6 +127,10 @@ pub enum Command {
     /// intervals over the rounds, and a verdict (helps, no effect detectable, hurts, mixed).
     /// Every change to the machine is undone. `--list` names the remedies.
     Tune(TuneArgs),
+    /// Find and remove what killed latlab runs left behind: network namespaces, cgroups,
+    /// swap files, temporary files, and processes latlab started. Each carries a latlab name
+    /// with its owner's pid; only those whose owner is gone are touched.
+    Clean(CleanArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),
     /// Write latlab's man pages (one per subcommand) into a directory.
@@ -163,6 +167,14 @@ pub struct SuiteArgs {
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
     u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// `latlab clean`.
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Only say what would be removed.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `latlab runs`.

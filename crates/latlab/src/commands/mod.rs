@@ -3,6 +3,7 @@
 //! the store, saving a run, printing to stdout so that a closed pipe ends quietly.
 
 mod boot;
+mod clean;
 mod codec;
 mod compare;
 mod completions;
@@ -48,6 +49,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),
         Command::Tune(a) => tune::run(&db, cli.strict, a),
+        Command::Clean(a) => clean::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
     }

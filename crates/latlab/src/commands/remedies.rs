@@ -393,7 +393,7 @@ pub fn all() -> Vec<Remedy> {
                         return Err(needs("root".into()));
                     }
                     let h = cgroup::find("cpu").map_err(needs)?;
-                    let prefix = latlab_core::defaults::TUNE_CGROUP_PREFIX;
+                    let prefix = latlab_core::leftovers::name("tune");
                     let mut u = Undo::new();
                     let mut made = Vec::new();
                     for (name, factor) in [("interactive", 8.0), ("load", 1.0)] {
@@ -565,7 +565,7 @@ mod tests {
                 return;
             }
         };
-        let prefix = latlab_core::defaults::TUNE_CGROUP_PREFIX;
+        let prefix = latlab_core::leftovers::name("tune");
         let (inter, load) = (h.root().join(format!("{prefix}-interactive")), h.root().join(format!("{prefix}-load")));
         let Plan::DisplayLatency(arms) = find("cpu-share").unwrap().plan else {
             panic!("cpu-share is a display latency remedy")

@@ -1,0 +1,323 @@
+//! Leftovers: what a killed latlab leaves on the machine — network namespaces, cgroups, swap
+//! files, temporary files and directories, and processes it started (servers, boot services,
+//! spinners). Every such object carries a latlab name with its owner's pid (`latlab-<what>-<pid>`;
+//! processes carry `LATLAB_OWNER=<pid>` in their environment), so once that pid is gone it is
+//! found and removed — by the next run that would make one like it, or by `latlab clean` —
+//! and nothing else is ever touched.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable that marks a process latlab started, with its owner's pid.
+pub const OWNER_ENV: &str = "LATLAB_OWNER";
+
+/// The latlab name of an object of kind `what` owned by this process: `latlab-<what>-<pid>`.
+pub fn name(what: &str) -> String {
+    format!("latlab-{what}-{}", std::process::id())
+}
+
+/// Mark a process about to be started as this latlab's.
+pub fn mark(cmd: &mut Command) -> &mut Command {
+    cmd.env(OWNER_ENV, std::process::id().to_string())
+}
+
+/// The owner's pid in a latlab name: `latlab-` and then the first segment that is a number
+/// (`latlab-swap-123`, `latlab-123-0-c`, `latlab-tune-123-others`). None: not latlab's.
+pub fn owner(name: &str) -> Option<u32> {
+    name.strip_prefix("latlab-")?.split(['-', '.']).find_map(|s| s.parse::<u32>().ok().filter(|p| *p > 0))
+}
+
+/// Whether process `pid` is alive (this one always is).
+fn alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// One leftover found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leftover {
+    /// A network namespace (`ip netns`), with the veth end inside it.
+    Netns(String),
+    /// A cgroup directory (its subgroups go with it).
+    Cgroup(PathBuf),
+    /// A swap file (swapped off, then removed).
+    Swap(PathBuf),
+    /// A temporary file or directory.
+    Path(PathBuf),
+    /// A process latlab started.
+    Process {
+        /// Its pid.
+        pid: i32,
+        /// Its command line.
+        cmd: String,
+    },
+}
+
+impl Leftover {
+    /// What it is, for the line `latlab clean` prints.
+    pub fn describe(&self) -> String {
+        match self {
+            Leftover::Netns(n) => format!("network namespace {n}"),
+            Leftover::Cgroup(p) => format!("cgroup {}", p.display()),
+            Leftover::Swap(p) => format!("swap file {}", p.display()),
+            Leftover::Path(p) => format!("temporary {}", p.display()),
+            Leftover::Process { pid, cmd } => format!("process {pid} ({cmd})"),
+        }
+    }
+
+    /// Remove it.
+    pub fn remove(&self) -> Result<(), String> {
+        match self {
+            Leftover::Netns(n) => run("ip", &["netns", "del", n]),
+            Leftover::Cgroup(p) => remove_cgroup(p),
+            Leftover::Swap(p) => {
+                let _ = run("swapoff", &[&p.to_string_lossy()]);
+                std::fs::remove_file(p).map_err(|e| format!("removing {}: {e}", p.display()))
+            }
+            Leftover::Path(p) => if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+                .map_err(|e| format!("removing {}: {e}", p.display())),
+            Leftover::Process { pid, .. } => {
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), nix::sys::signal::Signal::SIGKILL)
+                    .map_err(|e| format!("killing {pid}: {e}"))
+            }
+        }
+    }
+}
+
+fn run(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{cmd} {}`: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// Where leftovers are looked for.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// `ip netns`'s directory.
+    pub netns: PathBuf,
+    /// Cgroup hierarchies' roots.
+    pub cgroups: Vec<PathBuf>,
+    /// Directories of swap files and temporary files.
+    pub dirs: Vec<PathBuf>,
+    /// `/proc`, for processes.
+    pub proc: PathBuf,
+}
+
+impl Places {
+    /// This machine's: `/run/netns`, every mounted cgroup hierarchy, the swap directory and
+    /// the temporary directory, `/proc`.
+    pub fn here() -> Self {
+        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+        let cgroups = mounts
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() > 2 && (f[2] == "cgroup" || f[2] == "cgroup2")).then(|| PathBuf::from(f[1]))
+            })
+            .collect();
+        let mut dirs = vec![PathBuf::from(crate::defaults::SWAP_DIR), std::env::temp_dir()];
+        dirs.dedup();
+        Self { netns: "/run/netns".into(), cgroups, dirs, proc: "/proc".into() }
+    }
+}
+
+/// Entries of `dir` with a latlab name whose owner is gone.
+fn stale_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut v: Vec<PathBuf> = d
+        .flatten()
+        .filter(|e| owner(&e.file_name().to_string_lossy()).is_some_and(|p| !alive(p)))
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Cgroups under `root` (one level down) with a latlab name whose owner is gone.
+pub fn stale_cgroups(root: &Path) -> Vec<Leftover> {
+    stale_in(root).into_iter().filter(|p| p.is_dir()).map(Leftover::Cgroup).collect()
+}
+
+/// Processes marked with [`OWNER_ENV`] whose owner is gone.
+pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
+    let Ok(d) = std::fs::read_dir(proc) else { return Vec::new() };
+    let mut v = Vec::new();
+    for e in d.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(env) = std::fs::read(e.path().join("environ")) else { continue };
+        let key = format!("{OWNER_ENV}=");
+        let owner = env
+            .split(|&b| b == 0)
+            .find_map(|kv| kv.strip_prefix(key.as_bytes()))
+            .and_then(|p| std::str::from_utf8(p).ok()?.parse::<u32>().ok());
+        if let Some(o) = owner {
+            // A process of a live latlab, or that latlab itself (a child inherits the mark).
+            if alive(o) || o == pid as u32 {
+                continue;
+            }
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ").trim().to_string();
+            v.push(Leftover::Process { pid, cmd });
+        }
+    }
+    v.sort_by_key(|l| match l {
+        Leftover::Process { pid, .. } => *pid,
+        _ => 0,
+    });
+    v
+}
+
+/// Network namespaces in `dir` (`/run/netns`) whose owner is gone.
+pub fn stale_netns(dir: &Path) -> Vec<Leftover> {
+    stale_in(dir)
+        .into_iter()
+        .filter_map(|p| Some(Leftover::Netns(p.file_name()?.to_string_lossy().to_string())))
+        .collect()
+}
+
+/// Entries of a swap or temporary directory whose owner is gone (swap files told apart).
+pub fn stale_files(dir: &Path) -> Vec<Leftover> {
+    stale_in(dir)
+        .into_iter()
+        .map(|p| {
+            let swap = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("latlab-swap-"));
+            if swap { Leftover::Swap(p) } else { Leftover::Path(p) }
+        })
+        .collect()
+}
+
+/// Everything left behind, processes first (they may hold the rest).
+pub fn find(places: &Places) -> Vec<Leftover> {
+    let mut v = stale_processes(&places.proc);
+    v.extend(stale_netns(&places.netns));
+    for root in &places.cgroups {
+        v.extend(stale_cgroups(root));
+    }
+    for dir in &places.dirs {
+        v.extend(stale_files(dir));
+    }
+    v
+}
+
+/// Remove each leftover; what was removed and what could not be, in order.
+pub fn remove_all(found: &[Leftover]) -> Vec<(String, Result<(), String>)> {
+    found.iter().map(|l| (l.describe(), l.remove())).collect()
+}
+
+/// Remove what a run about to make objects like these finds left behind, saying so on stderr
+/// (a run goes on whether or not each removal worked).
+pub fn clear(found: &[Leftover]) {
+    for (what, r) in remove_all(found) {
+        match r {
+            Ok(()) => eprintln!("latlab: removed {what}, left by a latlab that is gone"),
+            Err(e) => eprintln!("latlab: could not remove {what} (left by a latlab that is gone): {e}"),
+        }
+    }
+}
+
+/// Entries of `dir` named `latlab-<what>-<pid>…` whose owner is gone (temporary files and
+/// directories of one kind).
+pub fn stale_paths(dir: &Path, what: &str) -> Vec<Leftover> {
+    let prefix = format!("latlab-{what}-");
+    stale_in(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+        .map(Leftover::Path)
+        .collect()
+}
+
+/// Remove a cgroup directory: its subgroups first, each one's processes moved to its parent.
+fn remove_cgroup(dir: &Path) -> Result<(), String> {
+    if let Ok(d) = std::fs::read_dir(dir) {
+        for e in d.flatten() {
+            if e.path().is_dir() {
+                remove_cgroup(&e.path())?;
+            }
+        }
+    }
+    let parent = dir.parent().ok_or("a cgroup without a parent")?;
+    for pid in crate::tune::cgroup::procs(dir) {
+        let _ = std::fs::write(parent.join("cgroup.procs"), pid.to_string());
+    }
+    std::fs::remove_dir(dir).map_err(|e| format!("removing {}: {e}", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pid no process has (above the kernel's pid_max limit of 2^22).
+    const GONE: u32 = 0x7FFF_FFF0;
+
+    #[test]
+    fn owners_are_read_from_latlab_names_only() {
+        assert_eq!(owner("latlab-swap-123"), Some(123));
+        assert_eq!(owner("latlab-123-0-c"), Some(123));
+        assert_eq!(owner("latlab-tune-77-others"), Some(77));
+        assert_eq!(owner("latlab-boot-bad-9.toml"), Some(9));
+        assert_eq!(owner("latlab-tune-others"), None, "no pid: not a name this latlab writes");
+        assert_eq!(owner("latlab.db"), None);
+        assert_eq!(owner("mylatlab-swap-123"), None);
+        assert_eq!(owner("systemd-123"), None);
+        assert_eq!(name("swap"), format!("latlab-swap-{}", std::process::id()));
+        assert_eq!(owner(&name("x")), Some(std::process::id()));
+    }
+
+    #[test]
+    fn stale_files_dirs_and_groups_are_found_and_removed_and_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let (netns, cg, dir) = (t.path().join("netns"), t.path().join("cg"), t.path().join("tmp"));
+        for d in [&netns, &cg, &dir] {
+            std::fs::create_dir(d).unwrap();
+        }
+        let gone = |w: &str| format!("latlab-{w}-{GONE}");
+        std::fs::write(dir.join(gone("randread")), b"x").unwrap();
+        std::fs::create_dir(dir.join(gone("launch"))).unwrap();
+        std::fs::write(dir.join(gone("launch")).join("f"), b"x").unwrap();
+        std::fs::write(dir.join(name("randread")), b"mine, alive").unwrap();
+        std::fs::write(dir.join("latlab.db"), b"not a leftover").unwrap();
+        std::fs::write(dir.join("other-123"), b"not latlab's").unwrap();
+        std::fs::create_dir(cg.join(gone("throttle"))).unwrap();
+        std::fs::create_dir(cg.join("user.slice")).unwrap();
+        let places =
+            Places { netns, cgroups: vec![cg.clone()], dirs: vec![dir.clone()], proc: t.path().join("noproc") };
+        let found = find(&places);
+        assert_eq!(
+            found,
+            vec![
+                Leftover::Cgroup(cg.join(gone("throttle"))),
+                Leftover::Path(dir.join(gone("launch"))),
+                Leftover::Path(dir.join(gone("randread"))),
+            ]
+        );
+        // A plain directory stands in for the cgroup here: it has no cgroup.procs.
+        for (what, r) in remove_all(&found) {
+            assert!(r.is_ok(), "{what}: {r:?}");
+        }
+        assert!(find(&places).is_empty());
+        for kept in [dir.join(name("randread")), dir.join("latlab.db"), dir.join("other-123"), cg.join("user.slice")] {
+            assert!(kept.exists(), "{} was touched", kept.display());
+        }
+    }
+
+    #[test]
+    fn a_marked_process_whose_owner_is_gone_is_found_and_killed() {
+        // A child marked as a gone latlab's, and one marked as ours (alive: left alone).
+        let mut orphan = Command::new("sleep");
+        orphan.arg("30").env(OWNER_ENV, GONE.to_string());
+        let mut orphan = orphan.spawn().unwrap();
+        let mut ours = Command::new("sleep");
+        mark(ours.arg("30"));
+        let mut ours = ours.spawn().unwrap();
+        let found = stale_processes(Path::new("/proc"));
+        let me = Leftover::Process { pid: orphan.id() as i32, cmd: "sleep 30".into() };
+        assert!(found.contains(&me), "{found:?}");
+        assert!(!found.iter().any(|l| matches!(l, Leftover::Process { pid, .. } if *pid == ours.id() as i32)));
+        me.remove().unwrap();
+        assert!(!orphan.wait().unwrap().success(), "killed");
+        ours.kill().unwrap();
+        ours.wait().unwrap();
+    }
+}

@@ -311,6 +311,15 @@ mod tests {
         let mut ours = Command::new("sleep");
         mark(ours.arg("30"));
         let mut ours = ours.spawn().unwrap();
+        // spawn returns once exec has closed the child's descriptors, a moment before the
+        // kernel sets its environment's bounds (environ reads empty until then): wait for it.
+        for id in [orphan.id(), ours.id()] {
+            let t = std::time::Instant::now();
+            while std::fs::read(format!("/proc/{id}/environ")).map_or(true, |e| e.is_empty()) {
+                assert!(t.elapsed() < std::time::Duration::from_secs(10), "no environment for {id}");
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
         let found = stale_processes(Path::new("/proc"));
         let me = Leftover::Process { pid: orphan.id() as i32, cmd: "sleep 30".into() };
         assert!(found.contains(&me), "{found:?}");

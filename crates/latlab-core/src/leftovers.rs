@@ -67,10 +67,10 @@ impl Leftover {
     /// Remove it.
     pub fn remove(&self) -> Result<(), String> {
         match self {
-            Leftover::Netns(n) => run("ip", &["netns", "del", n]),
+            Leftover::Netns(n) => crate::pageout::sh("ip", &["netns", "del", n]),
             Leftover::Cgroup(p) => remove_cgroup(p),
             Leftover::Swap(p) => {
-                let _ = run("swapoff", &[&p.to_string_lossy()]);
+                let _ = crate::pageout::sh("swapoff", &[&p.to_string_lossy()]);
                 std::fs::remove_file(p).map_err(|e| format!("removing {}: {e}", p.display()))
             }
             Leftover::Path(p) => if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
@@ -80,15 +80,6 @@ impl Leftover {
                     .map_err(|e| format!("killing {pid}: {e}"))
             }
         }
-    }
-}
-
-fn run(cmd: &str, args: &[&str]) -> Result<(), String> {
-    let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{cmd} {}`: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
     }
 }
 

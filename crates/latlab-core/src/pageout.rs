@@ -68,7 +68,8 @@ pub fn swap_free_kib() -> u64 {
     meminfo_kib("SwapFree").unwrap_or(0)
 }
 
-fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
+/// Run a system command; its stderr is the error when it fails.
+pub(crate) fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
     let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
     if out.status.success() {
         Ok(())

@@ -14,6 +14,23 @@ fn latlab(dir: &Path) -> Command {
     c
 }
 
+/// Start a latlab server (`args`) in `dir`; returns it, its stderr, and its first line (where
+/// it listens).
+fn server(dir: &Path, args: &[&str]) -> (std::process::Child, std::io::BufReader<std::process::ChildStderr>, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    (child, err, line)
+}
+
 fn runs(dir: &Path) -> serde_json::Value {
     let out = latlab(dir).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
     serde_json::from_slice(&out).unwrap()
@@ -135,16 +152,7 @@ fn udp_serve_outlives_a_junk_flood_while_a_probe_completes_and_says_what_it_drop
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut server = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
-        .current_dir(d)
-        .args(["udp", "serve", "--bind", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
+    let (mut server, mut err, mut line) = server(d, &["udp", "serve", "--bind", "127.0.0.1:0"]);
     let addr: std::net::SocketAddr =
         line.split("reflecting on ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
     // The probe runs while 600 sockets (600 source ports) each send 50 junk datagrams: a
@@ -205,17 +213,23 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
     nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard.min(8192), hard).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut server = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
-        .current_dir(d)
-        .args(["display", "serve", "--listen", "127.0.0.1:0", "--max-sessions", "2", "--max-waiting", "2000"])
-        .args(["--hello-deadline", "60s", "--max-session", "5s"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
+    let (mut server, mut err, mut line) = server(
+        d,
+        &[
+            "display",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-sessions",
+            "2",
+            "--max-waiting",
+            "2000",
+            "--hello-deadline",
+            "60s",
+            "--max-session",
+            "5s",
+        ],
+    );
     let addr = line.split("listening on ").nth(1).and_then(|r| r.split(' ').next()).unwrap().to_string();
     let base = threads(server.id());
     let idle: Vec<std::net::TcpStream> = (0..1000).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();

@@ -21,6 +21,7 @@ pub mod progress;
 pub mod record;
 pub mod report;
 pub mod selftest;
+pub mod slots;
 pub mod spin;
 pub mod stats;
 pub mod store;

@@ -7,41 +7,15 @@
 
 use crate::signal::Signal;
 use latlab_core::clock::{Nanos, Periodic, Timebase};
+pub use latlab_core::slots::Slots;
 use latlab_core::stats::{self, Summary};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Marks a pulse a level did not serve.
 pub const MISSED: i64 = i64::MIN;
 
 /// Published instead of a pulse number to tell level 2 to finish.
 pub const STOP: u64 = u64::MAX;
-
-/// Per-pulse latencies a level writes as it runs and another thread may read meanwhile (a
-/// checkpoint): one relaxed atomic store per pulse, as cheap as a plain store, no lock.
-#[derive(Debug)]
-pub struct Slots(Vec<AtomicI64>);
-
-impl Slots {
-    /// `pulses` slots, each [`MISSED`] until written.
-    pub fn new(pulses: usize) -> Self {
-        Self((0..pulses).map(|_| AtomicI64::new(MISSED)).collect())
-    }
-    /// Number of slots.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    /// True without slots.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    fn set(&self, k: usize, v: i64) {
-        self.0[k].store(v, Ordering::Relaxed);
-    }
-    /// The first `n` slots as they are now (a slot not yet written reads [`MISSED`]).
-    pub fn snapshot(&self, n: usize) -> Vec<i64> {
-        self.0[..n.min(self.0.len())].iter().map(|a| a.load(Ordering::Relaxed)).collect()
-    }
-}
 
 /// What level 1 recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +43,7 @@ pub fn level1(
     progress: &AtomicU64,
     stop: &dyn Fn() -> bool,
 ) -> Level1 {
-    level1_into(tb, sched, &Slots::new(pulses), seq, signal, progress, stop)
+    level1_into(tb, sched, &Slots::new(pulses, MISSED), seq, signal, progress, stop)
 }
 
 /// [`level1`] writing into `latency` (one slot per pulse), which another thread may read while
@@ -115,7 +89,7 @@ pub fn level1_into(
 /// means level 2 was still busy (or not yet scheduled) when the next stimulus arrived — the
 /// skipped pulses stay [`MISSED`].
 pub fn level2(tb: &dyn Timebase, sched: Periodic, pulses: usize, seq: &AtomicU64, signal: &dyn Signal) -> Vec<i64> {
-    level2_into(tb, sched, &Slots::new(pulses), seq, signal)
+    level2_into(tb, sched, &Slots::new(pulses, MISSED), seq, signal)
 }
 
 /// [`level2`] writing into `latency`, which another thread may read while it runs.

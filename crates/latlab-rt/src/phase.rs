@@ -78,7 +78,8 @@ pub fn run_watched(
     let start = AtomicU64::new(0);
     let l2_tid = std::sync::atomic::AtomicI32::new(0);
     let clock = MonotonicClock::new();
-    let (l1_slots, l2_slots) = (Slots::new(pulses), Slots::new(if with_l2 { pulses } else { 0 }));
+    let (l1_slots, l2_slots) =
+        (Slots::new(pulses, chain::MISSED), Slots::new(if with_l2 { pulses } else { 0 }, chain::MISSED));
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let (l1, l2, caps) = std::thread::scope(|s| {
         let h2 = with_l2.then(|| {

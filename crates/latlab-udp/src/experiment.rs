@@ -1,7 +1,7 @@
 //! `latlab udp` as an [`Experiment`]: the suite's two runs (clean loopback, then seed 002's
 //! hold-and-release pattern through the relay), progress, and errors mapped to the contract's.
 
-use crate::{UdpConfig, UdpError, defaults as d, run};
+use crate::{UdpConfig, UdpError, defaults as d};
 use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 
 /// Isochronous UDP interval timing (seed 002).
@@ -53,6 +53,6 @@ impl Experiment for Udp {
         )
     }
     fn run(cfg: &UdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        Ok(run(cfg, ctx.progress.clone())?.into())
+        Ok(crate::run_checkpointed(cfg, ctx.progress.clone(), &ctx.checkpoint)?.into())
     }
 }

@@ -137,6 +137,16 @@ pub enum UdpError {
 
 /// Run `latlab udp` as configured; `progress` counts packets sent.
 pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpError> {
+    run_checkpointed(cfg, progress, &latlab_core::checkpoint::Checkpoint::default())
+}
+
+/// [`run`], storing the packets whose fate is known through `ckpt` while it runs, so a kill
+/// loses at most the last checkpoint's interval (and the loss wait).
+pub fn run_checkpointed(
+    cfg: &UdpConfig,
+    progress: Arc<AtomicU64>,
+    ckpt: &latlab_core::checkpoint::Checkpoint,
+) -> Result<RunRecord, UdpError> {
     cfg.validate().map_err(UdpError::Config)?;
     let mut rec = RunRecord::begin("udp");
     rec.config("udp", cfg);
@@ -172,7 +182,19 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
         wait_ns: cfg.wait_ns,
         same_clock,
     };
-    let (trace, counts) = probe::run(&pc, &progress)?;
+    let count = cfg.count();
+    let so_far = rec.clone();
+    let mut look = |t: analysis::Trace| {
+        let n = t.sent_mono.len();
+        let mut partial = so_far.clone();
+        report::fill(&mut partial, cfg, &t, &probe::ProbeCounts::default(), None);
+        partial.warn(format!(
+            "checkpoint: the {n} of {count} packets whose loss wait had passed (send errors and missed deadlines are counted at the end)"
+        ));
+        ckpt.save(partial);
+    };
+    let watch = ckpt.every().map(|every| probe::Watch { every, look: &mut look });
+    let (trace, counts) = probe::run_watched(&pc, &progress, watch)?;
     // Stopping the reflector drops its tap, which ends the player's stream.
     let reflector_stats = refl.map(|r| {
         let s = r.stats.snapshot();

@@ -8,6 +8,7 @@ use crate::socket::{TimestampedSocket, cmsg_buffer};
 use crate::wire::{self, Packet};
 use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, unix_now_ns};
 use latlab_core::interrupt::stop_requested;
+use latlab_core::slots::Slots;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,27 +58,54 @@ pub struct ProbeCounts {
     pub timer_slack_ns: Option<u64>,
 }
 
+/// What the two threads write per packet, readable while they run (a checkpoint).
+struct Shared {
+    sent_mono: Slots,
+    sent_wall: Slots,
+    rx_client: Slots,
+    refl_rx: Slots,
+    refl_tx: Slots,
+    /// Packets sent so far (published after their slots).
+    sent: AtomicU64,
+}
+
+impl Shared {
+    fn new(n: usize) -> Self {
+        let z = || Slots::new(n, 0);
+        Self { sent_mono: z(), sent_wall: z(), rx_client: z(), refl_rx: z(), refl_tx: z(), sent: AtomicU64::new(0) }
+    }
+    /// The first `n` packets as a trace.
+    fn trace(&self, n: usize, cfg: &ProbeConfig, start: u64) -> Trace {
+        let mut t = Trace::with_capacity(0, cfg.interval_ns, start, cfg.same_clock);
+        t.sent_mono = self.sent_mono.snapshot(n).into_iter().map(|v| v as u64).collect();
+        t.sent_wall = self.sent_wall.snapshot(n);
+        t.rx_client = self.rx_client.snapshot(n);
+        t.refl_rx = self.refl_rx.snapshot(n);
+        t.refl_tx = self.refl_tx.snapshot(n);
+        t
+    }
+}
+
+/// Who looks at a probe while it runs: every `every`, `look` gets the trace of the packets
+/// whose fate is known (sent more than the loss wait ago). The watching thread takes the
+/// snapshot; sender and receiver never wait for it.
+pub struct Watch<'a> {
+    /// Interval between looks.
+    pub every: std::time::Duration,
+    /// Called with the trace so far.
+    pub look: &'a mut (dyn FnMut(Trace) + Send),
+}
+
 struct Replies {
-    rx_client: Vec<i64>,
-    refl_rx: Vec<i64>,
-    refl_tx: Vec<i64>,
     duplicates: u64,
     malformed: u64,
     unauthenticated: u64,
     foreign: u64,
 }
 
-fn receive(sock: &TimestampedSocket, cfg: &ProbeConfig, done_at: &AtomicU64) -> std::io::Result<Replies> {
+fn receive(sock: &TimestampedSocket, cfg: &ProbeConfig, done_at: &AtomicU64, sh: &Shared) -> std::io::Result<Replies> {
     let n = cfg.count;
-    let mut r = Replies {
-        rx_client: vec![0; n],
-        refl_rx: vec![0; n],
-        refl_tx: vec![0; n],
-        duplicates: 0,
-        malformed: 0,
-        unauthenticated: 0,
-        foreign: 0,
-    };
+    let mut r = Replies { duplicates: 0, malformed: 0, unauthenticated: 0, foreign: 0 };
     let mut buf = vec![0u8; wire::MAX_SIZE + 64];
     let mut cmsg = cmsg_buffer();
     let key = cfg.key.as_deref();
@@ -95,12 +123,12 @@ fn receive(sock: &TimestampedSocket, cfg: &ProbeConfig, done_at: &AtomicU64) -> 
                 let k = p.seq as usize;
                 if k >= n {
                     r.foreign += 1;
-                } else if r.rx_client[k] != 0 {
+                } else if sh.rx_client.get(k) != 0 {
                     r.duplicates += 1;
                 } else {
-                    r.rx_client[k] = got.kernel_rx_ns;
-                    r.refl_rx[k] = p.refl_rx_ns;
-                    r.refl_tx[k] = p.refl_tx_ns;
+                    sh.refl_rx.set(k, p.refl_rx_ns);
+                    sh.refl_tx.set(k, p.refl_tx_ns);
+                    sh.rx_client.set(k, got.kernel_rx_ns);
                 }
             }
             Err(wire::WireError::Auth) => r.unauthenticated += 1,
@@ -113,6 +141,15 @@ fn receive(sock: &TimestampedSocket, cfg: &ProbeConfig, done_at: &AtomicU64) -> 
 
 /// Send `count` probes and collect the replies. Progress counts packets sent.
 pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, ProbeCounts)> {
+    run_watched(cfg, progress, None)
+}
+
+/// [`run`], with a [`Watch`] called while it runs.
+pub fn run_watched(
+    cfg: &ProbeConfig,
+    progress: &AtomicU64,
+    watch: Option<Watch<'_>>,
+) -> std::io::Result<(Trace, ProbeCounts)> {
     let bind: SocketAddr = if cfg.target.is_ipv6() { "[::]:0".parse().unwrap() } else { "0.0.0.0:0".parse().unwrap() };
     let sock = Arc::new(TimestampedSocket::bind(bind)?);
     let done_at = Arc::new(AtomicU64::new(0));
@@ -124,13 +161,26 @@ pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, P
     };
     // The sender is the calling thread: 1 ns timer slack, so sleeps end on time.
     let slack = latlab_core::clock::set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS).ok();
-    let (replies, mut trace, mut counts) = std::thread::scope(|s| {
+    let sh = Shared::new(cfg.count);
+    let start = clock.now() + LEAD_NS;
+    let (replies, mut counts) = std::thread::scope(|s| {
         let rx = {
-            let (sock, done_at) = (sock.clone(), done_at.clone());
-            s.spawn(move || receive(&sock, cfg, &done_at))
+            let (sock, done_at, sh) = (sock.clone(), done_at.clone(), &sh);
+            s.spawn(move || receive(&sock, cfg, &done_at, sh))
         };
-        let start = clock.now() + LEAD_NS;
-        let mut trace = Trace::with_capacity(cfg.count, cfg.interval_ns, start, cfg.same_clock);
+        let (stop_watch, watching) = std::sync::mpsc::channel::<()>();
+        if let Some(w) = watch {
+            let sh = &sh;
+            s.spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watching.recv_timeout(w.every) {
+                    // Packets whose loss wait has passed: their fate is known.
+                    let sent = sh.sent.load(Ordering::Acquire) as usize;
+                    let known = monotonic_now().saturating_sub(cfg.wait_ns);
+                    let n = (0..sent).rev().find(|&k| sh.sent_mono.get(k) as u64 <= known).map_or(0, |k| k + 1);
+                    (w.look)(sh.trace(n, cfg, start));
+                }
+            });
+        }
         let mut counts = ProbeCounts::default();
         let mut buf = vec![0u8; len];
         let key = cfg.key.as_deref();
@@ -155,19 +205,19 @@ pub fn run(cfg: &ProbeConfig, progress: &AtomicU64) -> std::io::Result<(Trace, P
             if t > planned + cfg.interval_ns {
                 counts.timer_missed += 1;
             }
-            trace.sent_mono[k] = t;
-            trace.sent_wall[k] = wall;
+            sh.sent_mono.set(k, t as i64);
+            sh.sent_wall.set(k, wall);
+            sh.sent.store(k as u64 + 1, Ordering::Release);
             prev = t;
             progress.fetch_add(1, Ordering::Relaxed);
         }
         done_at.store(monotonic_now(), Ordering::Release);
         let replies = rx.join().expect("receiver thread panicked");
-        (replies, trace, counts)
+        drop(stop_watch);
+        (replies, counts)
     });
     let r = replies?;
-    trace.rx_client = r.rx_client;
-    trace.refl_rx = r.refl_rx;
-    trace.refl_tx = r.refl_tx;
+    let mut trace = sh.trace(cfg.count, cfg, start);
     trace.duplicates = r.duplicates;
     counts.malformed = r.malformed;
     counts.unauthenticated = r.unauthenticated;

@@ -36,52 +36,66 @@ fn runs(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap()
 }
 
-#[test]
-fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    // Two minutes of rt, checkpointed every 0.2 s: it can only end by the kill.
+/// Start `latlab --checkpoint 0.2 ARGS` in `d` (a run that would last minutes), wait until a
+/// checkpoint holds samples, SIGKILL it, and return the stored run's sample count.
+fn kill_after_a_checkpoint(d: &Path, args: &[&str]) -> i64 {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
         .env_remove("LATLAB_DB")
-        .args(["--checkpoint", "0.2", "rt", "--duration", "120s", "--rate", "2000", "--no-mlock"])
+        .args(["--checkpoint", "0.2"])
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     // Wait (by what is stored, not by time) until a checkpoint holds samples, then SIGKILL.
     let deadline = Instant::now() + Duration::from_secs(90);
+    let before = if d.join("latlab.db").exists() { runs(d).as_array().map_or(0, |a| a.len()) } else { 0 };
     loop {
         if d.join("latlab.db").exists() {
             let r = runs(d);
-            if r.as_array().is_some_and(|a| a.len() == 1 && a[0]["samples"].as_i64().unwrap_or(0) > 0) {
+            if r.as_array().is_some_and(|a| a.len() == before + 1 && a[0]["samples"].as_i64().unwrap_or(0) > 0) {
                 break;
             }
         }
         assert!(Instant::now() < deadline, "no checkpoint was stored");
-        assert!(child.try_wait().unwrap().is_none(), "rt ended before it was killed");
+        assert!(child.try_wait().unwrap().is_none(), "{args:?} ended before it was killed");
         std::thread::sleep(Duration::from_millis(100));
     }
     child.kill().unwrap();
     child.wait().unwrap();
-
     let r = runs(d);
-    assert_eq!(r.as_array().unwrap().len(), 1);
     assert_eq!(r[0]["status"], "incomplete");
-    let samples = r[0]["samples"].as_i64().unwrap();
+    r[0]["samples"].as_i64().unwrap()
+}
+
+#[test]
+fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two minutes of udp on loopback, killed: the packets whose loss wait had passed are kept.
+    kill_after_a_checkpoint(d, &["udp", "--duration", "120s", "--interval", "1ms", "--wait", "100ms"]);
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let sent = rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == "packets.sent").unwrap();
+    assert!(sent["value"].as_i64().unwrap() > 0 && sent["value"].as_i64().unwrap() < 120_000);
+    // Two minutes of rt, killed the same way.
+    let samples = kill_after_a_checkpoint(d, &["rt", "--duration", "120s", "--rate", "2000", "--no-mlock"]);
+    let r = runs(d);
+    assert_eq!(r.as_array().unwrap().len(), 2);
     assert!(samples > 0);
     // show, export and report all read it, and say what incomplete means.
     latlab(d).args(["show", "latest"]).assert().success().stdout(
-        predicate::str::contains("# latlab rt #1 — incomplete").and(predicate::str::contains("last checkpoint")),
+        predicate::str::contains("# latlab rt #2 — incomplete").and(predicate::str::contains("last checkpoint")),
     );
-    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let json = latlab(d).args(["export", "2", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(rec["status"], "incomplete");
     let pulses = rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == "unloaded.pulses").unwrap();
     assert!(pulses["value"].as_i64().unwrap() > 0 && pulses["value"].as_i64().unwrap() < 240_000);
     assert!(rec["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with("checkpoint: ")));
     latlab(d)
-        .args(["export", "1", "--format", "csv"])
+        .args(["export", "2", "--format", "csv"])
         .assert()
         .success()
         .stdout(predicate::str::contains("unloaded.l1.latency,ns,0,"));
@@ -94,7 +108,7 @@ fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
         .assert()
         .success();
     let r = runs(d);
-    assert_eq!(r.as_array().unwrap().len(), 2);
+    assert_eq!(r.as_array().unwrap().len(), 3);
     assert_eq!((r[0]["status"].as_str(), r[1]["status"].as_str()), (Some("complete"), Some("incomplete")));
     assert_eq!(r[1]["samples"].as_i64().unwrap(), samples, "the killed run is left as it was");
     latlab(d).args(["--checkpoint=-1", "runs"]).assert().code(2).stderr(predicate::str::contains("0 or more"));

@@ -131,12 +131,35 @@ pub fn stale_cgroups(root: &Path) -> Vec<Leftover> {
     stale_in(root).into_iter().filter(|p| p.is_dir()).map(Leftover::Cgroup).collect()
 }
 
-/// Processes marked with [`OWNER_ENV`] whose owner is gone.
+/// Names (`comm`) of the children latlab forks without exec (spinners, memory children): they
+/// die with their parent (`PR_SET_PDEATHSIG`); one whose parent is no longer a latlab is left
+/// over.
+pub const FORKED_NAMES: [&str; 2] = ["latlab-spinner", "latlab-memchild"];
+
+/// A process's name (`comm`) and parent pid, from `/proc/PID/stat`.
+fn comm_and_parent(proc: &Path, pid: i32) -> Option<(String, i32)> {
+    let stat = std::fs::read_to_string(proc.join(pid.to_string()).join("stat")).ok()?;
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let ppid = stat[close + 1..].split_whitespace().nth(1)?.parse().ok()?;
+    Some((stat[open + 1..close].to_string(), ppid))
+}
+
+/// Processes marked with [`OWNER_ENV`] whose owner is gone, and forked children named in
+/// [`FORKED_NAMES`] whose parent is not a latlab.
 pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
     let Ok(d) = std::fs::read_dir(proc) else { return Vec::new() };
     let mut v = Vec::new();
     for e in d.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if let Some((comm, ppid)) = comm_and_parent(proc, pid) {
+            if FORKED_NAMES.contains(&comm.as_str()) {
+                let parent = comm_and_parent(proc, ppid).map(|(c, _)| c).unwrap_or_default();
+                if parent != "latlab" && !parent.starts_with("latlab-") {
+                    v.push(Leftover::Process { pid, cmd: comm });
+                }
+                continue;
+            }
+        }
         let Ok(env) = std::fs::read(e.path().join("environ")) else { continue };
         let key = format!("{OWNER_ENV}=");
         let owner = env
@@ -319,5 +342,24 @@ mod tests {
         assert!(!orphan.wait().unwrap().success(), "killed");
         ours.kill().unwrap();
         ours.wait().unwrap();
+    }
+
+    #[test]
+    fn a_spinner_whose_parent_is_not_latlab_is_found() {
+        // `sleep` under a spinner's name, started by this test binary (not named latlab).
+        let t = tempfile::tempdir().unwrap();
+        let exe = t.path().join(FORKED_NAMES[0]);
+        std::os::unix::fs::symlink("/bin/sleep", &exe).unwrap();
+        let mut child = Command::new(&exe).arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        let t0 = std::time::Instant::now();
+        while comm_and_parent(Path::new("/proc"), pid).is_none_or(|(c, _)| c != FORKED_NAMES[0]) {
+            assert!(t0.elapsed() < std::time::Duration::from_secs(10), "the child never took its name");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let found = stale_processes(Path::new("/proc"));
+        assert!(found.contains(&Leftover::Process { pid, cmd: FORKED_NAMES[0].into() }), "{found:?}");
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 }

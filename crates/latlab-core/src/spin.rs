@@ -65,6 +65,8 @@ fn fork_spinner(sched: SpinSched) -> nix::Result<Pid> {
         -1 => Err(nix::Error::last()),
         0 => unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            // A latlab name (see latlab_core::leftovers), should the parent's death go unseen.
+            libc::prctl(libc::PR_SET_NAME, b"latlab-spinner\0".as_ptr() as libc::c_ulong, 0, 0, 0);
             if libc::getppid() != parent {
                 libc::_exit(0);
             }

@@ -66,7 +66,7 @@ fn fork_spinner(sched: SpinSched) -> nix::Result<Pid> {
         0 => unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
             // A latlab name (see latlab_core::leftovers), should the parent's death go unseen.
-            libc::prctl(libc::PR_SET_NAME, b"latlab-spinner\0".as_ptr() as libc::c_ulong, 0, 0, 0);
+            libc::prctl(libc::PR_SET_NAME, c"latlab-spinner".as_ptr() as libc::c_ulong, 0, 0, 0);
             if libc::getppid() != parent {
                 libc::_exit(0);
             }

@@ -171,7 +171,7 @@ fn fork_child(role: Role) -> std::io::Result<Child> {
         unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
             // A latlab name (see latlab_core::leftovers), should the parent's death go unseen.
-            libc::prctl(libc::PR_SET_NAME, b"latlab-memchild\0".as_ptr() as libc::c_ulong, 0, 0, 0);
+            libc::prctl(libc::PR_SET_NAME, c"latlab-memchild".as_ptr() as libc::c_ulong, 0, 0, 0);
             if libc::getppid() != parent {
                 libc::_exit(0);
             }

@@ -1,0 +1,12 @@
+//! `latlab monitor`: probes that run for days (the rt wake-up chain's timer, as cyclictest
+//! runs on OSADL's QA farm), measured in windows (default 5 minutes) that are stored as they
+//! close, so a kill or a power cut loses at most the open window; memory stays flat however
+//! long it runs; an optional schedule alternates idle and load; the windows are exported in
+//! the OpenMetrics text format for Prometheus to scrape.
+//!
+//! Files: `window.rs` (one window's summary and buckets), `schedule.rs` (idle/load steps),
+//! `engine.rs` (the probe loop on any clock, windows handed over as they close).
+
+pub mod engine;
+pub mod schedule;
+pub mod window;

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
 /// Current schema version (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// How long a writer waits for another process's transaction before giving up: longer than
 /// any one run's write (a checkpoint of hours of samples takes well under a second).
@@ -158,7 +158,61 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs_v2 RENAME TO runs;
     CREATE INDEX runs_by_experiment ON runs(experiment, id);
     "#,
+    // 2 → 3: the windows of `latlab monitor`, appended as they close.
+    r#"
+    CREATE TABLE monitor_windows (
+        run_id   INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        probe    TEXT    NOT NULL,
+        start_ns INTEGER NOT NULL,  -- ns since the Unix epoch
+        end_ns   INTEGER NOT NULL,
+        state    TEXT    NOT NULL,  -- the schedule's state: idle, load or mixed
+        count    INTEGER NOT NULL,
+        sum_ns   INTEGER NOT NULL,
+        min_ns   INTEGER NOT NULL,
+        p50_ns   INTEGER NOT NULL,
+        p99_ns   INTEGER NOT NULL,
+        p999_ns  INTEGER NOT NULL,
+        max_ns   INTEGER NOT NULL,
+        missed   INTEGER NOT NULL,
+        lost     INTEGER NOT NULL,
+        buckets  BLOB    NOT NULL,  -- samples per bucket, delta-zigzag-leb128 like a series
+        PRIMARY KEY (run_id, probe, start_ns)
+    );
+    "#,
 ];
+
+/// One stored window of a `latlab monitor` probe.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WindowRow {
+    /// The probe (`rt`, …).
+    pub probe: String,
+    /// Start, ns since the Unix epoch.
+    pub start_ns: i64,
+    /// End (exclusive).
+    pub end_ns: i64,
+    /// The schedule's state: `idle`, `load` or `mixed`.
+    pub state: String,
+    /// Samples.
+    pub count: i64,
+    /// Sum of latencies, ns.
+    pub sum_ns: i64,
+    /// Smallest latency, ns.
+    pub min_ns: i64,
+    /// Median latency, ns.
+    pub p50_ns: i64,
+    /// 99th percentile, ns.
+    pub p99_ns: i64,
+    /// 99.9th percentile, ns.
+    pub p999_ns: i64,
+    /// Largest latency, ns.
+    pub max_ns: i64,
+    /// Missed pulses.
+    pub missed: i64,
+    /// Lost packets.
+    pub lost: i64,
+    /// Samples per bucket (the monitor's fixed bounds, then +Inf), not cumulative.
+    pub buckets: Vec<i64>,
+}
 
 impl Store {
     /// Open (creating if needed) the database file and bring its schema up to date.
@@ -303,6 +357,84 @@ impl Store {
         rec.status = RunStatus::Failed;
         self.write(Some(id), &rec)?;
         Ok(())
+    }
+
+    /// Append closed windows to monitor run `id` in one transaction; the run's end moves to
+    /// the last window's end, so `runs` shows how far it got.
+    pub fn append_windows(&mut self, id: i64, windows: &[WindowRow]) -> Result<(), StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        {
+            let mut q = tx.prepare(
+                "INSERT INTO monitor_windows (run_id, probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns,
+                                              p99_ns, p999_ns, max_ns, missed, lost, buckets)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )?;
+            for w in windows {
+                q.execute(params![
+                    id,
+                    w.probe,
+                    w.start_ns,
+                    w.end_ns,
+                    w.state,
+                    w.count,
+                    w.sum_ns,
+                    w.min_ns,
+                    w.p50_ns,
+                    w.p99_ns,
+                    w.p999_ns,
+                    w.max_ns,
+                    w.missed,
+                    w.lost,
+                    encode_series(&w.buckets)
+                ])?;
+            }
+            if let Some(end) = windows.iter().map(|w| w.end_ns).max() {
+                tx.execute("UPDATE runs SET ended_at_ns = MAX(ended_at_ns, ?1) WHERE id = ?2", params![end, id])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The windows of monitor run `id`, by probe and time.
+    pub fn windows(&self, id: i64) -> Result<Vec<WindowRow>, StoreError> {
+        let mut q = self.conn.prepare(
+            "SELECT probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns, p99_ns, p999_ns, max_ns, missed,
+                    lost, buckets
+             FROM monitor_windows WHERE run_id = ?1 ORDER BY probe, start_ns",
+        )?;
+        let rows = q
+            .query_map([id], |r| {
+                Ok((
+                    WindowRow {
+                        probe: r.get(0)?,
+                        start_ns: r.get(1)?,
+                        end_ns: r.get(2)?,
+                        state: r.get(3)?,
+                        count: r.get(4)?,
+                        sum_ns: r.get(5)?,
+                        min_ns: r.get(6)?,
+                        p50_ns: r.get(7)?,
+                        p99_ns: r.get(8)?,
+                        p999_ns: r.get(9)?,
+                        max_ns: r.get(10)?,
+                        missed: r.get(11)?,
+                        lost: r.get(12)?,
+                        buckets: Vec::new(),
+                    },
+                    r.get::<_, Vec<u8>>(13)?,
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter()
+            .map(|(mut w, blob)| {
+                w.buckets = decode_all(&blob).map_err(|e| StoreError::Corrupt {
+                    run: id,
+                    what: format!("the buckets of window {} of probe {}: {e}", w.start_ns, w.probe),
+                })?;
+                Ok(w)
+            })
+            .collect()
     }
 
     /// Load a whole run, raw series included.
@@ -456,7 +588,20 @@ pub fn encode_series(values: &[i64]) -> Vec<u8> {
 
 /// Decode [`encode_series`] output, checking it holds exactly `count` values.
 pub fn decode_series(data: &[u8], count: usize) -> Result<Vec<i64>, String> {
-    let mut out = Vec::with_capacity(count.min(data.len()));
+    let out = decode_values(data, count.min(data.len()))?;
+    if out.len() != count {
+        return Err(format!("expected {count} values, found {}", out.len()));
+    }
+    Ok(out)
+}
+
+/// Decode [`encode_series`] output, however many values it holds.
+pub fn decode_all(data: &[u8]) -> Result<Vec<i64>, String> {
+    decode_values(data, data.len())
+}
+
+fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, String> {
+    let mut out = Vec::with_capacity(capacity);
     let mut prev = 0i64;
     let mut z = 0u64;
     let mut shift = 0u32;
@@ -477,9 +622,6 @@ pub fn decode_series(data: &[u8], count: usize) -> Result<Vec<i64>, String> {
     }
     if shift != 0 {
         return Err("truncated varint at end".into());
-    }
-    if out.len() != count {
-        return Err(format!("expected {count} values, found {}", out.len()));
     }
     Ok(out)
 }
@@ -648,5 +790,37 @@ mod tests {
         for r in runs {
             assert_eq!(st.load(r.id).unwrap().series[0].values.len(), 20_000);
         }
+    }
+
+    #[test]
+    fn monitor_windows_append_and_read_back_and_move_the_run_end() {
+        let mut s = Store::open_in_memory().unwrap();
+        let mut r = RunRecord::begin("monitor");
+        r.finish(RunStatus::Incomplete);
+        (r.started_at_ns, r.ended_at_ns) = (500, 500);
+        let id = s.insert(&r).unwrap();
+        let w = |start: i64, max: i64| WindowRow {
+            probe: "rt".into(),
+            start_ns: start,
+            end_ns: start + 300,
+            state: "idle".into(),
+            count: 3,
+            sum_ns: 60,
+            min_ns: 10,
+            p50_ns: 20,
+            p99_ns: 30,
+            p999_ns: 30,
+            max_ns: max,
+            missed: 1,
+            lost: 0,
+            buckets: vec![0, 2, 1, 0, 0, 7_000_000_000],
+        };
+        s.append_windows(id, &[w(1_000, 30), w(1_300, 90)]).unwrap();
+        s.append_windows(id, &[w(1_600, 40)]).unwrap();
+        let back = s.windows(id).unwrap();
+        assert_eq!(back, vec![w(1_000, 30), w(1_300, 90), w(1_600, 40)]);
+        assert_eq!(s.load(id).unwrap().ended_at_ns, 1_900);
+        assert!(s.append_windows(id, &[w(1_600, 1)]).is_err(), "a window is stored once");
+        assert_eq!(decode_all(&encode_series(&[5, -3, 0])).unwrap(), vec![5, -3, 0]);
     }
 }

@@ -8,5 +8,6 @@
 //! `engine.rs` (the probe loop on any clock, windows handed over as they close).
 
 pub mod engine;
+pub mod export;
 pub mod schedule;
 pub mod window;

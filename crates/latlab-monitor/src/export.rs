@@ -1,0 +1,226 @@
+//! What `latlab monitor --metrics-listen` serves: the closed windows added up per probe, in
+//! the OpenMetrics text format (encoded by `prometheus-client`), and `/healthz`. Metrics:
+//!
+//! - `latlab_monitor_latency_seconds` — histogram of every sample of every closed window, with
+//!   the monitor's fixed buckets (1-2-5 from 1 µs to 10 s);
+//! - `latlab_monitor_window_max_seconds`, `latlab_monitor_window_p99_seconds` — gauges of the
+//!   last closed window, labelled with its schedule state too;
+//! - `latlab_monitor_window_end_timestamp_seconds` — when that window closed;
+//! - `latlab_monitor_missed_pulses_total`, `latlab_monitor_lost_packets_total`,
+//!   `latlab_monitor_windows_total` — counters.
+//!
+//! Every series is labelled `probe` and `host`. Counts start from zero when the process
+//! starts (Prometheus reads a restart as a counter reset); the database keeps every window.
+
+use crate::window::BUCKETS_NS;
+use latlab_core::store::WindowRow;
+use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// One probe's totals and its last window.
+#[derive(Debug, Clone, Default)]
+struct ProbeTotals {
+    buckets: Vec<u64>,
+    count: u64,
+    sum_ns: u128,
+    missed: u64,
+    lost: u64,
+    windows: u64,
+    last: Option<WindowRow>,
+}
+
+/// The exported state, shared between the monitor (which adds windows) and the server.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    host: String,
+    probes: Arc<Mutex<BTreeMap<String, ProbeTotals>>>,
+}
+
+impl Exported {
+    /// Nothing yet, for `host`.
+    pub fn new(host: &str) -> Self {
+        Self { host: host.to_string(), probes: Arc::default() }
+    }
+
+    /// Add a closed window.
+    pub fn add(&self, w: &WindowRow) {
+        let mut probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
+        let p = probes.entry(w.probe.clone()).or_default();
+        if p.buckets.len() < w.buckets.len() {
+            p.buckets.resize(w.buckets.len(), 0);
+        }
+        for (t, b) in p.buckets.iter_mut().zip(&w.buckets) {
+            *t += *b as u64;
+        }
+        p.count += w.count as u64;
+        p.sum_ns += w.sum_ns as u128;
+        p.missed += w.missed as u64;
+        p.lost += w.lost as u64;
+        p.windows += 1;
+        p.last = Some(w.clone());
+    }
+
+    /// The OpenMetrics text of everything added so far.
+    pub fn text(&self) -> String {
+        let mut registry = prometheus_client::registry::Registry::default();
+        registry.register_collector(Box::new(self.clone()));
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &registry).expect("writing to a String");
+        out
+    }
+}
+
+fn secs(ns: f64) -> f64 {
+    ns / 1e9
+}
+
+impl prometheus_client::collector::Collector for Exported {
+    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
+        let labels =
+            |probe: &str| vec![("probe".to_string(), probe.to_string()), ("host".to_string(), self.host.clone())];
+        {
+            let help = "wake-up latency from the intended time, every sample of every closed window";
+            let mut m = enc.encode_descriptor("latlab_monitor_latency_seconds", help, None, MetricType::Histogram)?;
+            for (name, p) in probes.iter() {
+                let bounds = BUCKETS_NS.iter().map(|&b| secs(b as f64)).chain([f64::INFINITY]);
+                let buckets: Vec<(f64, u64)> = bounds.zip(p.buckets.iter().copied()).collect();
+                let l = labels(name);
+                m.encode_family(&l)?.encode_histogram::<NoLabelSet>(secs(p.sum_ns as f64), p.count, &buckets, None)?;
+            }
+        }
+        for (metric, help, value) in [
+            ("latlab_monitor_missed_pulses", "pulses missed (a deadline passed while the probe was late)", 0),
+            ("latlab_monitor_lost_packets", "packets lost", 1),
+            ("latlab_monitor_windows", "windows closed", 2),
+        ] {
+            let mut m = enc.encode_descriptor(metric, help, None, MetricType::Counter)?;
+            for (name, p) in probes.iter() {
+                let v = [p.missed, p.lost, p.windows][value];
+                let l = labels(name);
+                m.encode_family(&l)?.encode_counter::<NoLabelSet, u64, f64>(&v, None)?;
+            }
+        }
+        for (metric, help, pick) in [
+            ("latlab_monitor_window_max_seconds", "largest latency of the last closed window", 0),
+            ("latlab_monitor_window_p99_seconds", "99th percentile of the last closed window", 1),
+            ("latlab_monitor_window_end_timestamp_seconds", "when the last window closed (Unix time)", 2),
+        ] {
+            let mut m = enc.encode_descriptor(metric, help, None, MetricType::Gauge)?;
+            for (name, p) in probes.iter() {
+                let Some(w) = &p.last else { continue };
+                let v = secs([w.max_ns, w.p99_ns, w.end_ns][pick] as f64);
+                let mut l = labels(name);
+                if pick < 2 {
+                    l.push(("state".to_string(), w.state.clone()));
+                }
+                m.encode_family(&l)?.encode_gauge(&v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Serve `/metrics` and `/healthz` on `server` until `stop()` (checked every 100 ms).
+pub fn serve(server: &tiny_http::Server, exported: &Exported, stop: &dyn Fn() -> bool) {
+    let header = |v: &str| tiny_http::Header::from_bytes(&b"Content-Type"[..], v.as_bytes()).expect("a valid header");
+    while !stop() {
+        let Ok(Some(req)) = server.recv_timeout(std::time::Duration::from_millis(100)) else { continue };
+        let path = req.url().split('?').next().unwrap_or("").to_string();
+        let resp = match path.as_str() {
+            "/metrics" => tiny_http::Response::from_string(exported.text())
+                .with_header(header("application/openmetrics-text; version=1.0.0; charset=utf-8")),
+            "/healthz" => tiny_http::Response::from_string("ok\n").with_header(header("text/plain; charset=utf-8")),
+            _ => tiny_http::Response::from_string("latlab monitor serves /metrics and /healthz\n")
+                .with_status_code(404)
+                .with_header(header("text/plain; charset=utf-8")),
+        };
+        let _ = req.respond(resp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(start: i64, buckets: Vec<i64>, max: i64) -> WindowRow {
+        let count = buckets.iter().sum();
+        WindowRow {
+            probe: "rt".into(),
+            start_ns: start,
+            end_ns: start + 300_000_000_000,
+            state: "idle".into(),
+            count,
+            sum_ns: 12_000 * count,
+            min_ns: 900,
+            p50_ns: 11_000,
+            p99_ns: 19_000,
+            p999_ns: 20_000,
+            max_ns: max,
+            missed: 2,
+            lost: 0,
+            buckets,
+        }
+    }
+
+    #[test]
+    fn the_text_is_openmetrics_with_cumulative_buckets_counters_and_gauges() {
+        let e = Exported::new("board-7");
+        let mut b = vec![0i64; BUCKETS_NS.len() + 1];
+        (b[0], b[3], b[4]) = (1, 5, 4);
+        e.add(&window(0, b.clone(), 19_500));
+        e.add(&window(300_000_000_000, b, 25_000));
+        let t = e.text();
+        assert!(t.ends_with("# EOF\n"), "{t}");
+        assert!(t.contains("# TYPE latlab_monitor_latency_seconds histogram"), "{t}");
+        assert!(t.contains("latlab_monitor_latency_seconds_count{probe=\"rt\",host=\"board-7\"} 20"), "{t}");
+        // Cumulative: ≤1 µs 2, ≤10 µs 12, ≤20 µs 20, and every bucket after.
+        assert!(
+            t.contains("latlab_monitor_latency_seconds_bucket{le=\"0.000001\",probe=\"rt\",host=\"board-7\"} 2"),
+            "{t}"
+        );
+        assert!(
+            t.contains("latlab_monitor_latency_seconds_bucket{le=\"0.00001\",probe=\"rt\",host=\"board-7\"} 12"),
+            "{t}"
+        );
+        assert!(
+            t.contains("latlab_monitor_latency_seconds_bucket{le=\"+Inf\",probe=\"rt\",host=\"board-7\"} 20"),
+            "{t}"
+        );
+        assert!(t.contains("latlab_monitor_missed_pulses_total{probe=\"rt\",host=\"board-7\"} 4"), "{t}");
+        assert!(t.contains("latlab_monitor_windows_total{probe=\"rt\",host=\"board-7\"} 2"), "{t}");
+        assert!(
+            t.contains("latlab_monitor_window_max_seconds{probe=\"rt\",host=\"board-7\",state=\"idle\"} 0.000025"),
+            "{t}"
+        );
+        assert!(t.contains("latlab_monitor_window_end_timestamp_seconds{probe=\"rt\",host=\"board-7\"} 600.0"), "{t}");
+    }
+
+    #[test]
+    fn metrics_and_healthz_are_served_over_http() {
+        use std::io::{Read, Write};
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let addr = server.server_addr().to_ip().unwrap();
+        let e = Exported::new("h");
+        e.add(&window(0, vec![1; BUCKETS_NS.len() + 1], 1_000));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| serve(&server, &e, &|| stop.load(std::sync::atomic::Ordering::Relaxed)));
+            let get = |path: &str| {
+                let mut c = std::net::TcpStream::connect(addr).unwrap();
+                write!(c, "GET {path} HTTP/1.0\r\nHost: x\r\n\r\n").unwrap();
+                let mut r = String::new();
+                c.read_to_string(&mut r).unwrap();
+                r
+            };
+            let m = get("/metrics");
+            assert!(m.starts_with("HTTP/1.0 200") || m.starts_with("HTTP/1.1 200"), "{m}");
+            assert!(m.contains("application/openmetrics-text") && m.contains("latlab_monitor_windows_total"), "{m}");
+            assert!(get("/healthz").ends_with("ok\n"));
+            assert!(get("/nope").contains(" 404 "));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+}

@@ -187,7 +187,7 @@ pub(crate) fn idle(idle_ns: u64) -> NetError {
 
 /// Serve one connection: read the hello, run the session it asks for, report. For callers
 /// that trust their peer (the experiments' own loopback pairs): the hello is read blocking,
-/// and the session has the default bounds. `display serve` goes through [`super::gate`].
+/// and the session has the default bounds. `display serve` goes through [`super::serve_bounded`].
 pub fn serve_connection(stream: TcpStream) -> Result<ServerReport, NetError> {
     let mut reader = BufReader::new(stream.try_clone().doing("cloning the socket")?);
     let mut line = String::new();

@@ -141,6 +141,36 @@ pub fn serve(server: &tiny_http::Server, exported: &Exported, stop: &dyn Fn() ->
     }
 }
 
+/// A metrics server on its own thread, stopped on drop.
+pub struct Serving {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Serve `exported` on `addr` from a thread of its own.
+pub fn spawn(addr: &str, exported: Exported) -> Result<Serving, String> {
+    let server = tiny_http::Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = server.server_addr().to_ip().ok_or_else(|| format!("{addr} is not an IP address"))?;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s2 = stop.clone();
+    let handle = std::thread::Builder::new()
+        .name("latlab-metrics".into())
+        .spawn(move || serve(&server, &exported, &|| s2.load(std::sync::atomic::Ordering::Relaxed)))
+        .map_err(|e| format!("starting the metrics thread: {e}"))?;
+    Ok(Serving { addr: bound, stop, handle: Some(handle) })
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,12 @@
 //! the OpenMetrics text format for Prometheus to scrape.
 //!
 //! Files: `window.rs` (one window's summary and buckets), `schedule.rs` (idle/load steps),
-//! `engine.rs` (the probe loop on any clock, windows handed over as they close).
+//! `engine.rs` (the probe loop on any clock, windows handed over as they close), `export.rs`
+//! (OpenMetrics), `run.rs` (the threads, the database, resuming).
 
+pub mod defaults;
 pub mod engine;
 pub mod export;
+pub mod run;
 pub mod schedule;
 pub mod window;

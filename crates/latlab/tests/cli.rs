@@ -1238,3 +1238,32 @@ fn startup_preload_learns_ranks_preloads_and_measures() {
         .stdout(predicate::str::contains("preload.speedup").and(predicate::str::contains("Superfetch and processes")));
     metrics_match_the_docs(d, false);
 }
+
+#[test]
+fn monitor_runs_windows_and_its_metrics_are_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args([
+            "monitor",
+            "--window",
+            "1s",
+            "--duration",
+            "2500ms",
+            "--schedule",
+            "idle=1s,load=1s",
+            "--load-spinners",
+            "1",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("monitor: window 1 (idle)").and(predicate::str::contains("(load)")))
+        .stdout(predicate::str::contains("`monitor.rt.max`"));
+    latlab(d)
+        .args(["monitor", "--schedule", "busy=1h"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a state"));
+    latlab(d).args(["monitor", "--window", "10ms"]).assert().code(2).stderr(predicate::str::contains("at least 1 s"));
+    metrics_match_the_docs(d, false);
+}

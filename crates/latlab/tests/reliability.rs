@@ -363,3 +363,78 @@ fn what_a_killed_run_left_behind_is_found_and_removed_by_latlab_clean() {
     }
     latlab(d).args(["clean"]).assert().success().stdout(predicate::str::contains("nothing left behind by latlab"));
 }
+
+#[test]
+fn monitor_stores_windows_as_they_close_serves_openmetrics_and_resumes_after_a_kill() {
+    use std::io::{BufRead, Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One-second windows for a minute, served on an ephemeral port; killed after two windows.
+    let (mut child, err, _) =
+        server(d, &["monitor", "--window", "1s", "--duration", "60s", "--metrics-listen", "127.0.0.1:0"]);
+    let mut lines = err.lines();
+    let mut windows = 0;
+    for l in lines.by_ref() {
+        if l.unwrap().starts_with("monitor: window ") {
+            windows += 1;
+            if windows == 2 {
+                break;
+            }
+        }
+    }
+    let r = runs(d);
+    assert_eq!(r[0]["status"], "incomplete", "stored incomplete while it runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(lines);
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let _: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    // The same settings again: the killed run is resumed and its windows continue.
+    let mut resumed = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["monitor", "--window", "1s", "--duration", "60s", "--metrics-listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(resumed.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut addr = String::new();
+    let mut after = 0;
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        said.push_str(&line);
+        if let Some(rest) = line.split("metrics on http://").nth(1) {
+            addr = rest.split('/').next().unwrap().to_string();
+        }
+        if line.starts_with("monitor: window ") {
+            after += 1;
+            if after == 1 {
+                break;
+            }
+        }
+        line.clear();
+    }
+    assert!(said.contains("resuming run #1"), "{said}");
+    // Prometheus's view: an OpenMetrics histogram of what this process has closed.
+    let mut c = std::net::TcpStream::connect(&addr).unwrap();
+    write!(c, "GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+    let mut m = String::new();
+    c.read_to_string(&mut m).unwrap();
+    assert!(m.contains("latlab_monitor_latency_seconds_bucket{le=\"+Inf\",probe=\"rt\""), "{m}");
+    assert!(m.contains("latlab_monitor_windows_total{probe=\"rt\""), "{m}");
+    assert!(m.trim_end().ends_with("# EOF"), "{m}");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(resumed.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = resumed.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "Ctrl-C ends it as interrupted");
+    let r = runs(d);
+    assert_eq!(r.as_array().unwrap().len(), 1, "one run, resumed: {r}");
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(rec["status"], "interrupted");
+    let n = rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == "monitor.windows").unwrap()["value"]
+        .as_i64()
+        .unwrap();
+    assert!(n >= 3, "the killed run's two windows and the resumed one's: {n}");
+}

@@ -127,6 +127,12 @@ pub enum Command {
     /// intervals over the rounds, and a verdict (helps, no effect detectable, hurts, mixed).
     /// Every change to the machine is undone. `--list` names the remedies.
     Tune(TuneArgs),
+    /// Watch latency for days, as real-time teams run cyclictest on every board they ship: a
+    /// timer probe on absolute deadlines, measured in windows (default 5 minutes) stored as
+    /// they close, an optional idle/load schedule, and the windows served in the OpenMetrics
+    /// format for Prometheus (`--metrics-listen`). Ctrl-C stops; a run whose process died is
+    /// resumed by the next one with the same settings.
+    Monitor(MonitorArgs),
     /// Find and remove what killed latlab runs left behind: network namespaces, cgroups,
     /// swap files, temporary files, and processes latlab started. Each carries a latlab name
     /// with its owner's pid; only those whose owner is gone are touched.
@@ -167,6 +173,38 @@ pub struct SuiteArgs {
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
     u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// `latlab monitor`.
+#[derive(Debug, Args)]
+pub struct MonitorArgs {
+    /// Interval of the timer probe.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::INTERVAL_NS))]
+    pub interval: u64,
+    /// Window length: each window's summary and buckets are stored as it closes.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::WINDOW_NS))]
+    pub window: u64,
+    /// Stop after this long (default: run until Ctrl-C).
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub duration: Option<u64>,
+    /// Alternate idle and load, repeating, e.g. `idle=2h,load=3h30m`; the load is latlab's
+    /// spinners.
+    #[arg(long, default_value = "")]
+    pub schedule: String,
+    /// Spinners during the schedule's load (0: one per CPU).
+    #[arg(long, default_value_t = 0)]
+    pub load_spinners: usize,
+    /// Real-time priority of the probe (SCHED_FIFO; refused without the privilege, then the
+    /// default policy, with a warning).
+    #[arg(long, default_value_t = latlab_monitor::defaults::RT_PRIORITY)]
+    pub priority: i32,
+    /// Pin the probe to this CPU.
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Serve the windows in the OpenMetrics text format on http://ADDR/metrics (and
+    /// /healthz) for Prometheus to scrape; loopback unless told otherwise.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = latlab_monitor::defaults::METRICS_LISTEN)]
+    pub metrics_listen: Option<String>,
 }
 
 /// `latlab clean`.

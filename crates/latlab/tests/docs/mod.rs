@@ -150,6 +150,7 @@ pub fn doc_of(experiment: &str) -> &'static str {
         "stall" | "idle" => "stall.md",
         "startup" | "boot" => "boot.md",
         "tune" => "../tuning.md",
+        "monitor" => "monitor.md",
         other => panic!("no docs file for experiment '{other}': add one to docs/experiments and here"),
     }
 }

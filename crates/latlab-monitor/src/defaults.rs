@@ -1,0 +1,17 @@
+//! Every default of `latlab monitor`, with the reason it has that value.
+
+/// Window length: 5 minutes, OSADL's QA farm's: a maximum per window shows when the worst
+/// happened; 288 windows a day stay a small table.
+pub const WINDOW_NS: u64 = 300_000_000_000;
+/// Interval of the timer probe: 1 ms (1 kHz), enough wake-ups for a window's p99.9 (300,000 in
+/// five minutes) at a cost a board can carry for days.
+pub const INTERVAL_NS: u64 = 1_000_000;
+/// Priority of the probe's thread: 80, as `latlab rt`'s level 1 and cyclictest's `-p80`.
+pub const RT_PRIORITY: i32 = latlab_core::defaults::RT_PRIORITY;
+/// Where `--metrics-listen` listens when given no address: loopback, Prometheus's
+/// customary exporter port range (9464 is OpenTelemetry's Prometheus exporter's).
+pub const METRICS_LISTEN: &str = "127.0.0.1:9464";
+/// Closed windows queued between the probe and the writer: 64 (five hours of default
+/// windows; a stalled disk must not stall the probe, and a window that finds the queue full
+/// is counted as dropped, not waited for).
+pub const QUEUE: usize = 64;

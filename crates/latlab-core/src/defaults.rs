@@ -60,6 +60,15 @@ pub const REPORT_HIST_BINS: usize = 60;
 /// the HTML file small (well under 1 MB per run) while tails stay visible.
 pub const REPORT_CURVE_POINTS: usize = 2_000;
 
+/// Hosts overlaid in one plot of the report's host comparison: as many as the plots have
+/// colours (six), so no two hosts share one; the rest are in the table.
+pub const REPORT_OVERLAY_HOSTS: usize = 6;
+
+/// Hosts whose runs the report draws in full when runs of many hosts are reported: a fleet of
+/// hundreds would make a file of hundreds of megabytes. The others are rows of the comparison
+/// (`latlab report RUN` draws any one).
+pub const REPORT_DETAIL_HOSTS: usize = 8;
+
 /// The smallest change `latlab tune` calls an effect: 5 % of the baseline's percentile. With
 /// thousands of samples a bootstrap interval excludes zero for shifts far below what anyone
 /// feels or a rerun reproduces; 5 % is about the run-to-run spread of a p50 here.

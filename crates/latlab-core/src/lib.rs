@@ -9,6 +9,7 @@ pub mod compare;
 pub mod defaults;
 pub mod experiment;
 pub mod export;
+pub mod fleet;
 pub mod interrupt;
 pub mod ioerr;
 pub mod leftovers;

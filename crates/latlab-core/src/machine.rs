@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 pub struct MachineInfo {
     /// Host name.
     pub hostname: Option<String>,
+    /// `/etc/machine-id` (or D-Bus's copy): tells apart hosts that share a name, as a fleet of
+    /// boards flashed from one image does. Absent in records made before latlab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<String>,
     /// `uname -r`.
     pub kernel_release: Option<String>,
     /// `uname -v` (build string; names PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC).
@@ -178,6 +182,7 @@ impl MachineInfo {
         });
         Self {
             hostname: nix::unistd::gethostname().ok().map(|h| h.to_string_lossy().into_owned()),
+            machine_id: read_trim("/etc/machine-id").or_else(|| read_trim("/var/lib/dbus/machine-id")),
             preemption: version.as_deref().map(|v| preemption_model(v, dyn_mode.as_deref(), realtime)),
             kernel_release: release,
             kernel_version: version,

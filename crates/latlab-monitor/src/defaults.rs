@@ -15,3 +15,7 @@ pub const METRICS_LISTEN: &str = "127.0.0.1:9464";
 /// windows; a stalled disk must not stall the probe, and a window that finds the queue full
 /// is counted as dropped, not waited for).
 pub const QUEUE: usize = 64;
+/// Rows of the report's per-window plot: 720 (two and a half days of 5-minute windows drawn
+/// one by one; a longer run draws each point as the largest of several windows, so the file
+/// stays small and no maximum is lost).
+pub const PLOT_WINDOWS: usize = 720;

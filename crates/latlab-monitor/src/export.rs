@@ -253,4 +253,81 @@ mod tests {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
         });
     }
+
+    /// The Grafana dashboard in the repository queries only what latlab exports: every metric
+    /// name in every query is a series of the exposition, and every label it filters or groups
+    /// by is one the series carry.
+    #[test]
+    fn the_grafana_dashboard_queries_only_metrics_and_labels_latlab_exports() {
+        let dash: serde_json::Value =
+            serde_json::from_str(include_str!("../../../dashboards/latlab-monitor.json")).expect("valid JSON");
+        let e = Exported::new("h");
+        e.add(&window(0, vec![1; BUCKETS_NS.len() + 1], 1_000));
+        let text = e.text();
+        let mut names = std::collections::BTreeSet::new();
+        let mut labels = std::collections::BTreeSet::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let (name, rest) = line.split_once('{').unwrap_or((line.split(' ').next().unwrap(), ""));
+            names.insert(name.to_string());
+            for pair in rest.split('}').next().unwrap_or("").split(',') {
+                if let Some((k, _)) = pair.split_once('=') {
+                    labels.insert(k.to_string());
+                }
+            }
+        }
+        fn exprs(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    for (k, x) in m {
+                        match (k.as_str(), x) {
+                            ("expr" | "definition", serde_json::Value::String(s)) => out.push(s.clone()),
+                            _ => exprs(x, out),
+                        }
+                    }
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| exprs(x, out)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        exprs(&dash, &mut found);
+        assert!(found.len() >= 8, "the dashboard has {} queries", found.len());
+        let ident = |s: &str| -> Vec<String> {
+            s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map(str::to_string).collect()
+        };
+        let mut used_metrics = std::collections::BTreeSet::new();
+        for q in &found {
+            let metrics: Vec<String> = ident(q).into_iter().filter(|w| w.starts_with("latlab_")).collect();
+            assert!(!metrics.is_empty(), "a query without a latlab metric: {q}");
+            for m in metrics {
+                assert!(names.contains(&m), "the dashboard queries {m}, which latlab does not export ({names:?})");
+                used_metrics.insert(m);
+            }
+            // Labels in matchers ({host=~…}) and in `by (…)` groupings.
+            for part in q.split('{').skip(1) {
+                for m in part.split('}').next().unwrap_or("").split(',') {
+                    let k = m.split(['=', '!', '~']).next().unwrap_or("").trim();
+                    assert!(k.is_empty() || labels.contains(k), "label {k} in {q} is not exported ({labels:?})");
+                }
+            }
+            for part in q.split("by (").skip(1) {
+                for k in part.split(')').next().unwrap_or("").split(',') {
+                    assert!(labels.contains(k.trim()), "grouping by {} in {q}: not an exported label", k.trim());
+                }
+            }
+        }
+        // What the issue asks the dashboard to show: latency heat map, window maxima, missed
+        // pulses, lost packets.
+        for m in [
+            "latlab_monitor_latency_seconds_bucket",
+            "latlab_monitor_window_max_seconds",
+            "latlab_monitor_missed_pulses_total",
+            "latlab_monitor_lost_packets_total",
+        ] {
+            assert!(used_metrics.contains(m), "the dashboard does not show {m}");
+        }
+        assert!(found.iter().any(|q| q.contains("latlab_monitor_latency_seconds_bucket")));
+        let heat = dash["panels"].as_array().unwrap().iter().any(|p| p["type"] == "heatmap");
+        assert!(heat, "no heat map panel");
+    }
 }

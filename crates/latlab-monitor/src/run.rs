@@ -12,7 +12,7 @@ use crate::schedule::{Schedule, State};
 use crate::window::{BUCKETS_NS, Window};
 use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
 use latlab_core::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
-use latlab_core::record::{RunRecord, RunStatus, Series};
+use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::store::{Store, StoreError, WindowRow};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -269,6 +269,73 @@ pub fn run(
     Ok(rec)
 }
 
+/// OSADL's two plots of a long run: the maxima (and p99) per window over time, and the
+/// histogram of every wake-up with its worst case. Past [`d::PLOT_WINDOWS`] windows, each row
+/// holds the largest of as many consecutive windows as keep the rows under it (the maxima are
+/// what such a plot is read for).
+pub fn long_run_tables(rt: &[&WindowRow]) -> Vec<Table> {
+    let Some(first) = rt.first() else { return Vec::new() };
+    let per = rt.len().div_ceil(d::PLOT_WINDOWS).max(1);
+    let rows: Vec<Vec<serde_json::Value>> = rt
+        .chunks(per)
+        .map(|c| {
+            let hours = (c[0].start_ns - first.start_ns) as f64 / 3.6e12;
+            let max = c.iter().map(|w| w.max_ns).max().unwrap_or(0);
+            let p99 = c.iter().map(|w| w.p99_ns).max().unwrap_or(0);
+            let mut states: Vec<&str> = c.iter().map(|w| w.state.as_str()).collect();
+            states.dedup();
+            let state = if states.len() == 1 { states[0] } else { "mixed" };
+            vec![((hours * 1e4).round() / 1e4).into(), max.into(), p99.into(), state.into()]
+        })
+        .collect();
+    let every = if per == 1 { String::new() } else { format!(", each point the largest of {per} windows") };
+    let windows = Table {
+        name: "monitor.rt.windows".into(),
+        title: format!("Wake-up latency per window over time (OSADL's maxima plot{every})"),
+        columns: vec![
+            Column::new("time since start", "h"),
+            Column::new("max", "ns"),
+            Column::new("p99", "ns"),
+            Column::new("state", ""),
+        ],
+        rows,
+        plot: Some(TablePlot {
+            x: "time since start".into(),
+            ys: vec!["max".into(), "p99".into()],
+            log_x: false,
+            log_y: true,
+        }),
+    };
+    let mut buckets = vec![0i64; BUCKETS_NS.len() + 1];
+    for w in rt {
+        for (t, b) in buckets.iter_mut().zip(&w.buckets) {
+            *t += b;
+        }
+    }
+    let worst = rt.iter().map(|w| w.max_ns).max().unwrap_or(0);
+    let total: i64 = buckets.iter().sum();
+    let hist_rows = buckets
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(i, n)| {
+            let le = BUCKETS_NS.get(i).map_or_else(|| worst.max(1), |&b| b as i64);
+            vec![le.into(), (*n).into()]
+        })
+        .collect();
+    let histogram = Table {
+        name: "monitor.rt.histogram".into(),
+        title: format!(
+            "Wake-up latency over the whole run: {total} wake-ups, worst {}",
+            latlab_core::record::fmt_ns(worst as f64)
+        ),
+        columns: vec![Column::new("up to", "ns"), Column::new("wake-ups", "count")],
+        rows: hist_rows,
+        plot: Some(TablePlot { x: "up to".into(), ys: vec!["wake-ups".into()], log_x: true, log_y: true }),
+    };
+    vec![windows, histogram]
+}
+
 /// The run's final record: its settings, what the machine granted, and the summary of every
 /// stored window (earlier processes' too, when resumed), with each window's maximum as a series.
 fn finish(
@@ -302,6 +369,8 @@ fn finish(
         description: "largest wake-up latency of each window, in time order (OSADL's maxima per window)".into(),
         values: rt.iter().map(|w| w.max_ns).collect(),
     });
+    rec.tables.clear();
+    rec.tables.extend(long_run_tables(&rt));
     if totals.samples == 0 && rt.is_empty() {
         rec.warn("no window closed: the run ended before its first window");
     }

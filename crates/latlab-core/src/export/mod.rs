@@ -20,11 +20,13 @@ pub enum Format {
     Markdown,
     /// flent's data file (format 4) of a run with a network timeline ([`flent`]).
     Flent,
+    /// A `latlab monitor` run's windows, one CSV row each with its buckets ([`windows_csv`]).
+    Windows,
 }
 
 impl Format {
     /// Every exporter, in the order `--help` lists them.
-    pub const ALL: [Format; 4] = [Format::Json, Format::Csv, Format::Markdown, Format::Flent];
+    pub const ALL: [Format; 5] = [Format::Json, Format::Csv, Format::Markdown, Format::Flent, Format::Windows];
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -32,6 +34,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Markdown => "md",
             Format::Flent => "flent",
+            Format::Windows => "windows",
         }
     }
 }
@@ -67,6 +70,9 @@ pub enum ExportError {
     /// Writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// Windows are stored beside the run, not in its record: [`windows_csv`] writes them.
+    #[error("a run's windows are read from the database, beside its record")]
+    Windows,
 }
 
 /// Write `run` in `format` to `w`.
@@ -95,7 +101,45 @@ fn render(run: &RunRecord, format: Format) -> Result<Vec<u8>, ExportError> {
             text.push(b'\n');
             text
         }
+        Format::Windows => return Err(ExportError::Windows),
     })
+}
+
+/// A monitor run's windows as CSV: one row per probe and window, times in ns since the Unix
+/// epoch, then the samples in each bucket (not cumulative; the columns name their upper
+/// bounds in seconds, as Prometheus's `le` does).
+pub fn windows_csv(windows: &[crate::store::WindowRow], bounds_ns: &[u64], w: &mut dyn Write) -> io::Result<()> {
+    let mut head =
+        String::from("probe,start_ns,end_ns,state,count,sum_ns,min_ns,p50_ns,p99_ns,p999_ns,max_ns,missed,lost");
+    for b in bounds_ns {
+        head += &format!(",le_{}", *b as f64 / 1e9);
+    }
+    head += ",le_+Inf\n";
+    w.write_all(head.as_bytes())?;
+    for x in windows {
+        let mut line = format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            x.probe,
+            x.start_ns,
+            x.end_ns,
+            x.state,
+            x.count,
+            x.sum_ns,
+            x.min_ns,
+            x.p50_ns,
+            x.p99_ns,
+            x.p999_ns,
+            x.max_ns,
+            x.missed,
+            x.lost
+        );
+        for b in &x.buckets {
+            line += &format!(",{b}");
+        }
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Write `run` in `format` to the file `path`: flent files gzip-compressed when the name ends

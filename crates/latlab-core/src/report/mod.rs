@@ -3,6 +3,7 @@
 //! records into a serializable context of preformatted strings and SVG plots; the template
 //! holds no arithmetic.
 
+mod hosts;
 pub mod plots;
 
 use crate::record::{RunRecord, fmt_ns, fmt_value};
@@ -71,6 +72,8 @@ struct Ctx {
     runs: Vec<RunCtx>,
     paper: Vec<PaperCtx>,
     verdicts: String,
+    hosts: Vec<hosts::HostsCtx>,
+    hosts_note: String,
 }
 
 fn strip_xml_decl(svg: String) -> String {
@@ -110,7 +113,7 @@ fn cell(v: &serde_json::Value, unit: &str) -> String {
     }
 }
 
-fn run_ctx(r: &RunRecord) -> RunCtx {
+fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
     let m = &r.machine.info;
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     let mut facts = vec![
@@ -214,7 +217,11 @@ fn run_ctx(r: &RunRecord) -> RunCtx {
     }
     RunCtx {
         anchor: format!("run-{}", r.id.unwrap_or(0)),
-        title: run_title(r),
+        title: if show_host {
+            format!("{} on {}", run_title(r), crate::fleet::host_name(&r.machine))
+        } else {
+            run_title(r)
+        },
         status: r.status.as_str().into(),
         status_meaning: r.status.meaning(),
         facts,
@@ -244,9 +251,38 @@ fn marks(r: &RunRecord, s: &crate::record::Series) -> Vec<(f64, String)> {
 }
 
 /// Render runs into one self-contained HTML document.
+///
+/// Runs of several hosts (`latlab import`) are compared host by host first; the runs of at
+/// most [`REPORT_DETAIL_HOSTS`](crate::defaults::REPORT_DETAIL_HOSTS) hosts are then drawn in
+/// full, so a fleet's report stays readable and small.
 pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)?;
+    let all = runs;
+    let n_hosts = hosts::host_count(all);
+    let host_sections = if n_hosts > 1 { hosts::compare(all) } else { Vec::new() };
+    let detailed: Vec<RunRecord>;
+    let mut hosts_note = String::new();
+    let runs: &[RunRecord] = if n_hosts > crate::defaults::REPORT_DETAIL_HOSTS {
+        let mut names: Vec<String> = all.iter().map(|r| crate::fleet::host_key(&r.machine)).collect();
+        names.sort_by_key(|k| {
+            all.iter().find(|r| crate::fleet::host_key(&r.machine) == *k).map(|r| crate::fleet::host_name(&r.machine))
+        });
+        names.dedup();
+        let keep: std::collections::BTreeSet<String> =
+            names.into_iter().take(crate::defaults::REPORT_DETAIL_HOSTS).collect();
+        detailed = all.iter().filter(|r| keep.contains(&crate::fleet::host_key(&r.machine))).cloned().collect();
+        hosts_note = format!(
+            "Runs of {n_hosts} hosts: the comparison below covers them all; the runs of the first {} hosts (by name) are drawn in full after it, and `latlab report RUN` draws any other.",
+            crate::defaults::REPORT_DETAIL_HOSTS
+        );
+        &detailed
+    } else {
+        if n_hosts > 1 {
+            hosts_note = format!("Runs of {n_hosts} hosts, compared below and each drawn in full after.");
+        }
+        all
+    };
     let paper = runs
         .iter()
         .flat_map(|r| {
@@ -268,9 +304,11 @@ pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
     let ctx = Ctx {
         generated: when(crate::clock::unix_now_ns()),
         version: crate::VERSION.into(),
-        runs: runs.iter().map(run_ctx).collect(),
+        runs: runs.iter().map(|r| run_ctx(r, n_hosts > 1)).collect(),
         paper,
         verdicts,
+        hosts: host_sections,
+        hosts_note,
     };
     env.get_template("report.html")?.render(minijinja::value::Serde(&ctx))
 }

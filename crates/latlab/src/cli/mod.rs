@@ -133,6 +133,10 @@ pub enum Command {
     /// format for Prometheus (`--metrics-listen`). Ctrl-C stops; a run whose process died is
     /// resumed by the next one with the same settings.
     Monitor(MonitorArgs),
+    /// Merge the runs of other latlab databases (other machines') into this one: each run keeps
+    /// the machine it was measured on, a run already here is refused and named, and the
+    /// sources are only read. `latlab report` then compares the hosts.
+    Import(ImportArgs),
     /// Find and remove what killed latlab runs left behind: network namespaces, cgroups,
     /// swap files, temporary files, and processes latlab started. Each carries a latlab name
     /// with its owner's pid; only those whose owner is gone are touched.
@@ -205,6 +209,14 @@ pub struct MonitorArgs {
     /// /healthz) for Prometheus to scrape; loopback unless told otherwise.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = latlab_monitor::defaults::METRICS_LISTEN)]
     pub metrics_listen: Option<String>,
+}
+
+/// `latlab import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Databases to import from (other hosts' `latlab.db`), read-only.
+    #[arg(required = true, value_name = "DB")]
+    pub sources: Vec<PathBuf>,
 }
 
 /// `latlab clean`.

@@ -9,6 +9,7 @@ mod compare;
 mod completions;
 mod display;
 mod export;
+mod import;
 mod monitor;
 mod remedies;
 mod report;
@@ -51,6 +52,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Compare(a) => compare::run(&db, a),
         Command::Tune(a) => tune::run(&db, cli.strict, a),
         Command::Clean(a) => clean::run(a),
+        Command::Import(a) => import::run(&db, a),
         Command::Monitor(a) => monitor::run(&db, cli.strict, a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
 /// Current schema version (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// How long a writer waits for another process's transaction before giving up: longer than
 /// any one run's write (a checkpoint of hours of samples takes well under a second).
@@ -40,6 +40,9 @@ pub enum StoreError {
         "the database could not grow: the disk or the file-size limit is full ({0}); runs stored before are intact; free some space (or move --db elsewhere) and run again"
     )]
     Full(String),
+    /// The file is not a latlab database (or an empty one).
+    #[error("not a latlab database (no schema version): was it written by `latlab`?")]
+    NotLatlab,
     /// Stored data could not be decoded.
     #[error("stored data for run {run} is damaged: {what}")]
     Corrupt {
@@ -179,6 +182,16 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, probe, start_ns)
     );
     "#,
+    // 3 → 4: where an imported run came from (`latlab import`); the machine it was measured
+    // on stays in runs.machine, as it was.
+    r#"
+    CREATE TABLE imported (
+        run_id         INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        source         TEXT    NOT NULL,  -- the database file it was imported from, as given
+        source_id      INTEGER NOT NULL,  -- its id there
+        imported_at_ns INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// One stored window of a `latlab monitor` probe.
@@ -223,6 +236,24 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::init(conn)
+    }
+
+    /// Open another latlab's database to read it, never to change it (`latlab import`): no
+    /// migration, no write; refused when written by a newer latlab.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        use rusqlite::OpenFlags;
+        let conn =
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let store = Self { conn };
+        let v = store.schema_version()?;
+        if v > SCHEMA_VERSION {
+            return Err(StoreError::TooNew(v));
+        }
+        if v == 0 {
+            return Err(StoreError::NotLatlab);
+        }
+        Ok(store)
     }
 
     /// An in-memory database (tests).
@@ -276,75 +307,7 @@ impl Store {
     /// the run row updated, its metrics and series replaced. With `None`, a new run.
     pub fn write(&mut self, id: Option<i64>, run: &RunRecord) -> Result<i64, StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let fields = params![
-            run.experiment,
-            run.status.as_str(),
-            run.started_at_ns,
-            run.ended_at_ns,
-            run.latlab_version,
-            run.git_commit,
-            run.machine.info.hostname,
-            js(&run.machine),
-            js(&run.capabilities),
-            js(&run.config),
-            js(&run.tables),
-            js(&run.warnings),
-            js(&run.paper),
-        ];
-        let id = match id {
-            None => {
-                tx.execute(
-                    "INSERT INTO runs (experiment, status, started_at_ns, ended_at_ns, latlab_version, git_commit,
-                                       hostname, machine, capabilities, config, tables_json, warnings, paper)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                    fields,
-                )?;
-                tx.last_insert_rowid()
-            }
-            Some(id) => {
-                let n = tx.execute(
-                    "UPDATE runs SET experiment = ?1, status = ?2, started_at_ns = ?3, ended_at_ns = ?4,
-                            latlab_version = ?5, git_commit = ?6, hostname = ?7, machine = ?8,
-                            capabilities = ?9, config = ?10, tables_json = ?11, warnings = ?12, paper = ?13
-                     WHERE id = ?14",
-                    rusqlite::params_from_iter(fields.iter().copied().chain([&id as &dyn rusqlite::ToSql])),
-                )?;
-                if n == 0 {
-                    return Err(StoreError::NotFound(id.to_string()));
-                }
-                tx.execute("DELETE FROM metrics WHERE run_id = ?1", [id])?;
-                tx.execute("DELETE FROM series WHERE run_id = ?1", [id])?;
-                id
-            }
-        };
-        {
-            let mut m =
-                tx.prepare("INSERT INTO metrics (run_id, seq, name, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-            for (i, metric) in run.metrics.iter().enumerate() {
-                let value: rusqlite::types::Value = match metric.value {
-                    Value::Int(v) => v.into(),
-                    Value::Float(v) => v.into(),
-                };
-                m.execute(params![id, i as i64, metric.name, value, metric.unit])?;
-            }
-            let mut s = tx.prepare(
-                "INSERT INTO series (run_id, seq, name, unit, description, encoding, count, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?;
-            for (i, series) in run.series.iter().enumerate() {
-                let data = encode_series(&series.values);
-                s.execute(params![
-                    id,
-                    i as i64,
-                    series.name,
-                    series.unit,
-                    series.description,
-                    ENCODING_DELTA_VARINT,
-                    series.values.len() as i64,
-                    data
-                ])?;
-            }
-        }
+        let id = write_run(&tx, id, run)?;
         tx.commit()?;
         Ok(id)
     }
@@ -363,41 +326,176 @@ impl Store {
     /// the last window's end, so `runs` shows how far it got.
     pub fn append_windows(&mut self, id: i64, windows: &[WindowRow]) -> Result<(), StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        {
-            let mut q = tx.prepare(
-                "INSERT INTO monitor_windows (run_id, probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns,
-                                              p99_ns, p999_ns, max_ns, missed, lost, buckets)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?;
-            for w in windows {
-                q.execute(params![
-                    id,
-                    w.probe,
-                    w.start_ns,
-                    w.end_ns,
-                    w.state,
-                    w.count,
-                    w.sum_ns,
-                    w.min_ns,
-                    w.p50_ns,
-                    w.p99_ns,
-                    w.p999_ns,
-                    w.max_ns,
-                    w.missed,
-                    w.lost,
-                    encode_series(&w.buckets)
-                ])?;
-            }
-            if let Some(end) = windows.iter().map(|w| w.end_ns).max() {
-                tx.execute("UPDATE runs SET ended_at_ns = MAX(ended_at_ns, ?1) WHERE id = ?2", params![end, id])?;
-            }
-        }
+        insert_windows(&tx, id, windows)?;
         tx.commit()?;
         Ok(())
     }
 
+    /// Store a run brought from another database (`latlab import`) with its windows and where
+    /// it came from, in one transaction: all of it or none. Returns its new id.
+    pub fn insert_imported(
+        &mut self,
+        run: &RunRecord,
+        windows: &[WindowRow],
+        source: &str,
+        source_id: i64,
+    ) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let id = write_run(&tx, None, run)?;
+        insert_windows(&tx, id, windows)?;
+        tx.execute(
+            "INSERT INTO imported (run_id, source, source_id, imported_at_ns) VALUES (?1, ?2, ?3, ?4)",
+            params![id, source, source_id, crate::clock::unix_now_ns()],
+        )?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Runs already stored of `experiment` that started at `started_at_ns`: their ids and
+    /// machines, for telling a duplicate apart (`latlab import`).
+    pub fn runs_started_at(
+        &self,
+        experiment: &str,
+        started_at_ns: i64,
+    ) -> Result<Vec<(i64, crate::machine::Machine)>, StoreError> {
+        let mut q = self.conn.prepare("SELECT id, machine FROM runs WHERE experiment = ?1 AND started_at_ns = ?2")?;
+        let rows: Vec<(i64, String)> = q
+            .query_map(params![experiment, started_at_ns], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        rows.into_iter()
+            .map(|(id, m)| {
+                serde_json::from_str(&m)
+                    .map(|m| (id, m))
+                    .map_err(|e| StoreError::Corrupt { run: id, what: format!("machine: {e}") })
+            })
+            .collect()
+    }
+
+    /// Where run `id` was imported from (source file, its id there), if it was.
+    pub fn imported_from(&self, id: i64) -> Result<Option<(String, i64)>, StoreError> {
+        if self.schema_version()? < 4 {
+            return Ok(None);
+        }
+        Ok(self
+            .conn
+            .query_row("SELECT source, source_id FROM imported WHERE run_id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?)
+    }
+}
+
+/// Write `run` (as new, or in place of `id`) inside `tx`: the run row, its metrics and series.
+fn write_run(tx: &rusqlite::Transaction<'_>, id: Option<i64>, run: &RunRecord) -> Result<i64, StoreError> {
+    let fields = params![
+        run.experiment,
+        run.status.as_str(),
+        run.started_at_ns,
+        run.ended_at_ns,
+        run.latlab_version,
+        run.git_commit,
+        run.machine.info.hostname,
+        js(&run.machine),
+        js(&run.capabilities),
+        js(&run.config),
+        js(&run.tables),
+        js(&run.warnings),
+        js(&run.paper),
+    ];
+    let id = match id {
+        None => {
+            tx.execute(
+                "INSERT INTO runs (experiment, status, started_at_ns, ended_at_ns, latlab_version, git_commit,
+                                       hostname, machine, capabilities, config, tables_json, warnings, paper)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                fields,
+            )?;
+            tx.last_insert_rowid()
+        }
+        Some(id) => {
+            let n = tx.execute(
+                "UPDATE runs SET experiment = ?1, status = ?2, started_at_ns = ?3, ended_at_ns = ?4,
+                            latlab_version = ?5, git_commit = ?6, hostname = ?7, machine = ?8,
+                            capabilities = ?9, config = ?10, tables_json = ?11, warnings = ?12, paper = ?13
+                     WHERE id = ?14",
+                rusqlite::params_from_iter(fields.iter().copied().chain([&id as &dyn rusqlite::ToSql])),
+            )?;
+            if n == 0 {
+                return Err(StoreError::NotFound(id.to_string()));
+            }
+            tx.execute("DELETE FROM metrics WHERE run_id = ?1", [id])?;
+            tx.execute("DELETE FROM series WHERE run_id = ?1", [id])?;
+            id
+        }
+    };
+    {
+        let mut m = tx.prepare("INSERT INTO metrics (run_id, seq, name, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+        for (i, metric) in run.metrics.iter().enumerate() {
+            let value: rusqlite::types::Value = match metric.value {
+                Value::Int(v) => v.into(),
+                Value::Float(v) => v.into(),
+            };
+            m.execute(params![id, i as i64, metric.name, value, metric.unit])?;
+        }
+        let mut s = tx.prepare(
+            "INSERT INTO series (run_id, seq, name, unit, description, encoding, count, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for (i, series) in run.series.iter().enumerate() {
+            let data = encode_series(&series.values);
+            s.execute(params![
+                id,
+                i as i64,
+                series.name,
+                series.unit,
+                series.description,
+                ENCODING_DELTA_VARINT,
+                series.values.len() as i64,
+                data
+            ])?;
+        }
+    }
+    Ok(id)
+}
+
+/// Insert closed windows of run `id` inside `tx`; the run's end moves to the last one's end.
+fn insert_windows(tx: &rusqlite::Transaction<'_>, id: i64, windows: &[WindowRow]) -> Result<(), StoreError> {
+    {
+        let mut q = tx.prepare(
+            "INSERT INTO monitor_windows (run_id, probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns,
+                                              p99_ns, p999_ns, max_ns, missed, lost, buckets)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        )?;
+        for w in windows {
+            q.execute(params![
+                id,
+                w.probe,
+                w.start_ns,
+                w.end_ns,
+                w.state,
+                w.count,
+                w.sum_ns,
+                w.min_ns,
+                w.p50_ns,
+                w.p99_ns,
+                w.p999_ns,
+                w.max_ns,
+                w.missed,
+                w.lost,
+                encode_series(&w.buckets)
+            ])?;
+        }
+        if let Some(end) = windows.iter().map(|w| w.end_ns).max() {
+            tx.execute("UPDATE runs SET ended_at_ns = MAX(ended_at_ns, ?1) WHERE id = ?2", params![end, id])?;
+        }
+    }
+    Ok(())
+}
+
+impl Store {
     /// The windows of monitor run `id`, by probe and time.
     pub fn windows(&self, id: i64) -> Result<Vec<WindowRow>, StoreError> {
+        if self.schema_version()? < 3 {
+            return Ok(Vec::new());
+        }
         let mut q = self.conn.prepare(
             "SELECT probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns, p99_ns, p999_ns, max_ns, missed,
                     lost, buckets
@@ -542,9 +640,14 @@ impl Store {
         Ok(rows)
     }
 
-    /// The newest run of each experiment, in experiment-name order.
+    /// The newest run of each experiment on each host (runs imported from other machines are
+    /// of their own hosts; a host is its machine id, else its name), in experiment-name order.
     pub fn latest_per_experiment(&self) -> Result<Vec<i64>, StoreError> {
-        let mut q = self.conn.prepare("SELECT MAX(id) FROM runs GROUP BY experiment ORDER BY experiment")?;
+        let mut q = self.conn.prepare(
+            "SELECT MAX(id) FROM runs
+             GROUP BY experiment, COALESCE(json_extract(machine, '$.info.machine_id'), hostname, '')
+             ORDER BY experiment, MAX(id)",
+        )?;
         let ids = q.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
         Ok(ids)
     }
@@ -627,200 +730,4 @@ fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn varint_by_hand() {
-        // deltas 0, 1, -1, 64, -65 → zigzag 0, 2, 1, 128, 129
-        let v = [0, 1, 0, 64, -1];
-        let e = encode_series(&v);
-        assert_eq!(e, vec![0x00, 0x02, 0x01, 0x80, 0x01, 0x81, 0x01]);
-        assert_eq!(decode_series(&e, 5).unwrap(), v);
-        assert!(decode_series(&e, 4).is_err());
-        assert!(decode_series(&[0x80], 1).is_err());
-        assert!(decode_series(&[0xff; 11], 1).is_err());
-    }
-
-    proptest! {
-        #[test]
-        fn series_round_trip(v in proptest::collection::vec(any::<i64>(), 0..500)) {
-            let e = encode_series(&v);
-            prop_assert_eq!(decode_series(&e, v.len()).unwrap(), v);
-        }
-
-        #[test]
-        fn hostile_bytes_never_panic(d in proptest::collection::vec(any::<u8>(), 0..200), n in 0usize..300) {
-            let _ = decode_series(&d, n);
-        }
-    }
-
-    #[test]
-    fn migrations_set_version_and_refuse_newer() {
-        let s = Store::open_in_memory().unwrap();
-        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
-        s.conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
-        let conn = s.conn;
-        assert!(matches!(Store::init(conn), Err(StoreError::TooNew(_))));
-    }
-
-    #[test]
-    fn resolve_specs() {
-        let mut s = Store::open_in_memory().unwrap();
-        assert!(matches!(s.resolve("latest"), Err(StoreError::NotFound(_))));
-        let mut r = RunRecord::begin("selftest");
-        r.finish(RunStatus::Complete);
-        let a = s.insert(&r).unwrap();
-        r.experiment = "rt".into();
-        let b = s.insert(&r).unwrap();
-        assert_eq!(s.resolve("latest").unwrap(), b);
-        assert_eq!(s.resolve("selftest").unwrap(), a);
-        assert_eq!(s.resolve(&a.to_string()).unwrap(), a);
-        assert!(s.resolve("999").is_err());
-        assert!(s.resolve("udp").is_err());
-        assert_eq!(s.latest_per_experiment().unwrap(), vec![b, a]);
-        let l = s.list().unwrap();
-        assert_eq!(l.len(), 2);
-        assert_eq!(l[0].id, b);
-    }
-
-    fn a_run(i: u64, samples: usize) -> RunRecord {
-        let mut r = RunRecord::begin("selftest");
-        r.metric("i", i, "count");
-        r.series.push(Series {
-            name: "s".into(),
-            unit: "ns".into(),
-            description: String::new(),
-            values: (0..samples as i64).map(|v| v * 7919 % 100_003).collect(),
-        });
-        r.finish(RunStatus::Complete);
-        r
-    }
-
-    #[test]
-    fn writers_in_several_connections_at_once_all_succeed() {
-        // Each thread its own connection, as two latlab processes would have: the new
-        // database's creation and every insert race, and the busy timeout queues them.
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("two.db");
-        std::thread::scope(|s| {
-            for t in 0..4u64 {
-                let db = &db;
-                s.spawn(move || {
-                    for i in 0..15 {
-                        let mut st = Store::open(db).expect("open while others write");
-                        st.insert(&a_run(t * 100 + i, 2_000)).expect("insert while others write");
-                    }
-                });
-            }
-        });
-        let st = Store::open(&db).unwrap();
-        let runs = st.list().unwrap();
-        assert_eq!(runs.len(), 60);
-        assert!(runs.iter().all(|r| r.samples == 2_000));
-    }
-
-    #[test]
-    fn an_old_database_gains_the_incomplete_status_and_keeps_its_runs() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("v1.db");
-        {
-            // A version-1 file, as latlab wrote it before checkpoints.
-            let conn = Connection::open(&db).unwrap();
-            conn.execute_batch(MIGRATIONS[0]).unwrap();
-            conn.pragma_update(None, "user_version", 1).unwrap();
-            let mut st = Store { conn };
-            st.insert(&a_run(1, 10)).unwrap();
-        }
-        let mut st = Store::open(&db).unwrap();
-        assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
-        let back = st.load(1).unwrap();
-        assert_eq!(back.series[0].values.len(), 10, "series kept through the rebuild");
-        let mut r = a_run(2, 5);
-        r.status = RunStatus::Incomplete;
-        let id = st.write(None, &r).unwrap();
-        assert_eq!(st.load(id).unwrap().status, RunStatus::Incomplete);
-        assert!(st.write(Some(999), &r).is_err(), "replacing a run that is not there");
-    }
-
-    /// Run by `a_full_disk_is_a_clear_error_and_earlier_runs_stay` in a child process whose
-    /// file-size limit is 256 KiB (SIGXFSZ ignored, so a write past it fails with EFBIG).
-    #[test]
-    fn full_disk_child() {
-        let Ok(db) = std::env::var("LATLAB_FULL_DISK_DB") else { return };
-        let lim = nix::sys::resource::rlim_t::from(256u32 * 1024);
-        nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_FSIZE, lim, lim).unwrap();
-        // SAFETY-free: nix's signal() is unsafe only for handlers; SIG_IGN installs none.
-        unsafe { nix::sys::signal::signal(nix::sys::signal::Signal::SIGXFSZ, nix::sys::signal::SigHandler::SigIgn) }
-            .unwrap();
-        let mut st = Store::open(std::path::Path::new(&db)).unwrap();
-        let mut stored = 0;
-        let err = loop {
-            match st.insert(&a_run(stored, 20_000)) {
-                Ok(_) => stored += 1,
-                Err(e) => break e,
-            }
-            assert!(stored < 1_000, "the limit never bit");
-        };
-        println!("STORED {stored}");
-        println!("ERROR {err}");
-        assert!(matches!(err, StoreError::Full(_)), "not told as a full disk: {err:?}");
-    }
-
-    #[test]
-    fn a_full_disk_is_a_clear_error_and_earlier_runs_stay() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("full.db");
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "store::tests::full_disk_child", "--nocapture", "--test-threads", "1"])
-            .env("LATLAB_FULL_DISK_DB", &db)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "child failed: {text}{}", String::from_utf8_lossy(&out.stderr));
-        let stored: usize = text.lines().find_map(|l| l.split("STORED ").nth(1)).unwrap().trim().parse().unwrap();
-        assert!(stored >= 1, "some runs fit under the limit");
-        let msg = text.lines().find_map(|l| l.split("ERROR ").nth(1)).unwrap();
-        assert!(msg.contains("disk or the file-size limit is full") && msg.contains("intact"), "{msg}");
-        // Without the limit: every run stored before the failure reads back whole.
-        let st = Store::open(&db).unwrap();
-        let runs = st.list().unwrap();
-        assert_eq!(runs.len(), stored);
-        for r in runs {
-            assert_eq!(st.load(r.id).unwrap().series[0].values.len(), 20_000);
-        }
-    }
-
-    #[test]
-    fn monitor_windows_append_and_read_back_and_move_the_run_end() {
-        let mut s = Store::open_in_memory().unwrap();
-        let mut r = RunRecord::begin("monitor");
-        r.finish(RunStatus::Incomplete);
-        (r.started_at_ns, r.ended_at_ns) = (500, 500);
-        let id = s.insert(&r).unwrap();
-        let w = |start: i64, max: i64| WindowRow {
-            probe: "rt".into(),
-            start_ns: start,
-            end_ns: start + 300,
-            state: "idle".into(),
-            count: 3,
-            sum_ns: 60,
-            min_ns: 10,
-            p50_ns: 20,
-            p99_ns: 30,
-            p999_ns: 30,
-            max_ns: max,
-            missed: 1,
-            lost: 0,
-            buckets: vec![0, 2, 1, 0, 0, 7_000_000_000],
-        };
-        s.append_windows(id, &[w(1_000, 30), w(1_300, 90)]).unwrap();
-        s.append_windows(id, &[w(1_600, 40)]).unwrap();
-        let back = s.windows(id).unwrap();
-        assert_eq!(back, vec![w(1_000, 30), w(1_300, 90), w(1_600, 40)]);
-        assert_eq!(s.load(id).unwrap().ended_at_ns, 1_900);
-        assert!(s.append_windows(id, &[w(1_600, 1)]).is_err(), "a window is stored once");
-        assert_eq!(decode_all(&encode_series(&[5, -3, 0])).unwrap(), vec![5, -3, 0]);
-    }
-}
+mod tests;

@@ -236,3 +236,60 @@ fn a_gantt_table_is_drawn_as_bars_per_state_with_the_service_names() {
     let html = render(&[r]).unwrap();
     assert!(html.contains("boot.gantt — Gantt chart"));
 }
+
+fn host_run(i: usize, p99: i64) -> RunRecord {
+    let mut r = RunRecord::begin("rt");
+    r.id = Some(100 + i as i64);
+    r.machine.info.hostname = Some(format!("board-{i:02}"));
+    r.machine.info.machine_id = Some(format!("id-{i}"));
+    r.series.push(Series {
+        name: "l1.unloaded".into(),
+        unit: "ns".into(),
+        description: "wake-up latency".into(),
+        values: (0..200).map(|k| 1_000 + k * p99 / 200).collect(),
+    });
+    r.paper.push(PaperRow {
+        seed: "001".into(),
+        figure: "Fig 11 L1 max".into(),
+        paper_setting: "CEPC".into(),
+        paper_value: "32 µs".into(),
+        here_value: format!("{} µs", p99 / 1000),
+        note: String::new(),
+        judgement: Default::default(),
+    });
+    r
+}
+
+#[test]
+fn runs_of_several_hosts_are_compared_with_the_papers_row_and_one_overlay() {
+    let runs: Vec<RunRecord> = (0..3).map(|i| host_run(i, 10_000 * (i as i64 + 1))).collect();
+    let html = render(&runs).unwrap();
+    check_well_formed(&html).unwrap();
+    assert!(html.contains("<h2 id=\"hosts\">Hosts</h2>"), "no hosts section");
+    assert!(html.contains("rt on 3 hosts"));
+    // The paper's figure in its own row above the hosts', each host's figure beside its name.
+    let paper_at = html.find("<td class=\"num\">paper</td>").expect("the paper's row");
+    let host_at = html.find("<td class=\"num\">board-00</td>").expect("a host's row");
+    assert!(paper_at < host_at);
+    assert!(html.contains("32 µs") && html.contains("30 µs"));
+    assert!(html.contains("l1.unloaded on 3 hosts (CDF)"));
+    // Every run is drawn in full, titled with its host.
+    assert!(html.contains("rt #101 on board-01"));
+    // One host alone: no comparison.
+    let one = render(&runs[..1]).unwrap();
+    assert!(!one.contains("id=\"hosts\""));
+}
+
+#[test]
+fn a_fleet_is_compared_whole_but_only_a_few_hosts_are_drawn_in_full() {
+    let n = crate::defaults::REPORT_DETAIL_HOSTS + 5;
+    let runs: Vec<RunRecord> = (0..n).map(|i| host_run(i, 5_000 + 1_000 * i as i64)).collect();
+    let html = render(&runs).unwrap();
+    check_well_formed(&html).unwrap();
+    assert!(html.contains(&format!("rt on {n} hosts")));
+    assert!(html.contains(&format!("board-{:02}", n - 1)), "the last host is a row of the comparison");
+    let drawn = html.matches("<h2 id=\"run-").count();
+    assert_eq!(drawn, crate::defaults::REPORT_DETAIL_HOSTS);
+    assert!(html.contains("drawn in full after it"));
+    assert!(html.contains(&format!("overlays {} of the {n} hosts", crate::defaults::REPORT_OVERLAY_HOSTS)));
+}

@@ -118,7 +118,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Render stored runs into one self-contained HTML report (nothing is re-measured).
     Report(ReportArgs),
-    /// Export a stored run as JSON (the whole record), CSV (raw samples) or Markdown.
+    /// Export a stored run as JSON (the whole record), CSV (raw samples), Markdown, a flent
+    /// data file (`stall net`), or a monitor run's windows as CSV.
     Export(ExportArgs),
     /// Compare two stored runs: median and p99 differences with 95% bootstrap intervals.
     Compare(CompareArgs),

@@ -19,3 +19,13 @@ pub const QUEUE: usize = 64;
 /// one by one; a longer run draws each point as the largest of several windows, so the file
 /// stays small and no maximum is lost).
 pub const PLOT_WINDOWS: usize = 720;
+/// Interval of the udp probe: 10 ms (100 packets a second, about 10 KB/s with replies), a
+/// rate a board's link carries for days beside its real traffic, and 30,000 round trips per
+/// five-minute window for its p99.9.
+pub const UDP_INTERVAL_NS: u64 = 10_000_000;
+/// How long a udp request waits for its reply before it is counted lost: 3 s (RFC 7680's
+/// suggestion for a loss threshold is "a reasonable period", irtt's default is 3× the RTT
+/// with a floor; 3 s covers any path latlab is meant for, and a window closes 3 s late).
+pub const UDP_WAIT_NS: u64 = 3_000_000_000;
+/// A gap longer than this is an interruption of the idle probe: 2 µs, `latlab idle`'s.
+pub const IDLE_THRESHOLD_NS: u64 = 2_000;

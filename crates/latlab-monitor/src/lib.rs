@@ -5,12 +5,14 @@
 //! the OpenMetrics text format for Prometheus to scrape.
 //!
 //! Files: `window.rs` (one window's summary and buckets), `schedule.rs` (idle/load steps),
-//! `engine.rs` (the probe loop on any clock, windows handed over as they close), `export.rs`
+//! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
+//! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `export.rs`
 //! (OpenMetrics), `run.rs` (the threads, the database, resuming).
 
 pub mod defaults;
 pub mod engine;
 pub mod export;
+pub mod probes;
 pub mod run;
 pub mod schedule;
 pub mod window;

@@ -8,6 +8,7 @@
 use crate::defaults as d;
 use crate::engine::{self, EngineConfig, Totals};
 use crate::export::Exported;
+use crate::probes::{self, Echo, EchoConfig, EchoTotals};
 use crate::schedule::{Schedule, State};
 use crate::window::{BUCKETS_NS, Window};
 use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
@@ -16,7 +17,7 @@ use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot
 use latlab_core::store::{Store, StoreError, WindowRow};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, TrySendError, sync_channel};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 
 /// A monitor's settings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -37,7 +38,22 @@ pub struct MonitorConfig {
     pub cpu: Option<usize>,
     /// Fail instead of warning when a capability is refused.
     pub strict: bool,
+    /// The probes run at once: `rt` (the timer), `idle` (lost time), `udp` (to `peer`).
+    pub probes: Vec<String>,
+    /// The udp probe's peer: a `latlab udp serve` address.
+    pub peer: Option<String>,
+    /// Interval of the udp probe, ns.
+    pub udp_interval_ns: u64,
+    /// How long a udp request waits for its reply before it is lost, ns.
+    pub udp_wait_ns: u64,
+    /// A gap longer than this is lost time for the idle probe, ns.
+    pub idle_threshold_ns: u64,
+    /// CPU the idle probe watches (default: the last one).
+    pub idle_cpu: Option<usize>,
 }
+
+/// The probes `latlab monitor` knows.
+pub const PROBES: [&str; 3] = ["rt", "idle", "udp"];
 
 impl Default for MonitorConfig {
     fn default() -> Self {
@@ -50,6 +66,12 @@ impl Default for MonitorConfig {
             sched: Sched { policy: Policy::Fifo, priority: d::RT_PRIORITY },
             cpu: None,
             strict: false,
+            probes: vec!["rt".into()],
+            peer: None,
+            udp_interval_ns: d::UDP_INTERVAL_NS,
+            udp_wait_ns: d::UDP_WAIT_NS,
+            idle_threshold_ns: d::IDLE_THRESHOLD_NS,
+            idle_cpu: None,
         }
     }
 }
@@ -62,6 +84,30 @@ impl MonitorConfig {
         }
         if self.window_ns < 1_000_000_000 || self.window_ns < 10 * self.interval_ns {
             return Err("--window must be at least 1 s and hold at least 10 intervals".into());
+        }
+        if self.probes.is_empty() {
+            return Err("--probes names none: choose from rt, idle, udp".into());
+        }
+        for (i, p) in self.probes.iter().enumerate() {
+            if !PROBES.contains(&p.as_str()) {
+                return Err(format!("'{p}' is not a probe: choose from rt, idle, udp"));
+            }
+            if self.probes[..i].contains(p) {
+                return Err(format!("--probes names '{p}' twice"));
+            }
+        }
+        let udp = self.probes.iter().any(|p| p == "udp");
+        if udp && self.peer.is_none() {
+            return Err("the udp probe needs --peer ADDR (a `latlab udp serve` elsewhere)".into());
+        }
+        if !udp && self.peer.is_some() {
+            return Err("--peer is for the udp probe: add udp to --probes".into());
+        }
+        if udp && !(1_000_000..=10_000_000_000).contains(&self.udp_interval_ns) {
+            return Err("--udp-interval must be between 1 ms and 10 s".into());
+        }
+        if udp && (self.udp_wait_ns < self.udp_interval_ns || self.udp_wait_ns > 60_000_000_000) {
+            return Err("--udp-wait must be at least one --udp-interval and at most 60 s".into());
         }
         if self.schedule.trim().is_empty() { Ok(Schedule::default()) } else { Schedule::parse(&self.schedule) }
     }
@@ -87,6 +133,7 @@ pub enum MonitorError {
 /// A closed window as queued: plain values, so queuing allocates nothing.
 #[derive(Debug, Clone, Copy)]
 struct Closed {
+    probe: &'static str,
     start_ns: u64,
     end_ns: u64,
     state: &'static str,
@@ -98,12 +145,14 @@ struct Closed {
     p999_ns: u64,
     max_ns: u64,
     missed: u64,
+    lost: u64,
     buckets: [u64; BUCKETS_NS.len() + 1],
 }
 
 impl Closed {
-    fn of(w: &Window) -> Self {
+    fn of(probe: &'static str, w: &Window) -> Self {
         Self {
+            probe,
             start_ns: w.start_ns,
             end_ns: w.end_ns,
             state: w.state,
@@ -115,14 +164,15 @@ impl Closed {
             p999_ns: w.quantile(0.999),
             max_ns: w.max_ns,
             missed: w.missed,
+            lost: w.lost,
             buckets: w.buckets,
         }
     }
     /// As stored: times moved from the monotonic clock to Unix time by `offset`.
-    fn row(&self, probe: &str, offset: i64) -> WindowRow {
+    fn row(&self, offset: i64) -> WindowRow {
         let i = |v: u64| v as i64;
         WindowRow {
-            probe: probe.into(),
+            probe: self.probe.into(),
             start_ns: i(self.start_ns) + offset,
             end_ns: i(self.end_ns) + offset,
             state: self.state.into(),
@@ -134,7 +184,7 @@ impl Closed {
             p999_ns: i(self.p999_ns),
             max_ns: i(self.max_ns),
             missed: i(self.missed),
-            lost: 0,
+            lost: i(self.lost),
             buckets: self.buckets.iter().map(|&b| i(b)).collect(),
         }
     }
@@ -154,15 +204,20 @@ fn resumable(store: &Store, cfg: &MonitorConfig) -> Result<Option<RunRecord>, St
 }
 
 /// Run the monitor into the database at `db`, saying a line per window through `say`; returns
-/// the run's final record (already stored).
+/// the run's final record (already stored). `echo` is the udp probe's peer, when it runs.
 pub fn run(
     cfg: &MonitorConfig,
     db: &Path,
     exported: &Exported,
     progress: &AtomicU64,
+    echo: Option<Box<dyn Echo>>,
     say: &mut dyn FnMut(String),
 ) -> Result<RunRecord, MonitorError> {
     let schedule = cfg.validate().map_err(MonitorError::Config)?;
+    let runs = |p: &str| cfg.probes.iter().any(|x| x == p);
+    if runs("udp") != echo.is_some() {
+        return Err(MonitorError::Config("the udp probe runs with a peer, and only with one".into()));
+    }
     let mut store = Store::open(db)?;
     let mut caps = Capabilities::new(cfg.strict);
     caps.record(platform::probe_sched(cfg.sched))?;
@@ -189,38 +244,98 @@ pub fn run(
         duration_ns: cfg.duration_ns,
         schedule: schedule.clone(),
     };
+    let echo_cfg = EchoConfig {
+        engine: EngineConfig { interval_ns: cfg.udp_interval_ns, ..ecfg.clone() },
+        wait_ns: cfg.udp_wait_ns,
+    };
     // Monotonic → Unix time for the stored windows.
     let offset = latlab_core::clock::unix_now_ns() - monotonic_now() as i64;
     let (tx, rx) = sync_channel::<Closed>(d::QUEUE);
     let dropped = AtomicU64::new(0);
     let mut load: Option<latlab_core::spin::SpinLoad> = None;
-    let spinners = if cfg.load_spinners == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        cfg.load_spinners
-    };
-    let (totals, thread_caps) = std::thread::scope(|s| -> Result<(Totals, Vec<platform::Capability>), MonitorError> {
-        let clock = MonotonicClock::new();
-        let start = clock.now() + 10_000_000;
-        let (ecfg, dropped) = (&ecfg, &dropped);
-        let probe = std::thread::Builder::new()
-            .name("latlab-monitor-rt".into())
-            .spawn_scoped(s, move || {
-                let mut c = Vec::new();
-                if let Some(cpu) = cfg.cpu {
-                    c.push(platform::set_affinity(&[cpu]));
-                }
-                c.push(platform::set_sched(cfg.sched));
-                let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
-                let t = engine::run_timer(&clock, ecfg, start, &latlab_core::interrupt::stop_requested, &mut |w| {
-                    progress.fetch_add(1, Ordering::Relaxed);
-                    if let Err(TrySendError::Full(_)) = tx.try_send(Closed::of(w)) {
-                        dropped.fetch_add(1, Ordering::Relaxed);
-                    }
-                });
-                (t, c)
-            })
-            .map_err(|e| MonitorError::Io(format!("starting the probe thread: {e}")))?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let spinners = if cfg.load_spinners == 0 { cpus } else { cfg.load_spinners };
+    let idle_cpu = cfg.idle_cpu.unwrap_or(cpus - 1);
+    let mut echo = echo;
+    let mut done = ProbeDone::default();
+    let clock = MonotonicClock::new();
+    let start = clock.now() + 10_000_000;
+    let thread_caps = std::thread::scope(|s| -> Result<Vec<platform::Capability>, MonitorError> {
+        let (ecfg, echo_cfg, dropped, clock) = (&ecfg, &echo_cfg, &dropped, &clock);
+        let hand = move |tx: &SyncSender<Closed>, c: Closed| {
+            progress.fetch_add(1, Ordering::Relaxed);
+            if let Err(TrySendError::Full(_)) = tx.try_send(c) {
+                dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        let spawn_err = |e: std::io::Error| MonitorError::Io(format!("starting a probe thread: {e}"));
+        let mut probes = Vec::new();
+        if runs("rt") {
+            let tx = tx.clone();
+            probes.push(
+                std::thread::Builder::new()
+                    .name("latlab-monitor-rt".into())
+                    .spawn_scoped(s, move || {
+                        let mut c = Vec::new();
+                        if let Some(cpu) = cfg.cpu {
+                            c.push(platform::set_affinity(&[cpu]));
+                        }
+                        c.push(platform::set_sched(cfg.sched));
+                        let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
+                        let t =
+                            engine::run_timer(clock, ecfg, start, &latlab_core::interrupt::stop_requested, &mut |w| {
+                                hand(&tx, Closed::of("rt", w))
+                            });
+                        (c, ProbeDone { rt: Some(t), ..Default::default() })
+                    })
+                    .map_err(spawn_err)?,
+            );
+        }
+        if runs("idle") {
+            let tx = tx.clone();
+            probes.push(
+                std::thread::Builder::new()
+                    .name("latlab-monitor-idle".into())
+                    .spawn_scoped(s, move || {
+                        let c = vec![
+                            platform::set_affinity(&[idle_cpu]),
+                            platform::set_sched(Sched { policy: Policy::Idle, priority: 0 }),
+                        ];
+                        let t = probes::run_idle(
+                            &monotonic_now,
+                            ecfg,
+                            cfg.idle_threshold_ns,
+                            start,
+                            &latlab_core::interrupt::stop_requested,
+                            &mut |w| hand(&tx, Closed::of("idle", w)),
+                        );
+                        (c, ProbeDone { idle: Some(t), ..Default::default() })
+                    })
+                    .map_err(spawn_err)?,
+            );
+        }
+        if let Some(mut e) = echo.take() {
+            let tx = tx.clone();
+            probes.push(
+                std::thread::Builder::new()
+                    .name("latlab-monitor-udp".into())
+                    .spawn_scoped(s, move || {
+                        let c = vec![platform::set_sched(cfg.sched)];
+                        let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
+                        let t = probes::run_echo(
+                            clock,
+                            echo_cfg,
+                            start,
+                            e.as_mut(),
+                            &latlab_core::interrupt::stop_requested,
+                            &mut |w| hand(&tx, Closed::of("udp", w)),
+                        );
+                        (c, ProbeDone { udp: Some((t, e.refused())), ..Default::default() })
+                    })
+                    .map_err(spawn_err)?,
+            );
+        }
+        drop(tx);
         let mut n = 0u64;
         loop {
             // The schedule's load follows the clock here too.
@@ -240,24 +355,23 @@ pub fn run(
             }
             match rx.recv_timeout(std::time::Duration::from_millis(200)) {
                 Ok(c) => {
-                    let row = c.row("rt", offset);
+                    let row = c.row(offset);
                     store.append_windows(id, std::slice::from_ref(&row))?;
                     exported.add(&row);
                     n += 1;
-                    say(format!(
-                        "monitor: window {n} ({}): {} wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
-                        row.state,
-                        row.count,
-                        row.max_ns as f64 / 1e3,
-                        row.p99_ns as f64 / 1e3,
-                        row.missed
-                    ));
+                    say(window_line(n, &row));
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        probe.join().map_err(|_| MonitorError::Io("the probe thread panicked".into()))
+        let mut all = Vec::new();
+        for p in probes {
+            let (c, t) = p.join().map_err(|_| MonitorError::Io("a probe thread panicked".into()))?;
+            all.extend(c);
+            done = done.or(t);
+        }
+        Ok(all)
     })?;
     if let Some(l) = load.take() {
         l.stop();
@@ -265,15 +379,60 @@ pub fn run(
     for c in thread_caps {
         caps.record(c)?;
     }
-    finish(&mut store, id, &mut rec, caps, totals, dropped.load(Ordering::Relaxed))?;
+    finish(&mut store, id, &mut rec, caps, done, dropped.load(Ordering::Relaxed))?;
     Ok(rec)
+}
+
+/// What each probe's thread reported at its end.
+#[derive(Debug, Clone, Copy, Default)]
+struct ProbeDone {
+    rt: Option<Totals>,
+    idle: Option<Totals>,
+    udp: Option<(EchoTotals, u64)>,
+}
+
+impl ProbeDone {
+    fn or(self, o: Self) -> Self {
+        Self { rt: self.rt.or(o.rt), idle: self.idle.or(o.idle), udp: self.udp.or(o.udp) }
+    }
+}
+
+/// The line said when a window closes.
+fn window_line(n: u64, w: &WindowRow) -> String {
+    let us = |v: i64| v as f64 / 1e3;
+    match w.probe.as_str() {
+        "idle" => format!(
+            "monitor: window {n} idle ({}): {} interruptions, {:.3} ms lost, longest {:.1} µs",
+            w.state,
+            w.count,
+            w.sum_ns as f64 / 1e6,
+            us(w.max_ns)
+        ),
+        "udp" => format!(
+            "monitor: window {n} udp ({}): {} replies, {} lost, rtt p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+            w.state,
+            w.count,
+            w.lost,
+            us(w.p50_ns),
+            us(w.p99_ns),
+            us(w.max_ns)
+        ),
+        _ => format!(
+            "monitor: window {n} ({}): {} wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
+            w.state,
+            w.count,
+            us(w.max_ns),
+            us(w.p99_ns),
+            w.missed
+        ),
+    }
 }
 
 /// OSADL's two plots of a long run: the maxima (and p99) per window over time, and the
 /// histogram of every wake-up with its worst case. Past [`d::PLOT_WINDOWS`] windows, each row
 /// holds the largest of as many consecutive windows as keep the rows under it (the maxima are
 /// what such a plot is read for).
-pub fn long_run_tables(rt: &[&WindowRow]) -> Vec<Table> {
+pub fn long_run_tables(probe: &str, rt: &[&WindowRow]) -> Vec<Table> {
     let Some(first) = rt.first() else { return Vec::new() };
     let per = rt.len().div_ceil(d::PLOT_WINDOWS).max(1);
     let rows: Vec<Vec<serde_json::Value>> = rt
@@ -290,8 +449,8 @@ pub fn long_run_tables(rt: &[&WindowRow]) -> Vec<Table> {
         .collect();
     let every = if per == 1 { String::new() } else { format!(", each point the largest of {per} windows") };
     let windows = Table {
-        name: "monitor.rt.windows".into(),
-        title: format!("Wake-up latency per window over time (OSADL's maxima plot{every})"),
+        name: format!("monitor.{probe}.windows"),
+        title: format!("{} per window over time (OSADL's maxima plot{every})", capital(what_of(probe))),
         columns: vec![
             Column::new("time since start", "h"),
             Column::new("max", "ns"),
@@ -324,58 +483,106 @@ pub fn long_run_tables(rt: &[&WindowRow]) -> Vec<Table> {
         })
         .collect();
     let histogram = Table {
-        name: "monitor.rt.histogram".into(),
+        name: format!("monitor.{probe}.histogram"),
         title: format!(
-            "Wake-up latency over the whole run: {total} wake-ups, worst {}",
+            "{} over the whole run: {total} samples, worst {}",
+            capital(what_of(probe)),
             latlab_core::record::fmt_ns(worst as f64)
         ),
-        columns: vec![Column::new("up to", "ns"), Column::new("wake-ups", "count")],
+        columns: vec![Column::new("up to", "ns"), Column::new("samples", "count")],
         rows: hist_rows,
-        plot: Some(TablePlot { x: "up to".into(), ys: vec!["wake-ups".into()], log_x: true, log_y: true }),
+        plot: Some(TablePlot { x: "up to".into(), ys: vec!["samples".into()], log_x: true, log_y: true }),
     };
     vec![windows, histogram]
 }
 
 /// The run's final record: its settings, what the machine granted, and the summary of every
-/// stored window (earlier processes' too, when resumed), with each window's maximum as a series.
+/// stored window (earlier processes' too, when resumed) per probe, with each window's maximum
+/// as a series and the long-run tables.
 fn finish(
     store: &mut Store,
     id: i64,
     rec: &mut RunRecord,
     caps: Capabilities,
-    totals: Totals,
+    done: ProbeDone,
     dropped: u64,
 ) -> Result<(), MonitorError> {
     let windows = store.windows(id)?;
     rec.capabilities = caps.list;
     rec.metrics.clear();
     rec.series.clear();
+    rec.tables.clear();
     rec.metric("monitor.windows", windows.len() as u64, "count");
     rec.metric("monitor.windows_dropped", dropped, "count");
-    let rt: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == "rt").collect();
-    let sum = |f: fn(&WindowRow) -> i64| rt.iter().map(|w| f(w)).sum::<i64>();
-    rec.metric("monitor.rt.samples", sum(|w| w.count), "count");
-    rec.metric("monitor.rt.missed", sum(|w| w.missed), "count");
-    if let Some(max) = rt.iter().map(|w| w.max_ns).max() {
-        rec.metric("monitor.rt.max", max, "ns");
-        rec.metric("monitor.rt.window_p99_worst", rt.iter().map(|w| w.p99_ns).max().unwrap_or(0), "ns");
-        let mut maxima: Vec<i64> = rt.iter().map(|w| w.max_ns).collect();
-        maxima.sort_unstable();
-        rec.metric("monitor.rt.window_max_median", maxima[maxima.len() / 2], "ns");
+    let mut probes: Vec<&str> = windows.iter().map(|w| w.probe.as_str()).collect();
+    probes.dedup();
+    for probe in PROBES.iter().filter(|p| probes.contains(p)) {
+        let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == *probe).collect();
+        let sum = |f: fn(&WindowRow) -> i64| ws.iter().map(|w| f(w)).sum::<i64>();
+        let m = |what: &str| format!("monitor.{probe}.{what}");
+        rec.metric(&m("samples"), sum(|w| w.count), "count");
+        match *probe {
+            "rt" => rec.metric(&m("missed"), sum(|w| w.missed), "count"),
+            "udp" => {
+                rec.metric(&m("lost"), sum(|w| w.lost), "count");
+                rec.metric(&m("missed"), sum(|w| w.missed), "count");
+                let sent = sum(|w| w.count + w.lost);
+                rec.metric(
+                    &m("loss_fraction"),
+                    if sent > 0 { sum(|w| w.lost) as f64 / sent as f64 } else { 0.0 },
+                    "ratio",
+                );
+            }
+            _ => {
+                let span: i64 = ws.iter().map(|w| w.end_ns - w.start_ns).sum();
+                rec.metric(&m("lost_time"), sum(|w| w.sum_ns), "ns");
+                rec.metric(&m("lost_fraction"), sum(|w| w.sum_ns) as f64 / span.max(1) as f64, "ratio");
+            }
+        }
+        if let Some(max) = ws.iter().map(|w| w.max_ns).max() {
+            rec.metric(&m("max"), max, "ns");
+            rec.metric(&m("window_p99_worst"), ws.iter().map(|w| w.p99_ns).max().unwrap_or(0), "ns");
+            let mut maxima: Vec<i64> = ws.iter().map(|w| w.max_ns).collect();
+            maxima.sort_unstable();
+            rec.metric(&m("window_max_median"), maxima[maxima.len() / 2], "ns");
+        }
+        rec.series.push(Series {
+            name: m("window_max"),
+            unit: "ns".into(),
+            description: format!(
+                "largest {} of each window, in time order (OSADL's maxima per window)",
+                what_of(probe)
+            ),
+            values: ws.iter().map(|w| w.max_ns).collect(),
+        });
+        rec.tables.extend(long_run_tables(probe, &ws));
     }
-    rec.series.push(Series {
-        name: "monitor.rt.window_max".into(),
-        unit: "ns".into(),
-        description: "largest wake-up latency of each window, in time order (OSADL's maxima per window)".into(),
-        values: rt.iter().map(|w| w.max_ns).collect(),
-    });
-    rec.tables.clear();
-    rec.tables.extend(long_run_tables(&rt));
-    if totals.samples == 0 && rt.is_empty() {
+    if let Some((t, refused)) = done.udp {
+        rec.metric("monitor.udp.sent", t.sent, "count");
+        rec.metric("monitor.udp.late_or_duplicate", t.late_or_duplicate, "count");
+        rec.metric("monitor.udp.refused", refused, "count");
+        rec.metric("monitor.udp.send_errors", t.send_errors, "count");
+    }
+    let samples = done.rt.map_or(0, |t| t.samples) + done.idle.map_or(0, |t| t.samples);
+    if windows.is_empty() && samples == 0 {
         rec.warn("no window closed: the run ended before its first window");
     }
     let interrupted = latlab_core::interrupt::stop_requested();
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });
     store.write(Some(id), rec)?;
     Ok(())
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// What a probe's samples are, for titles.
+fn what_of(probe: &str) -> &'static str {
+    match probe {
+        "idle" => "interruption of the idle thread",
+        "udp" => "round trip",
+        _ => "wake-up latency",
+    }
 }

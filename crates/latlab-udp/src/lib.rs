@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod defaults;
 pub mod experiment;
+pub mod peer;
 pub mod playout;
 pub mod probe;
 pub mod reflector;

@@ -62,8 +62,17 @@ impl TimestampedSocket {
     /// Receive one datagram into `buf`; `Ok(None)` when the read timeout passed first.
     /// `cmsg` comes from [`cmsg_buffer`].
     pub fn recv(&self, buf: &mut [u8], cmsg: &mut [u8]) -> std::io::Result<Option<Received>> {
+        self.recv_with(buf, cmsg, MsgFlags::empty())
+    }
+
+    /// [`TimestampedSocket::recv`] without waiting: `Ok(None)` when nothing has arrived.
+    pub fn recv_nowait(&self, buf: &mut [u8], cmsg: &mut [u8]) -> std::io::Result<Option<Received>> {
+        self.recv_with(buf, cmsg, MsgFlags::MSG_DONTWAIT)
+    }
+
+    fn recv_with(&self, buf: &mut [u8], cmsg: &mut [u8], flags: MsgFlags) -> std::io::Result<Option<Received>> {
         let mut iov = [IoSliceMut::new(buf)];
-        let r = socket::recvmsg::<SockaddrStorage>(self.sock.as_raw_fd(), &mut iov, Some(cmsg), MsgFlags::empty());
+        let r = socket::recvmsg::<SockaddrStorage>(self.sock.as_raw_fd(), &mut iov, Some(cmsg), flags);
         let msg = match r {
             Ok(m) => m,
             Err(nix::errno::Errno::EAGAIN | nix::errno::Errno::EINTR) => return Ok(None),
@@ -111,6 +120,15 @@ mod tests {
             assert_eq!(r.from, a.local_addr().unwrap());
             assert!(r.kernel_rx_ns >= before - 1_000_000_000, "a realtime timestamp");
             assert_eq!(b.recv(&mut buf, &mut c).unwrap(), None, "times out with nothing to read");
+            assert_eq!(b.recv_nowait(&mut buf, &mut c).unwrap(), None, "nothing waiting");
+            a.send_to(b"again", b.local_addr().unwrap()).unwrap();
+            let r = loop {
+                if let Some(r) = b.recv_nowait(&mut buf, &mut c).unwrap() {
+                    break r;
+                }
+                std::thread::yield_now();
+            };
+            assert_eq!(r.len, 5);
         }
     }
 }

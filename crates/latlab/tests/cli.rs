@@ -1243,7 +1243,19 @@ fn startup_preload_learns_ranks_preloads_and_measures() {
 fn monitor_runs_windows_and_its_metrics_are_documented() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    latlab(d)
+    // The udp probe's peer: a keyed `udp serve` in another process.
+    let bin = assert_cmd::cargo::cargo_bin("latlab");
+    let mut serve = std::process::Command::new(&bin)
+        .current_dir(d)
+        .args(["udp", "serve", "--bind", "127.0.0.1:48491", "--key", "k3y"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(serve.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("reflecting on 127.0.0.1:48491"), "{line}");
+    let out = latlab(d)
         .args([
             "monitor",
             "--window",
@@ -1254,16 +1266,38 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
             "idle=1s,load=1s",
             "--load-spinners",
             "1",
+            "--probes",
+            "rt,idle,udp",
+            "--peer",
+            "127.0.0.1:48491",
+            "--key",
+            "k3y",
+            "--udp-wait",
+            "500ms",
         ])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("monitor: window 1 (idle)").and(predicate::str::contains("(load)")))
-        .stdout(predicate::str::contains("`monitor.rt.max`"));
+        .assert();
+    let _ = serve.kill();
+    let _ = serve.wait();
+    out.success()
+        .stderr(
+            predicate::str::contains("monitor: window 1 (idle)")
+                .and(predicate::str::contains("(load)"))
+                .and(predicate::str::contains("idle (idle): "))
+                .and(predicate::str::contains(" udp (idle): ")),
+        )
+        .stdout(
+            predicate::str::contains("`monitor.rt.max`")
+                .and(predicate::str::contains("`monitor.idle.lost_fraction`"))
+                .and(predicate::str::contains("`monitor.udp.samples`"))
+                .and(predicate::str::contains("`monitor.udp.refused` | 0")),
+        );
     latlab(d)
         .args(["monitor", "--schedule", "busy=1h"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not a state"));
     latlab(d).args(["monitor", "--window", "10ms"]).assert().code(2).stderr(predicate::str::contains("at least 1 s"));
+    latlab(d).args(["monitor", "--probes", "udp"]).assert().code(2).stderr(predicate::str::contains("needs --peer"));
+    latlab(d).args(["monitor", "--probes", "rt,gps"]).assert().code(2).stderr(predicate::str::contains("not a probe"));
     metrics_match_the_docs(d, false);
 }

@@ -206,6 +206,28 @@ pub struct MonitorArgs {
     /// Pin the probe to this CPU.
     #[arg(long)]
     pub cpu: Option<usize>,
+    /// Probes to run at once: `rt` (timer wake-ups), `idle` (time taken from a lowest-priority
+    /// thread, Endo's method), `udp` (round trips to `--peer`).
+    #[arg(long, value_delimiter = ',', default_value = "rt")]
+    pub probes: Vec<String>,
+    /// The udp probe's peer: a `latlab udp serve` address (host:port).
+    #[arg(long, value_name = "ADDR")]
+    pub peer: Option<String>,
+    /// Interval of the udp probe.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_INTERVAL_NS))]
+    pub udp_interval: u64,
+    /// How long a udp request waits for its reply before it is counted lost.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_WAIT_NS))]
+    pub udp_wait: u64,
+    /// Shared key of the peer (`udp serve --key`): every request carries an HMAC-SHA256.
+    #[arg(long)]
+    pub key: Option<String>,
+    /// A gap longer than this is an interruption of the idle probe.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::IDLE_THRESHOLD_NS))]
+    pub idle_threshold: u64,
+    /// CPU the idle probe watches (default: the last one).
+    #[arg(long)]
+    pub idle_cpu: Option<usize>,
     /// Serve the windows in the OpenMetrics text format on http://ADDR/metrics (and
     /// /healthz) for Prometheus to scrape; loopback unless told otherwise.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = latlab_monitor::defaults::METRICS_LISTEN)]

@@ -3,9 +3,12 @@
 
 use super::{install_interrupt, out, status_code};
 use crate::cli::MonitorArgs;
+use anyhow::Context;
 use latlab_core::platform::{Policy, Sched};
 use latlab_monitor::export::{self, Exported};
+use latlab_monitor::probes::Echo;
 use latlab_monitor::run::{self, MonitorConfig};
+use latlab_udp::peer::Peer;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
@@ -21,8 +24,29 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         sched: Sched { policy: Policy::Fifo, priority: a.priority },
         cpu: a.cpu,
         strict,
+        probes: a.probes.iter().map(|p| p.trim().to_string()).collect(),
+        peer: a.peer.clone(),
+        udp_interval_ns: a.udp_interval,
+        udp_wait_ns: a.udp_wait,
+        idle_threshold_ns: a.idle_threshold,
+        idle_cpu: a.idle_cpu,
     };
     let schedule = cfg.validate().map_err(super::Usage)?;
+    if a.key.is_some() && a.peer.is_none() {
+        return Err(super::Usage("--key is the udp peer's: give --peer too".into()).into());
+    }
+    let echo: Option<Box<dyn Echo>> = match &a.peer {
+        Some(peer) => {
+            let target = std::net::ToSocketAddrs::to_socket_addrs(peer.as_str())
+                .map_err(|e| super::Usage(format!("--peer '{peer}': {e}")))?
+                .next()
+                .ok_or_else(|| super::Usage(format!("--peer '{peer}' names no address")))?;
+            let p = Peer::connect(target, latlab_udp::defaults::SIZE, a.key.as_ref().map(|k| k.as_bytes().to_vec()))
+                .with_context(|| format!("cannot open a socket to '{peer}'"))?;
+            Some(Box::new(UdpPeer(p)))
+        }
+        None => None,
+    };
     install_interrupt()?;
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map_or_else(|_| "unknown".into(), |h| h.trim().to_string());
@@ -32,16 +56,48 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         None => None,
     };
     eprintln!(
-        "monitor: timer probe every {} in windows of {}, schedule {schedule}{}{} (Ctrl-C stops)",
-        crate::cli::dur(cfg.interval_ns),
+        "monitor: {} in windows of {}, schedule {schedule}{}{} (Ctrl-C stops)",
+        probes_line(&cfg),
         crate::cli::dur(cfg.window_ns),
         cfg.duration_ns.map(|d| format!(", for {}", crate::cli::dur(d))).unwrap_or_default(),
         serving.as_ref().map(|s| format!(", metrics on http://{}/metrics", s.addr)).unwrap_or_default(),
     );
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let rec = run::run(&cfg, db, &exported, &progress, &mut |line| eprintln!("{line}"))?;
+    let rec = run::run(&cfg, db, &exported, &progress, echo, &mut |line| eprintln!("{line}"))?;
     drop(serving);
     eprintln!("stored monitor run #{} in {}", rec.id.unwrap_or(0), db.display());
     out(&latlab_core::export::markdown(&rec))?;
     Ok(status_code(&rec))
+}
+
+/// latlab-udp's peer as the monitor's [`Echo`] (the monitor crate knows no experiment crate).
+struct UdpPeer(Peer);
+
+impl Echo for UdpPeer {
+    fn send(&mut self, seq: u64) -> std::io::Result<()> {
+        self.0.send(seq)
+    }
+    fn poll(&mut self) -> std::io::Result<Option<(u64, u64)>> {
+        self.0.poll()
+    }
+    fn refused(&self) -> u64 {
+        self.0.refused()
+    }
+}
+
+/// What runs, for the first line.
+fn probes_line(cfg: &MonitorConfig) -> String {
+    cfg.probes
+        .iter()
+        .map(|p| match p.as_str() {
+            "rt" => format!("timer probe every {}", crate::cli::dur(cfg.interval_ns)),
+            "idle" => format!("idle probe (gaps over {})", crate::cli::dur(cfg.idle_threshold_ns)),
+            _ => format!(
+                "udp probe to {} every {}",
+                cfg.peer.as_deref().unwrap_or("?"),
+                crate::cli::dur(cfg.udp_interval_ns)
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -29,3 +29,6 @@ pub const UDP_INTERVAL_NS: u64 = 10_000_000;
 pub const UDP_WAIT_NS: u64 = 3_000_000_000;
 /// A gap longer than this is an interruption of the idle probe: 2 µs, `latlab idle`'s.
 pub const IDLE_THRESHOLD_NS: u64 = 2_000;
+/// Rate of the `link` load: 100 Mbit/s, a board's Fast Ethernet port filled, which keeps the
+/// kernel's network path busy without taking a whole CPU on loopback.
+pub const LINK_LOAD_BPS: u64 = 100_000_000;

@@ -6,12 +6,14 @@
 //!
 //! Files: `window.rs` (one window's summary and buckets), `schedule.rs` (idle/load steps),
 //! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
-//! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `export.rs`
+//! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `load.rs`
+//! (the schedule's load: spinners, polygons or a link), `export.rs`
 //! (OpenMetrics), `run.rs` (the threads, the database, resuming).
 
 pub mod defaults;
 pub mod engine;
 pub mod export;
+pub mod load;
 pub mod probes;
 pub mod run;
 pub mod schedule;

@@ -8,6 +8,7 @@
 use crate::defaults as d;
 use crate::engine::{self, EngineConfig, Totals};
 use crate::export::Exported;
+use crate::load::LoadKind;
 use crate::probes::{self, Echo, EchoConfig, EchoTotals};
 use crate::schedule::{Schedule, State};
 use crate::window::{BUCKETS_NS, Window};
@@ -30,8 +31,12 @@ pub struct MonitorConfig {
     pub duration_ns: Option<u64>,
     /// The idle/load schedule, as written.
     pub schedule: String,
-    /// Spinners during the schedule's load (0: one per CPU).
+    /// Spinners (or polygon threads) during the schedule's load (0: one per CPU).
     pub load_spinners: usize,
+    /// The load the schedule switches on.
+    pub load: LoadKind,
+    /// The link load's rate, bits per second.
+    pub load_rate_bps: u64,
     /// The probe thread's scheduling.
     pub sched: Sched,
     /// CPU the probe is pinned to.
@@ -63,6 +68,8 @@ impl Default for MonitorConfig {
             duration_ns: None,
             schedule: String::new(),
             load_spinners: 0,
+            load: LoadKind::Spinners,
+            load_rate_bps: d::LINK_LOAD_BPS,
             sched: Sched { policy: Policy::Fifo, priority: d::RT_PRIORITY },
             cpu: None,
             strict: false,
@@ -252,7 +259,7 @@ pub fn run(
     let offset = latlab_core::clock::unix_now_ns() - monotonic_now() as i64;
     let (tx, rx) = sync_channel::<Closed>(d::QUEUE);
     let dropped = AtomicU64::new(0);
-    let mut load: Option<latlab_core::spin::SpinLoad> = None;
+    let mut load: Option<crate::load::Running> = None;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let spinners = if cfg.load_spinners == 0 { cpus } else { cfg.load_spinners };
     let idle_cpu = cfg.idle_cpu.unwrap_or(cpus - 1);
@@ -342,13 +349,7 @@ pub fn run(
             let want_load = schedule.at(monotonic_now().saturating_sub(start)).0 == State::Load;
             match (want_load, load.is_some()) {
                 (true, false) => {
-                    load = Some(
-                        latlab_core::spin::SpinLoad::start(
-                            spinners,
-                            latlab_core::spin::SpinSched { policy: Policy::Other, nice: 0 },
-                        )
-                        .map_err(|e| MonitorError::Io(format!("starting the load: {e}")))?,
-                    );
+                    load = Some(crate::load::start(cfg.load, spinners, cfg.load_rate_bps).map_err(MonitorError::Io)?);
                 }
                 (false, true) => load.take().expect("running").stop(),
                 _ => {}

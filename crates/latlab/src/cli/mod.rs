@@ -192,13 +192,19 @@ pub struct MonitorArgs {
     /// Stop after this long (default: run until Ctrl-C).
     #[arg(long, value_parser = parse_duration_ns)]
     pub duration: Option<u64>,
-    /// Alternate idle and load, repeating, e.g. `idle=2h,load=3h30m`; the load is latlab's
-    /// spinners.
+    /// Alternate idle and load, repeating, e.g. `idle=2h,load=3h30m`; the load is --load.
     #[arg(long, default_value = "")]
     pub schedule: String,
-    /// Spinners during the schedule's load (0: one per CPU).
+    /// Spinners (or polygon threads) during the schedule's load (0: one per CPU).
     #[arg(long, default_value_t = 0)]
     pub load_spinners: usize,
+    /// The load the schedule switches on: `spinners` (busy processes), `polygons` (seed 001's
+    /// drawing threads), `link` (a paced TCP stream over loopback at --load-rate).
+    #[arg(long, default_value = "spinners", value_parser = choice::<latlab_monitor::load::LoadKind>())]
+    pub load: latlab_monitor::load::LoadKind,
+    /// Rate of the `link` load, e.g. 100mbit, 10mbit, 56kbit.
+    #[arg(long, default_value = "100mbit", value_parser = latlab_monitor::load::parse_rate)]
+    pub load_rate: u64,
     /// Real-time priority of the probe (SCHED_FIFO; refused without the privilege, then the
     /// default policy, with a warning).
     #[arg(long, default_value_t = latlab_monitor::defaults::RT_PRIORITY)]

@@ -21,6 +21,8 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         duration_ns: a.duration,
         schedule: a.schedule,
         load_spinners: a.load_spinners,
+        load: a.load,
+        load_rate_bps: a.load_rate,
         sched: Sched { policy: Policy::Fifo, priority: a.priority },
         cpu: a.cpu,
         strict,
@@ -56,9 +58,16 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         None => None,
     };
     eprintln!(
-        "monitor: {} in windows of {}, schedule {schedule}{}{} (Ctrl-C stops)",
+        "monitor: {} in windows of {}, schedule {schedule}{}{}{} (Ctrl-C stops)",
         probes_line(&cfg),
         crate::cli::dur(cfg.window_ns),
+        if cfg.schedule.trim().is_empty() {
+            String::new()
+        } else if cfg.load == latlab_monitor::load::LoadKind::Link {
+            format!(" (load: a loopback stream at {:.1} Mbit/s)", cfg.load_rate_bps as f64 / 1e6)
+        } else {
+            format!(" (load: {})", cfg.load.name())
+        },
         cfg.duration_ns.map(|d| format!(", for {}", crate::cli::dur(d))).unwrap_or_default(),
         serving.as_ref().map(|s| format!(", metrics on http://{}/metrics", s.addr)).unwrap_or_default(),
     );

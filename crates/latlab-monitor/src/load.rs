@@ -1,0 +1,169 @@
+//! The load a monitor's schedule switches on and off, any of latlab's own: `spinners` (busy
+//! processes, one per CPU unless told), `polygons` (seed 001's drawing load, a thread per
+//! CPU), or `link` (a paced TCP stream over loopback, seed 003's network load: the kernel's
+//! network path and its softirqs at a set rate).
+
+use latlab_core::load::{PolygonLoad, PolygonsConfig};
+use latlab_core::platform::Policy;
+use latlab_core::spin::{SpinLoad, SpinSched};
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+/// Which load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadKind {
+    /// Busy processes.
+    Spinners,
+    /// Threads drawing triangles.
+    Polygons,
+    /// A paced TCP stream over loopback.
+    Link,
+}
+
+impl LoadKind {
+    /// Every kind, in the order `--help` lists them.
+    pub const ALL: [LoadKind; 3] = [LoadKind::Spinners, LoadKind::Polygons, LoadKind::Link];
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadKind::Spinners => "spinners",
+            LoadKind::Polygons => "polygons",
+            LoadKind::Link => "link",
+        }
+    }
+}
+
+impl latlab_core::experiment::Choice for LoadKind {
+    fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|k| k.name()).collect()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// A link rate such as `100mbit`, `56kbit`, `1gbit` or `9600bit`, in bits per second.
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mult) = [("gbit", 1_000_000_000u64), ("mbit", 1_000_000), ("kbit", 1_000), ("bit", 1)]
+        .iter()
+        .find_map(|(suffix, m)| t.strip_suffix(suffix).map(|n| (n.to_string(), *m)))
+        .ok_or_else(|| format!("'{s}': give a rate such as 100mbit, 56kbit or 1gbit"))?;
+    let v: f64 = num.trim().parse().map_err(|_| format!("'{s}': give a rate such as 100mbit, 56kbit or 1gbit"))?;
+    let bps = v * mult as f64;
+    if !(9_600.0..=100e9).contains(&bps) {
+        return Err(format!("'{s}': a rate between 9.6 kbit/s and 100 Gbit/s"));
+    }
+    Ok(bps as u64)
+}
+
+/// A load while it runs; [`Running::stop`] ends it (so does dropping it).
+pub enum Running {
+    /// Busy processes.
+    Spinners(SpinLoad),
+    /// Drawing threads.
+    Polygons(PolygonLoad),
+    /// The stream's writer and sink.
+    Link {
+        /// Tells both to stop.
+        stop: Arc<AtomicBool>,
+        /// Writer and sink.
+        threads: Vec<JoinHandle<()>>,
+    },
+}
+
+/// Start `kind` with `n` workers (spinners, polygons) or at `rate_bps` (link).
+pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, String> {
+    match kind {
+        LoadKind::Spinners => SpinLoad::start(n, SpinSched { policy: Policy::Other, nice: 0 })
+            .map(Running::Spinners)
+            .map_err(|e| format!("starting the spinners: {e}")),
+        LoadKind::Polygons => {
+            PolygonLoad::start(&PolygonsConfig { workers: n, sched: None, cpus: Vec::new(), limit_ns: None, seed: 1 })
+                .map(Running::Polygons)
+                .map_err(|e| format!("starting the polygons: {e}"))
+        }
+        LoadKind::Link => {
+            let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("the link load's sink: {e}"))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let s1 = stop.clone();
+            let sink = std::thread::Builder::new()
+                .name("latlab-link-sink".into())
+                .spawn(move || {
+                    let Ok((mut c, _)) = listener.accept() else { return };
+                    let _ = c.set_read_timeout(Some(std::time::Duration::from_millis(100)));
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while !s1.load(Ordering::Relaxed) {
+                        match c.read(&mut buf) {
+                            Ok(0) => break,
+                            Ok(_) => {}
+                            Err(e)
+                                if matches!(
+                                    e.kind(),
+                                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                                ) => {}
+                            Err(_) => break,
+                        }
+                    }
+                })
+                .map_err(|e| format!("the link load's sink: {e}"))?;
+            let mut conn = TcpStream::connect(addr).map_err(|e| format!("the link load's stream: {e}"))?;
+            let s2 = stop.clone();
+            let writer = std::thread::Builder::new()
+                .name("latlab-link-load".into())
+                .spawn(move || {
+                    latlab_core::load::paced_write(&mut conn, rate_bps, &s2);
+                })
+                .map_err(|e| format!("the link load's stream: {e}"))?;
+            Ok(Running::Link { stop, threads: vec![writer, sink] })
+        }
+    }
+}
+
+impl Running {
+    /// Stop the load and wait for it.
+    pub fn stop(self) {
+        match self {
+            Running::Spinners(s) => s.stop(),
+            Running::Polygons(p) => {
+                p.stop();
+            }
+            Running::Link { stop, threads } => {
+                stop.store(true, Ordering::Relaxed);
+                for t in threads {
+                    let _ = t.join();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_with_their_units_and_bad_ones_say_what_to_give() {
+        assert_eq!(parse_rate("100mbit"), Ok(100_000_000));
+        assert_eq!(parse_rate("56kbit"), Ok(56_000));
+        assert_eq!(parse_rate("1.5Gbit"), Ok(1_500_000_000));
+        assert_eq!(parse_rate("9600bit"), Ok(9_600));
+        assert!(parse_rate("10").unwrap_err().contains("100mbit"));
+        assert!(parse_rate("fastmbit").is_err());
+        assert!(parse_rate("1bit").unwrap_err().contains("between"));
+    }
+
+    #[test]
+    fn each_load_starts_and_stops() {
+        for kind in LoadKind::ALL {
+            let l = start(kind, 1, 10_000_000).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            l.stop();
+        }
+    }
+}

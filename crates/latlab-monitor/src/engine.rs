@@ -33,6 +33,36 @@ pub struct Totals {
     pub missed: u64,
 }
 
+/// What every probe loop shares: the schedule's state at a time, the run's end, and windows
+/// that tile the run from its start.
+pub(crate) struct Frame<'a> {
+    cfg: &'a EngineConfig,
+    start: u64,
+    /// When the run ends (`u64::MAX` without a duration).
+    pub end: u64,
+}
+
+impl<'a> Frame<'a> {
+    pub(crate) fn new(cfg: &'a EngineConfig, start: u64) -> Self {
+        Self { cfg, start, end: cfg.duration_ns.map_or(u64::MAX, |d| start.saturating_add(d)) }
+    }
+    /// The schedule's state at `t`.
+    pub(crate) fn state_at(&self, t: u64) -> &'static str {
+        self.cfg.schedule.at(t.saturating_sub(self.start)).0.name()
+    }
+    /// The run's first window, empty.
+    pub(crate) fn first(&self) -> Window {
+        Window::new(self.start, self.start + self.cfg.window_ns, self.state_at(self.start))
+    }
+    /// Hand `w` over and make it the next window, empty.
+    pub(crate) fn close(&self, w: &mut Window, totals: &mut Totals, closed: &mut dyn FnMut(&Window)) {
+        closed(w);
+        totals.windows += 1;
+        let next = w.end_ns;
+        w.reset(next, next + self.cfg.window_ns, self.state_at(next));
+    }
+}
+
 /// Run the timer probe on `tb` from `start` until `duration_ns` or `stop()`; every window is
 /// handed to `closed` as it closes (and the open one at the end, if it holds samples).
 pub fn run_timer(
@@ -42,27 +72,23 @@ pub fn run_timer(
     stop: &dyn Fn() -> bool,
     closed: &mut dyn FnMut(&Window),
 ) -> Totals {
-    let state_at = |t: u64| cfg.schedule.at(t.saturating_sub(start)).0.name();
-    let end = cfg.duration_ns.map_or(u64::MAX, |d| start.saturating_add(d));
-    let mut w = Window::new(start, start + cfg.window_ns, state_at(start));
+    let f = Frame::new(cfg, start);
+    let mut w = f.first();
     let mut totals = Totals::default();
     let mut k = 0u64;
     loop {
         let deadline = start + k * cfg.interval_ns;
-        if deadline >= end || stop() {
+        if deadline >= f.end || stop() {
             break;
         }
         // The window holding this deadline: hand over those it has passed.
         while deadline >= w.end_ns {
-            closed(&w);
-            totals.windows += 1;
-            let next = w.end_ns;
-            w.reset(next, next + cfg.window_ns, state_at(next));
+            f.close(&mut w, &mut totals, closed);
         }
         let t = tb.sleep_until(deadline);
         let late = t.saturating_sub(deadline);
         w.record(late as i64);
-        w.note_state(state_at(deadline));
+        w.note_state(f.state_at(deadline));
         // Deadlines that passed while this wake-up was late were missed.
         let skipped = late / cfg.interval_ns;
         w.missed += skipped;

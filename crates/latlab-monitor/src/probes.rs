@@ -12,7 +12,7 @@
 //!   drains the replies that have come (their arrival times are the kernel's, so a reply read
 //!   late is timed right) and closes windows; nothing allocates after the start.
 
-use crate::engine::{EngineConfig, Totals};
+use crate::engine::{EngineConfig, Frame, Totals};
 use crate::window::Window;
 use latlab_core::clock::Timebase;
 
@@ -26,9 +26,8 @@ pub fn run_idle(
     stop: &dyn Fn() -> bool,
     closed: &mut dyn FnMut(&Window),
 ) -> Totals {
-    let state_at = |t: u64| cfg.schedule.at(t.saturating_sub(start)).0.name();
-    let end = cfg.duration_ns.map_or(u64::MAX, |d| start.saturating_add(d));
-    let mut w = Window::new(start, start + cfg.window_ns, state_at(start));
+    let f = Frame::new(cfg, start);
+    let mut w = f.first();
     let mut totals = Totals::default();
     let mut prev = now().max(start);
     let mut reads = 0u32;
@@ -37,18 +36,15 @@ pub fn run_idle(
         let gap = t.saturating_sub(prev);
         // Windows the previous read has passed are done.
         while prev >= w.end_ns {
-            closed(&w);
-            totals.windows += 1;
-            let next = w.end_ns;
-            w.reset(next, next + cfg.window_ns, state_at(next));
+            f.close(&mut w, &mut totals, closed);
         }
         if gap > threshold_ns {
             w.record(gap as i64);
-            w.note_state(state_at(prev));
+            w.note_state(f.state_at(prev));
             totals.samples += 1;
         }
         prev = t;
-        if t >= end {
+        if t >= f.end {
             break;
         }
         // The stop flag is an atomic load; reading it every 1,024 reads keeps the loop tight.
@@ -153,12 +149,12 @@ pub fn run_echo(
     closed: &mut dyn FnMut(&Window),
 ) -> EchoTotals {
     let e = &cfg.engine;
-    let state_at = |t: u64| e.schedule.at(t.saturating_sub(start)).0.name();
-    let end = e.duration_ns.map_or(u64::MAX, |d| start.saturating_add(d));
+    let f = Frame::new(e, start);
+    let end = f.end;
     // A request's slot is needed until its window closes: one window and the wait after it.
     let span = (e.window_ns + cfg.wait_ns).div_ceil(e.interval_ns) as usize + 8;
     let mut ring = Ring::new(span);
-    let mut w = Window::new(start, start + e.window_ns, state_at(start));
+    let mut w = f.first();
     let mut out = EchoTotals::default();
     let mut k = 0u64; // next request
     // Close every window whose last request's wait has passed at `t`; requests below `next`
@@ -183,12 +179,9 @@ pub fn run_echo(
                             out.totals.samples += 1;
                         }
                     }
-                    w.note_state(state_at(start + seq * e.interval_ns));
+                    w.note_state(f.state_at(start + seq * e.interval_ns));
                 }
-                closed(w);
-                out.totals.windows += 1;
-                let next = w.end_ns;
-                w.reset(next, next + e.window_ns, state_at(next));
+                f.close(w, &mut out.totals, closed);
             }
         };
     let drain = |echo: &mut dyn Echo, ring: &mut Ring, out: &mut EchoTotals| {

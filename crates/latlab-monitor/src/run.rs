@@ -436,16 +436,25 @@ fn window_line(n: u64, w: &WindowRow) -> String {
 pub fn long_run_tables(probe: &str, rt: &[&WindowRow]) -> Vec<Table> {
     let Some(first) = rt.first() else { return Vec::new() };
     let per = rt.len().div_ceil(d::PLOT_WINDOWS).max(1);
+    // Time in a unit that suits the run's length: seconds, minutes, or hours.
+    let span = rt.last().map_or(0, |w| w.end_ns - first.start_ns);
+    let (unit, div) = if span >= 7_200_000_000_000 {
+        ("h", 3.6e12)
+    } else if span >= 120_000_000_000 {
+        ("min", 6e10)
+    } else {
+        ("s", 1e9)
+    };
     let rows: Vec<Vec<serde_json::Value>> = rt
         .chunks(per)
         .map(|c| {
-            let hours = (c[0].start_ns - first.start_ns) as f64 / 3.6e12;
+            let at = (c[0].start_ns - first.start_ns) as f64 / div;
             let max = c.iter().map(|w| w.max_ns).max().unwrap_or(0);
             let p99 = c.iter().map(|w| w.p99_ns).max().unwrap_or(0);
             let mut states: Vec<&str> = c.iter().map(|w| w.state.as_str()).collect();
             states.dedup();
             let state = if states.len() == 1 { states[0] } else { "mixed" };
-            vec![((hours * 1e4).round() / 1e4).into(), max.into(), p99.into(), state.into()]
+            vec![((at * 1e3).round() / 1e3).into(), max.into(), p99.into(), state.into()]
         })
         .collect();
     let every = if per == 1 { String::new() } else { format!(", each point the largest of {per} windows") };
@@ -453,7 +462,7 @@ pub fn long_run_tables(probe: &str, rt: &[&WindowRow]) -> Vec<Table> {
         name: format!("monitor.{probe}.windows"),
         title: format!("{} per window over time (OSADL's maxima plot{every})", capital(what_of(probe))),
         columns: vec![
-            Column::new("time since start", "h"),
+            Column::new("time since start", unit),
             Column::new("max", "ns"),
             Column::new("p99", "ns"),
             Column::new("state", ""),

@@ -16,6 +16,31 @@ fn latlab(dir: &Path) -> Command {
     c
 }
 
+/// A latlab child killed when dropped, so a failing assertion never leaves it holding its port.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start `latlab ARGS` in `dir` and wait for its first stderr line, which must contain `ready`.
+fn spawn_ready(dir: &Path, args: &[&str], ready: &str) -> Reaped {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(dir)
+        .args(args)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(c.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains(ready), "{line}");
+    Reaped(c)
+}
+
 /// Run a tiny selftest into `dir/latlab.db` and return nothing; panics on failure.
 fn tiny_selftest(dir: &Path) {
     latlab(dir)
@@ -404,28 +429,7 @@ fn udp_loopback_serve_probe_and_relay_commands() {
         .stderr(predicate::str::contains("cannot resolve"));
 
     // A reflector in one process, a relay in another, the prober in a third.
-    let bin = assert_cmd::cargo::cargo_bin("latlab");
-    /// Kills the child when dropped, so a failing assertion never leaves it holding its port.
-    struct Reaped(std::process::Child);
-    impl Drop for Reaped {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let spawn = |args: &[&str], ready: &str| {
-        let mut c = std::process::Command::new(&bin)
-            .current_dir(d)
-            .args(args)
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(c.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.contains(ready), "{line}");
-        Reaped(c)
-    };
+    let spawn = |args: &[&str], ready: &str| spawn_ready(d, args, ready);
     let mut serve =
         spawn(&["udp", "serve", "--bind", "127.0.0.1:48481", "--key", "s3cret"], "reflecting on 127.0.0.1:48481");
     let mut relay = spawn(
@@ -1244,17 +1248,11 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The udp probe's peer: a keyed `udp serve` in another process.
-    let bin = assert_cmd::cargo::cargo_bin("latlab");
-    let mut serve = std::process::Command::new(&bin)
-        .current_dir(d)
-        .args(["udp", "serve", "--bind", "127.0.0.1:48491", "--key", "k3y"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(serve.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.contains("reflecting on 127.0.0.1:48491"), "{line}");
+    let serve = spawn_ready(
+        d,
+        &["udp", "serve", "--bind", "127.0.0.1:48491", "--key", "k3y"],
+        "reflecting on 127.0.0.1:48491",
+    );
     let out = latlab(d)
         .args([
             "monitor",
@@ -1276,8 +1274,7 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
             "500ms",
         ])
         .assert();
-    let _ = serve.kill();
-    let _ = serve.wait();
+    drop(serve);
     out.success()
         .stderr(
             predicate::str::contains("monitor: window 1 (idle)")

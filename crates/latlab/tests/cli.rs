@@ -1248,11 +1248,8 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The udp probe's peer: a keyed `udp serve` in another process.
-    let serve = spawn_ready(
-        d,
-        &["udp", "serve", "--bind", "127.0.0.1:48491", "--key", "k3y"],
-        "reflecting on 127.0.0.1:48491",
-    );
+    let serve =
+        spawn_ready(d, &["udp", "serve", "--bind", "127.0.0.1:48491", "--key", "k3y"], "reflecting on 127.0.0.1:48491");
     let out = latlab(d)
         .args([
             "monitor",

@@ -32,3 +32,6 @@ pub const IDLE_THRESHOLD_NS: u64 = 2_000;
 /// Rate of the `link` load: 100 Mbit/s, a board's Fast Ethernet port filled, which keeps the
 /// kernel's network path busy without taking a whole CPU on loopback.
 pub const LINK_LOAD_BPS: u64 = 100_000_000;
+/// How the timer probe wakes the chain's second level: eventfd, `latlab rt`'s default (one
+/// kernel counter, the path a Linux driver's interrupt thread would take to user space).
+pub const WAKE: &str = "eventfd";

@@ -72,6 +72,19 @@ pub fn run_timer(
     stop: &dyn Fn() -> bool,
     closed: &mut dyn FnMut(&Window),
 ) -> Totals {
+    run_timer_then(tb, cfg, start, stop, closed, &mut |_| {})
+}
+
+/// [`run_timer`], calling `woke(deadline)` after each wake-up is recorded: the wake-up
+/// chain's first level hands each pulse on there.
+pub fn run_timer_then(
+    tb: &dyn Timebase,
+    cfg: &EngineConfig,
+    start: u64,
+    stop: &dyn Fn() -> bool,
+    closed: &mut dyn FnMut(&Window),
+    woke: &mut dyn FnMut(u64),
+) -> Totals {
     let f = Frame::new(cfg, start);
     let mut w = f.first();
     let mut totals = Totals::default();
@@ -89,6 +102,7 @@ pub fn run_timer(
         let late = t.saturating_sub(deadline);
         w.record(late as i64);
         w.note_state(f.state_at(deadline));
+        woke(deadline);
         // Deadlines that passed while this wake-up was late were missed.
         let skipped = late / cfg.interval_ns;
         w.missed += skipped;

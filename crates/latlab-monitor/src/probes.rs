@@ -60,6 +60,85 @@ pub fn run_idle(
     totals
 }
 
+/// How the timer probe wakes the chain's second level: the binary gives latlab-rt's
+/// (eventfd, futex, pipe or condvar), so the monitor measures the same wake paths `latlab rt`
+/// compares.
+pub trait Wake: Send + Sync {
+    /// Wake the waiter (never blocks for long; never allocates).
+    fn notify(&self);
+    /// Block until at least one notification is pending, and consume all that are.
+    fn wait(&self);
+}
+
+/// Published instead of a deadline to tell the second level to finish.
+pub const CHAIN_STOP: u64 = u64::MAX;
+
+/// The wake-up chain's second level (seed 001's APP_TEST after its ISR_TEST): the timer probe
+/// publishes each deadline and wakes it; it records how late it woke from that intended time.
+/// A pulse it never saw (the waker coalesces, or the timer missed it) is a missed pulse.
+pub struct ChainLevel2<'a> {
+    f: Frame<'a>,
+    interval_ns: u64,
+    w: Window,
+    prev: Option<u64>,
+    totals: Totals,
+}
+
+impl<'a> ChainLevel2<'a> {
+    /// Windows of `cfg` from `start`.
+    pub fn new(cfg: &'a EngineConfig, start: u64) -> Self {
+        let f = Frame::new(cfg, start);
+        let w = f.first();
+        Self { f, interval_ns: cfg.interval_ns, w, prev: None, totals: Totals::default() }
+    }
+
+    /// The second level woke at `t` for the pulse due at `deadline`.
+    pub fn woke(&mut self, deadline: u64, t: u64, closed: &mut dyn FnMut(&Window)) {
+        while deadline >= self.w.end_ns {
+            self.f.close(&mut self.w, &mut self.totals, closed);
+        }
+        self.w.record(t.saturating_sub(deadline) as i64);
+        self.w.note_state(self.f.state_at(deadline));
+        let skipped = self.prev.map_or(0, |p| (deadline.saturating_sub(p) / self.interval_ns).saturating_sub(1));
+        self.w.missed += skipped;
+        self.totals.missed += skipped;
+        self.totals.samples += 1;
+        self.prev = Some(deadline);
+    }
+
+    /// The end: the open window handed over if it holds samples.
+    pub fn finish(mut self, closed: &mut dyn FnMut(&Window)) -> Totals {
+        if self.w.count > 0 {
+            closed(&self.w);
+            self.totals.windows += 1;
+        }
+        self.totals
+    }
+}
+
+/// The second level's thread: wait, read the published deadline, record, until
+/// [`CHAIN_STOP`].
+pub fn run_chain(
+    now: &dyn Fn() -> u64,
+    cfg: &EngineConfig,
+    start: u64,
+    wake: &dyn Wake,
+    pulse: &std::sync::atomic::AtomicU64,
+    closed: &mut dyn FnMut(&Window),
+) -> Totals {
+    let mut l2 = ChainLevel2::new(cfg, start);
+    loop {
+        wake.wait();
+        let t = now();
+        let d = pulse.load(std::sync::atomic::Ordering::Acquire);
+        if d == CHAIN_STOP {
+            break;
+        }
+        l2.woke(d, t, closed);
+    }
+    l2.finish(closed)
+}
+
 /// A request–reply exchange with a peer, for the udp probe. latlab-monitor knows no experiment
 /// crate: the binary gives one over latlab-udp's wire format to a `latlab udp serve`.
 pub trait Echo: Send {
@@ -323,6 +402,30 @@ mod tests {
         let t = run_echo(&clock, &c2, 0, &mut peer, &|| c.now() >= 420 * S, &mut |w| got.push((w.count, w.lost)));
         assert_eq!(got, vec![(2_999, 1), (1_201, 0)]);
         assert_eq!(t.late_or_duplicate, 1, "the late reply came, after its window closed");
+    }
+
+    #[test]
+    fn the_chains_second_level_counts_its_lateness_and_the_pulses_it_never_saw() {
+        let e = EngineConfig {
+            interval_ns: MS,
+            window_ns: S,
+            duration_ns: Some(3 * S),
+            schedule: Schedule::parse("idle=1s,load=1s").unwrap(),
+        };
+        let mut l2 = ChainLevel2::new(&e, 0);
+        let mut got = Vec::new();
+        for k in 0..3000u64 {
+            // Every 100th pulse coalesced with the next (never seen); 20 µs late, 300 µs once.
+            if k % 100 == 99 {
+                continue;
+            }
+            let late = if k == 1500 { 300_000 } else { 20_000 };
+            l2.woke(k * MS, k * MS + late, &mut |w| got.push((w.state, w.count, w.missed, w.max_ns)));
+        }
+        let t = l2.finish(&mut |w| got.push((w.state, w.count, w.missed, w.max_ns)));
+        // A pulse never seen is counted when the next one comes (the last one, never).
+        assert_eq!(got, vec![("idle", 990, 9, 20_000), ("load", 990, 10, 300_000), ("idle", 990, 10, 20_000)]);
+        assert_eq!((t.samples, t.missed, t.windows), (2970, 29, 3));
     }
 
     #[test]

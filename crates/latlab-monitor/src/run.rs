@@ -9,7 +9,7 @@ use crate::defaults as d;
 use crate::engine::{self, EngineConfig, Totals};
 use crate::export::Exported;
 use crate::load::LoadKind;
-use crate::probes::{self, Echo, EchoConfig, EchoTotals};
+use crate::probes::{self, Echo, EchoConfig, EchoTotals, Wake};
 use crate::schedule::{Schedule, State};
 use crate::window::{BUCKETS_NS, Window};
 use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
@@ -43,8 +43,11 @@ pub struct MonitorConfig {
     pub cpu: Option<usize>,
     /// Fail instead of warning when a capability is refused.
     pub strict: bool,
-    /// The probes run at once: `rt` (the timer), `idle` (lost time), `udp` (to `peer`).
+    /// The probes run at once: `rt` (the timer), `chain` (the timer's second level), `idle`
+    /// (lost time), `udp` (to `peer`).
     pub probes: Vec<String>,
+    /// How the timer wakes the chain's second level (latlab rt's `--signal` names).
+    pub wake: String,
     /// The udp probe's peer: a `latlab udp serve` address.
     pub peer: Option<String>,
     /// Interval of the udp probe, ns.
@@ -58,7 +61,7 @@ pub struct MonitorConfig {
 }
 
 /// The probes `latlab monitor` knows.
-pub const PROBES: [&str; 3] = ["rt", "idle", "udp"];
+pub const PROBES: [&str; 4] = ["rt", "chain", "idle", "udp"];
 
 impl Default for MonitorConfig {
     fn default() -> Self {
@@ -74,6 +77,7 @@ impl Default for MonitorConfig {
             cpu: None,
             strict: false,
             probes: vec!["rt".into()],
+            wake: d::WAKE.into(),
             peer: None,
             udp_interval_ns: d::UDP_INTERVAL_NS,
             udp_wait_ns: d::UDP_WAIT_NS,
@@ -93,17 +97,21 @@ impl MonitorConfig {
             return Err("--window must be at least 1 s and hold at least 10 intervals".into());
         }
         if self.probes.is_empty() {
-            return Err("--probes names none: choose from rt, idle, udp".into());
+            return Err("--probes names none: choose from rt, chain, idle, udp".into());
         }
         for (i, p) in self.probes.iter().enumerate() {
             if !PROBES.contains(&p.as_str()) {
-                return Err(format!("'{p}' is not a probe: choose from rt, idle, udp"));
+                return Err(format!("'{p}' is not a probe: choose from rt, chain, idle, udp"));
             }
             if self.probes[..i].contains(p) {
                 return Err(format!("--probes names '{p}' twice"));
             }
         }
-        let udp = self.probes.iter().any(|p| p == "udp");
+        let has = |p: &str| self.probes.iter().any(|x| x == p);
+        if has("chain") && !has("rt") {
+            return Err("chain is the timer probe's second level: add rt to --probes".into());
+        }
+        let udp = has("udp");
         if udp && self.peer.is_none() {
             return Err("the udp probe needs --peer ADDR (a `latlab udp serve` elsewhere)".into());
         }
@@ -218,6 +226,7 @@ pub fn run(
     exported: &Exported,
     progress: &AtomicU64,
     echo: Option<Box<dyn Echo>>,
+    wake: Option<Box<dyn Wake>>,
     say: &mut dyn FnMut(String),
 ) -> Result<RunRecord, MonitorError> {
     let schedule = cfg.validate().map_err(MonitorError::Config)?;
@@ -225,6 +234,10 @@ pub fn run(
     if runs("udp") != echo.is_some() {
         return Err(MonitorError::Config("the udp probe runs with a peer, and only with one".into()));
     }
+    if runs("chain") != wake.is_some() {
+        return Err(MonitorError::Config("the chain probe runs with a wake path, and only with one".into()));
+    }
+    let pulse = AtomicU64::new(0);
     let mut store = Store::open(db)?;
     let mut caps = Capabilities::new(cfg.strict);
     caps.record(platform::probe_sched(cfg.sched))?;
@@ -277,6 +290,7 @@ pub fn run(
         };
         let spawn_err = |e: std::io::Error| MonitorError::Io(format!("starting a probe thread: {e}"));
         let mut probes = Vec::new();
+        let (wake, pulse) = (wake.as_deref(), &pulse);
         if runs("rt") {
             let tx = tx.clone();
             probes.push(
@@ -289,11 +303,49 @@ pub fn run(
                         }
                         c.push(platform::set_sched(cfg.sched));
                         let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
-                        let t =
-                            engine::run_timer(clock, ecfg, start, &latlab_core::interrupt::stop_requested, &mut |w| {
-                                hand(&tx, Closed::of("rt", w))
-                            });
+                        let t = engine::run_timer_then(
+                            clock,
+                            ecfg,
+                            start,
+                            &latlab_core::interrupt::stop_requested,
+                            &mut |w| hand(&tx, Closed::of("rt", w)),
+                            &mut |deadline| {
+                                if let Some(wake) = wake {
+                                    pulse.store(deadline, Ordering::Release);
+                                    wake.notify();
+                                }
+                            },
+                        );
+                        // The second level ends on this, whatever ended the first.
+                        if let Some(wake) = wake {
+                            pulse.store(probes::CHAIN_STOP, Ordering::Release);
+                            wake.notify();
+                        }
                         (c, ProbeDone { rt: Some(t), ..Default::default() })
+                    })
+                    .map_err(spawn_err)?,
+            );
+        }
+        // After the first level: it wakes this one, and tells it to stop even if it ends first.
+        if let Some(wake) = wake {
+            let tx = tx.clone();
+            probes.push(
+                std::thread::Builder::new()
+                    .name("latlab-monitor-chain".into())
+                    .spawn_scoped(s, move || {
+                        let mut c = Vec::new();
+                        if let Some(cpu) = cfg.cpu {
+                            c.push(platform::set_affinity(&[cpu]));
+                        }
+                        // One below the first level, as seed 001's APP_TEST ran below its ISR_TEST.
+                        c.push(platform::set_sched(Sched {
+                            policy: cfg.sched.policy,
+                            priority: (cfg.sched.priority - 1).max(1),
+                        }));
+                        let t = probes::run_chain(&monotonic_now, ecfg, start, wake, pulse, &mut |w| {
+                            hand(&tx, Closed::of("chain", w))
+                        });
+                        (c, ProbeDone { chain: Some(t), ..Default::default() })
                     })
                     .map_err(spawn_err)?,
             );
@@ -388,13 +440,19 @@ pub fn run(
 #[derive(Debug, Clone, Copy, Default)]
 struct ProbeDone {
     rt: Option<Totals>,
+    chain: Option<Totals>,
     idle: Option<Totals>,
     udp: Option<(EchoTotals, u64)>,
 }
 
 impl ProbeDone {
     fn or(self, o: Self) -> Self {
-        Self { rt: self.rt.or(o.rt), idle: self.idle.or(o.idle), udp: self.udp.or(o.udp) }
+        Self {
+            rt: self.rt.or(o.rt),
+            chain: self.chain.or(o.chain),
+            idle: self.idle.or(o.idle),
+            udp: self.udp.or(o.udp),
+        }
     }
 }
 
@@ -417,6 +475,14 @@ fn window_line(n: u64, w: &WindowRow) -> String {
             us(w.p50_ns),
             us(w.p99_ns),
             us(w.max_ns)
+        ),
+        "chain" => format!(
+            "monitor: window {n} chain ({}): {} second-level wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
+            w.state,
+            w.count,
+            us(w.max_ns),
+            us(w.p99_ns),
+            w.missed
         ),
         _ => format!(
             "monitor: window {n} ({}): {} wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
@@ -532,7 +598,7 @@ fn finish(
         let m = |what: &str| format!("monitor.{probe}.{what}");
         rec.metric(&m("samples"), sum(|w| w.count), "count");
         match *probe {
-            "rt" => rec.metric(&m("missed"), sum(|w| w.missed), "count"),
+            "rt" | "chain" => rec.metric(&m("missed"), sum(|w| w.missed), "count"),
             "udp" => {
                 rec.metric(&m("lost"), sum(|w| w.lost), "count");
                 rec.metric(&m("missed"), sum(|w| w.missed), "count");
@@ -593,6 +659,7 @@ fn what_of(probe: &str) -> &'static str {
     match probe {
         "idle" => "interruption of the idle thread",
         "udp" => "round trip",
+        "chain" => "second-level wake-up latency",
         _ => "wake-up latency",
     }
 }

@@ -1262,7 +1262,7 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
             "--load-spinners",
             "1",
             "--probes",
-            "rt,idle,udp",
+            "rt,chain,idle,udp",
             "--peer",
             "127.0.0.1:48491",
             "--key",
@@ -1277,12 +1277,14 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
             predicate::str::contains("monitor: window 1 (idle)")
                 .and(predicate::str::contains("(load)"))
                 .and(predicate::str::contains("idle (idle): "))
-                .and(predicate::str::contains(" udp (idle): ")),
+                .and(predicate::str::contains(" udp (idle): "))
+                .and(predicate::str::contains(" chain (idle): ")),
         )
         .stdout(
             predicate::str::contains("`monitor.rt.max`")
                 .and(predicate::str::contains("`monitor.idle.lost_fraction`"))
                 .and(predicate::str::contains("`monitor.udp.samples`"))
+                .and(predicate::str::contains("`monitor.chain.max`"))
                 .and(predicate::str::contains("`monitor.udp.refused` | 0")),
         );
     latlab(d)
@@ -1293,5 +1295,10 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
     latlab(d).args(["monitor", "--window", "10ms"]).assert().code(2).stderr(predicate::str::contains("at least 1 s"));
     latlab(d).args(["monitor", "--probes", "udp"]).assert().code(2).stderr(predicate::str::contains("needs --peer"));
     latlab(d).args(["monitor", "--probes", "rt,gps"]).assert().code(2).stderr(predicate::str::contains("not a probe"));
+    latlab(d)
+        .args(["monitor", "--probes", "chain"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("second level: add rt"));
     metrics_match_the_docs(d, false);
 }

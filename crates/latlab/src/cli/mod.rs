@@ -212,10 +212,14 @@ pub struct MonitorArgs {
     /// Pin the probe to this CPU.
     #[arg(long)]
     pub cpu: Option<usize>,
-    /// Probes to run at once: `rt` (timer wake-ups), `idle` (time taken from a lowest-priority
-    /// thread, Endo's method), `udp` (round trips to `--peer`).
+    /// Probes to run at once: `rt` (timer wake-ups), `chain` (the thread the timer wakes, as
+    /// `latlab rt`'s level 2; needs rt), `idle` (time taken from a lowest-priority thread,
+    /// Endo's method), `udp` (round trips to `--peer`).
     #[arg(long, value_delimiter = ',', default_value = "rt")]
     pub probes: Vec<String>,
+    /// How the timer wakes the chain's second level (`latlab rt --signal`'s paths).
+    #[arg(long, default_value = latlab_monitor::defaults::WAKE, value_parser = choice::<latlab_rt::signal::SignalKind>())]
+    pub wake: latlab_rt::signal::SignalKind,
     /// The udp probe's peer: a `latlab udp serve` address (host:port).
     #[arg(long, value_name = "ADDR")]
     pub peer: Option<String>,

@@ -6,7 +6,7 @@ use crate::cli::MonitorArgs;
 use anyhow::Context;
 use latlab_core::platform::{Policy, Sched};
 use latlab_monitor::export::{self, Exported};
-use latlab_monitor::probes::Echo;
+use latlab_monitor::probes::{Echo, Wake};
 use latlab_monitor::run::{self, MonitorConfig};
 use latlab_udp::peer::Peer;
 use std::path::Path;
@@ -27,6 +27,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         cpu: a.cpu,
         strict,
         probes: a.probes.iter().map(|p| p.trim().to_string()).collect(),
+        wake: a.wake.name().to_string(),
         peer: a.peer.clone(),
         udp_interval_ns: a.udp_interval,
         udp_wait_ns: a.udp_wait,
@@ -37,6 +38,18 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
     if a.key.is_some() && a.peer.is_none() {
         return Err(super::Usage("--key is the udp peer's: give --peer too".into()).into());
     }
+    let wake: Option<Box<dyn Wake>> = if cfg.probes.iter().any(|p| p == "chain") {
+        if a.wake == latlab_rt::signal::SignalKind::None {
+            return Err(super::Usage(
+                "the chain probe needs a wake path: --wake eventfd, futex, pipe or condvar".into(),
+            )
+            .into());
+        }
+        let s = latlab_rt::signal::make(a.wake).with_context(|| format!("cannot make the {} wake path", a.wake))?;
+        Some(Box::new(RtWake(s)))
+    } else {
+        None
+    };
     let echo: Option<Box<dyn Echo>> = match &a.peer {
         Some(peer) => {
             let target = std::net::ToSocketAddrs::to_socket_addrs(peer.as_str())
@@ -72,7 +85,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         serving.as_ref().map(|s| format!(", metrics on http://{}/metrics", s.addr)).unwrap_or_default(),
     );
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let rec = run::run(&cfg, db, &exported, &progress, echo, &mut |line| eprintln!("{line}"))?;
+    let rec = run::run(&cfg, db, &exported, &progress, echo, wake, &mut |line| eprintln!("{line}"))?;
     drop(serving);
     eprintln!("stored monitor run #{} in {}", rec.id.unwrap_or(0), db.display());
     out(&latlab_core::export::markdown(&rec))?;
@@ -94,12 +107,25 @@ impl Echo for UdpPeer {
     }
 }
 
+/// latlab-rt's wake paths as the monitor's [`Wake`].
+struct RtWake(Box<dyn latlab_rt::signal::Signal>);
+
+impl Wake for RtWake {
+    fn notify(&self) {
+        self.0.notify()
+    }
+    fn wait(&self) {
+        self.0.wait()
+    }
+}
+
 /// What runs, for the first line.
 fn probes_line(cfg: &MonitorConfig) -> String {
     cfg.probes
         .iter()
         .map(|p| match p.as_str() {
             "rt" => format!("timer probe every {}", crate::cli::dur(cfg.interval_ns)),
+            "chain" => format!("its second level woken by {}", cfg.wake),
             "idle" => format!("idle probe (gaps over {})", crate::cli::dur(cfg.idle_threshold_ns)),
             _ => format!(
                 "udp probe to {} every {}",

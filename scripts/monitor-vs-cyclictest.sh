@@ -36,8 +36,9 @@ for r in $(seq 1 "$rounds"); do
     /usr/bin/time -f "%U %S" -o "$work/c.time" cyclictest -p 80 -i 1000 -l "$loops" -t 1 -q -h 2000 \
         >"$work/c.out" 2>&1
     c_cpu=$(cpu_of "$work/c.time")
-    c_max=$(sed -n 's/^# Max Latencies: *\([0-9]*\).*/\1/p' "$work/c.out")
-    c_p99=$(awk '/^[0-9]/ {n[$1]=$2; tot+=$2} END {c=0; for (i=0; i<2000; i++) {c+=n[i]; if (c >= 0.99*tot) {print i; exit}}}' "$work/c.out")
+    c_max=$(awk '/^# Max Latencies:/ {print $4 + 0}' "$work/c.out")
+    # cyclictest's histogram: one line per µs, "000042 000017" (zero-padded).
+    c_p99=$(awk '/^[0-9]/ {n[$1 + 0] = $2 + 0; tot += $2} END {c = 0; for (i = 0; i < 2000; i++) {c += n[i]; if (c >= 0.99 * tot) {print i; exit}}}' "$work/c.out")
     echo "round $r: latlab monitor ${m_cpu} s CPU in ${seconds} s ($(awk -v c="$m_cpu" -v s="$seconds" 'BEGIN {printf "%.2f", 100*c/s}') % of a CPU), max ${m_max} µs, p99 ${m_p99} µs"
     echo "round $r: cyclictest     ${c_cpu} s CPU in ${seconds} s ($(awk -v c="$c_cpu" -v s="$seconds" 'BEGIN {printf "%.2f", 100*c/s}') % of a CPU), max ${c_max} µs, p99 ${c_p99} µs"
     echo "round $r: CPU ratio latlab/cyclictest $(awk -v a="$m_cpu" -v b="$c_cpu" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}')"

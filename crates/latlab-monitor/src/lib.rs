@@ -8,7 +8,8 @@
 //! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
 //! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `load.rs`
 //! (the schedule's load: spinners, polygons or a link), `export.rs`
-//! (OpenMetrics), `run.rs` (the threads, the database, resuming).
+//! (OpenMetrics), `run.rs` (the threads, the database, resuming), `summary.rs` (the run's record:
+//! per-probe metrics and the long-run tables).
 
 pub mod defaults;
 pub mod engine;
@@ -17,4 +18,5 @@ pub mod load;
 pub mod probes;
 pub mod run;
 pub mod schedule;
+pub mod summary;
 pub mod window;

@@ -110,8 +110,31 @@ pub fn rows(
             ("l1", &s.l1, "ISR start", format!("level 1: {} thread woken by a CLOCK_MONOTONIC timer", cfg.l1)),
             ("l2", &s.l2, "APP start", format!("level 2: {} thread woken by {} from level 1", cfg.l2, cfg.signal)),
         ] {
-            let Some(sum) = ls.summary else { continue };
             let (ce3, cenet) = fig11(level, phase);
+            let Some(sum) = ls.summary else {
+                // A level that served no pulse still answers the row: it failed the finding.
+                if ls.missed > 0 {
+                    rec.paper.push(PaperRow {
+                        seed: "001".into(),
+                        figure: format!("Fig. 11, {paper_name}, {phase}: max / min / jitter / latency"),
+                        paper_setting: if *phase == "loaded" {
+                            format!("{SETTING}, Polygons at APP priority")
+                        } else {
+                            SETTING.into()
+                        },
+                        paper_value: format!("CE 3.0: {ce3} µs · CE .NET: {cenet} µs"),
+                        here_value: "no pulse served".into(),
+                        note: format!("{ours}, at {}; all {} pulses missed", hz(rate), ls.missed),
+                        judgement: Judgement::finding(
+                            false,
+                            "every pulse served",
+                            &format!("{} of {} missed", ls.missed, ls.missed),
+                            &mechanism(rec, cfg),
+                        ),
+                    });
+                }
+                continue;
+            };
             let (lo, hi) = fig11_max(level, phase);
             // The seed's levels served every pulse at 5 kHz: a max over the few pulses served
             // would hide the rest.
@@ -303,5 +326,22 @@ mod tests {
         assert_eq!(ok.verdict, Verdict::Reproduced);
         assert_eq!(Judgement::within_range(300.0, lo, hi, TOLERANCE, "m").verdict, Verdict::Differs);
         assert_eq!(fig11_max("l1", "unloaded"), (5.0, 5.2));
+    }
+
+    #[test]
+    fn a_level_that_served_no_pulse_still_answers_its_row_and_fails_it() {
+        use crate::chain::{ChainStats, LevelStats};
+        let none = LevelStats { summary: None, missed: 400, served: 0, samples: Vec::new() };
+        let one = latlab_core::stats::summarize(&[20_000]);
+        let l1 = LevelStats { summary: one, missed: 399, served: 1, samples: vec![20_000] };
+        let stats =
+            ChainStats { pulses: 400, l1, l2: none.clone(), hop: none, l1_delivered: 1.0 / 400.0, l2_delivered: 0.0 };
+        let mut rec = RunRecord::begin("rt");
+        rows(&mut rec, &RtConfig::default(), &[("loaded", stats)], None, None);
+        let app = rec.paper.iter().find(|p| p.figure.starts_with("Fig. 11, APP start, loaded")).expect("the APP row");
+        assert_eq!(app.here_value, "no pulse served");
+        assert_eq!(app.judgement.verdict, Verdict::Differs);
+        assert!(app.note.contains("all 400 pulses missed"), "{}", app.note);
+        assert!(rec.paper.iter().any(|p| p.figure.starts_with("Fig. 11, ISR start, loaded")));
     }
 }

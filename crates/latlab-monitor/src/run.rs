@@ -304,6 +304,9 @@ pub fn run(
                         }
                         c.push(platform::set_sched(cfg.sched));
                         let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
+                        // The second level ends when this guard goes, whatever ended the first
+                        // (a panic too: the monitor then stops instead of waiting forever).
+                        let _stop_chain = StopChain(wake, pulse);
                         let t = engine::run_timer_then(
                             clock,
                             ecfg,
@@ -317,11 +320,6 @@ pub fn run(
                                 }
                             },
                         );
-                        // The second level ends on this, whatever ended the first.
-                        if let Some(wake) = wake {
-                            pulse.store(probes::CHAIN_STOP, Ordering::Release);
-                            wake.notify();
-                        }
                         (c, ProbeDone { rt: Some(t), ..Default::default() })
                     })
                     .map_err(spawn_err)?,
@@ -435,6 +433,18 @@ pub fn run(
     }
     summary::finish(&mut store, id, &mut rec, caps, done, dropped.load(Ordering::Relaxed))?;
     Ok(rec)
+}
+
+/// Tells the chain's second level to finish when dropped.
+struct StopChain<'a>(Option<&'a dyn Wake>, &'a AtomicU64);
+
+impl Drop for StopChain<'_> {
+    fn drop(&mut self) {
+        if let Some(wake) = self.0 {
+            self.1.store(probes::CHAIN_STOP, Ordering::Release);
+            wake.notify();
+        }
+    }
 }
 
 /// What each probe's thread reported at its end.

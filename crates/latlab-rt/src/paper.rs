@@ -111,18 +111,18 @@ pub fn rows(
             ("l2", &s.l2, "APP start", format!("level 2: {} thread woken by {} from level 1", cfg.l2, cfg.signal)),
         ] {
             let (ce3, cenet) = fig11(level, phase);
+            let figure = format!("Fig. 11, {paper_name}, {phase}: max / min / jitter / latency");
+            let paper_setting =
+                if *phase == "loaded" { format!("{SETTING}, Polygons at APP priority") } else { SETTING.into() };
+            let paper_value = format!("CE 3.0: {ce3} µs · CE .NET: {cenet} µs");
             let Some(sum) = ls.summary else {
                 // A level that served no pulse still answers the row: it failed the finding.
                 if ls.missed > 0 {
                     rec.paper.push(PaperRow {
                         seed: "001".into(),
-                        figure: format!("Fig. 11, {paper_name}, {phase}: max / min / jitter / latency"),
-                        paper_setting: if *phase == "loaded" {
-                            format!("{SETTING}, Polygons at APP priority")
-                        } else {
-                            SETTING.into()
-                        },
-                        paper_value: format!("CE 3.0: {ce3} µs · CE .NET: {cenet} µs"),
+                        figure,
+                        paper_setting,
+                        paper_value,
                         here_value: "no pulse served".into(),
                         note: format!("{ours}, at {}; all {} pulses missed", hz(rate), ls.missed),
                         judgement: Judgement::finding(
@@ -156,9 +156,9 @@ pub fn rows(
             ]);
             rec.paper.push(PaperRow {
                 seed: "001".into(),
-                figure: format!("Fig. 11, {paper_name}, {phase}: max / min / jitter / latency"),
-                paper_setting: if *phase == "loaded" { format!("{SETTING}, Polygons at APP priority") } else { SETTING.into() },
-                paper_value: format!("CE 3.0: {ce3} µs · CE .NET: {cenet} µs"),
+                figure,
+                paper_setting,
+                paper_value,
                 here_value: format!(
                     "{} / {} / {} / {}",
                     fmt_ns(sum.max as f64),

@@ -53,11 +53,11 @@ pub(super) fn compare(runs: &[RunRecord]) -> Vec<HostsCtx> {
 
 fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
     // The paper rows' figures, in the order the runs first give them.
-    let mut figures: Vec<(String, String)> = Vec::new(); // (figure, paper value)
+    let mut figures: Vec<(String, String)> = Vec::new(); // (figure, paper value with its setting)
     for r in rs {
         for p in &r.paper {
             if !figures.iter().any(|(f, _)| *f == p.figure) {
-                figures.push((p.figure.clone(), p.paper_value.clone()));
+                figures.push((p.figure.clone(), format!("{} ({})", p.paper_value, p.paper_setting)));
             }
         }
     }

@@ -245,9 +245,14 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
         ],
     );
     let addr = line.split("listening on ").nth(1).and_then(|r| r.split(' ').next()).unwrap().to_string();
+    let pid = nix::unistd::Pid::from_raw(server.id() as i32);
+    // Once the server has answered a SIGUSR1 every thread it starts with is up (the signal
+    // handler's starts a moment after the "listening" line): count them from there.
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGUSR1).unwrap();
+    line.clear();
+    err.read_line(&mut line).unwrap();
     let base = threads(server.id());
     let idle: Vec<std::net::TcpStream> = (0..1000).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
-    let pid = nix::unistd::Pid::from_raw(server.id() as i32);
     // Wait (by the server's own count) until all 1,000 are accepted.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

@@ -16,6 +16,7 @@ pub mod leftovers;
 pub mod load;
 pub mod machine;
 pub mod netlab;
+pub mod numfmt;
 pub mod pageout;
 pub mod platform;
 pub mod progress;

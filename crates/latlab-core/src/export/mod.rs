@@ -235,26 +235,17 @@ pub fn markdown(run: &RunRecord) -> String {
         }
         o.push('\n');
     }
-    let _ = writeln!(o, "## Metrics\n\n| metric | value | unit |\n|---|---:|---|");
+    let _ = writeln!(o, "## Metrics\n\n| metric | value |\n|---|---:|");
     for mt in &run.metrics {
-        let _ = writeln!(o, "| `{}` | {} | {} |", mt.name, fmt_value(mt.value, &mt.unit), mt.unit);
+        let _ = writeln!(o, "| `{}` | {} |", mt.name, fmt_value(mt.value, &mt.unit));
     }
     for t in &run.tables {
         let _ = writeln!(o, "\n## {}\n", md_escape(&t.title));
-        let head: Vec<String> = t
-            .columns
-            .iter()
-            .map(|c| if c.unit.is_empty() { c.name.clone() } else { format!("{} ({})", c.name, c.unit) })
-            .collect();
+        let (head, rows) = crate::numfmt::table(t);
+        let head: Vec<String> = head.iter().map(|h| md_escape(h)).collect();
         let _ = writeln!(o, "| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
-        for r in &t.rows {
-            let cells: Vec<String> = r
-                .iter()
-                .map(|v| match v {
-                    serde_json::Value::String(s) => md_escape(s),
-                    other => other.to_string(),
-                })
-                .collect();
+        for r in rows {
+            let cells: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
             let _ = writeln!(o, "| {} |", cells.join(" | "));
         }
     }
@@ -303,7 +294,7 @@ mod tests {
     fn markdown_has_metrics() {
         let md = markdown(&sample());
         assert!(md.starts_with("# latlab selftest — complete"));
-        assert!(md.contains("| `clock.read_cost.mean` | 22 ns | ns |"), "{md}");
+        assert!(md.contains("| `clock.read_cost.mean` | 21.5 ns |"), "{md}");
         assert!(!md.contains("Paper vs here"), "no rows, no section");
         assert!("json".parse::<Format>().is_ok() && "xml".parse::<Format>().is_err());
     }

@@ -2,7 +2,7 @@
 //! per experiment, one row per host with its latency summary and its paper rows' figures,
 //! the paper's own figure in a row above them, and the hosts' distributions overlaid.
 
-use super::{Plot, TableCtx, plots, strip_xml_decl};
+use super::{Plot, TableCtx, plots};
 use crate::defaults::REPORT_OVERLAY_HOSTS;
 use crate::fleet::{host_key, host_name};
 use crate::record::{RunRecord, Series, fmt_value};
@@ -117,11 +117,8 @@ fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
         .filter_map(|r| r.get_series(&series_name).map(|s| Series { name: host_name(&r.machine), ..s.clone() }))
         .collect();
     if named.len() >= 2 {
-        if let Some(svg) = plots::cdf(&named.iter().collect::<Vec<_>>()) {
-            plots.push(Plot {
-                title: format!("{exp}: {series_name} on {} hosts (CDF)", named.len()),
-                svg: strip_xml_decl(svg),
-            });
+        if let Some(chart) = plots::cdf(&named.iter().collect::<Vec<_>>()) {
+            plots.push(Plot::one(format!("{exp}: {series_name} on {} hosts (CDF)", named.len()), chart));
         }
     }
     let note = if ranked.len() > picked.len() {

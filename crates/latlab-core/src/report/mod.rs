@@ -1,8 +1,11 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no scripts, no network
 //! fetches) rendered from a template compiled into the binary. This module turns run
 //! records into a serializable context of preformatted strings and SVG plots; the template
-//! holds no arithmetic.
+//! holds no arithmetic. The first screen answers: the machine in one line, every paper row's
+//! verdict, a headline per run; then each run opens with the figures that answer its study's
+//! question ([`figures`]), its tables, and its generic per-series plots folded away.
 
+mod figures;
 mod hosts;
 pub mod plots;
 
@@ -11,10 +14,20 @@ use serde::Serialize;
 
 const TEMPLATE: &str = include_str!("template.html");
 
-#[derive(Serialize)]
-struct Plot {
+/// A figure: a title, a caption saying what to read from it, and one or more charts (one per
+/// unit). `id` is stable (`fig-001-8`) so a reader or a test can find it.
+#[derive(Serialize, Clone)]
+pub(crate) struct Plot {
+    id: String,
     title: String,
-    svg: String,
+    caption: String,
+    charts: Vec<plots::Chart>,
+}
+
+impl Plot {
+    fn one(title: impl Into<String>, chart: plots::Chart) -> Self {
+        Plot { id: String::new(), title: title.into(), caption: String::new(), charts: vec![chart] }
+    }
 }
 
 #[derive(Serialize)]
@@ -27,7 +40,6 @@ struct KeyVal {
 struct MetricRow {
     name: String,
     value: String,
-    unit: String,
 }
 
 #[derive(Serialize)]
@@ -40,7 +52,9 @@ struct TableCtx {
 #[derive(Serialize)]
 struct PaperCtx {
     run: String,
+    anchor: String,
     seed: String,
+    study: &'static str,
     figure: String,
     setting: String,
     paper: String,
@@ -52,8 +66,18 @@ struct PaperCtx {
 }
 
 #[derive(Serialize)]
+struct HeadlineCtx {
+    anchor: String,
+    title: String,
+    status: String,
+    figures: String,
+}
+
+#[derive(Serialize)]
 struct RunCtx {
     anchor: String,
+    experiment: String,
+    kind: Option<String>,
     title: String,
     status: String,
     status_meaning: &'static str,
@@ -62,6 +86,7 @@ struct RunCtx {
     warnings: Vec<String>,
     metrics: Vec<MetricRow>,
     tables: Vec<TableCtx>,
+    figures: Vec<Plot>,
     plots: Vec<Plot>,
 }
 
@@ -69,6 +94,8 @@ struct RunCtx {
 struct Ctx {
     generated: String,
     version: String,
+    machine: String,
+    headlines: Vec<HeadlineCtx>,
     runs: Vec<RunCtx>,
     paper: Vec<PaperCtx>,
     verdicts: String,
@@ -76,11 +103,36 @@ struct Ctx {
     hosts_note: String,
 }
 
-fn strip_xml_decl(svg: String) -> String {
-    match svg.strip_prefix("<?xml") {
-        Some(rest) => rest.split_once("?>").map(|(_, r)| r.trim_start().to_string()).unwrap_or_default(),
-        None => svg,
+/// The studies by seed number, as `shared/PAPERS.md` names them.
+fn study(seed: &str) -> &'static str {
+    match seed {
+        "000" => "RDP client pipeline (Network Projector, CE 6.0)",
+        "001" => "CE real-time determinism (StrongARM)",
+        "002" => "UDP interval timing (Windows Phone 7)",
+        "003" => "Terminal Server bandwidth and latency",
+        "004" => "Embedded start-up (WES 7)",
+        _ => "",
     }
+}
+
+/// The machine in one line: host, CPU, kernel and preemption, clocksource, virtualization.
+fn machine_line(runs: &[RunRecord]) -> String {
+    let Some(r) = runs.iter().max_by_key(|r| r.started_at_ns) else { return String::new() };
+    let m = &r.machine.info;
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
+    format!(
+        "{} · {} × {} · Linux {} ({} preemption) · clocksource {} · {}",
+        opt(&m.hostname),
+        m.cpus,
+        opt(&m.cpu_model),
+        opt(&m.kernel_release),
+        opt(&m.preemption),
+        opt(&m.clocksource),
+        match m.virtualization.as_deref() {
+            None | Some("none") => "bare metal".to_string(),
+            Some(v) => format!("virtualized ({v})"),
+        }
+    )
 }
 
 fn when(ns: i64) -> String {
@@ -89,28 +141,6 @@ fn when(ns: i64) -> String {
 
 fn run_title(r: &RunRecord) -> String {
     format!("{} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
-}
-
-/// A table cell for people: units applied, floats rounded, missing values as a dash.
-fn cell(v: &serde_json::Value, unit: &str) -> String {
-    use crate::record::Value;
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "—".into(),
-        serde_json::Value::Number(n) => {
-            let value = n.as_i64().map(Value::Int).unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0)));
-            match unit {
-                "ns" => fmt_ns(value.as_f64()),
-                "" | "count" => match value {
-                    Value::Int(i) => i.to_string(),
-                    Value::Float(f) if f.fract() == 0.0 => format!("{f:.0}"),
-                    Value::Float(f) => format!("{f:.4}"),
-                },
-                u => fmt_value(value, u),
-            }
-        }
-        other => other.to_string(),
-    }
 }
 
 fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
@@ -150,73 +180,39 @@ fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
     for (k, v) in &r.config {
         facts.push(KeyVal { key: format!("config: {k}"), value: v.to_string() });
     }
-    let metrics = r
-        .metrics
-        .iter()
-        .map(|mt| MetricRow { name: mt.name.clone(), value: fmt_value(mt.value, &mt.unit), unit: mt.unit.clone() })
-        .collect();
+    let metrics =
+        r.metrics.iter().map(|mt| MetricRow { name: mt.name.clone(), value: fmt_value(mt.value, &mt.unit) }).collect();
     let tables = r
         .tables
         .iter()
-        .map(|t| TableCtx {
-            title: t.title.clone(),
-            head: t
-                .columns
-                .iter()
-                .map(|c| if c.unit.is_empty() { c.name.clone() } else { format!("{} ({})", c.name, c.unit) })
-                .collect(),
-            rows: t
-                .rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .enumerate()
-                        .map(|(i, v)| cell(v, t.columns.get(i).map(|c| c.unit.as_str()).unwrap_or("")))
-                        .collect()
-                })
-                .collect(),
+        .map(|t| {
+            let (head, rows) = crate::numfmt::table(t);
+            TableCtx { title: t.title.clone(), head, rows }
         })
         .collect();
     let mut plots = Vec::new();
     for t in &r.tables {
-        if let Some(svg) = plots::sweep(t) {
-            plots.push(Plot { title: t.title.clone(), svg: strip_xml_decl(svg) });
-        }
-        if let Some(svg) = plots::gantt(t) {
-            plots.push(Plot { title: format!("{} — Gantt chart", t.name), svg: strip_xml_decl(svg) });
+        for chart in plots::sweep(t) {
+            plots.push(Plot::one(t.title.clone(), chart));
         }
     }
-    // An A/B's arms (`X.baseline`, `X.remedy`): one CDF overlay with the verdict.
-    let arm = |s: &crate::record::Series, suffix: &str| s.name.strip_suffix(suffix).map(str::to_string);
-    let mut paired = std::collections::BTreeSet::new();
-    for a in &r.series {
-        let Some(base) = arm(a, ".baseline") else { continue };
-        let Some(b) = r.get_series(&format!("{base}.remedy")) else { continue };
-        let verdict = r.config.get(&format!("effect.{base}")).and_then(|v| v.as_str()).unwrap_or("not judged");
-        if let Some(svg) = plots::cdf(&[a, b]) {
-            plots.push(Plot {
-                title: format!("{base} — baseline vs remedy (CDF): {verdict}"),
-                svg: strip_xml_decl(svg),
-            });
-        }
-        paired.insert(a.name.clone());
-        paired.insert(b.name.clone());
-    }
+    // An A/B's arms (`X.baseline`, `X.remedy`) are one CDF overlay among the figures.
+    let paired = figures::ab_pairs(r);
     for s in r.series.iter().filter(|s| !paired.contains(&s.name)) {
-        for (kind, svg) in [
+        for (kind, chart) in [
             ("histogram", plots::histogram(s, &marks(r, s))),
             ("CDF", plots::cdf(&[s])),
             ("time series", plots::time_series(s)),
         ] {
-            if let Some(svg) = svg {
-                plots.push(Plot {
-                    title: format!("{} — {kind}: {}", s.name, s.description), svg: strip_xml_decl(svg)
-                });
+            if let Some(chart) = chart {
+                plots.push(Plot::one(format!("{} — {kind}: {}", s.name, s.description), chart));
             }
         }
     }
     RunCtx {
-        anchor: format!("run-{}", r.id.unwrap_or(0)),
+        anchor: anchor(r),
+        experiment: r.experiment.clone(),
+        kind: r.config.get("experiment").and_then(|v| v.as_str()).map(str::to_string),
         title: if show_host {
             format!("{} on {}", run_title(r), crate::fleet::host_name(&r.machine))
         } else {
@@ -229,7 +225,27 @@ fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
         warnings: r.warnings.clone(),
         metrics,
         tables,
+        figures: figures::figures(r),
         plots,
+    }
+}
+
+fn anchor(r: &RunRecord) -> String {
+    format!("run-{}", r.id.unwrap_or(0))
+}
+
+/// A run's headline line: the headline figures it has, else what its paper rows say.
+fn headline(r: &RunRecord, headlines: &[(&str, &str)]) -> String {
+    let figs: Vec<String> = headlines
+        .iter()
+        .filter_map(|(name, label)| r.get_metric(name).map(|m| format!("{label} {}", fmt_value(m.value, &m.unit))))
+        .collect();
+    if !figs.is_empty() {
+        figs.join(" · ")
+    } else if !r.paper.is_empty() {
+        crate::verdict::tally(&r.paper)
+    } else {
+        format!("{} metrics, {} series", r.metrics.len(), r.series.len())
     }
 }
 
@@ -250,12 +266,18 @@ fn marks(r: &RunRecord, s: &crate::record::Series) -> Vec<(f64, String)> {
     out
 }
 
-/// Render runs into one self-contained HTML document.
+/// Render runs into one self-contained HTML document, with no headline figures per run.
+pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
+    render_with(runs, &[])
+}
+
+/// Render runs into one self-contained HTML document; `headlines` (metric name, label) are
+/// the experiments' headline figures: each run's line on the first screen shows those it has.
 ///
 /// Runs of several hosts (`latlab import`) are compared host by host first; the runs of at
 /// most [`REPORT_DETAIL_HOSTS`](crate::defaults::REPORT_DETAIL_HOSTS) hosts are then drawn in
 /// full, so a fleet's report stays readable and small.
-pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
+pub fn render_with(runs: &[RunRecord], headlines: &[(&str, &str)]) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     let all = runs;
@@ -288,7 +310,9 @@ pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
         .flat_map(|r| {
             r.paper.iter().map(move |p| PaperCtx {
                 run: run_title(r),
+                anchor: anchor(r),
                 seed: p.seed.clone(),
+                study: study(&p.seed),
                 figure: p.figure.clone(),
                 setting: p.paper_setting.clone(),
                 paper: p.paper_value.clone(),
@@ -301,9 +325,24 @@ pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
         })
         .collect();
     let verdicts = crate::verdict::tally(runs.iter().flat_map(|r| r.paper.iter()));
+    let headline_rows = runs
+        .iter()
+        .map(|r| HeadlineCtx {
+            anchor: anchor(r),
+            title: if n_hosts > 1 {
+                format!("{} on {}", run_title(r), crate::fleet::host_name(&r.machine))
+            } else {
+                run_title(r)
+            },
+            status: r.status.as_str().into(),
+            figures: headline(r, headlines),
+        })
+        .collect();
     let ctx = Ctx {
         generated: when(crate::clock::unix_now_ns()),
         version: crate::VERSION.into(),
+        machine: machine_line(runs),
+        headlines: headline_rows,
         runs: runs.iter().map(|r| run_ctx(r, n_hosts > 1)).collect(),
         paper,
         verdicts,

@@ -18,7 +18,10 @@ pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::R
         anyhow::bail!("the database has no runs to report: run `latlab suite` first");
     }
     let runs = ids.iter().map(|&id| store.load(id)).collect::<Result<Vec<_>, _>>()?;
-    let html = latlab_core::report::render(&runs).context("cannot render the report")?;
+    // Every experiment's headline figures: a run's line on the first screen shows those it has.
+    let entries = crate::registry::experiments(false);
+    let headlines: Vec<(&str, &str)> = entries.iter().flat_map(|e| e.headline().iter().copied()).collect();
+    let html = latlab_core::report::render_with(&runs, &headlines).context("cannot render the report")?;
     std::fs::write(output, html).with_context(|| format!("cannot write the report '{}'", output.display()))?;
     Ok(runs)
 }

@@ -58,6 +58,8 @@ impl Scale {
 
 /// The readable scale for values of magnitude `typical` in `unit` (`ns` → µs/ms/s, `B` →
 /// KiB/MiB/GiB, `B/s` → kB/s/MB/s, `ratio` → %, `Hz` → kHz/MHz); other units unchanged.
+/// Milliseconds stay milliseconds: they are what boot and launch times are read in, and
+/// `4614 ms` as `4.61 s` would round away digits the trace printed.
 pub fn scale(unit: &str, typical: f64) -> Scale {
     let t = typical.abs();
     let pick = |steps: &[(f64, &str)]| {
@@ -66,7 +68,6 @@ pub fn scale(unit: &str, typical: f64) -> Scale {
     };
     match unit {
         "ns" => pick(&[(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")]),
-        "ms" => pick(&[(1.0, "ms"), (1e3, "s")]),
         "B" | "bytes" => {
             pick(&[(1.0, "B"), (1024.0, "KiB"), (1024.0 * 1024.0, "MiB"), (1024.0 * 1024.0 * 1024.0, "GiB")])
         }
@@ -197,6 +198,7 @@ mod tests {
         assert_eq!(value(Value::Int(1), "bool"), "yes");
         assert_eq!(value(Value::Float(1000.0), "Hz"), "1 kHz");
         assert_eq!(value(Value::Float(3.25), "Mbit/s"), "3.25 Mbit/s");
+        assert_eq!(value(Value::Int(4614), "ms"), "4614 ms");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::Codec;
 use crate::workload::WorkloadKind;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, Table, TablePlot};
 use latlab_core::verdict::Judgement;
 use std::sync::Arc;
@@ -219,9 +220,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
             paper_setting: "119×119 8 bpp frames, 1.5 MB LRU cache, NT 4.0 TSE, 10 Mbit/s".into(),
             paper_value: "0.01 Mbit/s up to 65 frames, 1.00 Mbit/s from 66".into(),
             here_value: format!(
-                "{:.3} Mbit/s at {cap} frames, {:.3} Mbit/s at {} ({:.0}×)",
-                fit * 8e-6,
-                over * 8e-6,
+                "{} Mbit/s at {cap} frames, {} Mbit/s at {} ({:.0}×)", sig(fit * 8e-6), sig(over * 8e-6),
                 cap + 1,
                 over / fit.max(1e-9)
             ),
@@ -299,10 +298,10 @@ fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -
         paper_setting: "web page, NT 4.0 TSE, LRU cache".into(),
         paper_value: "banner alone 0.01, ticker alone 0.07, together 1.60 Mbit/s".into(),
         here_value: format!(
-            "banner {:.3}, ticker {:.3}, together {:.3} Mbit/s (LRU)",
-            lone[0] * 8e-6,
-            lone[1] * 8e-6,
-            lru_both * 8e-6
+            "banner {}, ticker {}, together {} Mbit/s (LRU)",
+            sig(lone[0] * 8e-6),
+            sig(lone[1] * 8e-6),
+            sig(lru_both * 8e-6)
         ),
         note: format!(
             "the ticker's new cells push the banner's loop out of an LRU cache; {} bpp, {}/{}/{} cells, {frames} banner frames ({})",

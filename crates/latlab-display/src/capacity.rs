@@ -14,6 +14,7 @@ use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
 use latlab_core::netlab::{NetLab, SERVER_ADDR, enter};
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
 use latlab_core::verdict::Judgement;
 use std::io::BufRead;
@@ -513,7 +514,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     }
     let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
     let (users, limit) = answer(&figs, cfg.link_bps, cores);
-    let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {:.3} Mbit/s link", r as f64 / 1e6));
+    let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {} Mbit/s link", sig(r as f64 / 1e6)));
     let mix = mix_name(&cfg.mix);
     let said = match limit {
         Limit::NotReached => format!(

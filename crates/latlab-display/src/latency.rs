@@ -11,6 +11,7 @@ use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
 use latlab_core::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR, enter};
+use latlab_core::numfmt::sig;
 use latlab_core::pageout::swap_for;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::spin::{SpinLoad, SpinSched};
@@ -709,16 +710,16 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             paper_setting: "TSE over 10 Mbit/s Ethernet, no network load; latencies over 100 ms are noticeable [15]".into(),
             paper_value: "remote interaction \"noticeably more sluggish than local\" (subjective)".into(),
             here_value: format!(
-                "on {on}: p50 {:.1} ms, p95 {:.1} ms, {:.1} % of keys over 100 ms",
-                p50_ms(k),
-                p95_ms(k),
-                100.0 * k.over_threshold
+                "on {on}: p50 {} ms, p95 {} ms, {} % of keys over 100 ms",
+                sig(p50_ms(k)),
+                sig(p95_ms(k)),
+                sig(100.0 * k.over_threshold)
             ),
             note: format!("{method}; see latency.{key}.p95 and latency.{key}.over_threshold"),
             judgement: Judgement::finding(
                 p95_ms(k) > 100.0,
                 "typing over an unloaded 10 Mbit/s link is noticeably sluggish (p95 over 100 ms)",
-                &format!("p95 {:.1} ms", p95_ms(k)),
+                &format!("p95 {} ms", sig(p95_ms(k))),
                 "today's server encodes a key's update and the client draws it in well under a millisecond of CPU; the study's 1999 server and client did not",
             ),
         });
@@ -731,13 +732,13 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             paper_setting: "NT 4.0 TSE, Notepad, a key held at 20 cps, 10 spinning processes on the server".into(),
             paper_value: "more than 50 % of the time waiting at load 10".into(),
             here_value: format!(
-                "{} spinners at {}: {:.1} % of the time waiting (unloaded {:.1} %); p95 {:.1} ms (unloaded {:.1} ms)",
+                "{} spinners at {}: {} % of the time waiting (unloaded {} %); p95 {} ms (unloaded {} ms)",
                 cfg.spinners,
                 cfg.spin_sched,
-                100.0 * k.waiting_share,
-                100.0 * u.waiting_share,
-                p95_ms(k),
-                p95_ms(u)
+                sig(100.0 * k.waiting_share),
+                sig(100.0 * u.waiting_share),
+                sig(p95_ms(k)),
+                sig(p95_ms(u))
             ),
             note: format!(
                 "{method}; waiting is the seed's measure: gaps between screen updates beyond the gaps between their keys, over the typing time (latency.cpu.waiting_share); typed at {} wpm, not 20 cps",
@@ -746,7 +747,7 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             judgement: Judgement::finding(
                 k.waiting_share > 0.5,
                 "at a load of 10 the user spends more than half the time waiting",
-                &format!("{:.1} % waiting", 100.0 * k.waiting_share),
+                &format!("{} % waiting", sig(100.0 * k.waiting_share)),
                 "Linux's scheduler (EEVDF) wakes the server promptly and gives it its share within milliseconds, where NT 4.0 gave a woken interactive thread no protection from the spinners",
             ),
         });
@@ -760,10 +761,9 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             paper_setting: "10 Mbit/s Ethernet with 9.6 Mbit/s of synthetic TCP traffic; ping, 64 B".into(),
             paper_value: "35 ms round trip added".into(),
             here_value: format!(
-                "keystroke p50 {:.1} ms with bulk flows each way at {:.0} % of 10 Mbit/s, {:.1} ms without: {added:+.1} ms",
-                p50_ms(b),
-                100.0 * crate::defaults::LATENCY_BULK_SHARE,
-                p50_ms(k)
+                "keystroke p50 {} ms with bulk flows each way at {:.0} % of 10 Mbit/s, {} ms without: {added:+.1} ms",
+                sig(p50_ms(b)),
+                100.0 * crate::defaults::LATENCY_BULK_SHARE, sig(p50_ms(k))
             ),
             note: format!("{method}; the added latency is latency.10mbit_bulk.p50 − latency.10mbit.p50; HTB with its default FIFO queue between namespaces"),
             judgement: Judgement::within_factor(
@@ -794,8 +794,9 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             paper_setting: format!("{setting}, arithmetic from the link rate"),
             paper_value: paper.into(),
             here_value: format!(
-                "a page of text ({:.1} KB on the wire) showed in {lat:.0} ms: {per_ms:.1} bytes per ms",
-                bytes / 1000.0
+                "a page of text ({} KB on the wire) showed in {lat:.0} ms: {} bytes per ms",
+                sig(bytes / 1000.0),
+                sig(per_ms)
             ),
             note: format!(
                 "{method}; Page Down from key to the whole new page equal on the client's screen (latency.{name}.page.bytes_per_ms); the time includes encoding, the TCP/IP headers' time on the link and the client's decode; the bytes are the update's payload"

@@ -11,6 +11,7 @@
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::verdict::Judgement;
 use std::sync::Arc;
@@ -344,7 +345,13 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     ];
     for (n, figure, paper, (lo, hi), note, why) in cases {
         if let Some(f) = get(n) {
-            row(figure, paper, format!("{:.2} KB/s", kbs(f)), note, Judgement::within_range(kbs(f), lo, hi, 2.0, why));
+            row(
+                figure,
+                paper,
+                format!("{} KB/s", sig(kbs(f))),
+                note,
+                Judgement::within_range(kbs(f), lo, hi, 2.0, why),
+            );
         }
     }
     // The seed's mouse figure is all traffic, nearly all of it input: "the server sends no
@@ -363,14 +370,19 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             Judgement::finding(
                 kbs(f) <= 0.1 * ctl_wire,
                 "almost no display traffic (≤ 10 % of the input)",
-                &format!("{:.2} KB/s", kbs(f)),
+                &format!("{} KB/s", sig(kbs(f))),
                 "the server drew something in reply to the pointer",
             ),
         ]);
         row(
             "mouse movement, all traffic (nearly all input)",
             "1.95 KB/s of network traffic; the server sends no display messages",
-            format!("{ctl_wire:.2} KB/s input on the wire ({ctl:.2} KB/s of PDUs), {:.2} KB/s display", kbs(f)),
+            format!(
+                "{} KB/s input on the wire ({} KB/s of PDUs), {} KB/s display",
+                sig(ctl_wire),
+                sig(ctl),
+                sig(kbs(f))
+            ),
             "random movement over an empty desktop, a pointer event every 20 ms; the client draws the pointer",
             judgement,
         );
@@ -378,7 +390,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     if let Some(f) = get("banner_ticker") {
         let rate = |g: &OpFigures| g.display.bytes as f64 * 8e-6 / g.seconds;
         let lone = |n: &str| get(n).map(rate);
-        let fmt = |v: Option<f64>| v.map_or_else(|| "not run".into(), |v| format!("{v:.3}"));
+        let fmt = |v: Option<f64>| v.map_or_else(|| "not run".into(), sig);
         let together = rate(f);
         let judgement = match (lone("ticker"), lone("banner")) {
             (Some(t), Some(b)) => banner_ticker_judgement(together, t, b),
@@ -388,7 +400,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             "animated banner + news ticker, display",
             "together 1.60 Mbit/s; ticker alone 0.07, banner alone 0.01",
             format!(
-                "together {together:.3} Mbit/s; ticker alone {}, banner alone {}",
+                "together {} Mbit/s; ticker alone {}, banner alone {}",
+                sig(together),
                 fmt(lone("ticker")),
                 fmt(lone("banner"))
             ),
@@ -438,7 +451,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         row(
             "omitting the IP header saves (control / all traffic)",
             "17.6 % / 6.6 % (282,258 control bytes, 1,642,337 in all)",
-            format!("{c:.1} % / {a:.1} %"),
+            format!("{} % / {} %", sig(c), sig(a)),
             "the 20-byte IPv4 header's share of the IP-layer bytes, office operations; TCP here carries 12 bytes of timestamps",
             Judgement::all(vec![
                 Judgement::within_factor(c, 17.6, 2.0, "fast-path input PDUs are smaller, so the header weighs more")

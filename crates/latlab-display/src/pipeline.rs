@@ -8,6 +8,7 @@ use crate::net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
 use latlab_core::verdict::Judgement;
 use latlab_rdp::CompressionType;
@@ -301,16 +302,13 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.tables.push(Table {
         name: "pipeline.stages".into(),
         title: format!(
-            "Client CPU per stage, animated slide show, {} s on real time ({}, {}, {}, client at {}× this CPU, cures: {}): {:.2} MB/s on the wire, client {:.1} % of a core, {:.1} % of frames dropped",
+            "Client CPU per stage, animated slide show, {} s on real time ({}, {}, {}, client at {}× this CPU, cures: {}): {} MB/s on the wire, client {} % of a core, {} % of frames dropped",
             cfg.seconds,
             cfg.codec.name(),
             cfg.crypto.name(),
             if cfg.orders { "orders" } else { "bitmaps" },
             vc.speed,
-            vc.cures.describe(),
-            main.wire_bps() / 1e6,
-            100.0 * main.client_cpu(),
-            100.0 * main.dropped()
+            vc.cures.describe(), sig(main.wire_bps() / 1e6), sig(100.0 * main.client_cpu()), sig(100.0 * main.dropped())
         ),
         columns: vec![c("stage", ""), c("CPU", "ms"), c("share", "%")],
         rows: t.stages().iter().map(|(s, ns)| vec![(*s).into(), r2(*ns as f64 / 1e6), pct(main.share(*ns))]).collect(),
@@ -505,7 +503,8 @@ fn slow_sweep(
     rec.tables.push(Table {
         name: "pipeline.slow_sweep".into(),
         title: format!(
-            "The same sweeps on a client slowed to {speed:.2}× this CPU (seed 000's 233 MHz against 1.8 GHz): does any setting free the client's CPU?"
+            "The same sweeps on a client slowed to {}× this CPU (seed 000's 233 MHz against 1.8 GHz): does any setting free the client's CPU?",
+            sig(speed)
         ),
         columns,
         rows,
@@ -558,10 +557,10 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
         "peak wire rate of the animated slide show, and the client's CPU",
         "3.7 MB/s on a 1.8 GHz CEPC, CPU idle about 50 %",
         format!(
-            "{:.2} MB/s at {:.1} % of a core; 3.7 MB/s would take {:.1} % of a core",
-            main.wire_bps() / 1e6,
-            100.0 * main.client_cpu(),
-            at_peak
+            "{} MB/s at {} % of a core; 3.7 MB/s would take {} % of a core",
+            sig(main.wire_bps() / 1e6),
+            sig(100.0 * main.client_cpu()),
+            sig(at_peak)
         ),
         "our slide show's 480×360 picture window at 25 fps; share at 3.7 MB/s scaled from CPU per byte",
         Judgement::within_factor(at_peak, 50.0, 2.0, cpu).of("busy share at 3.7 MB/s against the seed's 50 %"),
@@ -570,7 +569,7 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
     row(
         "decompression's share of the client CPU",
         "RDP 6.0 decompression 7 % (1.8 GHz), about 30 % (233 MHz)",
-        format!("{decompress:.1} % of busy time ({:.2} % of all time)", 100.0 * main.wall_share(t.decompress_ns)),
+        format!("{} % of busy time ({} % of all time)", sig(decompress), sig(100.0 * main.wall_share(t.decompress_ns))),
         "NCRUSH (RDP 6.0 bulk compression), at full client speed: compared with the 1.8 GHz figure; judged on busy time",
         Judgement::within_factor(decompress, 7.0, 2.0, cpu),
     );
@@ -578,7 +577,7 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
     row(
         "decryption's share of the client CPU",
         "3 to 4 % (1.8 GHz), over 15 % (233 MHz)",
-        format!("{decrypt:.1} % of busy time ({:.2} % of all time)", 100.0 * main.wall_share(t.decrypt_ns)),
+        format!("{} % of busy time ({} % of all time)", sig(decrypt), sig(100.0 * main.wall_share(t.decrypt_ns))),
         "RC4 with the MAC check, as the study's forced encryption level; compared with the 1.8 GHz figure; judged on busy time",
         Judgement::within_range(decrypt, 3.0, 4.0, 2.0, cpu),
     );
@@ -587,10 +586,10 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
         "copying bitmaps (memcpy) on the client",
         "memcpy 17 % (1.8 GHz), 19 % (233 MHz) of the CPU",
         format!(
-            "blit {:.1} %, cache {:.1} % of busy time ({:.2} % together of all time)",
-            100.0 * main.share(t.blit_ns),
-            100.0 * main.share(t.cache_ns),
-            100.0 * main.wall_share(t.blit_ns + t.cache_ns)
+            "blit {} %, cache {} % of busy time ({} % together of all time)",
+            sig(100.0 * main.share(t.blit_ns)),
+            sig(100.0 * main.share(t.cache_ns)),
+            sig(100.0 * main.wall_share(t.blit_ns + t.cache_ns))
         ),
         "blit: drawing into the framebuffer; cache: storing cells; their sum of busy time is compared with the 1.8 GHz figure",
         Judgement::within_factor(copy, 17.0, 2.0, cpu).of("blit + cache"),
@@ -600,9 +599,9 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
         "bitmap cache misses during the resource-intensive slide show",
         "none (233 MHz CEPC): bitmap caching was not the bottleneck",
         format!(
-            "{misses} misses in the {:.0} s run ({:.1} % of cache lookups hit)",
+            "{misses} misses in the {:.0} s run ({} % of cache lookups hit)",
             main.client.wall_ns as f64 / 1e9,
-            100.0 * hits as f64 / (hits + misses).max(1) as f64
+            sig(100.0 * hits as f64 / (hits + misses).max(1) as f64)
         ),
         "the main run at full client speed (the seed counted on its 233 MHz CEPC); the encoder's counts, whole session; misses depend on what the server draws, not on the client's speed",
         Judgement::finding(
@@ -620,8 +619,8 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
             "\"the distribution of the CPU time did change, but the usage of the CPU was still 100%\" (233 MHz CEPC)",
             format!("slowed client busy: {list}"),
             &format!(
-                "the codec, cipher and orders sweeps rerun on the client slowed to {:.2}× (the seed's 233 MHz of 1.8 GHz); busy is of the slowed CPU",
-                sl.speed
+                "the codec, cipher and orders sweeps rerun on the client slowed to {}× (the seed's 233 MHz of 1.8 GHz); busy is of the slowed CPU",
+                sig(sl.speed)
             ),
             match least {
                 Some((name, b)) => Judgement::finding(
@@ -639,7 +638,12 @@ fn paper_rows(rec: &mut RunRecord, main: &Run, slow: Option<&(f64, Run)>, slowed
         row(
             "a slower client: throughput and dropped frames",
             "\"14 Mbps or 2.0 MB per second\" on a 233 MHz CEPC, frames dropped (14 Mbit/s is 1.75 MB/s: the seed's two figures disagree)",
-            format!("{mbs:.2} MB/s with {:.0} % of frames dropped at {speed:.2}× this CPU", 100.0 * r.dropped()),
+            format!(
+                "{} MB/s with {:.0} % of frames dropped at {}× this CPU",
+                sig(mbs),
+                100.0 * r.dropped(),
+                sig(*speed)
+            ),
             "233 MHz is 0.13 of 1.8 GHz (the speed compared is the swept one nearest); the slower CPU is emulated by idling in proportion to work",
             Judgement::all(vec![
                 Judgement::within_range(

@@ -5,6 +5,7 @@
 use crate::defaults as d;
 use crate::run::{MonitorError, PROBES, ProbeDone};
 use crate::window::BUCKETS_NS;
+use latlab_core::numfmt::sig;
 use latlab_core::platform::Capabilities;
 use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::store::{Store, WindowRow};
@@ -14,35 +15,35 @@ pub(crate) fn window_line(n: u64, w: &WindowRow) -> String {
     let us = |v: i64| v as f64 / 1e3;
     match w.probe.as_str() {
         "idle" => format!(
-            "monitor: window {n} idle ({}): {} interruptions, {:.3} ms lost, longest {:.1} µs",
+            "monitor: window {n} idle ({}): {} interruptions, {} ms lost, longest {} µs",
             w.state,
             w.count,
-            w.sum_ns as f64 / 1e6,
-            us(w.max_ns)
+            sig(w.sum_ns as f64 / 1e6),
+            sig(us(w.max_ns))
         ),
         "udp" => format!(
-            "monitor: window {n} udp ({}): {} replies, {} lost, rtt p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+            "monitor: window {n} udp ({}): {} replies, {} lost, rtt p50 {} µs, p99 {} µs, max {} µs",
             w.state,
             w.count,
             w.lost,
-            us(w.p50_ns),
-            us(w.p99_ns),
-            us(w.max_ns)
+            sig(us(w.p50_ns)),
+            sig(us(w.p99_ns)),
+            sig(us(w.max_ns))
         ),
         "chain" => format!(
-            "monitor: window {n} chain ({}): {} second-level wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
+            "monitor: window {n} chain ({}): {} second-level wake-ups, max {} µs, p99 {} µs, {} missed",
             w.state,
             w.count,
-            us(w.max_ns),
-            us(w.p99_ns),
+            sig(us(w.max_ns)),
+            sig(us(w.p99_ns)),
             w.missed
         ),
         _ => format!(
-            "monitor: window {n} ({}): {} wake-ups, max {:.1} µs, p99 {:.1} µs, {} missed",
+            "monitor: window {n} ({}): {} wake-ups, max {} µs, p99 {} µs, {} missed",
             w.state,
             w.count,
-            us(w.max_ns),
-            us(w.p99_ns),
+            sig(us(w.max_ns)),
+            sig(us(w.p99_ns)),
             w.missed
         ),
     }

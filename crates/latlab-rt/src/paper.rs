@@ -5,6 +5,7 @@ use crate::chain::ChainStats;
 use crate::config::RtConfig;
 use crate::defaults as d;
 use crate::sweep::Thresholds;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{PaperRow, RunRecord, fmt_ns};
 use latlab_core::verdict::{Judgement, Verdict};
 
@@ -148,7 +149,7 @@ pub fn rows(
             let judgement = Judgement::all(vec![
                 Judgement::finding(
                     missed <= threshold,
-                    &format!("every pulse served (held to ≤ {:.1} % missed)", threshold * 100.0),
+                    &format!("every pulse served (held to ≤ {} % missed)", sig(threshold * 100.0)),
                     &format!("{} of {offered} missed", ls.missed),
                     &why,
                 ),
@@ -229,9 +230,8 @@ pub fn rows(
             paper_value: "CE 3.0: 28 → 15 kHz (\"more than 50 percent\") · CE .NET: 6.1 → 6 kHz (\"only about 2 percent\")".into(),
             here_value: change,
             note: format!(
-                "the same geometric sweep without and then with the load {}; a rate counts as missed above {:.1} % of pulses",
-                cfg.load,
-                cfg.sweep.as_ref().map_or(0.1, |s| s.miss_threshold * 100.0)
+                "the same geometric sweep without and then with the load {}; a rate counts as missed above {} % of pulses",
+                cfg.load, sig(cfg.sweep.as_ref().map_or(0.1, |s| s.miss_threshold * 100.0))
             ),
             judgement,
         });
@@ -239,8 +239,10 @@ pub fn rows(
     if let Some((t, max_rate, load_known)) = sweep {
         let (start, pct) = cfg.sweep.as_ref().map(|s| (s.start_hz, s.miss_threshold * 100.0)).unwrap_or((0.0, 0.1));
         let found = |v: Option<f64>| match v {
-            Some(v) if v <= start => format!("≤ {} (missing > {pct:.1} % already at the sweep's first rate)", hz(v)),
-            Some(v) => format!("{} (first rate missing > {pct:.1} %)", hz(v)),
+            Some(v) if v <= start => {
+                format!("≤ {} (missing > {} % already at the sweep's first rate)", hz(v), sig(pct))
+            }
+            Some(v) => format!("{} (first rate missing > {} %)", hz(v), sig(pct)),
             None => format!("not reached up to {}", hz(max_rate)),
         };
         let why = mechanism(rec, cfg);

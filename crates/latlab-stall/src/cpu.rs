@@ -5,6 +5,7 @@
 
 use crate::analysis::ProbeStats;
 use crate::probe::{ProbeConfig, run_probe};
+use latlab_core::numfmt::sig;
 use latlab_core::platform::Policy;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
 use latlab_core::spin::{SpinError, SpinLoad, SpinSched};
@@ -246,11 +247,9 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
             paper_setting: "NT 4.0 TSE, one Celeron-333, N tight-loop processes, Notepad with key repeat".into(),
             paper_value: "no stalls at low load; over 50 % of the time waiting at load 10".into(),
             here_value: format!(
-                "{:.0} % waiting at load {} ({:.1} per CPU), mean stall {:.1} ms; {}",
+                "{:.0} % waiting at load {} ({} per CPU), mean stall {} ms; {}",
                 100.0 * top.stats.waiting_fraction,
-                top.load,
-                top.load as f64 / cpus as f64,
-                stats::mean(&top.stats.stalls).unwrap_or(0.0) / 1e6,
+                top.load, sig(top.load as f64 / cpus as f64), sig(stats::mean(&top.stats.stalls).unwrap_or(0.0) / 1e6),
                 match calm {
                     Some(c) if c > 0 => format!("under 1 % waiting up to load {c}"),
                     _ => "over 1 % waiting at every load tried".to_string(),
@@ -270,8 +269,8 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
                     top.load
                 ),
                 &format!(
-                    "{:.1} spinners per CPU here at the top against the seed's 10 on one; Linux's CFS shares the CPU more finely than NT 4.0's quantum",
-                    top.load as f64 / cpus as f64
+                    "{} spinners per CPU here at the top against the seed's 10 on one; Linux's CFS shares the CPU more finely than NT 4.0's quantum",
+                    sig(top.load as f64 / cpus as f64)
                 ),
             ),
         });

@@ -8,6 +8,7 @@ use crate::mem::{MemConfig, MemError, run_mem};
 use crate::net::{NetConfig, NetError, run_net};
 use crate::pressure::{PressureConfig, run_pressure};
 use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_core::numfmt::sig;
 
 impl From<StallError> for ExperimentError {
     fn from(e: StallError) -> Self {
@@ -163,10 +164,10 @@ impl Experiment for StallNet {
     }
     fn announce(cfg: &NetConfig) -> String {
         format!(
-            "stall net: {} load steps of {} s on a {:.1} Mbit/s link between two network namespaces (removed afterwards)",
+            "stall net: {} load steps of {} s on a {} Mbit/s link between two network namespaces (removed afterwards)",
             cfg.loads.len(),
             cfg.step_seconds,
-            cfg.rate_bps as f64 / 1e6
+            sig(cfg.rate_bps as f64 / 1e6)
         )
     }
     fn run(cfg: &NetConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {

@@ -5,6 +5,7 @@
 //! `--with CMD` it measures again while CMD runs (a service, a daemon) and compares.
 
 use latlab_core::clock::monotonic_now;
+use latlab_core::numfmt::sig;
 use latlab_core::platform::{Capability, Policy, Sched, set_affinity, set_sched};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
@@ -169,10 +170,10 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
                 paper_setting: "NT 4.0 TSE against NT 4.0 Workstation, idle, Endo et al.'s lost-time method".into(),
                 paper_value: "TSE 71.0 % more activity than Workstation".into(),
                 here_value: format!(
-                    "{:+.1} % lost time with `{cmd}` ({:.4} % against {:.4} %)",
+                    "{:+.1} % lost time with `{cmd}` ({} % against {} %)",
                     100.0 * more,
-                    100.0 * with.lost_fraction(),
-                    100.0 * base.lost_fraction()
+                    sig(100.0 * with.lost_fraction()),
+                    sig(100.0 * base.lost_fraction())
                 ),
                 note: format!("CPU {cpu}, gaps over {} ns", cfg.threshold_ns),
                 judgement: Judgement::within_factor(

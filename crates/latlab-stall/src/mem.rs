@@ -10,6 +10,7 @@
 
 use latlab_core::clock::monotonic_now;
 use latlab_core::ioerr::{Doing, IoFailed};
+use latlab_core::numfmt::sig;
 use latlab_core::pageout::{PAGE, SwapError, pageout, resident, swap_for};
 use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
 use latlab_core::stats;
@@ -174,10 +175,10 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
             paper_setting: "NT 4.0 TSE, Notepad idle while a process touches more than physical memory".into(),
             paper_value: "50 ms normally; 2,400–11,900 ms (average 4,000) under page demand".into(),
             here_value: format!(
-                "{:.2} ms normally; {:.1} ms (max {:.1}) after its {} MiB were paged out",
-                n.p50 as f64 / 1e6,
-                c.p50 as f64 / 1e6,
-                c.max as f64 / 1e6,
+                "{} ms normally; {} ms (max {}) after its {} MiB were paged out",
+                sig(n.p50 as f64 / 1e6),
+                sig(c.p50 as f64 / 1e6),
+                sig(c.max as f64 / 1e6),
                 cfg.working_set_mib
             ),
             note: "the server touches its whole working set for the keystroke; swap on this machine's disk".into(),

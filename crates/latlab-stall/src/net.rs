@@ -18,6 +18,7 @@ use std::time::Duration;
 
 pub use crate::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR};
 use crate::netlab::{LabError, enter};
+use latlab_core::numfmt::sig;
 const PROBE_PORT: u16 = 4901;
 const LOAD_PORT: u16 = 4902;
 
@@ -482,8 +483,8 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
     rec.tables.push(Table {
         name: "net.sweep".into(),
         title: format!(
-            "UDP round trip across a {:.1} Mbit/s HTB-shaped veth link, against TCP load offered in both directions",
-            cfg.rate_bps as f64 / 1e6
+            "UDP round trip across a {} Mbit/s HTB-shaped veth link, against TCP load offered in both directions",
+            sig(cfg.rate_bps as f64 / 1e6)
         ),
         columns: vec![
             c("offered", "% of link"),
@@ -525,11 +526,12 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
             paper_setting: "10 Mbit/s Ethernet hub, synthetic TCP/IP load, 64-byte ping for 60 s per level".into(),
             paper_value: "low and flat until saturation; about 35 ms at 9.6 Mbit/s offered".into(),
             here_value: format!(
-                "mean {m0:.2} ms (σ {sd0:.2}) unloaded, {m1:.1} ms (σ {sd1:.1}) at {:.0} % offered ({:.1} Mbit/s each way); medians {:.2} and {:.1} ms",
-                s.load * 100.0,
-                s.load * cfg.rate_bps as f64 / 1e6,
-                med(&idle.rtt),
-                med(&s.rtt),
+                "mean {} ms (σ {}) unloaded, {} ms (σ {}) at {:.0} % offered ({} Mbit/s each way); medians {} and {} ms",
+                sig(m0),
+                sig(sd0),
+                sig(m1),
+                sig(sd1),
+                s.load * 100.0, sig(s.load * cfg.rate_bps as f64 / 1e6), sig(med(&idle.rtt)), sig(med(&s.rtt)),
             ),
             note: format!(
                 "mean and σ as the seed took ping's average and variance (its 'jitter'); a UDP probe every 20 ms on absolute deadlines; HTB on veth, queue {}; the load is TCP in both directions, paced by latlab",
@@ -539,7 +541,7 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
                 Judgement::finding(
                     m0 < 5.0,
                     "low and flat unloaded (held to a mean under 5 ms)",
-                    &format!("{m0:.2} ms"),
+                    &format!("{} ms", sig(m0)),
                     "the unloaded path is already slow",
                 ),
                 Judgement::within_factor(

@@ -26,6 +26,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::PathBuf;
 
 use crate::mem::MemError;
+use latlab_core::numfmt::sig;
 
 /// What the pressure test does.
 #[derive(Debug, Clone, PartialEq)]
@@ -411,11 +412,9 @@ fn record(rec: &mut RunRecord, cfg: &PressureConfig, levels: &[Level]) {
         paper_setting: "TSE: Notepad open remotely; a process sequentially touching a heap larger than physical memory runs 30 s, then one keystroke; time to the screen update".into(),
         paper_value: "page demand below 100 %: 50 ms (min = max = avg); above 100 %: 2,400–11,900 ms, average 4,000".into(),
         here_value: format!(
-            "{:.1} ms at {:.0} % demand; {:.1} ms (max {:.1}) at {:.0} % (median warm start)",
-            bs.p50 as f64 / 1e6,
-            b.demand * 100.0,
-            as_.p50 as f64 / 1e6,
-            as_.max as f64 / 1e6,
+            "{} ms at {:.0} % demand; {} ms (max {}) at {:.0} % (median warm start)",
+            sig(bs.p50 as f64 / 1e6),
+            b.demand * 100.0, sig(as_.p50 as f64 / 1e6), sig(as_.max as f64 / 1e6),
             a.demand * 100.0
         ),
         note: format!(

@@ -13,6 +13,7 @@ use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::plan::Plan;
 use crate::record::evict_all;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, RunRecord, RunStatus, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -358,9 +359,9 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     let profiled = profiled?;
     progress.fetch_add(1, Ordering::Relaxed);
     let what = format!(
-        "a {} boot (target ready at {:.1} ms)",
+        "a {} boot (target ready at {} ms)",
         if learned.is_ok() { "cold" } else { "warm" },
-        profiled.target_ns as f64 / 1e6
+        sig(profiled.target_ns as f64 / 1e6)
     );
     crate::util::record(
         &mut rec,

@@ -4,6 +4,7 @@
 
 use crate::bootfile::{BootSpec, StartType};
 use crate::bootrun::BootTimes;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{PaperRow, RunRecord};
 use latlab_core::verdict::Judgement;
 
@@ -15,7 +16,7 @@ pub fn figure1_row(rec: &mut RunRecord, cold: Option<i64>, prefetch: Option<i64>
         paper_setting: "Windows Embedded Standard 7 on a rotational HDD".into(),
         paper_value: "\"the Superfetch service clearly makes a significant difference in boot times\" (the figure's values are not in the text)".into(),
         here_value: match (cold, prefetch) {
-            (Some(c), Some(p)) => format!("cold {} → cold + prefetch {} ({:.2}×)", ms_text(c), ms_text(p), c as f64 / p.max(1) as f64),
+            (Some(c), Some(p)) => format!("cold {} → cold + prefetch {} ({}×)", ms_text(c), ms_text(p), sig(c as f64 / p.max(1) as f64)),
             _ => "not measured: no boot plan (fanotify refused)".into(),
         },
         note: "medians of interleaved boots; the boot's files evicted file by file; the plan learned from a traced boot".into(),
@@ -23,7 +24,7 @@ pub fn figure1_row(rec: &mut RunRecord, cold: Option<i64>, prefetch: Option<i64>
             (Some(c), Some(p)) => Judgement::finding(
                 c as f64 / p.max(1) as f64 >= 1.1,
                 "prefetching the boot plan shortens a cold boot (by 10 % or more)",
-                &format!("{:.2}×", c as f64 / p.max(1) as f64),
+                &format!("{}×", sig(c as f64 / p.max(1) as f64)),
                 "this machine's storage reads the boot's files fast enough that prefetching adds little; the seed turns Superfetch off above about 8 Mb/s of random reads",
             ),
             _ => Judgement::not_comparable("no cold or prefetched boot was measured"),
@@ -83,23 +84,24 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
         paper_setting: "Windows Embedded Standard 7; random-read throughput as the Windows System Assessment Tool measures it".into(),
         paper_value: "off above \"about 8 Mb/second\" of random reads: prefetching is for slow random access".into(),
         here_value: format!(
-            "{:.1} MB/s of 4 KiB direct random reads ({}); boot-plan prefetch gain here {gain:.2}×",
-            rate / 1e6,
-            if off { "Superfetch would be off" } else { "Superfetch would be on" }
+            "{} MB/s of 4 KiB direct random reads ({}); boot-plan prefetch gain here {}×",
+            sig(rate / 1e6),
+            if off { "Superfetch would be off" } else { "Superfetch would be on" },
+            sig(gain)
         ),
         note: "read as 8 MB/s, the larger reading of the seed's Mb; the gain is the cold boot over the cold + prefetch boot".into(),
         judgement: if off {
             Judgement::finding(
                 gain < 1.1,
                 "on a device above the threshold, prefetching gains little (under 10 %)",
-                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
+                &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 "prefetching still pays here: the boot's reads are many and small, and issuing them ahead overlaps them with the services' CPU work, however fast one read is",
             )
         } else {
             Judgement::finding(
                 gain >= 1.1,
                 "on a device below the threshold, prefetching pays (10 % or more)",
-                &format!("{gain:.2}× at {:.1} MB/s", rate / 1e6),
+                &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 if gain < 1.0 {
                     "prefetching did not pay for this boot: its plan holds what the boot reads after its target too (delayed and unneeded services), so on a slow device reading it ahead competes with the target's own reads; and the boot's own reads already go out as few requests, with little CPU work to overlap them with"
                 } else {

@@ -8,6 +8,7 @@
 //! now) and [`critical_path`] (the chain of waits that set the target's time).
 
 use crate::bootfile::{BootSpec, Ready, StartType};
+use latlab_core::numfmt::sig;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -147,11 +148,8 @@ pub fn recommend(spec: &BootSpec, t: &BootTimes) -> Vec<(Advice, String)> {
             out.push((
                 Advice::Delay(i),
                 format!(
-                    "delay '{}': '{target}' does not need it, yet it ran from {:.1} to {:.1} ms, before '{target}' was ready at {:.1} ms",
-                    s.name,
-                    ms(start),
-                    ms(ready),
-                    ms(t.target_ns)
+                    "delay '{}': '{target}' does not need it, yet it ran from {} to {} ms, before '{target}' was ready at {} ms",
+                    s.name, sig(ms(start)), sig(ms(ready)), sig(ms(t.target_ns))
                 ),
             ));
         }
@@ -167,9 +165,9 @@ pub fn recommend(spec: &BootSpec, t: &BootTimes) -> Vec<(Advice, String)> {
             out.push((
                 Advice::TargetFirst,
                 format!(
-                    "start what '{target}' needs first: '{}' waited {:.1} ms for one of the {} jobs",
+                    "start what '{target}' needs first: '{}' waited {} ms for one of the {} jobs",
                     spec.services[i].name,
-                    ms(w),
+                    sig(ms(w)),
                     spec.jobs
                 ),
             ));

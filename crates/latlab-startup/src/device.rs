@@ -2,6 +2,7 @@
 //! whether it is rotational, its I/O scheduler, and whether the machine is virtual (where a
 //! "disk" read may come from the host's cache).
 
+use latlab_core::numfmt::sig;
 use serde::Serialize;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -91,7 +92,7 @@ impl Limit {
     pub fn describe(&self) -> String {
         let mut v = Vec::new();
         if let Some(b) = self.bytes_per_s {
-            v.push(format!("{:.1} MB/s", b as f64 / 1e6));
+            v.push(format!("{} MB/s", sig(b as f64 / 1e6)));
         }
         if let Some(i) = self.iops {
             v.push(format!("{i} reads/s"));

@@ -9,6 +9,7 @@ use crate::launch::{LaunchSpec, launch};
 use crate::plan::Plan;
 use crate::record::{StartupError, evict_all};
 use latlab_core::ioerr::Doing;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::stats::summarize;
 use std::path::PathBuf;
@@ -175,7 +176,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     }
     if let Some((samples, ns)) = &m.profile {
         let dev = m.device.as_ref().and_then(|d| d.block.clone());
-        let what = format!("a cold launch (ready at {:.1} ms)", *ns as f64 / 1e6);
+        let what = format!("a cold launch (ready at {} ms)", sig(*ns as f64 / 1e6));
         crate::util::record(&mut rec, "launch.utilisation", "launch.profile", &what, samples, *ns, dev.as_deref());
     }
     let mut rows = Vec::new();
@@ -205,10 +206,10 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
             paper_setting: "Windows Embedded Standard 7, Superfetch prefetching what launches read".into(),
             paper_value: "about 2× faster application starts".into(),
             here_value: format!(
-                "{:.2}× faster than cold with the plan prefetched ({:.2}× of warm; warm is {:.2}× faster than cold)",
-                cold as f64 / pre as f64,
-                pre as f64 / warm as f64,
-                cold as f64 / warm as f64
+                "{}× faster than cold with the plan prefetched ({}× of warm; warm is {}× faster than cold)",
+                sig(cold as f64 / pre as f64),
+                sig(pre as f64 / warm as f64),
+                sig(cold as f64 / warm as f64)
             ),
             note: "medians of interleaved launches; per-file eviction, never the whole cache".into(),
             judgement: latlab_core::verdict::Judgement::within_factor(

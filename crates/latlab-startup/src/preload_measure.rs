@@ -18,6 +18,7 @@ use crate::preload::{Entry, Library};
 use crate::preloader::{Machine, PreloadConfig, PreloadReport, preload};
 use crate::record::{RecordConfig, StartupError, evict_all, learn};
 use latlab_core::ioerr::Doing;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_core::tune::cgroup::{self, Group, Hierarchy};
 use latlab_core::tune::change::Undo;
@@ -324,9 +325,9 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
             paper_value: "\"without the Superfetch service … approximately double the start times for most processes\""
                 .into(),
             here_value: format!(
-                "after memory pressure: {} without the preloader, {} after it ran while idle ({gain:.2}×; warm {})",
+                "after memory pressure: {} without the preloader, {} after it ran while idle ({}×; warm {})",
                 latlab_core::record::fmt_ns(pressured as f64),
-                latlab_core::record::fmt_ns(preloaded as f64),
+                latlab_core::record::fmt_ns(preloaded as f64), sig(gain),
                 latlab_core::record::fmt_ns(warm as f64)
             ),
             note: "medians of interleaved rounds; the top-ranked of the library's applications; the preloader waits for an idle machine, then reads the top plans".into(),

@@ -6,6 +6,7 @@
 
 use crate::plan::merge_close;
 use crate::preload::Entry;
+use latlab_core::numfmt::sig;
 use std::time::Duration;
 
 /// What the preloader needs from the machine: a clock, a sleep, and how busy everything else
@@ -222,12 +223,12 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
 /// One preloader pass's report as text.
 pub fn report_text(r: &PreloadReport, page_size: u64) -> String {
     let mut out = format!(
-        "preloaded {} plan(s), {} pages ({:.1} MiB) in {:.2} s, {:.2} s of it waiting for idleness, {} pause(s) for a busy machine\n",
+        "preloaded {} plan(s), {} pages ({} MiB) in {} s, {} s of it waiting for idleness, {} pause(s) for a busy machine\n",
         r.preloaded.len(),
         r.pages,
-        (r.pages * page_size) as f64 / (1u64 << 20) as f64,
-        r.elapsed.as_secs_f64(),
-        r.waited.as_secs_f64(),
+        sig((r.pages * page_size) as f64 / (1u64 << 20) as f64),
+        sig(r.elapsed.as_secs_f64()),
+        sig(r.waited.as_secs_f64()),
         r.pauses
     );
     for c in &r.preloaded {

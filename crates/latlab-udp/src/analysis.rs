@@ -10,6 +10,7 @@
 //! anything — absolute one-way delay is reported only when both ends share a clock
 //! (loopback).
 
+use latlab_core::numfmt::sig;
 use latlab_core::stats;
 
 /// What the prober recorded, per sequence number (index = seq). Memory: 40 bytes a packet.
@@ -122,7 +123,7 @@ pub struct Pair {
 }
 
 fn fmt_ms(ns: f64) -> String {
-    if ns >= 10e6 { format!("{:.0} ms", ns / 1e6) } else { format!("{:.2} ms", ns / 1e6) }
+    if ns >= 10e6 { format!("{:.0} ms", ns / 1e6) } else { format!("{} ms", sig(ns / 1e6)) }
 }
 
 /// Detect bursts among consecutive pairs (ordered by `k`) for a nominal `interval`.
@@ -208,8 +209,8 @@ fn verdict(rep: &BurstReport, interval_ns: u64) -> String {
         }
     } else {
         format!(
-            "no bursts: {:.2} % of arrivals came closer than {} % of the interval",
-            rep.coalesced_ratio() * 100.0,
+            "no bursts: {} % of arrivals came closer than {} % of the interval",
+            sig(rep.coalesced_ratio() * 100.0),
             (COALESCED_FRACTION * 100.0) as u32
         )
     }

@@ -6,6 +6,7 @@ use crate::UdpConfig;
 use crate::analysis::{self, Trace};
 use crate::playout::{self, PlayoutLog};
 use crate::probe::ProbeCounts;
+use latlab_core::numfmt::sig;
 use latlab_core::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
 use latlab_core::stats::{self, delay};
 use latlab_core::verdict::Judgement;
@@ -213,7 +214,7 @@ fn live_playout(rec: &mut RunRecord, cfg: &UdpConfig, log: &PlayoutLog, pdv_sort
     rec.metric("playout.delay.max", log.max_delay, "ns");
     rec.metric("playout.overflowed", log.overflowed, "count");
     let p = |v: &[i64], q: f64| stats::percentile_sorted(v, q).map(|x| fmt_ns(x as f64)).unwrap_or_else(|| "-".into());
-    let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+    let pct = |x: f64| format!("{} %", sig(100.0 * x));
     let mut rows = vec![
         vec![
             "on arrival (the same packets, as they arrived)".into(),

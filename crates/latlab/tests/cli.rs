@@ -801,7 +801,7 @@ fn boot_analyze_reads_all_three_formats_and_names_the_bad_line() {
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../latlab-startup/samples/xperf-boot-excerpt.xml");
     latlab(d).args(["boot", "analyze", sample]).assert().success().stdout(
         predicate::str::contains("`boot.autostart_ms` | 4614")
-            .and(predicate::str::contains("| PlugPlay | PlugPlay | 621.0 |"))
+            .and(predicate::str::contains("| PlugPlay | PlugPlay | 621 |"))
             .and(predicate::str::contains("sc qc PlugPlay")),
     );
     std::fs::write(d.join("blame.txt"), "  20.5s NetworkManager-wait-online.service\n  300ms udev.service\n").unwrap();

@@ -127,9 +127,12 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
     )
 }
 
+/// (min, typical, max).
+type MinTypMax = (f64, f64, f64);
+
 /// Figure 11's max / min / latency in µs, as the seed prints them (CE 3.0's APP row gives a
 /// latency above its max: quoted, not fixed).
-const FIG11: [(&str, &str, [(f64, f64, f64); 2]); 4] = [
+const FIG11: [(&str, &str, [MinTypMax; 2]); 4] = [
     ("unloaded", "l1", [(1.4, 2.5, 5.2), (2.0, 3.0, 5.0)]),
     ("unloaded", "l2", [(14.4, 21.0, 17.6), (24.0, 47.0, 170.0)]),
     ("loaded", "l1", [(2.0, 5.0, 7.0), (2.8, 6.3, 12.2)]),

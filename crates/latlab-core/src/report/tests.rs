@@ -287,3 +287,198 @@ fn a_fleet_is_compared_whole_but_only_a_few_hosts_are_drawn_in_full() {
     assert!(html.contains("drawn in full after it"));
     assert!(html.contains(&format!("overlays {} of the {n} hosts", crate::defaults::REPORT_OVERLAY_HOSTS)));
 }
+
+/// The texts of an SVG, trimmed.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg_texts_at(svg, false)
+}
+
+/// The texts of an SVG, trimmed, optionally with their position (`text@x,y`).
+fn svg_texts_at(svg: &str, with_position: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        let body = &rest[i..];
+        let (Some(open), Some(close)) = (body.find('>'), body.find("</text>")) else { break };
+        out.push(body[open + 1..close].trim().to_string());
+        if with_position {
+            // The opening tag's x and y: the same label at two places is two labels.
+            let tag = &body[..open];
+            let attr = |a: &str| tag.split(&format!(" {a}=\"")).nth(1).and_then(|v| v.split('"').next()).unwrap_or("");
+            let last = out.last_mut().unwrap();
+            *last = format!("{last}@{},{}", attr("x"), attr("y"));
+        }
+        rest = &body[close..];
+    }
+    out
+}
+
+#[test]
+fn log_axes_label_decades_only_and_never_twice() {
+    // Heavy-tailed: a log value axis and log counts.
+    let mut values: Vec<i64> = (0..5_000).map(|i| 1_000 + i % 200).collect();
+    values.extend([50_000, 400_000, 3_000_000]);
+    let s = Series { name: "lat".into(), unit: "ns".into(), description: String::new(), values };
+    let chart = plots::histogram(&s, &[]).expect("drawn");
+    let numbers: Vec<f64> = svg_texts(&chart.svg).iter().filter_map(|t| t.parse::<f64>().ok()).collect();
+    assert!(numbers.len() >= 4, "axes are labelled: {numbers:?}");
+    for n in &numbers {
+        let l = n.log10();
+        assert!((l - l.round()).abs() < 1e-9, "{n} is not a decade: {numbers:?}");
+    }
+    let mut texts = svg_texts_at(&chart.svg, true);
+    let before = texts.len();
+    texts.sort();
+    texts.dedup();
+    assert_eq!(texts.len(), before, "a label drawn twice");
+    assert_eq!(plots::log_tick(&20.0), "");
+    assert_eq!(plots::log_tick(&1000.0), "1000");
+    // Less than a decade: no log axis (it would carry no label at all).
+    assert!(!plots::log_spans_a_decade(3.0, 20.0));
+}
+
+#[test]
+fn fewer_than_three_points_are_points_and_more_a_line() {
+    let chart = |n: usize| {
+        plots::xy(&plots::Xy {
+            x_name: "x".into(),
+            y_name: "y".into(),
+            curves: vec![plots::Curve::line("c", "here", (0..n).map(|i| (i as f64, i as f64)).collect())],
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    // The axes are polylines too: look for one in the curve's colour.
+    let curve = |svg: &str| svg.lines().any(|l| l.contains("<polyline") && l.contains("#1F77B4"));
+    assert!(!curve(&chart(2).svg), "two points joined by a line");
+    assert!(curve(&chart(3).svg), "three points not joined");
+    assert!(chart(2).svg.contains("<circle"), "two points not drawn as points");
+}
+
+#[test]
+fn one_unit_per_axis_a_second_unit_gets_its_own_chart() {
+    let t = Table {
+        name: "speed".into(),
+        title: "wire and drops against speed".into(),
+        columns: vec![Column::new("speed", ""), Column::new("wire", "B/s"), Column::new("dropped", "ratio")],
+        rows: vec![vec![1.0.into(), 5e6.into(), 0.0.into()], vec![0.5.into(), 4e6.into(), 0.1.into()]],
+        plot: Some(TablePlot {
+            x: "speed".into(),
+            ys: vec!["wire".into(), "dropped".into()],
+            log_x: false,
+            log_y: false,
+        }),
+    };
+    let charts = plots::sweep(&t);
+    assert_eq!(charts.len(), 2);
+    assert!(charts[0].svg.contains("wire (MB/s)"), "the first chart's axis is in MB/s");
+    assert!(charts[1].svg.contains("dropped (%)"));
+    assert!(!charts[0].svg.contains("dropped"));
+}
+
+#[test]
+fn a_key_keeps_its_colour_in_every_plot_and_titles_stay_out_of_the_svg() {
+    let legend_colour =
+        |c: &plots::Chart, label: &str| c.legend.iter().find(|l| l.label == label).unwrap().colour.clone();
+    let line = plots::xy(&plots::Xy {
+        curves: vec![
+            plots::Curve::line("lru", "lru", vec![(1.0, 1.0), (2.0, 2.0), (3.0, 1.0)]),
+            plots::Curve::line("fifo", "fifo", vec![(1.0, 2.0), (2.0, 3.0), (3.0, 2.0)]),
+        ],
+        ..Default::default()
+    })
+    .unwrap();
+    let bars = plots::bars(&plots::Bars {
+        categories: vec!["a".into()],
+        groups: vec![
+            plots::BarGroup { label: "fifo".into(), key: "fifo".into(), values: vec![Some(1.0)] },
+            plots::BarGroup { label: "lru".into(), key: "lru".into(), values: vec![Some(2.0)] },
+        ],
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(legend_colour(&line, "lru"), legend_colour(&bars, "lru"));
+    assert_eq!(legend_colour(&line, "fifo"), legend_colour(&bars, "fifo"));
+    assert_ne!(legend_colour(&line, "lru"), legend_colour(&line, "fifo"));
+    assert_eq!(plots::colour("a-host-name"), plots::colour("a-host-name"));
+    // Long category labels are shortened to fit their axis.
+    assert_eq!(plots::short("a very long service name").chars().count(), 14);
+    assert!(plots::short("a very long service name").ends_with('…'));
+    // The figure's title is HTML (it wraps); no SVG carries it.
+    let html = render(&[sample_run()]).unwrap();
+    for svg in html.split("<svg").skip(1) {
+        let svg = &svg[..svg.find("</svg>").unwrap()];
+        assert!(!svg.contains("histogram"), "a title inside a plot");
+    }
+}
+
+fn rt_run() -> RunRecord {
+    let mut r = RunRecord::begin("rt");
+    r.id = Some(7);
+    let c = Column::new;
+    r.tables.push(Table {
+        name: "rt.sweep".into(),
+        title: "sweep".into(),
+        columns: vec![
+            c("rate_hz", "Hz"),
+            c("l1_delivered", "ratio"),
+            c("l2_delivered", "ratio"),
+            c("load_progress", "ratio"),
+        ],
+        rows: [1e3, 1e4, 1e5]
+            .iter()
+            .map(|&f| vec![f.into(), 1.0.into(), (1e3 / f).into(), (1.0 - f / 2e5).into()])
+            .collect(),
+        plot: None,
+    });
+    let mut rows = Vec::new();
+    for phase in ["unloaded", "loaded"] {
+        for level in ["l1", "l2"] {
+            rows.push(vec![phase.into(), level.into(), 2_000.into(), 5_000.into(), 40_000.into()]);
+        }
+    }
+    r.tables.push(Table {
+        name: "rt.phases".into(),
+        title: "phases".into(),
+        columns: vec![c("phase", ""), c("level", ""), c("min", "ns"), c("p50", "ns"), c("max", "ns")],
+        rows,
+        plot: None,
+    });
+    r.metric("sweep.mf_l2_hz", 2_000.0, "Hz");
+    r.paper.push(PaperRow {
+        seed: "001".into(),
+        figure: "Fig. 8, MF-APP (level 2)".into(),
+        paper_setting: "StrongARM".into(),
+        paper_value: "15 kHz".into(),
+        here_value: "2 kHz".into(),
+        note: String::new(),
+        judgement: crate::verdict::Judgement::within_range(2e3, 6e3, 15e3, 2.0, "a timer"),
+    });
+    r.finish(RunStatus::Complete);
+    r
+}
+
+#[test]
+fn the_first_screen_answers_and_a_run_opens_with_its_studys_figures() {
+    let html = render_with(&[rt_run()], &[("sweep.mf_l2_hz", "MF-APP")]).unwrap();
+    check_well_formed(&html).unwrap();
+    // The machine line, then the verdict table before any other table.
+    let machine = html.find("id=\"machine\"").unwrap();
+    let verdicts = html.find("id=\"verdict-table\"").unwrap();
+    assert!(machine < verdicts);
+    assert_eq!(html.find("<table"), Some(verdicts - "<table class=\"verdicts\" ".len()));
+    assert!(html[verdicts..].contains("<span class=\"v-differs\">differs</span>"));
+    // One headline line per run, from the experiment's headline figures.
+    assert!(html.contains("MF-APP 2 kHz"), "headline");
+    // Figures 8 and 11 with the paper's points named in their legends, before the tables.
+    let f8 = html.find("data-figure=\"fig-001-8\"").expect("Figure 8");
+    let f11 = html.find("data-figure=\"fig-001-11\"").expect("Figure 11");
+    assert!(html[f8..].contains("paper, CE 3.0 loaded: MF-ISR 127 kHz"));
+    assert!(html[f11..].contains("paper, CE .NET"));
+    let first_run_table = html.find("<h3>sweep</h3>").unwrap();
+    assert!(f8 < first_run_table && f11 < first_run_table);
+    // The generic plots are folded away.
+    assert!(html.contains("<details class=\"generic\">") || !html.contains("generic plots"));
+    // The table of contents links each figure.
+    assert!(html.contains("href=\"#run-7-fig-001-8\""));
+}

@@ -4,6 +4,7 @@
 use super::{install_interrupt, out, status_code};
 use crate::cli::MonitorArgs;
 use anyhow::Context;
+use latlab_core::numfmt::sig;
 use latlab_core::platform::{Policy, Sched};
 use latlab_monitor::export::{self, Exported};
 use latlab_monitor::probes::{Echo, Wake};
@@ -77,7 +78,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         if cfg.schedule.trim().is_empty() {
             String::new()
         } else if cfg.load == latlab_monitor::load::LoadKind::Link {
-            format!(" (load: a loopback stream at {:.1} Mbit/s)", cfg.load_rate_bps as f64 / 1e6)
+            format!(" (load: a loopback stream at {} Mbit/s)", sig(cfg.load_rate_bps as f64 / 1e6))
         } else {
             format!(" (load: {})", cfg.load.name())
         },

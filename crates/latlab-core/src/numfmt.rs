@@ -49,10 +49,14 @@ impl Scale {
         sig(v / self.div)
     }
 
-    /// A raw value in this scale with its unit: `12.3 µs`.
+    /// A raw value in this scale with its unit: `12.3 µs`, `1.27×`.
     pub fn with_unit(&self, v: f64) -> String {
         let n = self.number(v);
-        if self.label.is_empty() { n } else { format!("{n} {}", self.label) }
+        match self.label.as_str() {
+            "" => n,
+            "×" => format!("{n}×"),
+            l => format!("{n} {l}"),
+        }
     }
 }
 
@@ -199,6 +203,7 @@ mod tests {
         assert_eq!(value(Value::Float(1000.0), "Hz"), "1 kHz");
         assert_eq!(value(Value::Float(3.25), "Mbit/s"), "3.25 Mbit/s");
         assert_eq!(value(Value::Int(4614), "ms"), "4614 ms");
+        assert_eq!(value(Value::Float(1.2712), "×"), "1.27×");
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
         rec.metric("cache.lru.cliff_at_frames", c as u64, "count");
     }
     if let (Some(fit), Some(over)) = (get(cap, PolicyKind::Lru), get(cap + 1, PolicyKind::Lru)) {
-        rec.metric("cache.lru.cliff_ratio", over / fit.max(1e-9), "ratio");
+        rec.metric("cache.lru.cliff_ratio", over / fit.max(1e-9), "×");
         let g = &cfg.geometry;
         let measured = match cliff {
             Some(c) if c == cap + 1 => format!("LRU jumps first at {c} frames, as predicted"),
@@ -284,7 +284,7 @@ fn banner_ticker(cfg: &CacheConfig, rec: &mut RunRecord, progress: &AtomicU64) -
         rec.metric(&format!("cache.banner_ticker.{}.bytes_per_s", p.name()), b, "B/s");
         rows.push(vec!["banner_ticker".into(), p.name().into(), ((b * 10.0).round() / 10.0).into()]);
     }
-    rec.metric("cache.banner_ticker.lru.excess_ratio", lru_both / (lone[0] + lone[1]).max(1e-9), "ratio");
+    rec.metric("cache.banner_ticker.lru.excess_ratio", lru_both / (lone[0] + lone[1]).max(1e-9), "×");
     rec.tables.push(Table {
         name: "cache.banner_ticker".into(),
         title: format!("468×60 banner ({frames} frames) and news ticker: display bytes/s alone and together"),

@@ -154,7 +154,7 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
         rec.metric("mem.warm_start.normal", n.p50, "ns");
         rec.metric("mem.warm_start.after_pageout", c.p50, "ns");
         rec.metric("mem.warm_start.after_pageout.max", c.max, "ns");
-        rec.metric("mem.warm_start.ratio", c.p50 as f64 / n.p50.max(1) as f64, "ratio");
+        rec.metric("mem.warm_start.ratio", c.p50 as f64 / n.p50.max(1) as f64, "×");
         let avg_left = left.iter().sum::<f64>() / left.len().max(1) as f64;
         rec.metric("mem.pageout.resident_after", avg_left, "ratio");
         if avg_left > 0.5 {

@@ -425,18 +425,18 @@ fn finish(
         }
     }
     if let (Some(c), Some(w)) = (p50[0], p50[1]) {
-        rec.metric("boot.warm.speedup", c as f64 / w.max(1) as f64, "ratio");
+        rec.metric("boot.warm.speedup", c as f64 / w.max(1) as f64, "×");
     }
     let recommended: Vec<i64> = runs[STATES.len()].iter().map(|t| t.target_ns as i64).collect();
     let description = "time to the target's readiness with the recommendations applied, one per round".into();
     if let Some(s) = rec.summarized_series("boot.recommended.target", "ns", description, recommended) {
         // Against the boots in the same state: cold with a plan, else warm.
         if let Some(b) = p50[0].or(p50[1]) {
-            rec.metric("boot.recommended.gain", b as f64 / s.p50.max(1) as f64, "ratio");
+            rec.metric("boot.recommended.gain", b as f64 / s.p50.max(1) as f64, "×");
         }
     }
     if let (Some(c), Some(p)) = (p50[0], p50[2]) {
-        rec.metric("boot.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
+        rec.metric("boot.prefetch.speedup", c as f64 / p.max(1) as f64, "×");
     }
     // The Gantt table: each service's start and ready in each state's median boot.
     let medians: Vec<Option<&BootTimes>> = runs[..STATES.len()].iter().map(|r| median_run(r)).collect();
@@ -508,7 +508,7 @@ fn throttled_metrics(rec: &mut RunRecord, runs: &[Vec<BootTimes>]) {
         p50[k] = rec.summarized_series(&format!("boot.throttled.{state}.target"), "ns", what, v).map(|s| s.p50);
     }
     if let [Some(c), Some(p)] = p50 {
-        rec.metric("boot.throttled.prefetch.speedup", c as f64 / p.max(1) as f64, "ratio");
+        rec.metric("boot.throttled.prefetch.speedup", c as f64 / p.max(1) as f64, "×");
     }
 }
 

@@ -460,7 +460,7 @@ ready = { exit = true }
         assert_eq!(advice[0].0, Advice::Delay(0));
         assert!(advice[0].1.contains("'ui' does not need it"), "{}", advice[0].1);
         assert_eq!(advice[1].0, Advice::TargetFirst);
-        assert!(advice[1].1.contains("'fs' waited 40.0 ms"), "{}", advice[1].1);
+        assert!(advice[1].1.contains("'fs' waited 40 ms"), "{}", advice[1].1);
         let better = apply(&s, &advice);
         assert_eq!(better.services[0].start, StartType::Delayed);
         // Applied: fs starts first, telemetry only after the target.

@@ -197,9 +197,9 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     }
     let (cold, warm, pre) = (p50(&m.times[0]), p50(&m.times[1]), p50(&m.times[2]));
     if cold > 0 && warm > 0 && pre > 0 {
-        rec.metric("launch.prefetch_speedup", cold as f64 / pre as f64, "ratio");
-        rec.metric("launch.warm_speedup", cold as f64 / warm as f64, "ratio");
-        rec.metric("launch.prefetch_vs_warm", pre as f64 / warm as f64, "ratio");
+        rec.metric("launch.prefetch_speedup", cold as f64 / pre as f64, "×");
+        rec.metric("launch.warm_speedup", cold as f64 / warm as f64, "×");
+        rec.metric("launch.prefetch_vs_warm", pre as f64 / warm as f64, "×");
         rec.paper.push(PaperRow {
             seed: "004".into(),
             figure: "Superfetch".into(),
@@ -238,7 +238,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     if cfg.whole {
         let whole = p50(&m.times[3]);
         if whole > 0 && pre > 0 {
-            rec.metric("launch.whole_vs_plan", whole as f64 / pre as f64, "ratio");
+            rec.metric("launch.whole_vs_plan", whole as f64 / pre as f64, "×");
         }
     }
     rec.config("whole_file_state", cfg.whole);

@@ -315,8 +315,8 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
     let [pressured, preloaded, warm] = p50;
     if pressured > 0 && preloaded > 0 && warm > 0 {
         let gain = pressured as f64 / preloaded as f64;
-        rec.metric("preload.speedup", gain, "ratio");
-        rec.metric("preload.vs_warm", preloaded as f64 / warm as f64, "ratio");
+        rec.metric("preload.speedup", gain, "×");
+        rec.metric("preload.vs_warm", preloaded as f64 / warm as f64, "×");
         rec.paper.push(PaperRow {
             seed: "004".into(),
             figure: "Superfetch and processes: a launch with and without the service".into(),

@@ -7,7 +7,7 @@
 //! but no number, the caption says so and no point is invented.
 
 use super::Plot;
-use super::plots::{self, BarGroup, Bars, Curve, Mark, RangeGroup, Ranges, Style, Xy};
+use super::plots::{self, BarGroup, Bars, Curve, Mark, MinTypMax, RangeGroup, Ranges, Style, Xy};
 use crate::record::{RunRecord, Table};
 use std::collections::BTreeSet;
 
@@ -126,9 +126,6 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
         vec![chart],
     )
 }
-
-/// (min, typical, max).
-type MinTypMax = (f64, f64, f64);
 
 /// Figure 11's max / min / latency in µs, as the seed prints them (CE 3.0's APP row gives a
 /// latency above its max: quoted, not fixed).
@@ -528,6 +525,7 @@ fn fig_keys(r: &RunRecord) -> Option<Plot> {
         y_unit: unit.clone(),
         log_y: true,
         y_marks: vec![mark(threshold, "seed 003: above ~100 ms is noticeable", "paper")],
+        ..Default::default()
     });
     fig(
         "fig-keys",
@@ -649,6 +647,7 @@ fn ranges_of_series(
         } else {
             Vec::new()
         },
+        ..Default::default()
     });
     fig(id, title, caption, vec![chart])
 }

@@ -105,7 +105,8 @@ pub struct LegendItem {
     pub colour: String,
     /// What the entry stands for.
     pub label: String,
-    /// `line`, `points`, `paper`, `bar` or `mark`: how the swatch is drawn.
+    /// `line`, `points`, `paper` (a hollow diamond), `bar`, `outline` (a hollow bar) or
+    /// `mark` (a dashed line): how the swatch is drawn.
     pub kind: &'static str,
 }
 
@@ -273,6 +274,36 @@ pub fn short(label: &str) -> String {
 }
 
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The label of the category whose slot (one unit wide, the first from 0 to 1) has its middle
+/// at `x`; other ticks are unlabelled.
+fn slot_label(labels: &[String], x: f64) -> String {
+    let i = (x - 0.5).round();
+    if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+        labels[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// The mesh of a chart with categories along x (`labels`, one slot each) and the value axis
+/// `ay` named `y_name`.
+macro_rules! category_mesh {
+    ($chart:expr, $labels:expr, $ay:expr, $y_name:expr) => {
+        $chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels($labels.len() * 2 + 1)
+            .x_label_formatter(&|x: &f64| slot_label($labels, *x))
+            .y_desc(desc($y_name, &$ay.scale, $ay.log))
+            .y_labels(if $ay.log { decades($ay.lo, $ay.hi) } else { 7 })
+            .y_label_formatter(if $ay.log { &log_tick } else { &tick })
+            .label_style(("sans-serif", 11))
+            .axis_desc_style(("sans-serif", 12))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?
+    };
+}
 
 fn strip_xml_decl(svg: String) -> String {
     match svg.strip_prefix("<?xml") {
@@ -462,34 +493,66 @@ fn dashed(a: (f64, f64), b: (f64, f64), c: RGBColor, dash: bool, log: bool) -> V
         .collect()
 }
 
-/// One group of a [`Bars`] chart: a value per category, coloured by `key`.
-#[derive(Debug, Clone)]
-pub struct BarGroup {
+/// One group of a category chart: a value per category (a bar's height, or a range), coloured
+/// by `key` (`paper…` keys: the paper's values, drawn as black or grey outlines).
+#[derive(Debug, Clone, Default)]
+pub struct Group<V> {
     /// Legend text.
     pub label: String,
-    /// Colour key (`paper` for the paper's values).
+    /// Colour key.
     pub key: String,
-    /// A value per category (`None`: no bar).
-    pub values: Vec<Option<f64>>,
+    /// A value per category (`None`: nothing drawn).
+    pub values: Vec<Option<V>>,
 }
 
-/// A bar chart: categories along x, one bar per group side by side (or stacked).
+/// A chart with categories along x and one group of values per legend entry: bars
+/// ([`bars`]) or ranges ([`ranges`]).
 #[derive(Debug, Clone, Default)]
-pub struct Bars {
+pub struct Categories<V> {
     /// Category labels along x (shortened to fit).
     pub categories: Vec<String>,
     /// The groups.
-    pub groups: Vec<BarGroup>,
+    pub groups: Vec<Group<V>>,
     /// Y quantity name.
     pub y_name: String,
     /// Raw y unit.
     pub y_unit: String,
     /// Ask for a logarithmic y axis.
     pub log_y: bool,
-    /// Stack the groups instead of placing them side by side.
+    /// Bars only: stack the groups instead of placing them side by side.
     pub stacked: bool,
     /// Horizontal reference lines.
     pub y_marks: Vec<Mark>,
+}
+
+/// A bar chart's group: a height per category.
+pub type BarGroup = Group<f64>;
+/// A bar chart: one bar per group side by side (or stacked) in each category.
+pub type Bars = Categories<f64>;
+/// (min, typical, max).
+pub type MinTypMax = (f64, f64, f64);
+/// A range chart's group: a (min, typical, max) per category.
+pub type RangeGroup = Group<MinTypMax>;
+/// A range chart: per group a bar from min to max with a mark at the typical value.
+pub type Ranges = Categories<MinTypMax>;
+
+impl<V> Categories<V> {
+    /// The legend: the groups, then the reference lines.
+    fn legend(&self, group_kind: &'static str) -> Vec<LegendItem> {
+        self.groups
+            .iter()
+            .map(|g| LegendItem {
+                colour: hex(colour(&g.key)),
+                label: g.label.clone(),
+                kind: if g.key.starts_with("paper") { "outline" } else { group_kind },
+            })
+            .chain(self.y_marks.iter().map(|m| LegendItem {
+                colour: hex(colour(&m.key)),
+                label: m.label.clone(),
+                kind: "mark",
+            }))
+            .collect()
+    }
 }
 
 /// Draw a [`Bars`] chart.
@@ -514,20 +577,7 @@ pub fn bars(spec: &Bars) -> Option<Chart> {
     }
     let floor = if ay.log { ay.lo } else { 0.0 };
     let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
-    let legend = spec
-        .groups
-        .iter()
-        .map(|g| LegendItem {
-            colour: hex(colour(&g.key)),
-            label: g.label.clone(),
-            kind: if g.key.starts_with("paper") { "paper" } else { "bar" },
-        })
-        .chain(spec.y_marks.iter().map(|m| LegendItem {
-            colour: hex(colour(&m.key)),
-            label: m.label.clone(),
-            kind: "mark",
-        }))
-        .collect();
+    let legend = spec.legend("bar");
     let svg = render(|root| {
         let mut b = ChartBuilder::on(root);
         b.margin(10).x_label_area_size(36).y_label_area_size(56);
@@ -536,25 +586,7 @@ pub fn bars(spec: &Bars) -> Option<Chart> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .disable_x_mesh()
-                    .x_labels(n * 2 + 1)
-                    .x_label_formatter(&|x: &f64| {
-                        let i = (*x - 0.5).round();
-                        if (*x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
-                            labels[i as usize].clone()
-                        } else {
-                            String::new()
-                        }
-                    })
-                    .y_desc(desc(&spec.y_name, &ay.scale, ay.log))
-                    .y_labels(if ay.log { decades(ay.lo, ay.hi) } else { 7 })
-                    .y_label_formatter(if ay.log { &log_tick } else { &tick })
-                    .label_style(("sans-serif", 11))
-                    .axis_desc_style(("sans-serif", 12))
-                    .light_line_style(WHITE.mix(0.0))
-                    .draw()?;
+                category_mesh!(chart, &labels, ay, &spec.y_name);
                 let mut base = vec![floor; n];
                 for (gi, g) in spec.groups.iter().enumerate() {
                     let col = colour(&g.key);
@@ -787,7 +819,8 @@ pub fn gantt(t: &Table) -> Option<Chart> {
     if xmax <= 0.0 {
         return None;
     }
-    let labels: Vec<String> = t.rows.iter().map(|r| short(r.first().and_then(|v| v.as_str()).unwrap_or(""))).collect();
+    let bottom_up: Vec<String> =
+        t.rows.iter().rev().map(|r| short(r.first().and_then(|v| v.as_str()).unwrap_or(""))).collect();
     let n = t.rows.len();
     let band = 0.8 / pairs.len() as f64;
     let legend = pairs
@@ -805,15 +838,8 @@ pub fn gantt(t: &Table) -> Option<Chart> {
             .disable_y_mesh()
             .x_desc(if unit.is_empty() { "time".to_string() } else { format!("time ({unit})") })
             .y_labels(n * 2 + 1)
-            .y_label_formatter(&|y: &f64| {
-                // Label each row at its middle: rows are drawn top to bottom.
-                let k = (*y - 0.5).round();
-                if (*y - 0.5 - k).abs() < 1e-6 && k >= 0.0 && (k as usize) < n {
-                    labels[n - 1 - k as usize].clone()
-                } else {
-                    String::new()
-                }
-            })
+            // Each row labelled at its middle; rows are drawn top to bottom.
+            .y_label_formatter(&|y: &f64| slot_label(&bottom_up, *y))
             .x_label_formatter(&tick)
             .label_style(("sans-serif", 10))
             .axis_desc_style(("sans-serif", 12))
@@ -837,35 +863,6 @@ pub fn gantt(t: &Table) -> Option<Chart> {
     Some(Chart { svg, legend })
 }
 
-/// One group of a [`Ranges`] chart: a (min, typical, max) per category.
-#[derive(Debug, Clone)]
-pub struct RangeGroup {
-    /// Legend text.
-    pub label: String,
-    /// Colour key (`paper…` keys draw black, hollow).
-    pub key: String,
-    /// (min, typical, max) per category; `None`: nothing drawn.
-    pub values: Vec<Option<(f64, f64, f64)>>,
-}
-
-/// A range chart: categories along x; per group a bar from min to max with a mark at the
-/// typical value, the groups side by side.
-#[derive(Debug, Clone, Default)]
-pub struct Ranges {
-    /// Category labels along x.
-    pub categories: Vec<String>,
-    /// The groups.
-    pub groups: Vec<RangeGroup>,
-    /// Y quantity name.
-    pub y_name: String,
-    /// Raw y unit.
-    pub y_unit: String,
-    /// Ask for a logarithmic y axis.
-    pub log_y: bool,
-    /// Horizontal reference lines.
-    pub y_marks: Vec<Mark>,
-}
-
 /// Draw a [`Ranges`] chart.
 pub fn ranges(spec: &Ranges) -> Option<Chart> {
     let n = spec.categories.len();
@@ -879,22 +876,9 @@ pub fn ranges(spec: &Ranges) -> Option<Chart> {
     if n == 0 || ys.is_empty() {
         return None;
     }
-    let ay = axis(&ys, &spec.y_unit, spec.log_y, false)?;
+    let ay = axis(&ys, &spec.y_unit, spec.log_y, true)?;
     let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
-    let legend = spec
-        .groups
-        .iter()
-        .map(|g| LegendItem {
-            colour: hex(colour(&g.key)),
-            label: g.label.clone(),
-            kind: if g.key.starts_with("paper") { "paper" } else { "bar" },
-        })
-        .chain(spec.y_marks.iter().map(|m| LegendItem {
-            colour: hex(colour(&m.key)),
-            label: m.label.clone(),
-            kind: "mark",
-        }))
-        .collect();
+    let legend = spec.legend("bar");
     let svg = render(|root| {
         let mut b = ChartBuilder::on(root);
         b.margin(10).x_label_area_size(36).y_label_area_size(56);
@@ -903,25 +887,7 @@ pub fn ranges(spec: &Ranges) -> Option<Chart> {
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .disable_x_mesh()
-                    .x_labels(n * 2 + 1)
-                    .x_label_formatter(&|x: &f64| {
-                        let i = (*x - 0.5).round();
-                        if (*x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
-                            labels[i as usize].clone()
-                        } else {
-                            String::new()
-                        }
-                    })
-                    .y_desc(desc(&spec.y_name, &ay.scale, ay.log))
-                    .y_labels(if ay.log { decades(ay.lo, ay.hi) } else { 7 })
-                    .y_label_formatter(if ay.log { &log_tick } else { &tick })
-                    .label_style(("sans-serif", 11))
-                    .axis_desc_style(("sans-serif", 12))
-                    .light_line_style(WHITE.mix(0.0))
-                    .draw()?;
+                category_mesh!(chart, &labels, ay, &spec.y_name);
                 for (gi, g) in spec.groups.iter().enumerate() {
                     let col = colour(&g.key);
                     let paper = g.key.starts_with("paper");

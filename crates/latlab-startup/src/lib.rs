@@ -22,5 +22,6 @@ pub mod preload;
 pub mod preload_measure;
 pub mod preloader;
 pub mod record;
+pub mod syscalls;
 pub mod trace;
 pub mod util;

@@ -1,6 +1,7 @@
 //! Which files a launch opens, in order: fanotify where permitted (CAP_SYS_ADMIN; sees every
 //! open, including the kernel's own of the executable and its interpreter), a ptrace tracer
-//! otherwise (any user may trace their own child; x86-64 here). Both keep only what the
+//! otherwise (any user may trace their own child; any architecture with a table in
+//! [`crate::syscalls`]). Both keep only what the
 //! launched command and its descendants opened.
 
 use std::path::{Path, PathBuf};
@@ -258,32 +259,44 @@ pub(crate) fn ask_to_be_traced(cmd: &mut Command) {
     }
 }
 
-/// Whether this build has the ptrace tracer.
+/// Whether this build has the ptrace tracer: every Linux architecture with a system-call table
+/// in [`crate::syscalls`] (x86-64, i386, aarch64, arm, riscv64); the kernel must have
+/// `PTRACE_GET_SYSCALL_INFO` (5.3 or later), which the tracer finds out at its first stop.
 pub fn ptrace_supported() -> Result<(), Refused> {
-    if cfg!(target_arch = "x86_64") {
+    if cfg!(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )) {
         Ok(())
     } else {
-        Err(Refused { tracer: "ptrace", why: "the ptrace tracer reads x86-64 registers; use fanotify (root)".into() })
+        Err(Refused {
+            tracer: "ptrace",
+            why: format!("latlab has no system-call table for {}; use fanotify (root)", std::env::consts::ARCH),
+        })
     }
 }
 
 /// Trace `root` (stopped after exec under PTRACE_TRACEME) and its descendants to their end,
 /// collecting the files opened (`open`, `openat`, `openat2`, and each executable with its
 /// mapped interpreter and libraries at exec). Calls `exited(when, status text, success)` when
-/// `root` ends, and then kills what it left behind.
-#[cfg(target_arch = "x86_64")]
+/// `root` ends, and then kills what it left behind. The system call a tracee stops in is asked
+/// of the kernel (`PTRACE_GET_SYSCALL_INFO`) with the architecture it runs as, so no register
+/// layout is read and a 32-bit program is traced with its own numbers.
 pub(crate) fn ptrace_loop(
     root: nix::unistd::Pid,
     exited: &dyn Fn(Instant, String, bool),
 ) -> Result<Vec<PathBuf>, String> {
+    use crate::syscalls::{Stop, arch_name, open_calls, syscall_stop};
     use nix::errno::Errno;
     use nix::sys::ptrace::{self, Event as PEvent, Options};
     use nix::sys::signal::Signal;
     use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
     use nix::unistd::Pid;
-    const SYS_OPEN: u64 = 2;
-    const SYS_OPENAT: u64 = 257;
-    const SYS_OPENAT2: u64 = 437;
+    // The system call each tracee is in, from its entry stop to its exit stop.
+    let mut entered: std::collections::HashMap<Pid, (u32, u64)> = std::collections::HashMap::new();
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let at_exec = |pid: Pid, out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>| {
@@ -320,15 +333,36 @@ pub(crate) fn ptrace_loop(
         };
         match status {
             WaitStatus::PtraceSyscall(pid) => {
-                if let Ok(regs) = ptrace::getregs(pid) {
-                    let ret = regs.rax as i64;
-                    // At entry the kernel has put -ENOSYS in rax; at exit, the result.
-                    let exit = ret != -(Errno::ENOSYS as i64);
-                    if exit && ret >= 0 && matches!(regs.orig_rax, SYS_OPEN | SYS_OPENAT | SYS_OPENAT2) {
-                        if let Ok(link) = std::fs::read_link(format!("/proc/{pid}/fd/{ret}")) {
-                            keep(&mut out, &mut seen, link);
+                match syscall_stop(pid.as_raw()) {
+                    Ok(Stop::Entry { arch, nr }) => {
+                        if open_calls(arch).is_none() {
+                            let _ = nix::sys::signal::kill(root, Signal::SIGKILL);
+                            return Err(format!(
+                                "the command runs as {} (AUDIT_ARCH {arch:#x}), for which latlab has no system-call table; use fanotify (root)",
+                                arch_name(arch)
+                            ));
+                        }
+                        entered.insert(pid, (arch, nr));
+                    }
+                    Ok(Stop::Exit { rval, is_error }) => {
+                        if let Some((arch, nr)) = entered.remove(&pid) {
+                            let opens = open_calls(arch).unwrap_or_default();
+                            if !is_error && rval >= 0 && opens.contains(&nr) {
+                                if let Ok(link) = std::fs::read_link(format!("/proc/{pid}/fd/{rval}")) {
+                                    keep(&mut out, &mut seen, link);
+                                }
+                            }
                         }
                     }
+                    Ok(Stop::Other) => {}
+                    Err(e) if e.raw_os_error() == Some(libc::EIO) || e.raw_os_error() == Some(libc::EINVAL) => {
+                        let _ = nix::sys::signal::kill(root, Signal::SIGKILL);
+                        return Err(format!(
+                            "this kernel cannot say which system call a tracee is in (PTRACE_GET_SYSCALL_INFO: {e}; Linux 5.3 or later has it); use fanotify (root)"
+                        ));
+                    }
+                    // The tracee is gone (killed between its stop and this question).
+                    Err(_) => {}
                 }
                 let _ = ptrace::syscall(pid, None);
             }
@@ -363,14 +397,6 @@ pub(crate) fn ptrace_loop(
         }
     }
     Ok(out)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn ptrace_loop(
-    _root: nix::unistd::Pid,
-    _exited: &dyn Fn(Instant, String, bool),
-) -> Result<Vec<PathBuf>, String> {
-    Err("the ptrace tracer reads x86-64 registers; use fanotify (root)".into())
 }
 
 #[cfg(test)]

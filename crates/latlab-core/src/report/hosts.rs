@@ -5,7 +5,7 @@
 use super::{Plot, TableCtx, plots};
 use crate::defaults::REPORT_OVERLAY_HOSTS;
 use crate::fleet::{host_key, host_name};
-use crate::record::{RunRecord, Series, fmt_value};
+use crate::record::{RunRecord, Series};
 use crate::stats;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,10 +63,18 @@ fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
     }
     let unit = rs.iter().find_map(|r| main_series(r)).map(|s| s.unit.clone()).unwrap_or_default();
     let series_name = rs.iter().find_map(|r| main_series(r)).map(|s| s.name.clone()).unwrap_or_default();
+    // One unit for the series' columns, in their headers: chosen from every host's figures.
+    let sums: Vec<Option<stats::Summary>> =
+        rs.iter().map(|r| r.get_series(&series_name).and_then(|s| stats::summarize(&s.values))).collect();
+    let col = crate::numfmt::ColumnFormat::new(
+        &unit,
+        sums.iter().flatten().flat_map(|s| [s.p50 as f64, s.p99 as f64, s.max as f64]),
+    );
     let mut head = vec!["host".to_string(), "run".into(), "status".into(), "CPU".into(), "kernel".into()];
     if !series_name.is_empty() {
-        for q in ["samples", "p50", "p99", "max"] {
-            head.push(format!("{series_name} {q}"));
+        head.push(format!("{series_name} samples"));
+        for q in ["p50", "p99", "max"] {
+            head.push(col.header(&format!("{series_name} {q}")));
         }
     }
     head.extend(figures.iter().map(|(f, _)| format!("{f} (here)")));
@@ -80,7 +88,7 @@ fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
         rows.push(paper);
     }
     let mut ranked: Vec<(i64, &RunRecord)> = Vec::new();
-    for r in rs {
+    for (r, sum) in rs.iter().zip(&sums) {
         let m = &r.machine.info;
         let mut row = vec![
             host_name(&r.machine),
@@ -90,11 +98,11 @@ fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
             format!("{} ({})", m.kernel_release.clone().unwrap_or_default(), m.preemption.clone().unwrap_or_default()),
         ];
         if !series_name.is_empty() {
-            match r.get_series(&series_name).and_then(|s| stats::summarize(&s.values)) {
+            match sum {
                 Some(sum) => {
                     row.push(sum.count.to_string());
                     for v in [sum.p50, sum.p99, sum.max] {
-                        row.push(fmt_value(crate::record::Value::Int(v), &unit));
+                        row.push(col.cell(&serde_json::json!(v)));
                     }
                     ranked.push((sum.p99, r));
                 }

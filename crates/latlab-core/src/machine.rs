@@ -22,8 +22,13 @@ pub struct MachineInfo {
     pub kernel_version: Option<String>,
     /// Preemption model: `none`, `voluntary`, `full`, `rt`, `dynamic(<mode>)`, as found.
     pub preemption: Option<String>,
-    /// CPU model name.
+    /// CPU model name (on ARM, where `/proc/cpuinfo` names no model: the core named from its
+    /// implementer and part numbers, with the board from the device tree when it has one).
     pub cpu_model: Option<String>,
+    /// The machine's architecture as the kernel names it (`uname -m`: `x86_64`, `aarch64`,
+    /// `armv7l`). Absent in records made before latlab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
     /// Online logical CPUs.
     pub cpus: usize,
     /// Current clocksource (`tsc`, `kvm-clock`, …).
@@ -117,13 +122,51 @@ pub fn preemption_model(version: &str, dynamic_mode: Option<&str>, realtime: boo
     "none or voluntary".into()
 }
 
-/// Pull the first `model name` from `/proc/cpuinfo` text.
+/// The CPU model from `/proc/cpuinfo` text: x86's `model name`, a board's `Model` or
+/// `cpu model`, else (ARM) the core its `CPU implementer` and `CPU part` name.
 pub fn cpu_model_from_cpuinfo(cpuinfo: &str) -> Option<String> {
-    cpuinfo
-        .lines()
-        .find(|l| l.starts_with("model name") || l.starts_with("Model") || l.starts_with("cpu model"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
+    let field = |name: &str| {
+        cpuinfo
+            .lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    field("model name").or_else(|| field("Model")).or_else(|| field("cpu model")).or_else(|| {
+        let implementer = field("CPU implementer")?;
+        let part = field("CPU part")?;
+        let core = arm_core(&implementer, &part);
+        Some(match core {
+            Some(c) => format!("{c} (implementer {implementer}, part {part})"),
+            None => format!("ARM core: implementer {implementer}, part {part}"),
+        })
+    })
+}
+
+/// The core an ARM `CPU implementer` / `CPU part` pair names (the common ones on boards).
+fn arm_core(implementer: &str, part: &str) -> Option<&'static str> {
+    let arm = implementer.eq_ignore_ascii_case("0x41");
+    let name = match part.to_ascii_lowercase().as_str() {
+        "0xc07" => "Cortex-A7",
+        "0xc08" => "Cortex-A8",
+        "0xc09" => "Cortex-A9",
+        "0xc0f" => "Cortex-A15",
+        "0xd03" => "Cortex-A53",
+        "0xd04" => "Cortex-A35",
+        "0xd05" => "Cortex-A55",
+        "0xd07" => "Cortex-A57",
+        "0xd08" => "Cortex-A72",
+        "0xd09" => "Cortex-A73",
+        "0xd0a" => "Cortex-A75",
+        "0xd0b" => "Cortex-A76",
+        "0xd0c" => "Neoverse-N1",
+        "0xd40" => "Neoverse-V1",
+        "0xd41" => "Cortex-A78",
+        "0xd49" => "Neoverse-N2",
+        _ => return None,
+    };
+    arm.then_some(name)
 }
 
 /// Parse the aggregate `cpu` line of `/proc/stat` into (steal, total) ticks.
@@ -152,11 +195,29 @@ fn virtualization(cpuinfo: &str) -> Option<String> {
     let vendor = read_trim("/sys/class/dmi/id/sys_vendor");
     let product = read_trim("/sys/class/dmi/id/product_name");
     let hv_type = read_trim("/sys/hypervisor/type");
-    if hv_flag || hv_type.is_some() {
+    // ARM boards under KVM name the hypervisor in the DMI vendor or product (QEMU, KVM).
+    let dmi_vm = [&vendor, &product].into_iter().flatten().any(|v| {
+        let v = v.to_ascii_lowercase();
+        ["qemu", "kvm", "virtualbox", "vmware", "xen", "amazon ec2", "google compute"].iter().any(|h| v.contains(h))
+    });
+    if hv_flag || hv_type.is_some() || dmi_vm {
         let name = [hv_type, vendor, product].into_iter().flatten().collect::<Vec<_>>().join(" ");
         return Some(if name.is_empty() { "vm".into() } else { format!("vm ({name})") });
     }
-    Some("none".into())
+    // Only x86 CPUs carry a hypervisor flag: elsewhere no evidence is not proof of none.
+    if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        Some("none".into())
+    } else {
+        Some(format!("none found (no hypervisor flag on {})", std::env::consts::ARCH))
+    }
+}
+
+/// The board a device tree names (`/sys/firmware/devicetree/base/model`: "Raspberry Pi 4
+/// Model B Rev 1.4"), where there is one.
+fn board_model() -> Option<String> {
+    let raw = std::fs::read("/sys/firmware/devicetree/base/model").ok()?;
+    let s = String::from_utf8_lossy(&raw).trim_end_matches('\0').trim().to_string();
+    (!s.is_empty()).then_some(s)
 }
 
 /// The running kernel's release (`uname -r`), "" when it cannot be read.
@@ -186,7 +247,11 @@ impl MachineInfo {
             preemption: version.as_deref().map(|v| preemption_model(v, dyn_mode.as_deref(), realtime)),
             kernel_release: release,
             kernel_version: version,
-            cpu_model: cpu_model_from_cpuinfo(&cpuinfo),
+            cpu_model: cpu_model_from_cpuinfo(&cpuinfo).map(|c| match board_model() {
+                Some(b) if !c.contains(&b) => format!("{c} on {b}"),
+                _ => c,
+            }),
+            arch: uts.as_ref().map(|u| u.machine().to_string_lossy().into_owned()),
             cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             clocksource: read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
             governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
@@ -241,6 +306,15 @@ mod tests {
         assert_eq!(psi_some_avg10(psi), Some(1.25));
         let ci = "processor\t: 0\nvendor_id\t: X\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n";
         assert_eq!(cpu_model_from_cpuinfo(ci).as_deref(), Some("Intel(R) Xeon(R) CPU @ 2.20GHz"));
+        // An aarch64 board: no model name, the core from implementer and part.
+        let arm = "processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\n";
+        assert_eq!(cpu_model_from_cpuinfo(arm).as_deref(), Some("Cortex-A72 (implementer 0x41, part 0xd08)"));
+        let other = "CPU implementer\t: 0x51\nCPU part\t: 0x802\n";
+        assert_eq!(cpu_model_from_cpuinfo(other).as_deref(), Some("ARM core: implementer 0x51, part 0x802"));
+        // A Raspberry Pi's own line wins.
+        let pi = "CPU implementer\t: 0x41\nCPU part\t: 0xd08\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
+        assert_eq!(cpu_model_from_cpuinfo(pi).as_deref(), Some("Raspberry Pi 4 Model B Rev 1.4"));
+        assert_eq!(cpu_model_from_cpuinfo(""), None);
     }
 
     #[test]

@@ -190,11 +190,12 @@ pub fn markdown(run: &RunRecord) -> String {
     let m = &run.machine.info;
     let _ = writeln!(
         o,
-        "- started: {}\n- duration: {}\n- latlab: {}{}\n- machine: {} · {} CPUs · kernel {} ({}) · clocksource {} · virtualization {}\n",
+        "- started: {}\n- duration: {}\n- latlab: {}{}\n- machine: {}{} · {} CPUs · kernel {} ({}) · clocksource {} · virtualization {}\n",
         crate::record::fmt_unix_ns(run.started_at_ns),
         fmt_ns(run.duration_ns() as f64),
         run.latlab_version,
         run.git_commit.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),
+        m.arch.as_deref().map(|a| format!("{a} · ")).unwrap_or_default(),
         m.cpu_model.as_deref().unwrap_or("unknown CPU"),
         m.cpus,
         m.kernel_release.as_deref().unwrap_or("?"),

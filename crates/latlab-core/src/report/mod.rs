@@ -121,8 +121,9 @@ fn machine_line(runs: &[RunRecord]) -> String {
     let m = &r.machine.info;
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     format!(
-        "{} · {} × {} · Linux {} ({} preemption) · clocksource {} · {}",
+        "{} · {}{} × {} · Linux {} ({} preemption) · clocksource {} · {}",
         opt(&m.hostname),
+        m.arch.as_deref().map(|a| format!("{a} · ")).unwrap_or_default(),
         m.cpus,
         opt(&m.cpu_model),
         opt(&m.kernel_release),

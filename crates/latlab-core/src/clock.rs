@@ -54,10 +54,7 @@ pub fn unix_now_ns() -> i64 {
 /// Sleep until an absolute `CLOCK_MONOTONIC` deadline with `TIMER_ABSTIME`, retrying on EINTR.
 /// A signal (Ctrl-C) interrupts the sleep early only if the caller checks its stop flag.
 pub fn clock_nanosleep_abs(deadline: Nanos) {
-    let ts = libc::timespec {
-        tv_sec: (deadline / 1_000_000_000) as libc::time_t,
-        tv_nsec: (deadline % 1_000_000_000) as libc::c_long,
-    };
+    let ts = libc::timespec { tv_sec: (deadline / 1_000_000_000) as _, tv_nsec: (deadline % 1_000_000_000) as _ };
     loop {
         // SAFETY: `ts` is a valid timespec on the stack; a null remainder is allowed with
         // TIMER_ABSTIME. clock_nanosleep has no other memory effects.

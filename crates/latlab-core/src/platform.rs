@@ -170,17 +170,24 @@ pub struct CapabilityRefused(pub String);
 const RT_ADVICE: &str = "run as root, grant CAP_SYS_NICE (setcap cap_sys_nice+ep latlab), or raise \
      the rtprio limit in /etc/security/limits.conf";
 
+/// The kernel's `struct sched_param`: one int. (musl's has more fields, and its
+/// `sched_setscheduler` wrapper only returns ENOSYS: the system calls are made directly.)
+#[repr(C)]
+struct KernelSchedParam {
+    sched_priority: libc::c_int,
+}
+
 /// The calling thread's current scheduling.
 pub fn current_sched() -> Sched {
-    // SAFETY: sched_getscheduler/sched_getparam with pid 0 refer to the calling thread; the
-    // param struct is a valid out-pointer on the stack.
-    let (pol, prio) = unsafe {
-        let p = libc::sched_getscheduler(0);
-        let mut param: libc::sched_param = std::mem::zeroed();
-        libc::sched_getparam(0, &mut param);
-        (p, param.sched_priority)
+    let mut param = KernelSchedParam { sched_priority: 0 };
+    // SAFETY: the system calls take pid 0 (the calling thread) and, for getparam, a valid
+    // out-pointer to a struct of the kernel's layout on the stack.
+    let pol = unsafe {
+        let p = libc::syscall(libc::SYS_sched_getscheduler, 0);
+        libc::syscall(libc::SYS_sched_getparam, 0, &mut param as *mut KernelSchedParam);
+        p as i32
     };
-    Sched { policy: Policy::from_raw(pol).unwrap_or(Policy::Other), priority: prio }
+    Sched { policy: Policy::from_raw(pol).unwrap_or(Policy::Other), priority: param.sched_priority }
 }
 
 fn sched_setscheduler_self(policy: Policy, priority: i32) -> std::io::Result<()> {
@@ -199,9 +206,16 @@ pub fn thread_id() -> i32 {
 
 /// Set the scheduling of thread `tid` (0: the calling thread).
 pub fn set_sched_of(tid: i32, want: Sched) -> std::io::Result<()> {
-    let param = libc::sched_param { sched_priority: if want.policy.is_realtime() { want.priority } else { 0 } };
-    // SAFETY: `param` is a valid pointer for the call's duration; a stale tid fails with ESRCH.
-    let rc = unsafe { libc::sched_setscheduler(tid, want.policy.raw(), &param) };
+    raw_setscheduler(tid, want.policy.raw(), if want.policy.is_realtime() { want.priority } else { 0 })
+}
+
+/// `sched_setscheduler(2)` made directly (musl's wrapper refuses with ENOSYS), for thread
+/// `tid` (0: the calling thread).
+pub fn raw_setscheduler(tid: i32, policy: libc::c_int, priority: libc::c_int) -> std::io::Result<()> {
+    let param = KernelSchedParam { sched_priority: priority };
+    // SAFETY: `param` is a valid pointer of the kernel's layout for the call's duration; a
+    // stale tid fails with ESRCH.
+    let rc = unsafe { libc::syscall(libc::SYS_sched_setscheduler, tid, policy, &param as *const KernelSchedParam) };
     if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 

@@ -75,8 +75,7 @@ fn fork_spinner(sched: SpinSched) -> nix::Result<Pid> {
                 Policy::Idle => libc::SCHED_IDLE,
                 _ => libc::SCHED_OTHER,
             };
-            let param = libc::sched_param { sched_priority: 0 };
-            libc::sched_setscheduler(0, raw, &param);
+            let _ = crate::platform::raw_setscheduler(0, raw, 0);
             libc::setpriority(libc::PRIO_PROCESS, 0, sched.nice);
             let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
             loop {

@@ -82,7 +82,7 @@ impl TimestampedSocket {
         if let Ok(c) = msg.cmsgs() {
             for m in c {
                 if let ControlMessageOwned::ScmTimestampns(t) = m {
-                    ts = Some(t.tv_sec() * 1_000_000_000 + t.tv_nsec());
+                    ts = Some(timespec_ns(&t));
                 }
             }
         }
@@ -93,6 +93,13 @@ impl TimestampedSocket {
             .ok_or_else(|| std::io::Error::other("datagram without a source address"))?;
         Ok(Some(Received { len: msg.bytes, from, kernel_rx_ns: ts.unwrap_or_else(latlab_core::clock::unix_now_ns) }))
     }
+}
+
+/// A kernel timestamp in ns. `time_t` and `long` are 32-bit on 32-bit ARM: widen before
+/// multiplying (the conversions are no-ops on 64-bit targets).
+#[allow(clippy::useless_conversion)]
+fn timespec_ns(t: &nix::sys::time::TimeSpec) -> i64 {
+    i64::from(t.tv_sec()) * 1_000_000_000 + i64::from(t.tv_nsec())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! records into a serializable context of preformatted strings and SVG plots; the template
 //! holds no arithmetic. The first screen answers: the machine in one line, every paper row's
 //! verdict, a headline per run; then each run opens with the figures that answer its study's
-//! question ([`figures`]), its tables, and its generic per-series plots folded away.
+//! question (`figures.rs`), its tables, and its generic per-series plots folded away.
 
 mod figures;
 mod hosts;

@@ -262,7 +262,7 @@ fn desc(name: &str, s: &Scale, log: bool) -> String {
     format!("{name}{unit}")
 }
 
-/// Shorten a label to [`MAX_LABEL_CHARS`] so it cannot run out of its axis area.
+/// Shorten a label to 14 characters (`MAX_LABEL_CHARS`) so it cannot run out of its axis area.
 pub fn short(label: &str) -> String {
     if label.chars().count() <= MAX_LABEL_CHARS {
         label.to_string()

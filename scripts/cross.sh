@@ -94,4 +94,15 @@ if [ -n "$runner" ]; then
         missing "$runner" "Debian: qemu-user-static"
     fi
 fi
-exec cargo "${plus[@]}" "$@" --target "$target"
+# --target goes before a `--` that passes arguments on to the test binaries.
+cargo_args=()
+rest=()
+seen_dashes=0
+for a in "$@"; do
+    if [ "$seen_dashes" = 0 ] && [ "$a" = "--" ]; then seen_dashes=1; continue; fi
+    if [ "$seen_dashes" = 0 ]; then cargo_args+=("$a"); else rest+=("$a"); fi
+done
+if [ "$seen_dashes" = 1 ]; then
+    exec cargo "${plus[@]}" "${cargo_args[@]}" --target "$target" -- "${rest[@]}"
+fi
+exec cargo "${plus[@]}" "${cargo_args[@]}" --target "$target"

@@ -83,3 +83,11 @@ pub const TUNE_ROUNDS: usize = 3;
 /// under 1 % of a core for runs of up to hours at 1 kHz (a checkpoint of 1 M samples is
 /// ~3 MB written in ~20 ms, outside the timed threads).
 pub const CHECKPOINT_SECS: f64 = 5.0;
+
+/// A board with at most this many CPUs is small: the suite scales its short configurations
+/// down (`Experiment::small`). One CPU shares everything with the load an experiment makes.
+pub const SMALL_BOARD_CPUS: usize = 1;
+
+/// A board with less memory than this is small too: the suite's largest run (display capacity,
+/// 16 sessions) and the page-out experiments would crowd it.
+pub const SMALL_BOARD_MEM_BYTES: u64 = 1 << 30;

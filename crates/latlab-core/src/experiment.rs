@@ -112,6 +112,14 @@ pub trait Experiment: 'static {
     /// The configurations `latlab suite` runs, in order (short; `strict` from `--strict`).
     fn suite_configs(strict: bool) -> Vec<Self::Config>;
 
+    /// A short configuration scaled down for a small board (one CPU, or under 1 GiB of
+    /// memory: see [`small_machine`]), so the suite still finishes in minutes there and stays
+    /// within its memory. Unchanged by default: only experiments whose short run is long or
+    /// large override it.
+    fn small(cfg: Self::Config) -> Self::Config {
+        cfg
+    }
+
     /// Check the configuration (the one place its ranges are checked); the command line
     /// turns an error into exit code 2.
     fn validate(cfg: &Self::Config) -> Result<(), String> {
@@ -165,8 +173,35 @@ pub struct Short<E: Experiment> {
 impl<E: Experiment> Short<E> {
     /// Boxed, for the suite's list.
     pub fn entry(strict: bool) -> Box<dyn SuiteEntry> {
-        Box::new(Short::<E> { cfgs: E::suite_configs(strict) })
+        Self::entry_for(strict, false)
     }
+
+    /// Boxed, for the suite's list; scaled down by [`Experiment::small`] when `small`.
+    pub fn entry_for(strict: bool, small: bool) -> Box<dyn SuiteEntry> {
+        let cfgs = E::suite_configs(strict);
+        Box::new(Short::<E> { cfgs: if small { cfgs.into_iter().map(E::small).collect() } else { cfgs } })
+    }
+}
+
+/// Why this is a small board the suite scales down for (one CPU or less than 1 GiB of memory,
+/// [`SMALL_BOARD_CPUS`](crate::defaults::SMALL_BOARD_CPUS) and
+/// [`SMALL_BOARD_MEM_BYTES`](crate::defaults::SMALL_BOARD_MEM_BYTES)), or `None`.
+pub fn small_machine(cpus: usize, mem_bytes: Option<u64>) -> Option<String> {
+    let few = cpus <= crate::defaults::SMALL_BOARD_CPUS;
+    let little = mem_bytes.is_some_and(|m| m < crate::defaults::SMALL_BOARD_MEM_BYTES);
+    let mem = mem_bytes.map_or("unknown memory".to_string(), |m| crate::numfmt::value((m as i64).into(), "B"));
+    match (few, little) {
+        (false, false) => None,
+        (true, false) => Some(format!("{cpus} CPU")),
+        (false, true) => Some(format!("{mem} of memory")),
+        (true, true) => Some(format!("{cpus} CPU, {mem} of memory")),
+    }
+}
+
+/// [`small_machine`] of the machine this runs on.
+pub fn this_small_machine() -> Option<String> {
+    let m = crate::machine::MachineInfo::read();
+    small_machine(m.cpus, m.mem_total_bytes)
 }
 
 impl<E: Experiment> SuiteEntry for Short<E> {
@@ -230,6 +265,16 @@ mod tests {
         assert_eq!(r.status, RunStatus::Failed);
         assert!(r.warnings[0].starts_with("stall skipped: "));
         assert_eq!(r.config["experiment"], "skipped");
+    }
+
+    #[test]
+    fn a_board_with_one_cpu_or_under_a_gibibyte_is_small() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(small_machine(2, Some(24 * GIB)), None);
+        assert_eq!(small_machine(1, Some(4 * GIB)).as_deref(), Some("1 CPU"));
+        assert_eq!(small_machine(4, Some(GIB / 2)).as_deref(), Some("512 MiB of memory"));
+        assert_eq!(small_machine(1, Some(GIB / 2)).as_deref(), Some("1 CPU, 512 MiB of memory"));
+        assert_eq!(small_machine(4, None), None);
     }
 
     #[derive(Clone, Copy, Debug, PartialEq)]

@@ -168,6 +168,10 @@ impl Experiment for DisplayPipeline {
     fn suite_configs(_: bool) -> Vec<PipelineConfig> {
         vec![PipelineConfig::short()]
     }
+    /// Half the seconds per setting.
+    fn small(cfg: PipelineConfig) -> PipelineConfig {
+        PipelineConfig { seconds: cfg.seconds.div_ceil(2), sweep_seconds: cfg.sweep_seconds.div_ceil(2), ..cfg }
+    }
     fn validate(cfg: &PipelineConfig) -> Result<(), String> {
         if cfg.seconds == 0 || cfg.sweep_seconds == 0 {
             return Err("--seconds must be at least 1".into());
@@ -206,6 +210,12 @@ impl Experiment for DisplayLatency {
     fn suite_configs(_: bool) -> Vec<LatencyConfig> {
         vec![LatencyConfig::short()]
     }
+    /// Two seconds of typing per condition and a smaller working set to page out.
+    fn small(mut cfg: LatencyConfig) -> LatencyConfig {
+        cfg.typist.seconds = cfg.typist.seconds.min(2.0);
+        cfg.working_set_mib = cfg.working_set_mib.min(8);
+        cfg
+    }
     fn validate(cfg: &LatencyConfig) -> Result<(), String> {
         cfg.validate()
     }
@@ -240,6 +250,15 @@ impl Experiment for DisplayCapacity {
     const HEADLINE: &'static [(&'static str, &'static str)] = &[("capacity.users", "users before p95 passes 100 ms")];
     fn suite_configs(_: bool) -> Vec<CapacityConfig> {
         vec![CapacityConfig::short()]
+    }
+    /// At most four sessions (each is a server thread set and a client), two seconds a level.
+    fn small(mut cfg: CapacityConfig) -> CapacityConfig {
+        cfg.ramp.retain(|&n| n <= 4);
+        if cfg.ramp.is_empty() {
+            cfg.ramp = vec![1];
+        }
+        cfg.seconds = cfg.seconds.min(2.0);
+        cfg
     }
     fn validate(cfg: &CapacityConfig) -> Result<(), String> {
         cfg.validate()

@@ -33,6 +33,11 @@ impl Experiment for Rt {
     fn suite_configs(strict: bool) -> Vec<RtConfig> {
         vec![RtConfig { strict, ..RtConfig::suite() }]
     }
+    /// Half as long a phase and sweep step.
+    fn small(cfg: RtConfig) -> RtConfig {
+        let sweep = cfg.sweep.map(|s| crate::config::SweepConfig { step_ns: s.step_ns / 2, ..s });
+        RtConfig { phase_ns: cfg.phase_ns / 2, sweep, ..cfg }
+    }
     fn validate(cfg: &RtConfig) -> Result<(), String> {
         cfg.validate()
     }

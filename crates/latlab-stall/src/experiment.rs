@@ -56,6 +56,11 @@ impl Experiment for StallCpu {
     fn suite_configs(_: bool) -> Vec<CpuConfig> {
         vec![CpuConfig::short()]
     }
+    /// No load and a load of four: twenty spinners on one CPU say nothing more.
+    fn small(mut cfg: CpuConfig) -> CpuConfig {
+        cfg.loads.retain(|&n| n <= 4);
+        cfg
+    }
     fn validate(cfg: &CpuConfig) -> Result<(), String> {
         cfg.validate().map_err(|e| e.to_string())
     }

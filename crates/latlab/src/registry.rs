@@ -11,24 +11,29 @@ use latlab_udp::experiment::Udp;
 
 /// Every suite entry, in the order the suite runs them (`strict` from `--strict`).
 pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
+    experiments_for(strict, false)
+}
+
+/// Every suite entry, scaled down for a small board when `small` (`Experiment::small`).
+pub fn experiments_for(strict: bool, small: bool) -> Vec<Box<dyn SuiteEntry>> {
     vec![
-        Short::<Selftest>::entry(strict),
-        Short::<Rt>::entry(strict),
-        Short::<Udp>::entry(strict),
-        Short::<DisplayOps>::entry(strict),
-        Short::<DisplayCache>::entry(strict),
-        Short::<DisplayPipeline>::entry(strict),
-        Short::<DisplayLatency>::entry(strict),
-        Short::<DisplayCapacity>::entry(strict),
-        Short::<StallCpu>::entry(strict),
-        Short::<Idle>::entry(strict),
-        Short::<StallMem>::entry(strict),
-        Short::<StallPressure>::entry(strict),
-        Short::<StallNet>::entry(strict),
-        Short::<Boot>::entry(strict),
-        Short::<BootMeasure>::entry(strict),
-        Short::<StartupBuiltin>::entry(strict),
-        Short::<StartupPreload>::entry(strict),
+        Short::<Selftest>::entry_for(strict, small),
+        Short::<Rt>::entry_for(strict, small),
+        Short::<Udp>::entry_for(strict, small),
+        Short::<DisplayOps>::entry_for(strict, small),
+        Short::<DisplayCache>::entry_for(strict, small),
+        Short::<DisplayPipeline>::entry_for(strict, small),
+        Short::<DisplayLatency>::entry_for(strict, small),
+        Short::<DisplayCapacity>::entry_for(strict, small),
+        Short::<StallCpu>::entry_for(strict, small),
+        Short::<Idle>::entry_for(strict, small),
+        Short::<StallMem>::entry_for(strict, small),
+        Short::<StallPressure>::entry_for(strict, small),
+        Short::<StallNet>::entry_for(strict, small),
+        Short::<Boot>::entry_for(strict, small),
+        Short::<BootMeasure>::entry_for(strict, small),
+        Short::<StartupBuiltin>::entry_for(strict, small),
+        Short::<StartupPreload>::entry_for(strict, small),
     ]
 }
 
@@ -43,5 +48,24 @@ mod tests {
         assert_eq!(keys.len(), e.len());
         assert!(e.iter().all(|x| latlab_core::record::valid_name(x.name())));
         assert!(e.iter().all(|x| x.steps() > 0 || x.name() == "idle" || x.name() == "stall"));
+    }
+
+    #[test]
+    fn a_small_board_gets_the_same_entries_scaled_down() {
+        let full = super::experiments_for(false, false);
+        let small = super::experiments_for(false, true);
+        let names = |v: &[Box<dyn latlab_core::experiment::SuiteEntry>]| {
+            v.iter().map(|e| (e.name(), e.mode())).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&full), names(&small));
+        for (f, s) in full.iter().zip(&small) {
+            assert!(s.steps() <= f.steps(), "{} {} grew on a small board", f.name(), f.mode());
+        }
+        // Fewer capacity levels and stall loads: fewer steps.
+        let steps = |v: &[Box<dyn latlab_core::experiment::SuiteEntry>], name: &str, mode: &str| {
+            v.iter().find(|e| e.name() == name && e.mode() == mode).map(|e| e.steps()).unwrap()
+        };
+        assert!(steps(&small, "display", "capacity") < steps(&full, "display", "capacity"));
+        assert!(steps(&small, "stall", "cpu") < steps(&full, "stall", "cpu"));
     }
 }

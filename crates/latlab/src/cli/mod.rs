@@ -172,6 +172,10 @@ pub struct SuiteArgs {
     /// Run only these experiments (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// Scale the short configurations down for a small board: auto (when this machine has one
+    /// CPU or less than 1 GiB of memory), yes, or no.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "yes", "no"])]
+    pub small: String,
 }
 
 /// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.

@@ -4,7 +4,7 @@
 use super::report::write_report;
 use super::{Usage, install_interrupt, open_store, out, save};
 use crate::cli::SuiteArgs;
-use crate::registry::experiments;
+use crate::registry::experiments_for;
 use latlab_core::experiment::{ExperimentError, RunContext, skipped_record};
 use latlab_core::interrupt::stop_requested;
 use latlab_core::progress::Progress;
@@ -13,7 +13,15 @@ use std::fmt::Write;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
-    let all = experiments(strict);
+    let small = match a.small.as_str() {
+        "yes" => Some("asked for with --small yes".to_string()),
+        "no" => None,
+        _ => latlab_core::experiment::this_small_machine().map(|why| format!("a small board: {why}")),
+    };
+    if let Some(why) = &small {
+        eprintln!("suite: {why}; the short configurations are scaled down (--small no runs them whole)");
+    }
+    let all = experiments_for(strict, small.is_some());
     let mut names: Vec<&str> = Vec::new();
     for e in &all {
         if !names.contains(&e.name()) {
@@ -69,7 +77,13 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         write_report(&store, &ids, &a.output)?;
         eprintln!("wrote {}", a.output.display());
     }
-    out(&summary(&done, &a.output, db))?;
+    let mut text = summary(&done, &a.output, db);
+    if let Some(why) = &small {
+        text.push_str(&format!(
+            "scaled down for {why}: shorter runs, fewer sessions and load levels than the usual suite (--small no runs them whole)\n"
+        ));
+    }
+    out(&text)?;
     Ok(if interrupted { crate::exit::INTERRUPTED } else { crate::exit::OK })
 }
 

@@ -199,6 +199,17 @@ pub fn is_root() -> bool {
     nix::unistd::geteuid().is_root()
 }
 
+/// Give memory the allocator holds free back to the system (glibc keeps a freed thread arena's
+/// pages; the suite calls this between experiments so a small board is not crowded by the
+/// previous experiment's threads). A no-op where the allocator returns memory itself (musl).
+pub fn return_free_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The calling thread's kernel thread id, for [`set_sched_of`] from another thread.
 pub fn thread_id() -> i32 {
     nix::unistd::gettid().as_raw()

@@ -103,7 +103,11 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
         vec![(47e3, 1.0), (6e3, 1.0), (40e3, 0.0)],
     ));
     let mut x_marks = Vec::new();
-    for (m, label, key) in [("sweep.mf_l1_hz", "MF-ISR here", "l1"), ("sweep.mf_l2_hz", "MF-APP here", "l2")] {
+    for (m, label, key) in [
+        ("sweep.mf_l1_hz", "MF-ISR here", "l1"),
+        ("sweep.mf_l2_hz", "MF-APP here", "l2"),
+        ("sweep.sf_hz", "SF here", "load"),
+    ] {
         if let Some(v) = metric(r, m) {
             x_marks.push(mark(v, format!("{label}: {}", crate::numfmt::value(v.into(), "Hz")), key));
         }
@@ -122,7 +126,7 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
     fig(
         "fig-001-8",
         "Seed 001, Figure 8: pulses delivered and load progress against the stimulus rate, loaded",
-        "Read where each level's line leaves 100 %: that rate is its MF (the vertical lines); where the load's progress falls to 0 is SF. The diamonds are the paper's MF and SF on a StrongARM SA-1110 at 206 MHz with Polygons as the load.",
+        "Read where each level's line leaves 100 %: that rate is its MF (the vertical lines); where the load's progress falls to 0 is SF (its line). The diamonds are the paper's MF and SF on a StrongARM SA-1110 at 206 MHz with Polygons as the load.",
         vec![chart],
     )
 }

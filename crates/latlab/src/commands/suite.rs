@@ -14,12 +14,14 @@ use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let small = match a.small.as_str() {
-        "yes" => Some("asked for with --small yes".to_string()),
+        "yes" => Some("--small yes".to_string()),
         "no" => None,
         _ => latlab_core::experiment::this_small_machine().map(|why| format!("a small board: {why}")),
     };
     if let Some(why) = &small {
-        eprintln!("suite: {why}; the short configurations are scaled down (--small no runs them whole)");
+        eprintln!(
+            "suite: scaled down ({why}): the short configurations run shorter and smaller (--small no runs them whole)"
+        );
     }
     let all = experiments_for(strict, small.is_some());
     let mut names: Vec<&str> = Vec::new();
@@ -68,8 +70,12 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         for mut rec in records {
             save(db, &mut rec)?;
             interrupted |= rec.status == RunStatus::Interrupted;
+            // Stored: the summary needs the figures, not the samples (a board has little memory).
+            rec.series = Vec::new();
             done.push((rec, e.headline()));
         }
+        // What this experiment's threads allocated goes back to the system before the next.
+        latlab_core::platform::return_free_memory();
     }
     let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();
     if !ids.is_empty() {
@@ -80,7 +86,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let mut text = summary(&done, &a.output, db);
     if let Some(why) = &small {
         text.push_str(&format!(
-            "scaled down for {why}: shorter runs, fewer sessions and load levels than the usual suite (--small no runs them whole)\n"
+            "scaled down ({why}): shorter runs, fewer sessions and load levels than the usual suite (--small no runs them whole)\n"
         ));
     }
     out(&text)?;

@@ -79,6 +79,10 @@ if [ "$deb" = 1 ]; then
     cargo deb -p latlab --no-build --target x86_64-unknown-linux-musl --output "$out"
 fi
 
-(cd "$out" && sha256sum ./*.tar.gz ./*.deb 2>/dev/null | sed 's| \./| |' > SHA256SUMS)
+(
+    cd "$out"
+    shopt -s nullglob
+    sha256sum -- *.tar.gz *.deb > SHA256SUMS
+)
 echo "== $out"
 cat "$out/SHA256SUMS"

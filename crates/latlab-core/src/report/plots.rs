@@ -286,6 +286,19 @@ fn slot_label(labels: &[String], x: f64) -> String {
     }
 }
 
+/// A category chart's horizontal reference lines (`spec.y_marks`), dashed across all `n`
+/// slots; a non-positive one is left off a logarithmic axis.
+macro_rules! category_marks {
+    ($chart:expr, $spec:expr, $ay:expr, $n:expr) => {
+        for m in &$spec.y_marks {
+            let y = m.at / $ay.scale.div;
+            if !$ay.log || y > 0.0 {
+                $chart.draw_series(dashed((0.0, y), ($n as f64, y), colour(&m.key), true, false))?;
+            }
+        }
+    };
+}
+
 /// The mesh of a chart with categories along x (`labels`, one slot each) and the value axis
 /// `ay` named `y_name`.
 macro_rules! category_mesh {
@@ -610,10 +623,7 @@ pub fn bars(spec: &Bars) -> Option<Chart> {
                     }
                     chart.draw_series(rects)?;
                 }
-                for m in &spec.y_marks {
-                    let y = m.at / ay.scale.div;
-                    chart.draw_series(dashed((0.0, y), (n as f64, y), colour(&m.key), true, false))?;
-                }
+                category_marks!(chart, spec, ay, n);
             }};
         }
         if ay.log {
@@ -909,12 +919,7 @@ pub fn ranges(spec: &Ranges) -> Option<Chart> {
                         }
                     }
                 }
-                for m in &spec.y_marks {
-                    let y = m.at / ay.scale.div;
-                    if !ay.log || y > 0.0 {
-                        chart.draw_series(dashed((0.0, y), (n as f64, y), colour(&m.key), true, false))?;
-                    }
-                }
+                category_marks!(chart, spec, ay, n);
             }};
         }
         if ay.log {

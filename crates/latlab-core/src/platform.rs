@@ -210,6 +210,20 @@ pub fn return_free_memory() {
     }
 }
 
+/// Cap glibc's malloc arenas at [`crate::defaults::MALLOC_ARENAS_PER_CPU`] per CPU, before
+/// threads start; a `MALLOC_ARENA_MAX` in the environment wins. musl's allocator has no arenas.
+pub fn limit_malloc_arenas() {
+    #[cfg(target_env = "gnu")]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let arenas = (cpus * crate::defaults::MALLOC_ARENAS_PER_CPU).clamp(1, libc::c_int::MAX as usize);
+        // SAFETY: mallopt takes two integers and changes only the allocator's tuning.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas as libc::c_int);
+        }
+    }
+}
+
 /// The calling thread's kernel thread id, for [`set_sched_of`] from another thread.
 pub fn thread_id() -> i32 {
     nix::unistd::gettid().as_raw()
@@ -336,16 +350,36 @@ pub fn set_affinity(cpus: &[usize]) -> Capability {
     }
 }
 
-/// Lock all current and future memory (`mlockall`), so page faults do not hit timed loops.
-pub fn lock_memory() -> Capability {
+/// Holds all of the process's memory locked (`mlockall`) until dropped, then unlocks it:
+/// a lock left behind would fault in and pin every later allocation and thread stack of the
+/// process (in the suite, every experiment after the one that locked).
+#[derive(Debug)]
+pub struct MemoryLock {
+    locked: bool,
+}
+
+impl Drop for MemoryLock {
+    fn drop(&mut self) {
+        if self.locked {
+            let _ = nix::sys::mman::munlockall();
+        }
+    }
+}
+
+/// Lock all current and future memory (`mlockall`), so page faults do not hit timed loops;
+/// the lock lasts as long as the guard.
+pub fn lock_memory() -> (MemoryLock, Capability) {
     use nix::sys::mman::{MlockAllFlags, mlockall};
     match mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE) {
-        Ok(()) => Capability::granted("mlockall", "current+future", "locked"),
-        Err(e) => Capability::refused(
-            "mlockall",
-            "current+future",
-            "unlocked",
-            format!("{e}; raise RLIMIT_MEMLOCK (ulimit -l unlimited) or run with CAP_IPC_LOCK"),
+        Ok(()) => (MemoryLock { locked: true }, Capability::granted("mlockall", "current+future", "locked")),
+        Err(e) => (
+            MemoryLock { locked: false },
+            Capability::refused(
+                "mlockall",
+                "current+future",
+                "unlocked",
+                format!("{e}; raise RLIMIT_MEMLOCK (ulimit -l unlimited) or run with CAP_IPC_LOCK"),
+            ),
         ),
     }
 }

@@ -246,11 +246,14 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
         rec.metric("cpu_dma_latency.held", 0i64, "bool");
         None
     };
-    if cfg.lock_memory {
-        let c = platform::lock_memory();
+    let _locked = if cfg.lock_memory {
+        let (guard, c) = platform::lock_memory();
         rec.metric("mlockall.granted", c.granted as i64, "bool");
         caps.record(c)?;
-    }
+        Some(guard)
+    } else {
+        None
+    };
     rec.metric("sched.fifo.granted", fifo_ok as i64, "bool");
     rec.metric("sched.fifo.max_priority", fifo_max as i64, "count");
     if let Some(t) = platform::RtThrottling::read() {
@@ -369,9 +372,6 @@ pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<Run
         }),
     });
 
-    if cfg.lock_memory {
-        let _ = nix::sys::mman::munlockall();
-    }
     rec.capabilities = caps.list.clone();
     rec.warnings.extend(caps.warnings());
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });

@@ -307,9 +307,13 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
     } else {
         None
     };
-    if cfg.lock_memory {
-        caps.record(platform::lock_memory())?;
-    }
+    let _locked = if cfg.lock_memory {
+        let (guard, c) = platform::lock_memory();
+        caps.record(c)?;
+        Some(guard)
+    } else {
+        None
+    };
     if let Some(t) = platform::RtThrottling::read() {
         rec.metric("rt_throttling.enabled", t.is_on() as i64, "bool");
         if t.is_on() {

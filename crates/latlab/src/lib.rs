@@ -24,6 +24,7 @@ pub mod exit {
 /// Parse the command line and run; returns the process exit code.
 pub fn main_exit_code() -> i32 {
     use clap::Parser;
+    latlab_core::platform::limit_malloc_arenas();
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

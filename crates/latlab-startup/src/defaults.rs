@@ -35,6 +35,10 @@ pub const FIXTURE: FixtureSpec = FixtureSpec { files: 128, file_kib: 1024, heade
 /// The suite's built-in launch: a quarter of the data, so three rounds take seconds.
 pub const SUITE_FIXTURE: FixtureSpec =
     FixtureSpec { files: 48, file_kib: 512, header_kib: 32, section_kib: 64, passes: 2 };
+/// `startup record --builtin`'s data set: the suite's, since a recording is about which files
+/// are opened and in what order, not about how long the launch takes (and it runs under
+/// emulation in the board check).
+pub const RECORD_FIXTURE: FixtureSpec = SUITE_FIXTURE;
 /// Processes `startup io` lists (the totals count all): 30 fit a screen.
 pub const IO_TOP: usize = 30;
 /// Where `startup record` writes the plan: the current directory, named for what it is.

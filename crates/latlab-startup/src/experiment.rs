@@ -276,11 +276,19 @@ pub struct RecordRun {
     pub tracer: TracerChoice,
     /// Where the plan is written.
     pub output: PathBuf,
+    /// Record the built-in launch instead of `launch`: its data set ([`d::RECORD_FIXTURE`])
+    /// written under `parent` and removed afterwards, launched by `app` + its directory.
+    pub builtin: Option<BuiltinRun>,
 }
 
 impl Default for RecordRun {
     fn default() -> Self {
-        Self { launch: LaunchSpec::default(), tracer: TracerChoice::Auto, output: PathBuf::from(d::PLAN_FILE) }
+        Self {
+            launch: LaunchSpec::default(),
+            tracer: TracerChoice::Auto,
+            output: PathBuf::from(d::PLAN_FILE),
+            builtin: None,
+        }
     }
 }
 
@@ -296,16 +304,33 @@ impl Experiment for StartupRecord {
         vec![RecordRun::default()]
     }
     fn validate(cfg: &RecordRun) -> Result<(), String> {
-        cfg.launch.validate()
+        match cfg.builtin {
+            Some(_) if !cfg.launch.command.is_empty() => {
+                Err("--builtin records latlab's own launch: give no command after `--`".into())
+            }
+            Some(_) => Ok(()),
+            None => cfg.launch.validate(),
+        }
     }
     fn steps(_: &RecordRun) -> u64 {
         0
     }
     fn announce(cfg: &RecordRun) -> String {
-        format!("startup record: tracing `{}`, then one launch from evicted files", cfg.launch.command.join(" "))
+        let what = match &cfg.builtin {
+            Some(b) => format!("the built-in launch ({} under {})", describe_fixture(&b.spec), b.parent.display()),
+            None => format!("`{}`", cfg.launch.command.join(" ")),
+        };
+        format!("startup record: tracing {what}, then one launch from evicted files")
     }
     fn run(cfg: &RecordRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
-        let rcfg = RecordConfig { launch: cfg.launch.clone(), tracer: cfg.tracer };
+        let (fixture, launch) = match &cfg.builtin {
+            Some(b) => {
+                let (fx, launch) = crate::measure::builtin_launch(&b.app, &b.parent, b.spec)?;
+                (Some(fx), launch)
+            }
+            None => (None, cfg.launch.clone()),
+        };
+        let rcfg = RecordConfig { launch, tracer: cfg.tracer };
         let learned = learn(&rcfg)?;
         std::fs::write(&cfg.output, learned.plan.to_json()).map_err(|e| {
             ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
@@ -322,6 +347,10 @@ impl Experiment for StartupRecord {
         );
         let mut rec = record_run(&rcfg, &learned);
         rec.config("plan_file", cfg.output.display().to_string());
+        if let Some(b) = &cfg.builtin {
+            rec.config("builtin", describe_fixture(&b.spec));
+        }
+        drop(fixture);
         Ok(rec.into())
     }
 }

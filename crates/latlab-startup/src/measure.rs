@@ -270,6 +270,28 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     rec
 }
 
+/// The built-in launch: its data set written under `parent` (on a disk: refused on tmpfs),
+/// removed when the returned fixture is dropped, and the command that launches `app` on it.
+pub fn builtin_launch(
+    app: &[String],
+    parent: &std::path::Path,
+    spec: crate::fixture::FixtureSpec,
+) -> Result<(crate::fixture::Fixture, LaunchSpec), StartupError> {
+    if !crate::pagecache::evictable(parent) {
+        return Err(StartupError::InMemory(parent.display().to_string()));
+    }
+    let fx = crate::fixture::prepare(parent, spec)
+        .doing(format!("writing the built-in launch's data under '{}'", parent.display()))?;
+    let mut command = app.to_vec();
+    command.push(fx.dir.display().to_string());
+    let launch = LaunchSpec {
+        command,
+        ready: crate::launch::Ready::Exit,
+        timeout: std::time::Duration::from_secs_f64(crate::defaults::TIMEOUT_S),
+    };
+    Ok((fx, launch))
+}
+
 /// The built-in file-heavy launch, learned and measured: writes the data set under `parent`,
 /// launches `app` + its directory (the binary's hidden `startup fixture-app`), and returns
 /// the record run and the measure run. The data set is removed afterwards.
@@ -282,20 +304,8 @@ pub fn builtin(
     whole: bool,
     progress: &AtomicU64,
 ) -> Result<Vec<RunRecord>, StartupError> {
-    use crate::launch::Ready;
     use crate::record::{RecordConfig, learn, record_run};
-    if !crate::pagecache::evictable(parent) {
-        return Err(StartupError::InMemory(parent.display().to_string()));
-    }
-    let fx = crate::fixture::prepare(parent, spec)
-        .doing(format!("writing the built-in launch's data under '{}'", parent.display()))?;
-    let mut command = app.to_vec();
-    command.push(fx.dir.display().to_string());
-    let launch = LaunchSpec {
-        command,
-        ready: Ready::Exit,
-        timeout: std::time::Duration::from_secs_f64(crate::defaults::TIMEOUT_S),
-    };
+    let (fx, launch) = builtin_launch(app, parent, spec)?;
     let rcfg = RecordConfig { launch: launch.clone(), tracer: crate::trace::TracerChoice::Auto };
     let learned = learn(&rcfg)?;
     progress.fetch_add(1, Ordering::Relaxed);

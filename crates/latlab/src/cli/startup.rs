@@ -123,6 +123,11 @@ pub struct StartupRecord {
     /// Where to write the plan (JSON, `latlab.plan/1`).
     #[arg(long, short = 'o', default_value = latlab_startup::defaults::PLAN_FILE)]
     pub output: std::path::PathBuf,
+    /// Record latlab's built-in file-heavy launch instead of a command (its data set written
+    /// to /var/tmp and removed afterwards): shows which files the tracer sees, in order, on a
+    /// machine with nothing else to launch.
+    #[arg(long)]
+    pub builtin: bool,
 }
 
 /// `latlab startup measure`.

@@ -16,7 +16,12 @@ pub fn run(db: &Path, a: StartupArgs) -> anyhow::Result<i32> {
     match a.command {
         StartupCommand::Record(r) => measure::<StartupRecord>(
             db,
-            RecordRun { launch: launch_spec(&r.launch, None)?, tracer: r.tracer, output: r.output },
+            RecordRun {
+                launch: launch_spec(&r.launch, None)?,
+                tracer: r.tracer,
+                output: r.output,
+                builtin: r.builtin.then(|| BuiltinRun { spec: latlab_startup::defaults::RECORD_FIXTURE, ..BuiltinRun::default() }),
+            },
         ),
         StartupCommand::Measure(m) => measure_cmd(db, m),
         StartupCommand::Io(i) => measure::<StartupIo>(

@@ -210,6 +210,15 @@ pub fn return_free_memory() {
     }
 }
 
+/// Peak resident memory, bytes: of this process, and of the largest child it waited for
+/// (`getrusage`'s maximum resident set size).
+pub fn peak_memory() -> (Option<u64>, Option<u64>) {
+    use nix::sys::resource::{UsageWho, getrusage};
+    // Linux reports ru_maxrss in KiB.
+    let kib = |who| getrusage(who).ok().map(|u| u.max_rss().max(0) as u64 * 1024);
+    (kib(UsageWho::RUSAGE_SELF), kib(UsageWho::RUSAGE_CHILDREN).filter(|&b| b > 0))
+}
+
 /// Cap glibc's malloc arenas at [`crate::defaults::MALLOC_ARENAS_PER_CPU`] per CPU, before
 /// threads start; a `MALLOC_ARENA_MAX` in the environment wins. musl's allocator has no arenas.
 pub fn limit_malloc_arenas() {
@@ -542,6 +551,14 @@ mod tests {
         let err = strict.record(refused).unwrap_err();
         assert!(err.to_string().contains("--strict"));
         assert!(strict.record(Capability::granted("mlockall", "x", "x")).is_ok());
+    }
+
+    #[test]
+    fn peak_memory_counts_at_least_what_is_held() {
+        let held = std::hint::black_box(vec![7u8; 8 << 20]);
+        let (me, _) = super::peak_memory();
+        assert!(me.unwrap() >= 8 << 20, "{me:?}");
+        drop(held);
     }
 
     #[test]

@@ -131,6 +131,11 @@ impl Experiment for StallMem {
     fn suite_configs(_: bool) -> Vec<MemConfig> {
         vec![MemConfig::short()]
     }
+    /// Half the working set: still far more pages than a keystroke touches when resident.
+    fn small(mut cfg: MemConfig) -> MemConfig {
+        cfg.working_set_mib = cfg.working_set_mib.min(32);
+        cfg
+    }
     fn validate(cfg: &MemConfig) -> Result<(), String> {
         cfg.validate().map_err(|e| e.to_string())
     }
@@ -218,6 +223,13 @@ impl Experiment for StallPressure {
         &[("pressure.d150.warm_start.p50", "warm start at 150 % demand")];
     fn suite_configs(_: bool) -> Vec<PressureConfig> {
         vec![PressureConfig::short()]
+    }
+    /// Half the group and half the server: the server still fills over a third of a group the
+    /// hog pushes past its limit, and the board keeps its memory.
+    fn small(mut cfg: PressureConfig) -> PressureConfig {
+        cfg.limit_mib = cfg.limit_mib.min(64);
+        cfg.server_mib = cfg.server_mib.min(24);
+        cfg
     }
     fn validate(cfg: &PressureConfig) -> Result<(), String> {
         cfg.validate().map_err(|e| e.to_string())

@@ -20,7 +20,9 @@ pub fn run(db: &Path, a: StartupArgs) -> anyhow::Result<i32> {
                 launch: launch_spec(&r.launch, None)?,
                 tracer: r.tracer,
                 output: r.output,
-                builtin: r.builtin.then(|| BuiltinRun { spec: latlab_startup::defaults::RECORD_FIXTURE, ..BuiltinRun::default() }),
+                builtin: r
+                    .builtin
+                    .then(|| BuiltinRun { spec: latlab_startup::defaults::RECORD_FIXTURE, ..BuiltinRun::default() }),
             },
         ),
         StartupCommand::Measure(m) => measure_cmd(db, m),

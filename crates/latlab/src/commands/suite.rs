@@ -89,6 +89,19 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             "scaled down ({why}): shorter runs, fewer sessions and load levels than the usual suite (--small no runs them whole)\n"
         ));
     }
+    // The suite's memory, said so a board's owner knows what it needs (`--small` keeps it small).
+    let (me, child) = latlab_core::platform::peak_memory();
+    if let Some(me) = me {
+        let mb = |b: u64| latlab_core::numfmt::sig(b as f64 / 1e6);
+        text.push_str(&format!(
+            "peak memory: {} MB in latlab itself{}\n",
+            mb(me),
+            child.map_or(String::new(), |c| format!(
+                ", {} MB in the largest process it started (a server or a load)",
+                mb(c)
+            ))
+        ));
+    }
     out(&text)?;
     Ok(if interrupted { crate::exit::INTERRUPTED } else { crate::exit::OK })
 }

@@ -46,11 +46,13 @@ for t in $targets; do
     bin="target/$t/release/latlab"
     desc=$(file -b "$bin")
     echo "$bin: $desc"
-    case "$desc" in *"statically linked"*) ;; *) echo "check-boards: FAILED — $bin is not statically linked" >&2; exit 1 ;; esac
+    case "$desc" in *"statically linked"* | *"static-pie linked"*) ;; *) echo "check-boards: FAILED — $bin is not statically linked" >&2; exit 1 ;; esac
     case "$desc" in *"$want"*) ;; *) echo "check-boards: FAILED — $bin is not $want" >&2; exit 1 ;; esac
     if [ "$tests" = 1 ]; then
         echo "== $t: the logic crates' tests under $qemu (left out: ${skips[*]/--skip/})"
         scripts/cross.sh "$t" test --locked -p latlab-rdp -p latlab-core -p latlab-udp --lib -- "${skips[@]}"
+        echo "== $t: the ptrace tracer's system-call table against this architecture's C library"
+        scripts/cross.sh "$t" test --locked -p latlab-startup --lib syscalls::
     fi
     echo "== $t: smoke test under $qemu"
     db="$work/$t.db"

@@ -48,7 +48,7 @@ for t in $targets; do
     echo "== $t"
     scripts/cross.sh "$t" build --release --locked -p latlab
     bin="target/$t/release/latlab"
-    file -b "$bin" | grep -q "statically linked" || { echo "release: $bin is not statically linked" >&2; exit 1; }
+    file -b "$bin" | grep -Eq "statically linked|static-pie linked" || { echo "release: $bin is not statically linked" >&2; exit 1; }
     name="latlab-$version-$t"
     d="$stage/$name"
     mkdir -p "$d"
@@ -76,7 +76,7 @@ if [ "$deb" = 1 ]; then
         exit 77
     fi
     scripts/cross.sh x86_64-unknown-linux-musl build --release --locked -p latlab
-    cargo deb -p latlab --no-build --target x86_64-unknown-linux-musl --output "$out"
+    cargo deb -p latlab --no-build --strip --target x86_64-unknown-linux-musl --output "$out"
 fi
 
 (

@@ -114,6 +114,21 @@ mod tests {
         assert_eq!(open_calls(0x1234), None);
     }
 
+    /// The table of the architecture this runs on holds its C library's numbers: natively on
+    /// x86-64, and on aarch64 and arm under qemu (`scripts/check-boards.sh`).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm"))]
+    #[test]
+    fn this_architectures_table_holds_its_c_librarys_numbers() {
+        #[cfg(target_arch = "x86_64")]
+        let (arch, want) = (AUDIT_ARCH_X86_64, [libc::SYS_open, libc::SYS_openat, libc::SYS_openat2].to_vec());
+        #[cfg(target_arch = "aarch64")]
+        let (arch, want) = (AUDIT_ARCH_AARCH64, [libc::SYS_openat, libc::SYS_openat2].to_vec());
+        #[cfg(target_arch = "arm")]
+        let (arch, want) = (AUDIT_ARCH_ARM, [libc::SYS_open, libc::SYS_openat, libc::SYS_openat2].to_vec());
+        let want: Vec<u64> = want.into_iter().map(|n| n as u64).collect();
+        assert_eq!(open_calls(arch).unwrap(), &want[..], "{}", arch_name(arch));
+    }
+
     #[test]
     fn the_kernels_struct_is_decoded_per_op() {
         let mut raw = RawInfo { op: OP_ENTRY, arch: AUDIT_ARCH_AARCH64, ..Default::default() };

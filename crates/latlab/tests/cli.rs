@@ -901,7 +901,24 @@ fn startup_record_measure_and_io_with_clear_errors() {
                 .and(predicate::str::contains("`io.launch.processes`"))
                 .and(predicate::str::contains("| launch |")),
         );
+    // The built-in launch, recorded by ptrace: its index, then its data files in order; the
+    // data set is gone afterwards.
+    latlab(d)
+        .args(["startup", "record", "--builtin", "--tracer", "ptrace", "-o", "builtin.json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("tracing the built-in launch"));
+    let plan = std::fs::read_to_string(d.join("builtin.json")).unwrap();
+    let at = |f: &str| plan.find(f).unwrap_or_else(|| panic!("{f} not in {plan}"));
+    assert!(at("/index\"") < at("part-0000.dat") && at("part-0000.dat") < at("part-0047.dat"), "{plan}");
+    let data = plan.split('"').find(|p| p.ends_with("/index")).unwrap();
+    assert!(!std::path::Path::new(data).exists(), "the data set was left behind: {data}");
     // Clear errors.
+    latlab(d)
+        .args(["startup", "record", "--builtin", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give no command"));
     latlab(d).args(["startup", "record"]).assert().code(2).stderr(predicate::str::contains("no command given"));
     latlab(d)
         .args(["startup", "measure", "--ready", "(", "--", "true"])

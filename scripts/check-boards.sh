@@ -31,6 +31,9 @@ done
 #   not emulate (ENOPROTOOPT); on a board the option is there.
 skips=(--skip store::tests::a_full_disk_is_a_clear_error_and_earlier_runs_stay
        --skip peer::tests::requests_to_a_reflector_come_back_with_their_sequence_numbers_and_junk_is_refused)
+# - on armv7 only, the prefault test reads its buffer's resident size from /proc/self/smaps,
+#   which qemu-user shows a 32-bit guest with no resident pages (it passes under aarch64).
+skips_armv7=(--skip platform::tests::prefaulting_makes_a_lazy_buffer_resident_and_keeps_it)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 native="target/release/latlab"
@@ -49,8 +52,10 @@ for t in $targets; do
     case "$desc" in *"statically linked"* | *"static-pie linked"*) ;; *) echo "check-boards: FAILED — $bin is not statically linked" >&2; exit 1 ;; esac
     case "$desc" in *"$want"*) ;; *) echo "check-boards: FAILED — $bin is not $want" >&2; exit 1 ;; esac
     if [ "$tests" = 1 ]; then
-        echo "== $t: the logic crates' tests under $qemu (left out: ${skips[*]/--skip/})"
-        scripts/cross.sh "$t" test --locked -p latlab-rdp -p latlab-core -p latlab-udp --lib -- "${skips[@]}"
+        these=("${skips[@]}")
+        case "$t" in armv7-*) these+=("${skips_armv7[@]}") ;; esac
+        echo "== $t: the logic crates' tests under $qemu (left out: ${these[*]/--skip/})"
+        scripts/cross.sh "$t" test --locked -p latlab-rdp -p latlab-core -p latlab-udp --lib -- "${these[@]}"
         echo "== $t: the ptrace tracer's system-call table against this architecture's C library"
         scripts/cross.sh "$t" test --locked -p latlab-startup --lib syscalls::
     fi

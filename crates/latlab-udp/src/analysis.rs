@@ -39,15 +39,21 @@ pub struct Trace {
 
 impl Trace {
     /// An empty trace for `n` packets.
+    /// Its pages are written now, so the sender's and receiver's loops take no page faults.
     pub fn with_capacity(n: usize, interval_ns: u64, start_ns: u64, same_clock: bool) -> Self {
+        fn touched<T: Copy + Default>(n: usize) -> Vec<T> {
+            let mut v = vec![T::default(); n];
+            latlab_core::platform::prefault(&mut v);
+            v
+        }
         Self {
             interval_ns,
             start_ns,
-            sent_mono: vec![0; n],
-            sent_wall: vec![0; n],
-            rx_client: vec![0; n],
-            refl_rx: vec![0; n],
-            refl_tx: vec![0; n],
+            sent_mono: touched(n),
+            sent_wall: touched(n),
+            rx_client: touched(n),
+            refl_rx: touched(n),
+            refl_tx: touched(n),
             duplicates: 0,
             same_clock,
         }

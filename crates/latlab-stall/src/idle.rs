@@ -89,9 +89,9 @@ fn pass(cfg: &IdleConfig, cpu: usize) -> (Pass, Vec<Capability>) {
     let threshold = cfg.threshold_ns;
     std::thread::spawn(move || {
         let caps = vec![set_affinity(&[cpu]), set_sched(Sched { policy: Policy::Idle, priority: 0 })];
-        let mut gaps = Vec::with_capacity(crate::defaults::IDLE_MAX_EVENTS);
-        // Touched now, so the loop takes no page fault on its first write to each page.
-        gaps.resize(crate::defaults::IDLE_MAX_EVENTS, 0);
+        // Written now, so the loop takes no page fault on its first write to each page; then
+        // emptied, keeping the capacity, for `watch` to fill.
+        let mut gaps = vec![0i64; crate::defaults::IDLE_MAX_EVENTS];
         latlab_core::platform::prefault(&mut gaps);
         gaps.clear();
         let until = monotonic_now() + seconds * 1_000_000_000;

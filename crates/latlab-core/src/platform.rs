@@ -220,6 +220,13 @@ pub fn prefault<T: Copy>(v: &mut [T]) {
     }
 }
 
+/// `n` default values, every page already written ([`prefault`]): a buffer for a timed loop.
+pub fn prefaulted<T: Copy + Default>(n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    prefault(&mut v);
+    v
+}
+
 /// Peak resident memory, bytes: of this process, and of the largest child it waited for
 /// (`getrusage`'s maximum resident set size).
 pub fn peak_memory() -> (Option<u64>, Option<u64>) {

@@ -91,8 +91,7 @@ fn pass(cfg: &IdleConfig, cpu: usize) -> (Pass, Vec<Capability>) {
         let caps = vec![set_affinity(&[cpu]), set_sched(Sched { policy: Policy::Idle, priority: 0 })];
         // Written now, so the loop takes no page fault on its first write to each page; then
         // emptied, keeping the capacity, for `watch` to fill.
-        let mut gaps = vec![0i64; crate::defaults::IDLE_MAX_EVENTS];
-        latlab_core::platform::prefault(&mut gaps);
+        let mut gaps = latlab_core::platform::prefaulted::<i64>(crate::defaults::IDLE_MAX_EVENTS);
         gaps.clear();
         let until = monotonic_now() + seconds * 1_000_000_000;
         let (span_ns, overflow) = watch(monotonic_now, until, threshold, &mut gaps);

@@ -41,19 +41,15 @@ impl Trace {
     /// An empty trace for `n` packets.
     /// Its pages are written now, so the sender's and receiver's loops take no page faults.
     pub fn with_capacity(n: usize, interval_ns: u64, start_ns: u64, same_clock: bool) -> Self {
-        fn touched<T: Copy + Default>(n: usize) -> Vec<T> {
-            let mut v = vec![T::default(); n];
-            latlab_core::platform::prefault(&mut v);
-            v
-        }
+        use latlab_core::platform::prefaulted;
         Self {
             interval_ns,
             start_ns,
-            sent_mono: touched(n),
-            sent_wall: touched(n),
-            rx_client: touched(n),
-            refl_rx: touched(n),
-            refl_tx: touched(n),
+            sent_mono: prefaulted(n),
+            sent_wall: prefaulted(n),
+            rx_client: prefaulted(n),
+            refl_rx: prefaulted(n),
+            refl_tx: prefaulted(n),
             duplicates: 0,
             same_clock,
         }

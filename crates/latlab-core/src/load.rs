@@ -30,6 +30,20 @@ pub struct PolygonsConfig {
     pub limit_ns: Option<u64>,
     /// Seed of the polygon generator.
     pub seed: u64,
+    /// How each worker gives the CPU back: `None` never (a hog that only a higher priority,
+    /// RT throttling or the fair server can interrupt), or draw for a slice and then sleep.
+    #[serde(default)]
+    pub pace: Option<Pace>,
+}
+
+/// A worker that draws for `draw_ns`, then sleeps `rest_ns` (so every lower scheduling class
+/// runs in the gaps), as the seed's Polygons gave the CPU back between polygons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Pace {
+    /// Drawing time before each rest, ns.
+    pub draw_ns: u64,
+    /// Sleep after each slice, ns.
+    pub rest_ns: u64,
 }
 
 /// What the load did.
@@ -69,6 +83,7 @@ impl PolygonLoad {
             let cpu = (!cfg.cpus.is_empty()).then(|| cfg.cpus[i % cfg.cpus.len()]);
             let seed = cfg.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             let until = cfg.limit_ns.map_or(u64::MAX, |l| monotonic_now().saturating_add(l));
+            let pace = cfg.pace;
             handles.push(std::thread::Builder::new().name(format!("latlab-polygons-{i}")).spawn(move || {
                 let mut caps = Vec::new();
                 if let Some(c) = cpu {
@@ -79,7 +94,7 @@ impl PolygonLoad {
                 }
                 let _ = tx.send(caps);
                 drop(tx);
-                worker(seed, &stop, &counter, until);
+                worker(seed, &stop, &counter, until, pace);
             })?);
         }
         drop(tx);
@@ -134,15 +149,27 @@ impl Drop for PolygonLoad {
     }
 }
 
-fn worker(seed: u64, stop: &AtomicBool, counter: &AtomicU64, until: u64) {
+fn worker(seed: u64, stop: &AtomicBool, counter: &AtomicU64, until: u64, pace: Option<Pace>) {
     let mut fb = vec![0u8; (FB_SIZE * FB_SIZE) as usize];
     let mut rng = seed | 1;
     let mut color = 0u8;
     let mut n = 0u64;
+    let mut slice_end = pace.map_or(u64::MAX, |p| monotonic_now().saturating_add(p.draw_ns));
     while !stop.load(Ordering::Relaxed) {
-        // The clock is read every 256 polygons (well under a millisecond of work).
         n += 1;
-        if n.is_multiple_of(256) && monotonic_now() >= until {
+        if let Some(p) = pace {
+            // Paced: the clock is read after every polygon (a few µs of work) to end the
+            // slice on time, then the worker sleeps and starts a new slice.
+            let now = monotonic_now();
+            if now >= until {
+                break;
+            }
+            if now >= slice_end {
+                std::thread::sleep(std::time::Duration::from_nanos(p.rest_ns));
+                slice_end = monotonic_now().saturating_add(p.draw_ns);
+            }
+        } else if n.is_multiple_of(256) && monotonic_now() >= until {
+            // A hog reads the clock every 256 polygons (well under a millisecond of work).
             break;
         }
         let mut v = [(0i32, 0i32); 3];
@@ -241,9 +268,15 @@ mod tests {
 
     #[test]
     fn a_limited_load_stops_on_its_own() {
-        let load =
-            PolygonLoad::start(&PolygonsConfig { workers: 1, sched: None, cpus: vec![], seed: 1, limit_ns: Some(0) })
-                .unwrap();
+        let load = PolygonLoad::start(&PolygonsConfig {
+            workers: 1,
+            sched: None,
+            cpus: vec![],
+            seed: 1,
+            limit_ns: Some(0),
+            pace: None,
+        })
+        .unwrap();
         // With a limit already past, the worker ends at its first look at the clock, after
         // 255 polygons; without the limit it would go on drawing.
         let t0 = std::time::Instant::now();
@@ -256,10 +289,34 @@ mod tests {
     }
 
     #[test]
+    fn a_paced_load_draws_and_rests_until_its_limit() {
+        let pace = Some(Pace { draw_ns: 50_000, rest_ns: 10_000 });
+        let cfg = |limit_ns| PolygonsConfig { workers: 1, sched: None, cpus: vec![], seed: 1, limit_ns, pace };
+        // A paced worker looks at the clock before every polygon: with its limit past it
+        // draws nothing at all.
+        let load = PolygonLoad::start(&cfg(Some(0))).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(load.stop().polygons, vec![0]);
+        // Through its rests it still draws.
+        let load = PolygonLoad::start(&cfg(None)).unwrap();
+        let t0 = std::time::Instant::now();
+        while load.progress() < 10 && t0.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(load.stop().polygons[0] >= 10);
+    }
+
+    #[test]
     fn load_makes_progress_and_stops() {
-        let load =
-            PolygonLoad::start(&PolygonsConfig { workers: 2, sched: None, cpus: vec![], seed: 1, limit_ns: None })
-                .unwrap();
+        let load = PolygonLoad::start(&PolygonsConfig {
+            workers: 2,
+            sched: None,
+            cpus: vec![],
+            seed: 1,
+            limit_ns: None,
+            pace: None,
+        })
+        .unwrap();
         let t0 = std::time::Instant::now();
         while load.progress() < 100 && t0.elapsed() < std::time::Duration::from_secs(30) {
             std::thread::sleep(std::time::Duration::from_millis(5));

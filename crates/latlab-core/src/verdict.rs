@@ -3,7 +3,12 @@
 //!
 //! A row is **reproduced** when the finding holds within the rule's tolerance, **differs**
 //! when it does not (the text says which setting or mechanism explains it), and is **not
-//! comparable here** when this machine cannot run the study's measurement at all.
+//! comparable here** when this machine cannot run the study's measurement at all. Two more
+//! verdicts mark rows that say nothing about the machine and are never counted as findings:
+//! a **self-check** (latlab measures back a value it configured itself: a relay's release
+//! period, a shaper's rate, a parser on the seed's own excerpt) and **simulated** (virtual
+//! time or a deterministic model that gives the same figure on every machine). Both still
+//! carry a pass/fail in their basis: a self-check that fails means latlab is broken.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +25,10 @@ pub enum Verdict {
     /// Rows stored before verdicts existed (`latlab.run/2` and older).
     #[default]
     Unjudged,
+    /// latlab measured back a value it configured: a check of latlab, not of the machine.
+    SelfCheck,
+    /// Virtual time or a deterministic model: the same figure on every machine.
+    Simulated,
 }
 
 impl Verdict {
@@ -30,7 +39,15 @@ impl Verdict {
             Verdict::Differs => "differs",
             Verdict::NotComparable => "not comparable here",
             Verdict::Unjudged => "not judged",
+            Verdict::SelfCheck => "self-check",
+            Verdict::Simulated => "simulated",
         }
+    }
+
+    /// Whether the row measured this machine against the study (reproduced, differs, not
+    /// comparable): the only rows the machine tally counts.
+    pub fn is_about_machine(self) -> bool {
+        matches!(self, Verdict::Reproduced | Verdict::Differs | Verdict::NotComparable)
     }
 }
 
@@ -44,6 +61,10 @@ pub struct Judgement {
     /// the setting or mechanism that explains the difference.
     #[serde(default)]
     pub basis: String,
+    /// For a self-check or a simulated row, whether its own check passed (a self-check that
+    /// fails means latlab is wrong, not the machine); absent for every other verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_passed: Option<bool>,
 }
 
 /// `rule; why`, or the rule alone when there is nothing to add (another part of the row
@@ -59,7 +80,7 @@ fn ratio(r: f64) -> String {
 
 impl Judgement {
     fn new(verdict: Verdict, basis: String) -> Self {
-        Judgement { verdict, basis }
+        Judgement { verdict, basis, check_passed: None }
     }
 
     /// Reproduced when `here` is within `factor` of `paper`, either way.
@@ -125,29 +146,180 @@ impl Judgement {
     pub fn not_comparable(why: &str) -> Self {
         Self::new(Verdict::NotComparable, why.to_string())
     }
+
+    /// The row measures back a value latlab configured (`configured`): the check's own
+    /// outcome (`check`, judged by any rule above) goes into the basis, with "passes" or
+    /// "FAILS", and the verdict says it is not a finding about the machine.
+    pub fn self_check(configured: &str, check: Judgement) -> Self {
+        let passed = check.verdict == Verdict::Reproduced;
+        let outcome = if passed { "passes" } else { "FAILS (latlab is broken)" };
+        Judgement {
+            check_passed: Some(passed),
+            ..Self::new(
+                Verdict::SelfCheck,
+                format!("self-check of {configured}, not a finding about this machine: {outcome}; {}", check.basis),
+            )
+        }
+    }
+
+    /// The row comes from virtual time or a deterministic model (`model`), the same on every
+    /// machine; `check` says whether the model gives the seed's figure.
+    pub fn simulated(model: &str, check: Judgement) -> Self {
+        let passed = check.verdict == Verdict::Reproduced;
+        let outcome = if passed { "agrees with the seed" } else { "disagrees with the seed" };
+        Judgement {
+            check_passed: Some(passed),
+            ..Self::new(
+                Verdict::Simulated,
+                format!("simulated ({model}), the same on every machine: the model {outcome}; {}", check.basis),
+            )
+        }
+    }
+
+    /// Whether a self-check or simulation failed its own check (recorded in the basis).
+    pub fn check_failed(&self) -> bool {
+        self.check_passed == Some(false)
+    }
 }
 
-/// One line counting the verdicts of `rows`, e.g. "12 paper rows: 5 reproduced, 4 differ,
-/// 3 not comparable here".
+/// Counts of each verdict over some rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Reproduced here.
+    pub reproduced: usize,
+    /// Measured here and different.
+    pub differs: usize,
+    /// The study's measurement cannot run here.
+    pub not_comparable: usize,
+    /// Stored before verdicts existed.
+    pub unjudged: usize,
+    /// Self-checks of latlab's own settings.
+    pub self_check: usize,
+    /// Simulations, the same on every machine.
+    pub simulated: usize,
+}
+
+impl Counts {
+    /// Count the verdicts of `rows`.
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> Self {
+        let mut c = Counts::default();
+        for r in rows {
+            match r.judgement.verdict {
+                Verdict::Reproduced => c.reproduced += 1,
+                Verdict::Differs => c.differs += 1,
+                Verdict::NotComparable => c.not_comparable += 1,
+                Verdict::Unjudged => c.unjudged += 1,
+                Verdict::SelfCheck => c.self_check += 1,
+                Verdict::Simulated => c.simulated += 1,
+            }
+        }
+        c
+    }
+    /// Rows that measured this machine against the study.
+    pub fn machine(&self) -> usize {
+        self.reproduced + self.differs + self.not_comparable
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One line counting the verdicts of `rows`: the rows that measured this machine first, then
+/// apart the self-checks and simulations, e.g. "12 paper rows measured this machine: 5
+/// reproduced, 4 differ, 3 not comparable here; apart: 2 self-checks, 1 simulated".
 pub fn tally<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> String {
-    let mut n = [0usize; 4];
+    let c = Counts::of(rows);
+    let m = c.machine();
+    let mut line = format!(
+        "{} measured this machine: {} reproduced, {}, {} not comparable here",
+        plural(m, "paper row", "paper rows"),
+        c.reproduced,
+        plural(c.differs, "differs", "differ"),
+        c.not_comparable
+    );
+    let mut apart = Vec::new();
+    if c.self_check > 0 {
+        apart.push(plural(c.self_check, "self-check of latlab's own settings", "self-checks of latlab's own settings"));
+    }
+    if c.simulated > 0 {
+        apart.push(format!("{} simulated (the same on every machine)", c.simulated));
+    }
+    if c.unjudged > 0 {
+        apart.push(format!("{} not judged (stored before verdicts)", c.unjudged));
+    }
+    if !apart.is_empty() {
+        line.push_str(&format!("; not counted: {}", apart.join(", ")));
+    }
+    line
+}
+
+/// The studies by seed number, as `shared/PAPERS.md` names them.
+pub fn study_name(seed: &str) -> &'static str {
+    match seed {
+        "000" => "RDP client pipeline (Network Projector, CE 6.0)",
+        "001" => "CE real-time determinism (StrongARM)",
+        "002" => "UDP interval timing (Windows Phone 7)",
+        "003" => "Terminal Server bandwidth and latency",
+        "004" => "Embedded start-up (WES 7)",
+        _ => "",
+    }
+}
+
+/// One line per study: what held on this machine and what did not, by figure, and how many
+/// rows were latlab's own checks or simulations (with any that failed named: a failed
+/// self-check means latlab, not the machine, is wrong).
+pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> Vec<String> {
+    let mut seeds: Vec<(&str, Vec<&crate::record::PaperRow>)> = Vec::new();
     for r in rows {
-        n[r.judgement.verdict as usize] += 1;
+        match seeds.iter_mut().find(|(s, _)| *s == r.seed) {
+            Some((_, v)) => v.push(r),
+            None => seeds.push((r.seed.as_str(), vec![r])),
+        }
     }
-    let total: usize = n.iter().sum();
-    let mut parts = vec![
-        format!("{} reproduced", n[Verdict::Reproduced as usize]),
-        format!(
-            "{} {}",
-            n[Verdict::Differs as usize],
-            if n[Verdict::Differs as usize] == 1 { "differs" } else { "differ" }
-        ),
-        format!("{} not comparable here", n[Verdict::NotComparable as usize]),
-    ];
-    if n[Verdict::Unjudged as usize] > 0 {
-        parts.push(format!("{} not judged (stored before verdicts)", n[Verdict::Unjudged as usize]));
-    }
-    format!("{total} paper row{}: {}", if total == 1 { "" } else { "s" }, parts.join(", "))
+    seeds.sort_by(|a, b| a.0.cmp(b.0));
+    let names = |v: &[&crate::record::PaperRow], want: Verdict| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in v.iter().filter(|r| r.judgement.verdict == want) {
+            // The figure's name without what its value lists ("…: max / min / jitter").
+            let name = r.figure.split(": ").next().unwrap_or(&r.figure).to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    };
+    seeds
+        .into_iter()
+        .map(|(seed, v)| {
+            let held = names(&v, Verdict::Reproduced);
+            let not = names(&v, Verdict::Differs);
+            let nc = names(&v, Verdict::NotComparable);
+            let mut parts = Vec::new();
+            parts.push(if held.is_empty() {
+                "nothing held here".to_string()
+            } else {
+                format!("held here: {}", held.join("; "))
+            });
+            if !not.is_empty() {
+                parts.push(format!("did not hold: {}", not.join("; ")));
+            }
+            if !nc.is_empty() {
+                parts.push(format!("could not be measured here: {}", nc.join("; ")));
+            }
+            let c = Counts::of(v.iter().copied());
+            if c.self_check + c.simulated > 0 {
+                let failed: Vec<&str> =
+                    v.iter().filter(|r| r.judgement.check_failed()).map(|r| r.figure.as_str()).collect();
+                let mut s = format!("{} self-check(s) and {} simulated row(s) not counted", c.self_check, c.simulated);
+                if !failed.is_empty() {
+                    s.push_str(&format!(" (failing: {})", failed.join("; ")));
+                }
+                parts.push(s);
+            }
+            format!("seed {seed} ({}): {}", study_name(seed), parts.join(" — "))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -225,9 +397,52 @@ mod tests {
         ];
         assert_eq!(
             tally(&rows),
-            "4 paper rows: 1 reproduced, 1 differs, 1 not comparable here, 1 not judged (stored before verdicts)"
+            "3 paper rows measured this machine: 1 reproduced, 1 differs, 1 not comparable here; not counted: 1 not judged (stored before verdicts)"
         );
-        assert_eq!(tally(&rows[..1]), "1 paper row: 1 reproduced, 0 differ, 0 not comparable here");
+        assert_eq!(
+            tally(&rows[..1]),
+            "1 paper row measured this machine: 1 reproduced, 0 differ, 0 not comparable here"
+        );
+    }
+
+    #[test]
+    fn self_checks_and_simulations_are_counted_apart() {
+        let row = |seed: &str, fig: &str, j: Judgement| crate::record::PaperRow {
+            seed: seed.into(),
+            figure: fig.into(),
+            paper_setting: String::new(),
+            paper_value: String::new(),
+            here_value: String::new(),
+            note: String::new(),
+            judgement: j,
+        };
+        let ok = Judgement::within_factor(1.0, 1.0, 1.1, "");
+        let bad = Judgement::within_factor(3.0, 1.0, 1.1, "");
+        let rows = [
+            row("002", "release period", Judgement::self_check("the relay's 1.23 s release", ok.clone())),
+            row("002", "burst size", Judgement::self_check("the relay's burst", bad.clone())),
+            row("003", "users per link", Judgement::simulated("workload bytes ÷ link", ok.clone())),
+            row("001", "Fig. 11 ISR", ok.clone()),
+            row("001", "Fig. 11 APP", bad.clone()),
+        ];
+        let c = Counts::of(&rows);
+        assert_eq!((c.machine(), c.self_check, c.simulated), (2, 2, 1));
+        assert!(!Verdict::SelfCheck.is_about_machine() && !Verdict::Simulated.is_about_machine());
+        let t = tally(&rows);
+        assert!(t.starts_with("2 paper rows measured this machine: 1 reproduced, 1 differs"), "{t}");
+        assert!(t.contains("2 self-checks") && t.contains("1 simulated"), "{t}");
+        // A self-check keeps its own outcome: a failing one is not hidden.
+        assert!(rows[0].judgement.basis.contains("passes") && !rows[0].judgement.check_failed());
+        assert!(rows[1].judgement.check_failed());
+        let lines = study_lines(&rows);
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("seed 001") && lines[0].contains("held here: Fig. 11 ISR"), "{}", lines[0]);
+        assert!(lines[0].contains("did not hold: Fig. 11 APP"), "{}", lines[0]);
+        assert!(lines[1].contains("nothing held here") && lines[1].contains("failing: burst size"), "{}", lines[1]);
+        let s = serde_json::to_string(&rows[2].judgement).unwrap();
+        assert!(s.contains(r#""verdict":"simulated""#), "{s}");
+        let s = serde_json::to_string(&rows[0].judgement).unwrap();
+        assert!(s.contains(r#""verdict":"self_check""#), "{s}");
     }
 
     #[test]

@@ -82,11 +82,16 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, String>
         LoadKind::Spinners => SpinLoad::start(n, SpinSched { policy: Policy::Other, nice: 0 })
             .map(Running::Spinners)
             .map_err(|e| format!("starting the spinners: {e}")),
-        LoadKind::Polygons => {
-            PolygonLoad::start(&PolygonsConfig { workers: n, sched: None, cpus: Vec::new(), limit_ns: None, seed: 1 })
-                .map(Running::Polygons)
-                .map_err(|e| format!("starting the polygons: {e}"))
-        }
+        LoadKind::Polygons => PolygonLoad::start(&PolygonsConfig {
+            workers: n,
+            sched: None,
+            cpus: Vec::new(),
+            limit_ns: None,
+            seed: 1,
+            pace: None,
+        })
+        .map(Running::Polygons)
+        .map_err(|e| format!("starting the polygons: {e}")),
         LoadKind::Link => {
             let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("the link load's sink: {e}"))?;
             let addr = listener.local_addr().map_err(|e| e.to_string())?;

@@ -5,6 +5,7 @@
 use crate::defaults as d;
 use crate::signal::SignalKind;
 use latlab_core::defaults;
+use latlab_core::load::Pace;
 use latlab_core::platform::{Policy, Sched};
 use serde::Serialize;
 
@@ -15,12 +16,16 @@ pub enum LoadSpec {
     /// No load: only the unloaded phase runs.
     None,
     /// latlab's polygons load: `workers` threads at `sched` (default: level 2's scheduling,
-    /// contending at parity as in the paper).
+    /// contending at parity as in the paper). Named `polygons` when each worker draws for a
+    /// slice and then rests (`pace`, the default, as the seed's Polygons gave the CPU back),
+    /// `hog` when it never yields (`pace: None`).
     Polygons {
         /// Worker threads.
         workers: usize,
         /// Scheduling; `None` = same as level 2.
         sched: Option<Sched>,
+        /// Draw-then-rest slices; `None` = a hog that never yields.
+        pace: Option<Pace>,
     },
     /// Any command, run with `sh -c` for the loaded phase and stopped afterwards (its
     /// progress is unknown, so no saturation frequency).
@@ -34,8 +39,22 @@ impl std::fmt::Display for LoadSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LoadSpec::None => f.write_str("none"),
-            LoadSpec::Polygons { workers, sched: Some(s) } => write!(f, "polygons:{workers} at {s}"),
-            LoadSpec::Polygons { workers, sched: None } => write!(f, "polygons:{workers} at level 2's priority"),
+            LoadSpec::Polygons { workers, sched, pace } => {
+                match pace {
+                    Some(_) => write!(f, "polygons:{workers}")?,
+                    None => write!(f, "hog:{workers}")?,
+                }
+                match sched {
+                    Some(s) => write!(f, " at {s}")?,
+                    None => write!(f, " at level 2's priority")?,
+                }
+                match pace {
+                    Some(p) => {
+                        write!(f, ", drawing {} µs then resting {} µs", p.draw_ns as f64 / 1e3, p.rest_ns as f64 / 1e3)
+                    }
+                    None => write!(f, ", never yielding"),
+                }
+            }
             LoadSpec::Cmd { command } => write!(f, "cmd:'{command}'"),
         }
     }
@@ -43,7 +62,8 @@ impl std::fmt::Display for LoadSpec {
 
 impl std::str::FromStr for LoadSpec {
     type Err = String;
-    /// `none`, `polygons`, `polygons:N`, `polygons:N:POLICY:PRIO`, or `cmd:COMMAND`.
+    /// `none`, `polygons`, `polygons:N`, `polygons:N:POLICY:PRIO` (each worker draws for a
+    /// slice, then rests), the same with `hog` (never yields), or `cmd:COMMAND`.
     fn from_str(s: &str) -> Result<Self, String> {
         if s == "none" {
             return Ok(LoadSpec::None);
@@ -55,9 +75,20 @@ impl std::str::FromStr for LoadSpec {
             }
             return Ok(LoadSpec::Cmd { command: c.to_string() });
         }
-        let rest = s
-            .strip_prefix("polygons")
-            .ok_or_else(|| format!("unknown load '{s}' (none, polygons[:N[:POLICY:PRIO]], cmd:'COMMAND')"))?;
+        let (rest, pace) = match (s.strip_prefix("polygons"), s.strip_prefix("hog")) {
+            (Some(r), _) => (r, Some(Pace { draw_ns: d::LOAD_DRAW_NS, rest_ns: d::LOAD_REST_NS })),
+            (_, Some(r)) => (r, None),
+            _ => {
+                return Err(format!(
+                    "unknown load '{s}' (none, polygons[:N[:POLICY:PRIO]], hog[:N[:POLICY:PRIO]], cmd:'COMMAND')"
+                ));
+            }
+        };
+        if !(rest.is_empty() || rest.starts_with(':')) {
+            return Err(format!(
+                "unknown load '{s}' (none, polygons[:N[:POLICY:PRIO]], hog[:N[:POLICY:PRIO]], cmd:'COMMAND')"
+            ));
+        }
         let parts: Vec<&str> = rest.strip_prefix(':').map(|r| r.split(':').collect()).unwrap_or_default();
         let workers = match parts.first() {
             None => d::LOAD_WORKERS,
@@ -85,7 +116,7 @@ impl std::str::FromStr for LoadSpec {
             }
             _ => return Err(format!("too many fields in '{s}': polygons:N:POLICY:PRIO")),
         };
-        Ok(LoadSpec::Polygons { workers, sched })
+        Ok(LoadSpec::Polygons { workers, sched, pace })
     }
 }
 
@@ -257,6 +288,8 @@ pub struct RtConfig {
     pub hold_cpu_dma_latency: bool,
     /// Timer slack asked for on both levels, ns.
     pub timer_slack_ns: u64,
+    /// RT throttling (and the fair server) during the loaded phase and the sweeps.
+    pub throttling: crate::throttle::Throttling,
     /// Refused capability = error.
     pub strict: bool,
     /// Print cyclictest's `-h` histogram text instead of the Markdown summary.
@@ -293,7 +326,12 @@ impl Default for RtConfig {
             l1_cpu: cpu,
             l2_cpu: cpu,
             load_cpus: cpu.into_iter().collect(),
-            load: LoadSpec::Polygons { workers: d::LOAD_WORKERS, sched: None },
+            load: LoadSpec::Polygons {
+                workers: d::LOAD_WORKERS,
+                sched: None,
+                pace: Some(Pace { draw_ns: d::LOAD_DRAW_NS, rest_ns: d::LOAD_REST_NS }),
+            },
+            throttling: d::THROTTLING,
             lock_memory: true,
             hold_cpu_dma_latency: true,
             timer_slack_ns: defaults::MEASURE_TIMER_SLACK_NS,
@@ -366,15 +404,27 @@ mod tests {
     #[test]
     fn load_specs() {
         assert_eq!("none".parse::<LoadSpec>().unwrap(), LoadSpec::None);
-        assert_eq!("polygons".parse::<LoadSpec>().unwrap(), LoadSpec::Polygons { workers: 1, sched: None });
-        assert_eq!("polygons:3".parse::<LoadSpec>().unwrap(), LoadSpec::Polygons { workers: 3, sched: None });
+        let pace = Some(Pace { draw_ns: d::LOAD_DRAW_NS, rest_ns: d::LOAD_REST_NS });
+        assert_eq!("polygons".parse::<LoadSpec>().unwrap(), LoadSpec::Polygons { workers: 1, sched: None, pace });
+        assert_eq!("polygons:3".parse::<LoadSpec>().unwrap(), LoadSpec::Polygons { workers: 3, sched: None, pace });
         assert_eq!(
             "polygons:2:fifo:50".parse::<LoadSpec>().unwrap(),
-            LoadSpec::Polygons { workers: 2, sched: Some(Sched { policy: Policy::Fifo, priority: 50 }) }
+            LoadSpec::Polygons { workers: 2, sched: Some(Sched { policy: Policy::Fifo, priority: 50 }), pace }
         );
         assert_eq!(
             "polygons:2:batch".parse::<LoadSpec>().unwrap(),
-            LoadSpec::Polygons { workers: 2, sched: Some(Sched { policy: Policy::Batch, priority: 0 }) }
+            LoadSpec::Polygons { workers: 2, sched: Some(Sched { policy: Policy::Batch, priority: 0 }), pace }
+        );
+        // The never-yielding hog keeps its name and its syntax.
+        assert_eq!("hog".parse::<LoadSpec>().unwrap(), LoadSpec::Polygons { workers: 1, sched: None, pace: None });
+        assert_eq!(
+            "hog:2:fifo:50".parse::<LoadSpec>().unwrap(),
+            LoadSpec::Polygons { workers: 2, sched: Some(Sched { policy: Policy::Fifo, priority: 50 }), pace: None }
+        );
+        assert_eq!("hog".parse::<LoadSpec>().unwrap().to_string(), "hog:1 at level 2's priority, never yielding");
+        assert_eq!(
+            "polygons".parse::<LoadSpec>().unwrap().to_string(),
+            "polygons:1 at level 2's priority, drawing 50 µs then resting 10 µs"
         );
         assert_eq!(
             "cmd:'stress-ng --cpu 1'".parse::<LoadSpec>().unwrap(),
@@ -388,6 +438,8 @@ mod tests {
             "polygons:1:fifo:100",
             "cmd:",
             "polygons:1:rr:5:9",
+            "hogs",
+            "polygonsx",
         ] {
             assert!(bad.parse::<LoadSpec>().is_err(), "{bad}");
         }

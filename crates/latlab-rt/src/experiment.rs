@@ -26,8 +26,14 @@ impl Experiment for Rt {
         ("unloaded.l1.latency.p99", "L1 p99"),
         ("loaded.l2.latency.p99", "L2 p99 loaded"),
         ("sweep.mf_l1_hz", "MF-L1"),
+        ("sweep.mf_l1_at_most_hz", "MF-L1 ≤"),
+        ("sweep.mf_l1_above_hz", "MF-L1 >"),
         ("sweep.mf_l2_hz", "MF-L2"),
+        ("sweep.mf_l2_at_most_hz", "MF-L2 ≤"),
+        ("sweep.mf_l2_above_hz", "MF-L2 >"),
         ("sweep.sf_hz", "SF"),
+        ("sweep.sf_at_most_hz", "SF ≤"),
+        ("sweep.sf_above_hz", "SF >"),
     ];
 
     fn suite_configs(strict: bool) -> Vec<RtConfig> {

@@ -22,6 +22,7 @@ mod paper;
 pub mod phase;
 pub mod signal;
 pub mod sweep;
+pub mod throttle;
 
 use crate::defaults as d;
 use chain::{ChainStats, MISSED, analyze, pulses_for};
@@ -260,15 +261,26 @@ fn sweep_pass(
     }
 }
 
-/// A sweep's thresholds found (`<prefix>.{mf_l1_hz,mf_l2_hz,sf_hz}`) and the highest rate
-/// it tried (`<prefix>.max_rate_hz`, returned).
-fn threshold_metrics(rec: &mut RunRecord, prefix: &str, t: &sweep::Thresholds, steps: &[sweep::Step]) -> f64 {
-    for (name, v) in [("mf_l1_hz", t.mf_l1_hz), ("mf_l2_hz", t.mf_l2_hz), ("sf_hz", t.sf_hz)] {
-        if let Some(v) = v {
-            rec.metric(&format!("{prefix}.{name}"), v, "Hz");
+/// A sweep's thresholds (`<prefix>.{mf_l1,mf_l2,sf}_hz` for a rate found past the first,
+/// `_at_most_hz` for one already missed at the first rate, `_above_hz` for one not reached:
+/// bounds stay bounds) and the highest rate it tried (`<prefix>.max_rate_hz`, returned).
+fn threshold_metrics(
+    rec: &mut RunRecord,
+    prefix: &str,
+    t: &sweep::Thresholds,
+    steps: &[sweep::Step],
+    start: f64,
+    with_sf: bool,
+) -> f64 {
+    let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
+    for (name, v) in [("mf_l1", t.mf_l1_hz), ("mf_l2", t.mf_l2_hz), ("sf", t.sf_hz)] {
+        match v {
+            Some(v) if v <= start => rec.metric(&format!("{prefix}.{name}_at_most_hz"), v, "Hz"),
+            Some(v) => rec.metric(&format!("{prefix}.{name}_hz"), v, "Hz"),
+            None if name != "sf" || with_sf => rec.metric(&format!("{prefix}.{name}_above_hz"), max_rate, "Hz"),
+            None => {}
         }
     }
-    let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
     rec.metric(&format!("{prefix}.max_rate_hz"), max_rate, "Hz");
     max_rate
 }
@@ -314,20 +326,62 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
     } else {
         None
     };
-    if let Some(t) = platform::RtThrottling::read() {
+    // RT throttling while a real-time load runs: lifted for the run (restored when `_lifted`
+    // drops: at the end, on error, Ctrl-C or panic), kept on request, or refused.
+    // A real-time load, a command (whose scheduling latlab cannot know), or a sweep (whose
+    // highest rates keep both levels busy) can use up the RT bandwidth.
+    let rt_load = cfg.l1.policy.is_realtime()
+        && (cfg.load_sched().is_some_and(|l| l.policy.is_realtime())
+            || matches!(cfg.load, LoadSpec::Cmd { .. })
+            || cfg.sweep.is_some());
+    let before = platform::RtThrottling::read();
+    if let Some(t) = before {
         rec.metric("rt_throttling.enabled", t.is_on() as i64, "bool");
-        if t.is_on() {
-            rec.warn(format!(
-                "RT throttling is {t}: level 1 can hold a CPU for at most that share, which caps the sweep's MF-L1 and lets the load survive (SF)"
-            ));
-            if cfg.load_sched().is_some_and(|l| l.policy.is_realtime()) {
-                rec.warn(format!(
-                    "the load runs real-time ({}) and never blocks: it uses up the RT bandwidth, and the kernel then holds every real-time thread on its CPU, level 1 too, for the rest of each period; loaded level-1 figures show that hold (`--arbitration other` keeps the load out of the RT class)",
-                    cfg.load_sched().map(|l| l.to_string()).unwrap_or_default()
-                ));
-            }
-        }
     }
+    let mut lifted = None;
+    let throttling = match before {
+        Some(t) if t.is_on() && rt_load => match cfg.throttling {
+            throttle::Throttling::Keep => {
+                rec.warn(format!(
+                    "RT throttling is {t} and kept (`--rt-throttling keep`): a real-time load that uses up the RT bandwidth makes the kernel hold every real-time thread on its CPU, level 1 too, for the rest of each period; loaded figures show that hold"
+                ));
+                throttle::State::Kept
+            }
+            throttle::Throttling::Lift => {
+                let cpus: Vec<usize> =
+                    cfg.l1_cpu.iter().chain(cfg.l2_cpu.iter()).chain(cfg.load_cpus.iter()).copied().collect();
+                let l = throttle::lift(&throttle::Knobs::default(), &cpus);
+                for n in &l.notes {
+                    rec.warn(format!("RT throttling: {n}"));
+                }
+                let state = match &l.refused {
+                    Some(why) => {
+                        caps.record(platform::Capability::refused(
+                            "rt_throttling.lift",
+                            "-1",
+                            t.to_string(),
+                            why.clone(),
+                        ))?;
+                        throttle::State::Refused(format!(
+                            "RT throttling ({t}) could not be lifted: {why}; with it, a real-time load that uses up the RT bandwidth makes the kernel hold level 1 too"
+                        ))
+                    }
+                    None => {
+                        caps.record(platform::Capability::granted("rt_throttling.lift", "-1", "-1"))?;
+                        rec.warn(format!(
+                            "RT throttling lifted for this run and restored after it: {}",
+                            l.changed.join("; ")
+                        ));
+                        throttle::State::Lifted(l.changed.clone())
+                    }
+                };
+                lifted = Some((l, t));
+                state
+            }
+        },
+        _ => throttle::State::NotNeeded,
+    };
+    rec.metric("rt_throttling.lifted", matches!(throttling, throttle::State::Lifted(_)) as i64, "bool");
     rec.metric("overhead.record_per_sample", chain::record_cost(&MonotonicClock::new(), 100_000), "ns");
 
     let mut columns = Vec::new();
@@ -388,14 +442,14 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
 
     let mut sweep_result = None;
     let mut final_baseline = None;
-    let mut unloaded_sweep: Option<sweep::Thresholds> = None;
+    let mut unloaded_sweep: Option<(sweep::Thresholds, f64)> = None;
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
         // Unloaded first (the seed's Figure 8 has MF-APP without the load as well), then loaded.
         if !matches!(cfg.load, LoadSpec::None) {
             let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None)?;
             interrupted |= intr;
-            threshold_metrics(&mut rec, "sweep.unloaded", &t, &steps);
-            unloaded_sweep = Some(t);
+            let max = threshold_metrics(&mut rec, "sweep.unloaded", &t, &steps, sc.start_hz, false);
+            unloaded_sweep = Some((t, max));
         }
     }
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
@@ -418,7 +472,8 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
             thresholds = sweep::find_thresholds(&steps, sc, with_l2);
             final_baseline = Some(best);
         }
-        let max_rate = threshold_metrics(&mut rec, "sweep", &thresholds, &steps);
+        let max_rate = threshold_metrics(&mut rec, "sweep", &thresholds, &steps, sc.start_hz, load_known);
+        let l1_at_sf = thresholds.sf_hz.and_then(|r| steps.iter().find(|s| s.rate_hz == r)).map(|s| s.l1_delivered);
         let col = Column::new;
         let opt = |v: Option<f64>| v.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);
         rec.tables.push(Table {
@@ -452,7 +507,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
                 log_y: false,
             }),
         });
-        sweep_result = Some((thresholds, max_rate, load_known));
+        sweep_result = Some(paper::SweepOutcome { thresholds, max_rate, load_known, l1_at_sf });
     }
 
     let best = match final_baseline {
@@ -469,7 +524,22 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         rec.metric("loaded.load.polygons_per_s", rate, "Hz");
         rec.metric("loaded.load.progress", rate / b.max(1e-9), "ratio");
     }
-    paper::rows(&mut rec, cfg, &measured, sweep_result, unloaded_sweep);
+    // Put RT throttling back before the record is finished, and say that it is back.
+    if let Some((l, t)) = lifted {
+        let errors = l.undo.undo();
+        let back = throttle::restored(&throttle::Knobs::default(), &t.runtime_us.to_string());
+        rec.metric("rt_throttling.restored", back as i64, "bool");
+        for e in errors {
+            rec.warn(format!("RT throttling: {e}"));
+        }
+        if !back && matches!(throttling, throttle::State::Lifted(_)) {
+            rec.warn(format!(
+                "RT throttling was not restored: write {} to /proc/sys/kernel/sched_rt_runtime_us by hand",
+                t.runtime_us
+            ));
+        }
+    }
+    paper::rows(&mut rec, cfg, &measured, sweep_result, unloaded_sweep, &throttling);
     rec.capabilities = caps.list.clone();
     rec.warnings.extend(caps.warnings());
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });

@@ -21,9 +21,10 @@ pub enum RunningLoad {
 pub fn start(cfg: &RtConfig, seed: u64, run_ns: u64) -> std::io::Result<Option<RunningLoad>> {
     match &cfg.load {
         LoadSpec::None => Ok(None),
-        LoadSpec::Polygons { workers, .. } => {
+        LoadSpec::Polygons { workers, pace, .. } => {
             let p = PolygonLoad::start(&PolygonsConfig {
                 workers: *workers,
+                pace: *pace,
                 sched: cfg.load_sched(),
                 cpus: cfg.load_cpus.clone(),
                 seed,

@@ -253,8 +253,10 @@ fn suite_leaves_database_report_and_summary() {
             .and(predicate::str::contains("selftest"))
             .and(predicate::str::contains("paper vs here"))
             .and(
-                predicate::str::is_match(r"\d+ paper rows: \d+ reproduced, \d+ differs?, \d+ not comparable here")
-                    .unwrap(),
+                predicate::str::is_match(
+                    r"\d+ paper rows? measured this machine: \d+ reproduced, \d+ differs?, \d+ not comparable here",
+                )
+                .unwrap(),
             )
             .and(predicate::str::contains("verdict: "))
             .and(predicate::str::contains(startup))

@@ -219,6 +219,10 @@ pub fn markdown(run: &RunRecord) -> String {
     }
     if !run.paper.is_empty() {
         let _ = writeln!(o, "## Paper vs here\n\n{}\n", crate::verdict::tally(&run.paper));
+        for line in crate::verdict::study_lines(&run.paper) {
+            let _ = writeln!(o, "- {}", md_escape(&line));
+        }
+        o.push('\n');
         o.push_str("| seed | figure | paper (setting) | here | verdict | note |\n|---|---|---|---|---|---|\n");
         for p in &run.paper {
             let _ = writeln!(
@@ -313,7 +317,14 @@ mod tests {
             judgement: crate::verdict::Judgement::not_comparable("no boot trace | here"),
         });
         let md = markdown(&r);
-        assert!(md.contains("1 paper row: 0 reproduced, 0 differ, 1 not comparable here"), "{md}");
+        assert!(
+            md.contains("1 paper row measured this machine: 0 reproduced, 0 differ, 1 not comparable here"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- seed 004 (Embedded start-up (WES 7)): nothing held here — could not be measured here: boot"),
+            "{md}"
+        );
         assert!(md.contains("| no trace | **not comparable here**: no boot trace \\| here | n |"), "{md}");
         let mut out = Vec::new();
         export(&r, Format::Json, &mut out).unwrap();

@@ -99,21 +99,12 @@ struct Ctx {
     runs: Vec<RunCtx>,
     paper: Vec<PaperCtx>,
     verdicts: String,
+    studies: Vec<String>,
     hosts: Vec<hosts::HostsCtx>,
     hosts_note: String,
 }
 
-/// The studies by seed number, as `shared/PAPERS.md` names them.
-fn study(seed: &str) -> &'static str {
-    match seed {
-        "000" => "RDP client pipeline (Network Projector, CE 6.0)",
-        "001" => "CE real-time determinism (StrongARM)",
-        "002" => "UDP interval timing (Windows Phone 7)",
-        "003" => "Terminal Server bandwidth and latency",
-        "004" => "Embedded start-up (WES 7)",
-        _ => "",
-    }
-}
+use crate::verdict::study_name as study;
 
 /// The machine in one line: host, CPU, kernel and preemption, clocksource, virtualization.
 fn machine_line(runs: &[RunRecord]) -> String {
@@ -326,6 +317,7 @@ pub fn render_with(runs: &[RunRecord], headlines: &[(&str, &str)]) -> Result<Str
         })
         .collect();
     let verdicts = crate::verdict::tally(runs.iter().flat_map(|r| r.paper.iter()));
+    let studies = crate::verdict::study_lines(runs.iter().flat_map(|r| r.paper.iter()));
     let headline_rows = runs
         .iter()
         .map(|r| HeadlineCtx {
@@ -347,6 +339,7 @@ pub fn render_with(runs: &[RunRecord], headlines: &[(&str, &str)]) -> Result<Str
         runs: runs.iter().map(|r| run_ctx(r, n_hosts > 1)).collect(),
         paper,
         verdicts,
+        studies,
         hosts: host_sections,
         hosts_note,
     };

@@ -98,7 +98,8 @@ fn report_is_well_formed_with_every_plot() {
     assert!(
         html.contains("here ÷ paper = 2.31 (tolerance: within 2× either way); a timer &lt;wake-up&gt;, not an ISR")
     );
-    assert!(html.contains("1 paper row: 0 reproduced, 1 differs, 0 not comparable here"));
+    assert!(html.contains("1 paper row measured this machine: 0 reproduced, 1 differs, 0 not comparable here"));
+    assert!(html.contains("id=\"study-lines\""));
     assert!(html.contains("warning: sched.fifo"));
     assert!(html.contains("(interrupted)"));
 }

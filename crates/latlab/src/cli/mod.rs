@@ -85,9 +85,10 @@ pub enum Command {
     /// Measure how far this machine's clock and timers can be trusted, and what scheduling
     /// it grants. Stored as a run.
     Selftest(SelftestArgs),
-    /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO,
-    /// the ISR analog), which signals level 2 (normal priority, the APP analog); unloaded
-    /// and under load. `latlab rt sweep` finds the maximum and saturation frequencies.
+    /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO 80,
+    /// the ISR analog), which signals level 2 (SCHED_RR 79 beside the Polygons load, the APP
+    /// analog); unloaded and under load. `latlab rt sweep` finds the maximum and saturation
+    /// frequencies.
     Rt(Box<RtArgs>),
     /// Isochronous UDP interval timing (seed 002): sender on absolute deadlines, reflector
     /// with kernel timestamps; loss, reordering, IPDV, RTT, burst detection (packets held

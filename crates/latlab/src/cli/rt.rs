@@ -129,10 +129,16 @@ pub struct RtCommon {
     /// Pin nothing.
     #[arg(long, conflicts_with_all = ["cpu", "l1_cpu", "l2_cpu", "load_cpus"])]
     pub no_pin: bool,
-    /// Load: none, `polygons[:N[:POLICY:PRIO]]` (default polygons:1 at level 2's priority), or
-    /// cmd:'COMMAND'.
+    /// Load: none, `polygons[:N[:POLICY:PRIO]]` (default polygons:1 at level 2's priority: each
+    /// worker draws for 50 µs, then rests 10 µs, as the seed's Polygons gave the CPU back),
+    /// `hog[:N[:POLICY:PRIO]]` (the same, never yielding), or cmd:'COMMAND'.
     #[arg(long, default_value = "polygons", value_parser = |s: &str| s.parse::<latlab_rt::config::LoadSpec>())]
     pub load: latlab_rt::config::LoadSpec,
+    /// RT throttling while a real-time load or a sweep runs: lift (as root: sched_rt_runtime_us
+    /// -1 and the measured CPUs' fair server off for the run, restored afterwards; without root
+    /// the loaded rows are judged not comparable), or keep (measure with the kernel's hold).
+    #[arg(long, value_parser = choice::<latlab_rt::throttle::Throttling>(), default_value = latlab_rt::defaults::THROTTLING.name())]
+    pub rt_throttling: latlab_rt::throttle::Throttling,
     /// Leave /dev/cpu_dma_latency at the system default.
     #[arg(long)]
     pub no_dma_latency: bool,

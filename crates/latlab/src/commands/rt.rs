@@ -24,6 +24,7 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
         signal: c.signal,
         load: c.load.clone(),
         hold_cpu_dma_latency: !c.no_dma_latency,
+        throttling: c.rt_throttling,
         lock_memory: !c.no_mlock,
         strict,
         ..base

@@ -134,6 +134,10 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
         let _ = writeln!(o, "  (no experiment in this suite has a paper row)");
     } else {
         let _ = writeln!(o, "  {} (the studies: docs/studies.md)", latlab_core::verdict::tally(rows.iter().copied()));
+        for line in latlab_core::verdict::study_lines(rows.iter().copied()) {
+            let _ = writeln!(o, "  {line}");
+        }
+        let _ = writeln!(o);
     }
     for p in rows {
         let _ = writeln!(

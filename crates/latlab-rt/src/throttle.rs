@@ -1,0 +1,202 @@
+//! RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps: lifted for
+//! the run (as root), each change undone by the undo guard at the end of the run, on error,
+//! Ctrl-C or panic, and recorded; or kept (`--rt-throttling keep`) for users who want to see
+//! the kernel hold every real-time thread.
+//!
+//! Why: a real-time load that uses up the RT bandwidth (`sched_rt_runtime_us` of every
+//! `sched_rt_period_us`) makes the kernel hold every real-time thread on its CPU, level 1
+//! included, for the rest of the period; from Linux 6.12 the fair server (a deadline entity
+//! that runs the fair class for `runtime` of every `period` ns) does the same from the other
+//! side. Neither existed on the seed's CE, where "the load from Polygons had no effect on the
+//! interrupt-linked processing at all".
+
+use latlab_core::tune::change::{Undo, write_restoring};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What `latlab rt` does with RT throttling while a real-time load runs (`--rt-throttling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Throttling {
+    /// Lift it for the run (root), restore it afterwards.
+    Lift,
+    /// Leave the kernel's setting: loaded figures then show the throttling's hold.
+    Keep,
+}
+
+impl Throttling {
+    /// Every choice.
+    pub const ALL: [Throttling; 2] = [Throttling::Lift, Throttling::Keep];
+    /// The name on the command line and in records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Throttling::Lift => "lift",
+            Throttling::Keep => "keep",
+        }
+    }
+}
+
+impl latlab_core::experiment::Choice for Throttling {
+    fn names() -> Vec<&'static str> {
+        Throttling::ALL.map(Throttling::name).to_vec()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        Throttling::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// Where the knobs live (the real ones, or a test's directories).
+#[derive(Debug, Clone)]
+pub struct Knobs {
+    /// `/proc/sys/kernel/sched_rt_runtime_us`.
+    pub rt_runtime: PathBuf,
+    /// `/sys/kernel/debug/sched/fair_server` (one `cpuN/runtime` per CPU).
+    pub fair_server: PathBuf,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            rt_runtime: "/proc/sys/kernel/sched_rt_runtime_us".into(),
+            fair_server: "/sys/kernel/debug/sched/fair_server".into(),
+        }
+    }
+}
+
+/// How the run stands with RT throttling, for its rows and record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// No real-time load ran, or the kernel does not throttle: nothing to lift.
+    NotNeeded,
+    /// Lifted for the run; what was changed.
+    Lifted(Vec<String>),
+    /// Kept on purpose (`--rt-throttling keep`).
+    Kept,
+    /// It could not be lifted; why (and what to do).
+    Refused(String),
+}
+
+/// The outcome of [`lift`]: the guard that restores every change, what was changed, and what
+/// could not be (the RT runtime refused is `refused`; a fair server that cannot be reached is
+/// only noted, since the default load rests and leaves it nothing to do).
+pub struct Lifted {
+    /// Restores everything on drop.
+    pub undo: Undo,
+    /// What was changed, for the record.
+    pub changed: Vec<String>,
+    /// Why the RT runtime could not be lifted.
+    pub refused: Option<String>,
+    /// Notes on the fair server (not reachable, refused).
+    pub notes: Vec<String>,
+}
+
+/// Lift RT throttling (`sched_rt_runtime_us` = -1) and the fair server of `cpus` (runtime 0)
+/// where it can be reached. Each change is undone when the returned guard drops.
+pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
+    let mut undo = Undo::new();
+    let mut changed = Vec::new();
+    let mut notes = Vec::new();
+    let refused = match std::fs::read_to_string(&knobs.rt_runtime) {
+        Err(e) => Some(format!("{} cannot be read ({e})", knobs.rt_runtime.display())),
+        Ok(old) if old.trim() == "-1" => None,
+        Ok(old) => match write_restoring(&mut undo, &knobs.rt_runtime, "-1") {
+            Ok(()) => {
+                changed.push(format!("{}: {} → -1", knobs.rt_runtime.display(), old.trim()));
+                None
+            }
+            Err(e) => Some(format!("{e} (run as root, or `--rt-throttling keep` to measure with it)")),
+        },
+    };
+    if knobs.fair_server.is_dir() {
+        for c in cpus {
+            let p = knobs.fair_server.join(format!("cpu{c}")).join("runtime");
+            match std::fs::read_to_string(&p) {
+                Ok(old) if old.trim() == "0" => {}
+                Ok(old) => match write_restoring(&mut undo, &p, "0") {
+                    Ok(()) => changed.push(format!("{}: {} → 0", p.display(), old.trim())),
+                    Err(e) => notes.push(format!("the fair server of CPU {c} was left on: {e}")),
+                },
+                Err(e) => {
+                    notes.push(format!("the fair server of CPU {c} was left on: {} cannot be read ({e})", p.display()))
+                }
+            }
+        }
+    } else {
+        notes.push(format!(
+            "no fair server at {} (debugfs not mounted, or a kernel before 6.12): left as it is",
+            knobs.fair_server.display()
+        ));
+    }
+    Lifted { undo, changed, refused, notes }
+}
+
+/// Read back what `changed` names after the undo: the RT runtime as it was before.
+pub fn restored(knobs: &Knobs, before: &str) -> bool {
+    std::fs::read_to_string(&knobs.rt_runtime).is_ok_and(|now| now.trim() == before.trim())
+}
+
+/// The paths under a test root.
+pub fn knobs_under(root: &Path) -> Knobs {
+    Knobs { rt_runtime: root.join("sched_rt_runtime_us"), fair_server: root.join("fair_server") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifts_both_and_the_guard_puts_them_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = knobs_under(dir.path());
+        std::fs::write(&k.rt_runtime, "950000\n").unwrap();
+        for c in [0, 1] {
+            std::fs::create_dir_all(k.fair_server.join(format!("cpu{c}"))).unwrap();
+            std::fs::write(k.fair_server.join(format!("cpu{c}/runtime")), "50000000\n").unwrap();
+        }
+        let l = lift(&k, &[1]);
+        assert_eq!(l.refused, None);
+        assert_eq!(std::fs::read_to_string(&k.rt_runtime).unwrap(), "-1");
+        assert_eq!(std::fs::read_to_string(k.fair_server.join("cpu1/runtime")).unwrap(), "0");
+        // Only the measured CPU's server is touched.
+        assert_eq!(std::fs::read_to_string(k.fair_server.join("cpu0/runtime")).unwrap(), "50000000\n");
+        assert_eq!(l.changed.len(), 2, "{:?}", l.changed);
+        assert!(l.changed[0].ends_with("950000 → -1"), "{:?}", l.changed);
+        assert!(l.notes.is_empty());
+        drop(l);
+        assert!(restored(&k, "950000"));
+        assert_eq!(std::fs::read_to_string(k.fair_server.join("cpu1/runtime")).unwrap(), "50000000");
+    }
+
+    #[test]
+    fn a_panic_restores_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = knobs_under(dir.path());
+        std::fs::write(&k.rt_runtime, "950000").unwrap();
+        let k2 = k.clone();
+        let r = std::panic::catch_unwind(move || {
+            let _l = lift(&k2, &[0]);
+            assert_eq!(std::fs::read_to_string(&k2.rt_runtime).unwrap(), "-1");
+            panic!("mid-run");
+        });
+        assert!(r.is_err());
+        assert!(restored(&k, "950000"));
+    }
+
+    #[test]
+    fn refusals_and_absences_are_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = knobs_under(dir.path());
+        // No knob at all: refused, with the path.
+        let l = lift(&k, &[0]);
+        assert!(l.refused.as_deref().is_some_and(|r| r.contains("sched_rt_runtime_us")), "{:?}", l.refused);
+        assert!(l.notes[0].contains("no fair server"), "{:?}", l.notes);
+        // Already lifted: nothing to change, nothing refused.
+        std::fs::write(&k.rt_runtime, "-1\n").unwrap();
+        let l = lift(&k, &[0]);
+        assert_eq!((l.refused, l.changed.len()), (None, 0));
+        // A knob that cannot be written (a directory in its place) is refused with advice.
+        let k = Knobs { rt_runtime: dir.path().to_path_buf(), ..k };
+        let l = lift(&k, &[0]);
+        assert!(l.refused.is_some());
+    }
+}

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version tag written into every JSON export (`"schema"`), bumped on incompatible changes.
-pub const SCHEMA: &str = "latlab.run/4";
+pub const SCHEMA: &str = "latlab.run/5";
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

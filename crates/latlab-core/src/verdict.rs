@@ -149,8 +149,12 @@ impl Judgement {
 
     /// The row measures back a value latlab configured (`configured`): the check's own
     /// outcome (`check`, judged by any rule above) goes into the basis, with "passes" or
-    /// "FAILS", and the verdict says it is not a finding about the machine.
+    /// "FAILS", and the verdict says it is not a finding about the machine. A check that could
+    /// not run at all stays not comparable.
     pub fn self_check(configured: &str, check: Judgement) -> Self {
+        if check.verdict == Verdict::NotComparable {
+            return check;
+        }
         let passed = check.verdict == Verdict::Reproduced;
         let outcome = if passed { "passes" } else { "FAILS (latlab is broken)" };
         Judgement {
@@ -165,6 +169,9 @@ impl Judgement {
     /// The row comes from virtual time or a deterministic model (`model`), the same on every
     /// machine; `check` says whether the model gives the seed's figure.
     pub fn simulated(model: &str, check: Judgement) -> Self {
+        if check.verdict == Verdict::NotComparable {
+            return check;
+        }
         let passed = check.verdict == Verdict::Reproduced;
         let outcome = if passed { "agrees with the seed" } else { "disagrees with the seed" };
         Judgement {

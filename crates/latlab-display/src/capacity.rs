@@ -769,7 +769,7 @@ fn record(
         }
     }
     let fill = |k: UserKind| per_kind.iter().find(|p| p.0 == k).map(|p| ten / (p.1 + p.2).max(1.0));
-    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted the same way from its traces)";
+    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted bytes on the link with TCP/IP and Ethernet headers: its 232 B per keystroke predicts the 1.56 KB/s it measured; payload alone is about half)";
     // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
     // what the here side counts and its decimals, the quantity judged, why it may differ).
     let rows = [
@@ -819,7 +819,11 @@ fn record(
             paper_value: paper.into(),
             here_value: format!("{n:.decimals$} {who}"),
             note: format!("{method} (capacity.kind.{}.down_bytes_per_s)", kind.name()),
-            judgement: Judgement::within_factor(n, paper_n, factor, why).of(quantity),
+            // The bytes come from latlab's own deterministic workloads: the same on every machine.
+            judgement: Judgement::simulated(
+                "users per link from latlab's workload bytes, the same on every machine",
+                Judgement::within_factor(n, paper_n, factor, why).of(quantity),
+            ),
         });
     }
     if !per_session_kib.is_empty() {
@@ -831,14 +835,10 @@ fn record(
             paper_value: "2,212 KB cold to 3,244 KB warm".into(),
             here_value: format!("{per:.0} KiB of server PSS per session (the most of any level)"),
             note: "latlab's server keeps, per session, its canvas, framebuffer and encoder state (capacity.nN.server_pss_per_session); the seed counted a whole Windows login's processes".into(),
-            judgement: Judgement::within_range(
-                per,
-                2212.0,
-                3244.0,
-                2.0,
-                "a latlab session is one screen's buffers and an encoder, not a Windows login's five processes",
-            )
-            .of("PSS per session"),
+            // A latlab session is not a Windows login: nothing here measures what the seed did.
+            judgement: Judgement::not_comparable(&format!(
+                "a latlab session is one screen's buffers and an encoder, not NT 4.0's five login processes; {per:.0} KiB against the seed's 2,212–3,244 KB says nothing about this machine"
+            )),
         });
     }
 }

@@ -801,13 +801,18 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             note: format!(
                 "{method}; Page Down from key to the whole new page equal on the client's screen (latency.{name}.page.bytes_per_ms); the time includes encoding, the TCP/IP headers' time on the link and the client's decode; the bytes are the update's payload"
             ),
-            judgement: Judgement::within_factor(
-                per_ms,
-                rate,
-                2.0,
-                "the update's time includes the server's encoding and the client's decoding and TCP's start after idle, not only the link",
-            )
-            .of("bytes per ms"),
+            // The link is latlab's HTB shaper at the rate latlab set: the row measures back
+            // that rate (the seed's own figure is arithmetic from the link rate too).
+            judgement: Judgement::self_check(
+                &format!("the HTB shaper latlab set to {name}"),
+                Judgement::within_factor(
+                    per_ms,
+                    rate,
+                    2.0,
+                    "the update's time includes the server's encoding and the client's decoding and TCP's start after idle, not only the link",
+                )
+                .of("bytes per ms"),
+            ),
         });
     }
 }

@@ -365,7 +365,18 @@ pub fn analyze(t: &BootTrace) -> Analysis {
         (Format::CriticalChain, _) => t.chain.first().and_then(|s| s.ended_ms).unwrap_or(0.0),
         // Until every service was ready: the boot's own window.
         (Format::Measured, _) => t.services.iter().filter_map(|s| s.ended_ms).fold(0.0, f64::max),
-        _ => t.services.iter().map(|s| s.duration_ms).sum(),
+        // The seed's figure is a span, first start to last ready (its XML's 8,531–13,146 ms):
+        // where the trace has the times, the span; a bare list of durations (blame) can only
+        // be summed, which overstates a parallel boot.
+        _ => {
+            let starts = t.services.iter().filter_map(|s| s.started_ms).fold(f64::INFINITY, f64::min);
+            let ends = t.services.iter().filter_map(|s| s.ended_ms).fold(f64::NEG_INFINITY, f64::max);
+            if starts.is_finite() && ends.is_finite() && ends >= starts {
+                ends - starts
+            } else {
+                t.services.iter().map(|s| s.duration_ms).sum()
+            }
+        }
     };
     let critical_path = match t.format {
         Format::CriticalChain => t.chain.iter().rev().filter(|s| s.duration_ms > 0.0).cloned().collect(),

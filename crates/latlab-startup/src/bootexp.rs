@@ -56,21 +56,20 @@ fn reader_check_row() -> latlab_core::record::PaperRow {
         seed: "004".into(),
         figure: "boot trace reader: the seed's own xperf excerpt read back".into(),
         paper_setting: "the xperf -a boot XML excerpt printed in the seed, bundled".into(),
-        paper_value: "autoStartDuration 4,614 ms (8,531–13,146); PlugPlay 621 ms the slowest".into(),
+        paper_value:
+            "autoStartDuration 4,614 ms (8,531–13,146, first start to last ready); PlugPlay \"took 621ms to start\""
+                .into(),
         here_value: here,
         note: "a check of latlab's reader, not a measurement of any machine: the seed's figures must come back".into(),
-        judgement: if right {
-            Judgement::not_comparable(
-                "a check of the reader on the seed's own data, which it passed; no machine was measured",
-            )
-        } else {
+        judgement: Judgement::self_check(
+            "latlab's xperf reader on the seed's own excerpt",
             Judgement::finding(
-                false,
+                right,
                 "the reader gives the seed's own figures from the seed's excerpt",
-                "other figures",
+                if right { "the same figures" } else { "other figures" },
                 "the xperf reader is wrong",
-            )
-        },
+            ),
+        ),
     }
 }
 
@@ -91,11 +90,11 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
             seed: "004".into(),
             figure: "boot trace: services auto-start".into(),
             paper_setting: "Windows Embedded Standard 7, xperf -a boot".into(),
-            paper_value: "autoStartDuration 4,614 ms (8,531–13,146); PlugPlay 621 ms the slowest".into(),
+            paper_value: "autoStartDuration 4,614 ms (8,531–13,146, first start to last ready); PlugPlay \"took 621ms to start\"".into(),
             here_value: format!(
                 "{ms:.0} ms of service start time (systemd-analyze blame); slowest {slowest} {slowest_ms:.0} ms"
             ),
-            note: "this machine's last boot: systemd's per-unit activation times summed, as xperf's autoStartDuration sums the services'; another OS and another boot".into(),
+            note: "this machine's last boot: systemd's per-unit activation times summed (blame gives no start times, so no span); xperf's autoStartDuration is a span, first start to last ready, which a sum of parallel units overstates; another OS and another boot".into(),
             judgement: latlab_core::verdict::Judgement::within_factor(
                 ms,
                 4614.0,

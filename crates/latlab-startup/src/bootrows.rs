@@ -89,7 +89,7 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
             if off { "Superfetch would be off" } else { "Superfetch would be on" },
             sig(gain)
         ),
-        note: "read as 8 MB/s, the larger reading of the seed's Mb; the gain is the cold boot over the cold + prefetch boot".into(),
+        note: "the seed's Mb is megabits: 1 MB/s; the gain is the cold boot over the cold + prefetch boot".into(),
         judgement: if off {
             Judgement::finding(
                 gain < 1.1,

@@ -79,10 +79,9 @@ pub const RANDREAD_FILE_MIB: usize = 64;
 pub const RANDREAD_MAX_READS: u64 = 4_000;
 /// See [`RANDREAD_FILE_MIB`].
 pub const RANDREAD_MAX_MS: u64 = 1_000;
-/// Seed 004: Superfetch is turned off where random reads exceed "about 8 Mb/second". The
-/// seed writes Mb; read as megabytes, the larger of the two readings (8 MB/s against 1 MB/s),
-/// so a device above it is above both.
-pub const SUPERFETCH_OFF_ABOVE_BYTES_PER_S: f64 = 8e6;
+/// Seed 004: Superfetch is turned off where random reads exceed "about 8 Mb/second": Mb is
+/// megabits, so 1 MB/s (8 × 10⁶ bits ÷ 8).
+pub const SUPERFETCH_OFF_ABOVE_BYTES_PER_S: f64 = 8e6 / 8.0;
 /// Launch plans the preload library keeps: 123, the number the seed's Superfetch kept ("up
 /// to 123 process launch plans").
 pub const PRELOAD_CAPACITY: usize = 123;

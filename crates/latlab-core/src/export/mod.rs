@@ -292,7 +292,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/4");
+        assert_eq!(v["schema"], "latlab.run/5");
     }
 
     #[test]

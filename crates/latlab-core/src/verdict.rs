@@ -289,7 +289,10 @@ pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRo
         let mut out: Vec<String> = Vec::new();
         for r in v.iter().filter(|r| r.judgement.verdict == want) {
             // The figure's name without what its value lists ("…: max / min / jitter").
-            let name = r.figure.split(": ").next().unwrap_or(&r.figure).to_string();
+            let name = match r.figure.split_once(": ") {
+                Some((head, tail)) if tail.contains(" / ") => head.to_string(),
+                _ => r.figure.clone(),
+            };
             if !out.contains(&name) {
                 out.push(name);
             }

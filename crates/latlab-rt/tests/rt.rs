@@ -62,11 +62,14 @@ fn a_whole_run_is_named_counted_and_consistent() {
     assert!(r.get_metric("sweep.max_rate_hz").is_some());
     let sweep = r.tables.iter().find(|t| t.name == "rt.sweep").unwrap();
     assert!(!sweep.rows.is_empty() && sweep.rows.len() <= 2);
-    // Paper rows: Figure 11 for each level and phase; Figure 8's three, and MF-APP unloaded
+    // Paper rows: Figure 11 for each level and phase against CE 3.0 and CE .NET apart;
+    // Figure 6a from the unloaded phase; Figure 8's three, and MF-ISR and MF-APP unloaded
     // against loaded from the sweep run first without the load.
-    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 11")).count(), 4);
-    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 8")).count(), 4);
+    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 11")).count(), 8);
+    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 6a")).count(), 1);
+    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 8")).count(), 5);
     assert!(r.paper.iter().any(|p| p.figure == "Fig. 8, MF-APP unloaded → loaded"));
+    assert!(r.paper.iter().any(|p| p.figure == "Fig. 8, MF-ISR unloaded → loaded"));
     assert!(r.get_metric("sweep.unloaded.max_rate_hz").is_some());
     // The cyclictest histogram has one column per phase and level.
     let h = out.cyclictest_histogram();

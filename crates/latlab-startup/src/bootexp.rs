@@ -271,7 +271,9 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert!(rows[0].figure.starts_with("boot trace reader"), "{}", rows[0].figure);
         assert_eq!(rows[0].here_value, "read back: autoStartDuration 4614 ms; slowest PlugPlay 621 ms");
-        assert_eq!(rows[0].judgement.verdict, latlab_core::verdict::Verdict::NotComparable);
+        // A self-check that passes, never a finding about the machine.
+        assert_eq!(rows[0].judgement.verdict, latlab_core::verdict::Verdict::SelfCheck);
+        assert_eq!(rows[0].judgement.check_passed, Some(true));
         // The excerpt's figures are not this machine's: renamed.
         assert!(rec.get_metric("boot.autostart_ms").is_none());
         assert_eq!(rec.get_metric("boot.reader_check.autostart_ms").map(|m| m.value.as_f64()), Some(4614.0));

@@ -56,7 +56,7 @@ impl UserKind {
 
     fn workload(self) -> WorkloadKind {
         match self {
-            UserKind::Typist => WorkloadKind::Typing { wpm: crate::defaults::LATENCY_WPM },
+            UserKind::Typist => WorkloadKind::Typing { wpm: crate::defaults::CAPACITY_WPM },
             UserKind::Menu => WorkloadKind::Menu,
             UserKind::Scroller => WorkloadKind::Scroll,
             UserKind::Banner => WorkloadKind::from_name("banner_ticker").expect("a workload"),
@@ -389,7 +389,7 @@ fn run_sessions(
                 };
                 if kind == UserKind::Typist {
                     let tc = TypistConfig {
-                        wpm: crate::defaults::LATENCY_WPM,
+                        wpm: crate::defaults::CAPACITY_WPM,
                         seconds,
                         pages: 0,
                         key_timeout_ms: crate::defaults::LATENCY_KEY_TIMEOUT_MS,
@@ -780,7 +780,7 @@ fn record(
             "on the order of 100 users",
             100.0,
             3.0,
-            format!("typists at {} wpm", crate::defaults::LATENCY_WPM),
+            format!("typists at {} wpm", crate::defaults::CAPACITY_WPM),
             0,
             "typists per 10 Mbit/s",
             "latlab's editor sends a glyph and a caret per key with orders and a cache; Word 97 redrew more per key",

@@ -148,7 +148,11 @@ pub const NOTICEABLE_MS: u64 = 100;
 /// whatever arrives. Seed 000's projector default (2 KB, waiting up to a frame) would hold a
 /// key's few hundred bytes for up to 20 ms.
 pub const LATENCY_RCV_THRESHOLD: usize = 1;
-/// The user mix of `display capacity`: seed 003's office — typists at 75 wpm, with an
+/// Typing speed of `display capacity`'s typists: 100 wpm, the rate of seed 003's display
+/// figures ("For a user typing at 100wpm, Word generated 6.26KBps") from which it reckons "on
+/// the order of 100 users" per 10 Mbit/s.
+pub const CAPACITY_WPM: u32 = 100;
+/// The user mix of `display capacity`: seed 003's office — typists at 100 wpm, with an
 /// occasional user in the menus and one scrolling (8 : 1 : 1).
 pub const CAPACITY_MIX: &str = "typist=8,menu=1,scroller=1";
 /// Session counts of the ramp: doubling from one to 64 (seed 003 reasons about 5, 10 and 100

@@ -716,12 +716,14 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
                 sig(100.0 * k.over_threshold)
             ),
             note: format!("{method}; see latency.{key}.p95 and latency.{key}.over_threshold"),
-            judgement: Judgement::finding(
-                p95_ms(k) > 100.0,
-                "typing over an unloaded 10 Mbit/s link is noticeably sluggish (p95 over 100 ms)",
-                &format!("p95 {} ms", sig(p95_ms(k))),
-                "today's server encodes a key's update and the client draws it in well under a millisecond of CPU; the study's 1999 server and client did not",
-            ),
+            // The seed compares remote with local, subjectively; the 100 ms figure is a cited
+            // threshold, not its finding. latlab has no local-console measurement to set beside
+            // the remote one yet, so the row reports the remote figure and judges nothing.
+            judgement: Judgement::not_comparable(&format!(
+                "the seed's finding is remote against local at the console (\"noticeably more sluggish\", subjective), and latlab measures no local typing to compare with; the remote p95 here is {} ms, {} the cited 100 ms threshold",
+                sig(p95_ms(k)),
+                if p95_ms(k) > 100.0 { "over" } else { "under" }
+            )),
         });
     }
     // Figure 5 through the pipeline.

@@ -179,13 +179,12 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
                     sig(100.0 * base.lost_fraction())
                 ),
                 note: format!("CPU {cpu}, gaps over {} ns", cfg.threshold_ns),
-                judgement: Judgement::within_factor(
-                    100.0 * more,
-                    71.0,
-                    2.0,
-                    &format!("`{cmd}` is not NT 4.0 TSE: the extra activity is whatever it does while idle"),
-                )
-                .of("extra lost time"),
+                // The seed set a whole OS (TSE) against another (Workstation); a command beside
+                // this machine's idle is a different comparison, measured by the same method.
+                judgement: Judgement::not_comparable(&format!(
+                    "the seed compares two operating systems idle; here `{cmd}` is compared with this machine's idle by the same lost-time method, which shows the method, not a reproduction ({:+.1} % against the seed's +71 %)",
+                    100.0 * more
+                )),
             });
         }
     }

@@ -141,7 +141,8 @@ impl Child {
 /// What a child does once told to go.
 #[derive(Clone, Copy)]
 enum Role {
-    /// Map and touch `bytes`, answer `r`; then for each `k` read every page and answer `k`.
+    /// Map and touch `bytes`, answer `r`; then for each `k` read a fixed set of its pages
+    /// ([`crate::mem::key_stride`]) and answer `k`.
     Server { bytes: usize },
     /// Map `bytes` and write to every page, round and round, until killed.
     Hog { bytes: usize },
@@ -165,6 +166,10 @@ fn fork_child(role: Role) -> std::io::Result<Child> {
         return Err(e);
     }
     let parent = nix::unistd::getpid().as_raw();
+    // Worked out before the fork: the child does only system calls and memory accesses.
+    let stride = match role {
+        Role::Server { bytes } | Role::Hog { bytes } => crate::mem::key_stride(bytes.max(PAGE)),
+    };
     // SAFETY: the child branch calls only async-signal-safe system calls and volatile
     // accesses to memory it mapped itself, and leaves only through _exit.
     let pid = unsafe { libc::fork() };
@@ -211,7 +216,7 @@ fn fork_child(role: Role) -> std::io::Result<Child> {
                         let mut i = 0;
                         while i < bytes {
                             std::ptr::read_volatile(p.add(i));
-                            i += PAGE;
+                            i += stride;
                         }
                         let k = b'k';
                         libc::write(wr, &k as *const u8 as *const libc::c_void, 1);

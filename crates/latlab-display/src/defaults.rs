@@ -42,9 +42,21 @@ pub const TYPING_WPM: u32 = 100;
 /// Characters per word when typing: 5.29, the count seed 003 assumes ("If we assume 5.29
 /// characters per word"); 100 wpm is then a key every 113 ms.
 pub const CHARS_PER_WORD: f64 = 5.29;
-/// The slower client seed 000 measured, as a fraction of its fast one: 233 MHz of 1.8 GHz,
-/// 0.13 (the suite's pipeline run emulates it; the paper row compares the swept speed nearest).
-pub const PAPER_SLOW_CLIENT: f64 = 0.13;
+/// Seed 000's fast client, 1.8 GHz, in MHz: the unit of the calibrated client speeds.
+pub const PAPER_FAST_MHZ: f64 = 1800.0;
+/// Seed 000's slow client, 233 MHz ("the CPU is never idle").
+pub const PAPER_SLOW_MHZ: f64 = 233.0;
+/// How busy seed 000's 1.8 GHz CEPC was at the slide show's peak: "the CPU is idle about 50
+/// percent of the time". `display pipeline` calibrates its emulated client so that, at this
+/// machine's measured cost, the 1.8 GHz-equivalent is this busy with latlab's slide show; the
+/// other speeds scale from it by MHz.
+pub const PAPER_FAST_BUSY: f64 = 0.5;
+/// Client speeds swept, in MHz of the seed's CEPC: its two clients, its "about 800 MHz"
+/// minimum, the 300–400 MHz of the projectors of the day.
+pub const PIPELINE_CLIENT_MHZ: [f64; 5] = [1800.0, 800.0, 400.0, 300.0, 233.0];
+/// A client keeps up when it drops at most this share of frames (the seed's "frame dropping
+/// and jittering were noticeable" on the slow ones; one frame in a hundred is not).
+pub const PIPELINE_KEEPS_UP_DROPPED: f64 = 0.01;
 /// Caret blink half-period (the time to invert it): 200 ms, the fastest notch of Windows 98's
 /// keyboard control panel ("blinks 5 times per second", Microsoft KB Q247054). Seed 003's
 /// 0.50 KB/s caret was measured "at the maximum blink rate"; Windows' default is 530 ms.

@@ -22,11 +22,6 @@ pub const BANNER_CELLS_PER_FRAME: usize = 8;
 /// Share of the 64×64 cache the banner's loop fills in `display cache`: 95 %, so it fits
 /// alone beside the page's few other cells, as the seed's banner did.
 pub const BANNER_CACHE_SHARE: f64 = 0.95;
-/// Why the banner + ticker runs keep latlab's 16 bpp geometry rather than the seed's 8 bpp
-/// one: at 8 bpp with the seed's 600/300/262 cells (31 banner frames) the pair cost only
-/// 1.02× the sum of the two alone when measured, against 2.7× at 16 bpp, for a reason not
-/// yet found; the seed's own pair ran at 8 bpp. An open difference (issue #16).
-pub const BANNER_GEOMETRY_NOTE: &str = "at the seed's 8 bpp geometry the pair cost 1.02× the sum alone when measured, for a reason not yet found: an open difference";
 /// How much LRU's rate must rise over its rate at the smallest swept frame count for
 /// `display cache` to say the cliff is there: 1.5×. Below the capacity the rate is flat (the
 /// page's own traffic, on virtual time); past it every frame misses, which adds at least half

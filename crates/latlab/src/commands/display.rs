@@ -28,6 +28,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                 codec: c.codec,
                 banner_ticker: !c.no_banner,
                 banner_geometry: d.banner_geometry,
+                banner_aside: d.banner_aside,
             };
             measure::<DisplayCache>(db, cfg)
         }

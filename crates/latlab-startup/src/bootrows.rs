@@ -49,10 +49,14 @@ pub fn autostart_row(rec: &mut RunRecord, spec: &BootSpec, runs: &[Vec<BootTimes
         seed: "004".into(),
         figure: "boot: services auto-start, this machine's boot measured".into(),
         paper_setting: "Windows Embedded Standard 7's services on 2010 hardware, xperf -a boot".into(),
-        paper_value: "autoStartDuration 4,614 ms (8,531–13,146); PlugPlay 621 ms the slowest".into(),
+        paper_value: "autoStartDuration 4,614 ms (8,531–13,146, first start to last ready); PlugPlay \"took 621ms to start\"".into(),
         here_value: format!(
-            "{} ({source} boot, {n} services, {state} median): every service ready at {}, the target at {}",
-            if source == "built-in" { "latlab's built-in" } else { "this" },
+            "{} ({n} services, {state} median): every service ready at {}, the target at {}",
+            if source == "built-in" {
+                "latlab's built-in synthetic boot".to_string()
+            } else {
+                format!("the boot of {source}")
+            },
             ms_text(all.p50),
             ms_text(target.p50)
         ),

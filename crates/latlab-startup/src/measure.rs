@@ -316,8 +316,17 @@ pub fn builtin(
     let m = measure(&mcfg, &plan, progress)?;
     let mut mrec = measure_run(&mcfg, &plan, &m);
     mrec.config("builtin", describe_fixture(&spec));
+    name_synthetic(&mut mrec, "latlab's built-in synthetic application");
     drop(fx);
     Ok(vec![rec, mrec])
+}
+
+/// Say in every paper row's "here" that what was measured is latlab's own stand-in (`what`),
+/// not an application or boot of the user's.
+pub fn name_synthetic(rec: &mut RunRecord, what: &str) {
+    for p in rec.paper.iter_mut() {
+        p.here_value = format!("{what}: {}", p.here_value);
+    }
 }
 
 /// One line on the built-in launch's shape.

@@ -340,6 +340,7 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
             .of("start-time ratio without/with the preloader"),
         });
     }
+    crate::measure::name_synthetic(rec, "latlab's built-in synthetic applications");
 }
 
 #[cfg(test)]

@@ -111,6 +111,9 @@ pub struct Opened {
     pub comm: String,
     /// Its pages resident in the page cache at that open (before the opener read anything).
     pub resident_before: u64,
+    /// When the open was seen (`CLOCK_MONOTONIC`, ns): the opener waits for the answer, so
+    /// this is within microseconds of the open.
+    pub at_ns: u64,
 }
 
 /// Whether an opened path is a regular file not seen before (and note it as seen).
@@ -138,6 +141,7 @@ fn keep_opened(
     fd: std::os::fd::BorrowedFd,
 ) {
     if first_open(seen, &link) {
+        let at_ns = latlab_core::clock::monotonic_now();
         let comm =
             std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim().to_string()).unwrap_or_default();
         let resident_before = fd
@@ -145,7 +149,7 @@ fn keep_opened(
             .ok()
             .and_then(|o| crate::pagecache::resident_pages(&std::fs::File::from(o)).ok())
             .unwrap_or(0);
-        out.push(Opened { path: link, pid, comm, resident_before });
+        out.push(Opened { path: link, pid, comm, resident_before, at_ns });
     }
 }
 

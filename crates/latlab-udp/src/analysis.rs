@@ -31,6 +31,9 @@ pub struct Trace {
     pub refl_rx: Vec<i64>,
     /// Reflector's send time (reflector realtime).
     pub refl_tx: Vec<i64>,
+    /// How long each `sendto` took, from the call to its return (ns; 0 = not sent): the
+    /// seed's time "from invoking the SendToAsync method to receive the Completed event".
+    pub send_call: Vec<i64>,
     /// Replies received more than once.
     pub duplicates: u64,
     /// Sender and reflector read the same clock (loopback), so one-way delay is absolute.
@@ -50,6 +53,7 @@ impl Trace {
             rx_client: prefaulted(n),
             refl_rx: prefaulted(n),
             refl_tx: prefaulted(n),
+            send_call: prefaulted(n),
             duplicates: 0,
             same_clock,
         }

@@ -65,6 +65,7 @@ struct Shared {
     rx_client: Slots,
     refl_rx: Slots,
     refl_tx: Slots,
+    send_call: Slots,
     /// Packets sent so far (published after their slots).
     sent: AtomicU64,
 }
@@ -72,7 +73,15 @@ struct Shared {
 impl Shared {
     fn new(n: usize) -> Self {
         let z = || Slots::new(n, 0);
-        Self { sent_mono: z(), sent_wall: z(), rx_client: z(), refl_rx: z(), refl_tx: z(), sent: AtomicU64::new(0) }
+        Self {
+            sent_mono: z(),
+            sent_wall: z(),
+            rx_client: z(),
+            refl_rx: z(),
+            refl_tx: z(),
+            send_call: z(),
+            sent: AtomicU64::new(0),
+        }
     }
     /// The first `n` packets as a trace.
     fn trace(&self, n: usize, cfg: &ProbeConfig, start: u64) -> Trace {
@@ -82,6 +91,7 @@ impl Shared {
         t.rx_client = self.rx_client.snapshot(n);
         t.refl_rx = self.refl_rx.snapshot(n);
         t.refl_tx = self.refl_tx.snapshot(n);
+        t.send_call = self.send_call.snapshot(n);
         t
     }
 }
@@ -199,9 +209,11 @@ pub fn run_watched(
             p.sent_wall_ns = wall;
             p.prev_gap_ns = if prev == 0 { 0 } else { t - prev };
             wire::encode(&p, &mut buf, key);
+            let called = clock.now();
             if sock.send_to(&buf, cfg.target).is_err() {
                 counts.send_errors += 1;
             }
+            sh.send_call.set(k, clock.now().saturating_sub(called) as i64);
             if t > planned + cfg.interval_ns {
                 counts.timer_missed += 1;
             }

@@ -126,6 +126,9 @@ pub const TYPIST_PRIORITY: i32 = 50;
 pub const LATENCY_CONDITIONS: [&str; 7] = ["unloaded", "cpu", "mem", "10mbit", "1mbit", "56kbit", "10mbit_bulk"];
 /// Typing speed of `display latency`: seed 003's typist at "approximately 75wpm".
 pub const LATENCY_WPM: u32 = 75;
+/// Typing speed of `display latency`'s CPU-load condition, seed 003's Figure 5: a key held
+/// down, "engaging character repeat at a rate of 20cps": 20 × 60 ÷ 5.29 ≈ 227 words a minute.
+pub const FIGURE5_WPM: u32 = 227;
 /// Seconds of typing per condition: 20 s at 75 wpm is 132 keys, enough for a p95 and a p99
 /// (of about 110 visible keys) per condition while the sweep stays near three minutes.
 pub const LATENCY_SECONDS: f64 = 20.0;

@@ -804,7 +804,7 @@ fn paper_rows(
                 bound.clone(),
                 Judgement::finding(
                     false,
-                    "the client needs about 800 MHz to keep up",
+                    "the client needs about 800 MHz to keep up (within 2×)",
                     &bound,
                     "latlab's slide show and codecs load the client differently",
                 ),

@@ -176,7 +176,7 @@ pub fn rows(
                     if ls.missed > 0 {
                         let j = Judgement::finding(
                             false,
-                            "every pulse served",
+                            &format!("every pulse served (held to ≤ {} % missed)", sig(threshold * 100.0)),
                             &format!("{} of {} missed", ls.missed, ls.missed),
                             &why,
                         );

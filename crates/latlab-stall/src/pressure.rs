@@ -431,7 +431,7 @@ fn record(rec: &mut RunRecord, cfg: &PressureConfig, levels: &[Level]) {
         ),
         judgement: Judgement::finding(
             as_.p50 > 10 * bs.p50.max(1),
-            "the warm start is many times slower above 100 % demand than below",
+            "the warm start is many times slower above 100 % demand than below (held to ≥ 10×)",
             &format!("{:.0}× slower", as_.p50 as f64 / bs.p50.max(1) as f64),
             "the server's pages stayed in memory: the kernel reclaimed the hog's instead",
         ),

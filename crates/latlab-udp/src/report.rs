@@ -365,7 +365,10 @@ fn paper_rows(rec: &mut RunRecord, cfg: &UdpConfig, b: &analysis::BurstReport, p
             ),
             None => Judgement::finding(
                 b.detected(),
-                "the receiver gets the packets in bursts, not at the interval they were sent",
+                &format!(
+                    "the receiver gets the packets in bursts, not at the interval they were sent (held to two bursts or more and ≥ {} % of gaps coalesced)",
+                    sig(100.0 * analysis::MIN_COALESCED_RATIO)
+                ),
                 &if b.detected() {
                     format!("{:.0} % of gaps coalesced", b.coalesced_ratio() * 100.0)
                 } else {

@@ -124,6 +124,10 @@ pub const TYPIST_PRIORITY: i32 = 50;
 /// Ethernet, 1 Mbit/s, its 56 kbit/s modem example, and 10 Mbit/s with competing bulk
 /// transfers as in its Figure 6.
 pub const LATENCY_CONDITIONS: [&str; 7] = ["unloaded", "cpu", "mem", "10mbit", "1mbit", "56kbit", "10mbit_bulk"];
+/// Key repeat of the scrolling workload: Page Down every 50 ms (20 a second), the repeat rate
+/// seed 003 measured for a held key ("character repeat at a rate of 20cps"); its scrolling
+/// test held Page Down.
+pub const SCROLL_REPEAT_MS: u64 = 50;
 /// Typing speed of `display latency`: seed 003's typist at "approximately 75wpm".
 pub const LATENCY_WPM: u32 = 75;
 /// Typing speed of `display latency`'s CPU-load condition, seed 003's Figure 5: a key held

@@ -330,8 +330,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             "scrolling a document, display",
             "Word 59.24 KB/s, WordPerfect 192.54 KB/s",
             (59.24, 192.54),
-            "ScrBlt plus the uncovered band; bytes on the link",
-            "latlab's document scrolls three lines a wheel notch; the seed does not say how fast Word was scrolled",
+            "Page Down held on key repeat (20 a second, the repeat rate the seed measured), each key a new page of text; bytes on the link",
+            "latlab's page is its own text drawn from cached glyphs; the seed's Word and WordPerfect pages, in Page Layout view with small tables, drew differently (Word 3× more economically than WordPerfect)",
             false,
         ),
         (
@@ -348,8 +348,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             "Bezier screensaver, display",
             "96.42 KB/s",
             (96.42, 96.42),
-            "line-drawn curves sent as bitmap tiles; bytes on the link",
-            "latlab's curves, their count and speed are its own; the seed's is a pixel-wide loop of 10 Bézier curves, bent and twisted as it moves",
+            "a pixel-wide closed loop of 10 cubic Bézier curves whose points each move, so it bends and twists as it travels, with a trail of 8; line-drawn, sent as bitmap tiles; bytes on the link",
+            "latlab sends the changed tiles as bitmaps, where TSE may have sent line primitives (the seed could not tell); the loop's speed and trail are latlab's",
             false,
         ),
     ];

@@ -395,22 +395,20 @@ impl Workload for Document {
                 }
             }
             Mode::Scroll => {
-                // Three lines every 200 ms: one wheel notch.
+                // Page Down held on key repeat, as the seed's user scrolled: a key every
+                // SCROLL_REPEAT_MS, each moving the view a page (the rows shown, less one kept
+                // for context) and redrawing every row.
                 while self.next_ms <= t {
-                    self.next_ms += 200;
-                    let k = 3;
-                    let b = self.body;
-                    let inner = Area::new(b.x, b.y + 4, b.w, self.rows() * LINE_H);
-                    let dy = k * LINE_H;
-                    let dst = Area::new(inner.x, inner.y, inner.w, inner.h - dy);
-                    c.copy(dst, inner.x, inner.y + dy);
-                    out.copies.push(CopyHint { dst, sx: inner.x, sy: inner.y + dy });
-                    self.top += k;
-                    for j in self.rows() - k..self.rows() {
+                    self.next_ms += crate::defaults::SCROLL_REPEAT_MS;
+                    let rows = self.rows();
+                    self.top += rows.saturating_sub(1).max(1);
+                    for j in 0..rows {
                         let l = self.lines[(self.top + j) % self.lines.len()].clone();
                         self.text_line(c, j, &l);
                     }
-                    out.input.push(Input::Button { flags: 0x0200 | 0x78, x: 500, y: 400 });
+                    let code = crate::editor::PAGE_DOWN;
+                    out.input.push(Input::Key { code, up: false });
+                    out.input.push(Input::Key { code, up: true });
                 }
             }
             Mode::Menu => {
@@ -612,9 +610,16 @@ impl Workload for BannerTicker {
 
 // ---- the Bézier screensaver -------------------------------------------------------------
 
+/// Curves in the screensaver's loop: seed 003's "Beziers" screensaver "draws a pixel-wide
+/// loop composed of 10 bezier curves", "continuously bent and twisted as it is translated
+/// across the screen".
+const BEZIER_CURVES: usize = 10;
+
 struct Screensaver {
-    pts: [(f32, f32, f32, f32); 4],
-    trail: Vec<[(f32, f32); 4]>,
+    /// 3 points per curve (its start and two controls; the next curve's start ends it), each
+    /// with its velocity: the loop closes on itself.
+    pts: Vec<(f32, f32, f32, f32)>,
+    trail: Vec<Vec<[(f32, f32); 4]>>,
     started: bool,
     next_ms: u64,
 }
@@ -622,11 +627,17 @@ struct Screensaver {
 impl Screensaver {
     fn new(seed: u64) -> Self {
         let mut r = Rng::new(seed);
-        let mut p = [(0.0, 0.0, 0.0, 0.0); 4];
-        for q in &mut p {
-            *q = (r.below(600) as f32, r.below(400) as f32, r.below(7) as f32 - 3.5, r.below(7) as f32 - 3.5);
-        }
-        Self { pts: p, trail: Vec::new(), started: false, next_ms: 0 }
+        let pts = (0..3 * BEZIER_CURVES)
+            .map(|_| (r.below(600) as f32, r.below(400) as f32, r.below(7) as f32 - 3.5, r.below(7) as f32 - 3.5))
+            .collect();
+        Self { pts, trail: Vec::new(), started: false, next_ms: 0 }
+    }
+
+    /// The loop's curves now.
+    fn curves(&self) -> Vec<[(f32, f32); 4]> {
+        let n = self.pts.len();
+        let at = |i: usize| (self.pts[i % n].0, self.pts[i % n].1);
+        (0..BEZIER_CURVES).map(|k| [at(3 * k), at(3 * k + 1), at(3 * k + 2), at(3 * k + 3)]).collect()
     }
 }
 
@@ -639,6 +650,7 @@ impl Workload for Screensaver {
         let (w, h) = (c.width() as f32, c.height() as f32);
         while self.next_ms <= t {
             self.next_ms += 50;
+            // Every point moves on its own: the loop bends and twists as it travels.
             for p in &mut self.pts {
                 p.0 += p.2;
                 p.1 += p.3;
@@ -651,14 +663,17 @@ impl Workload for Screensaver {
                     p.1 = p.1.clamp(0.0, h - 1.0);
                 }
             }
-            let curve = self.pts.map(|p| (p.0, p.1));
-            self.trail.push(curve);
+            let curves = self.curves();
+            self.trail.push(curves.clone());
             if self.trail.len() > 8 {
-                let old = self.trail.remove(0);
-                c.bezier(old, 1.0, BLACK);
+                for old in self.trail.remove(0) {
+                    c.bezier(old, 1.0, BLACK);
+                }
             }
             let col = [(self.next_ms / 50 % 256) as u8, 200, 255 - (self.next_ms / 50 % 256) as u8];
-            c.bezier(curve, 1.0, col);
+            for curve in curves {
+                c.bezier(curve, 1.0, col);
+            }
         }
     }
 }

@@ -40,6 +40,9 @@ pub enum WorkloadKind {
     Mouse,
     /// Opening menus and moving down their items.
     Menu,
+    /// The same with menus that unfold as they open (Office 97 / Windows 98 style menu
+    /// animation, seed 003 §3.3.3).
+    AnimatedMenu,
     /// Scrolling a multi-page document.
     Scroll,
     /// A blinking caret in an idle document.
@@ -74,6 +77,7 @@ impl WorkloadKind {
             WorkloadKind::Typing { .. } => "typing",
             WorkloadKind::Mouse => "mouse",
             WorkloadKind::Menu => "menu",
+            WorkloadKind::AnimatedMenu => "menu_animated",
             WorkloadKind::Scroll => "scroll",
             WorkloadKind::Cursor => "cursor",
             WorkloadKind::Animation { .. } => "animation",
@@ -92,6 +96,7 @@ impl WorkloadKind {
             "typing" => WorkloadKind::Typing { wpm: crate::defaults::TYPING_WPM },
             "mouse" => WorkloadKind::Mouse,
             "menu" => WorkloadKind::Menu,
+            "menu_animated" => WorkloadKind::AnimatedMenu,
             "scroll" => WorkloadKind::Scroll,
             "cursor" => WorkloadKind::Cursor,
             "animation" => WorkloadKind::Animation { frames: d, delay_ms: crate::defaults::ANIMATION_DELAY_MS },
@@ -108,14 +113,22 @@ impl WorkloadKind {
 
     /// Whether the user gives input in this workload (the rest only watch).
     pub fn takes_input(&self) -> bool {
-        matches!(self, WorkloadKind::Typing { .. } | WorkloadKind::Mouse | WorkloadKind::Menu | WorkloadKind::Scroll)
+        matches!(
+            self,
+            WorkloadKind::Typing { .. }
+                | WorkloadKind::Mouse
+                | WorkloadKind::Menu
+                | WorkloadKind::AnimatedMenu
+                | WorkloadKind::Scroll
+        )
     }
 
     /// Every workload name.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "typing",
         "mouse",
         "menu",
+        "menu_animated",
         "scroll",
         "cursor",
         "animation",
@@ -132,7 +145,8 @@ impl WorkloadKind {
             WorkloadKind::Typing { wpm } => Box::new(Document::new(seed, Mode::Typing { wpm })),
             WorkloadKind::Cursor => Box::new(Document::new(seed, Mode::Idle)),
             WorkloadKind::Scroll => Box::new(Document::new(seed, Mode::Scroll)),
-            WorkloadKind::Menu => Box::new(Document::new(seed, Mode::Menu)),
+            WorkloadKind::Menu => Box::new(Document::new(seed, Mode::Menu { animated: false })),
+            WorkloadKind::AnimatedMenu => Box::new(Document::new(seed, Mode::Menu { animated: true })),
             WorkloadKind::Mouse => Box::new(Mouse::new(seed)),
             WorkloadKind::Animation { frames, delay_ms } => Box::new(Animation::new(frames, delay_ms)),
             WorkloadKind::BannerTicker { banner, ticker, banner_frames } => {
@@ -251,7 +265,7 @@ enum Mode {
     Typing { wpm: u32 },
     Idle,
     Scroll,
-    Menu,
+    Menu { animated: bool },
 }
 
 struct Document {
@@ -271,9 +285,14 @@ struct Document {
     next_ms: u64,
     /// Menu: open menu and highlighted item.
     menu: Option<(usize, usize)>,
+    /// Animated menus: the quarters of the opening menu drawn so far (unfolding), if any.
+    unfold: Option<usize>,
 }
 
 pub(crate) const LINE_H: usize = 16;
+/// Frames an animated menu takes to unfold: four, 80 ms at 20 ms a frame, inside the 150 ms
+/// between highlight moves.
+const MENU_UNFOLD_STEPS: usize = 4;
 pub(crate) const MENUS: [&str; 6] = ["File", "Edit", "View", "Insert", "Format", "Help"];
 
 impl Document {
@@ -294,6 +313,7 @@ impl Document {
             top: 0,
             next_ms: 0,
             menu: None,
+            unfold: None,
         }
     }
 
@@ -317,19 +337,29 @@ impl Document {
     }
 
     fn draw_menu(&mut self, c: &mut Canvas, open: Option<(usize, usize)>) {
+        self.draw_menu_part(c, open, MENU_UNFOLD_STEPS);
+    }
+
+    /// The menu as far as it has unfolded: `quarters` of [`MENU_UNFOLD_STEPS`] of its height.
+    fn draw_menu_part(&mut self, c: &mut Canvas, open: Option<(usize, usize)>, steps: usize) {
         let adv = c.advance(12);
         let b = self.body;
         if let Some((m, item)) = open {
             let x = b.x + 2 + MENUS[..m].iter().map(|s| (s.len() + 2) * adv).sum::<usize>();
-            let a = Area::new(x, b.y, 160, 8 * 18 + 4);
+            let full = 8 * 18 + 4;
+            let a = Area::new(x, b.y, 160, (full * steps / MENU_UNFOLD_STEPS).max(1));
             c.fill(a, GREY);
             c.fill(Area::new(a.x, a.y + a.h - 1, a.w, 1), DARK);
             c.fill(Area::new(a.x + a.w - 1, a.y, 1, a.h), DARK);
             for i in 0..8 {
                 let y = a.y + 2 + i * 18;
+                // An unfolding menu shows only the items its height reaches.
+                if y >= a.y + a.h {
+                    break;
+                }
                 let label = format!("{} {}", MENUS[m], WORDS[(m * 8 + i) % WORDS.len()]);
                 let (bg, fg) = if i == item { (SELECT, WHITE) } else { (GREY, BLACK) };
-                c.fill(Area::new(a.x + 2, y, a.w - 4, 18), bg);
+                c.fill(Area::new(a.x + 2, y, a.w - 4, 18.min(a.y + a.h - y)), bg);
                 c.text(a.x as i64 + 8, y as i64 + 13, &label, 12, fg, a);
             }
         }
@@ -411,7 +441,13 @@ impl Workload for Document {
                     out.input.push(Input::Key { code, up: true });
                 }
             }
-            Mode::Menu => {
+            Mode::Menu { animated } => {
+                // An animated menu unfolds a quarter more each frame until whole.
+                if let Some(k) = self.unfold {
+                    let k = k + 1;
+                    self.draw_menu_part(c, self.menu, k);
+                    self.unfold = (k < MENU_UNFOLD_STEPS).then_some(k);
+                }
                 // A menu opens, the highlight moves down every 150 ms, it closes after 8 items.
                 while self.next_ms <= t {
                     self.next_ms += 150;
@@ -428,7 +464,14 @@ impl Workload for Document {
                         }
                     }
                     self.menu = next;
-                    self.draw_menu(c, next);
+                    if animated && next.is_some_and(|n| n.1 == 0) {
+                        // Opening: its first quarter now, the rest on the next frames.
+                        self.draw_menu_part(c, next, 1);
+                        self.unfold = Some(1);
+                    } else {
+                        self.unfold = None;
+                        self.draw_menu(c, next);
+                    }
                     let (x, y) =
                         (self.body.x as u16 + 40, self.body.y as u16 + 10 + 18 * next.map_or(0, |n| n.1) as u16);
                     out.input.push(Input::Move { x, y });

@@ -22,6 +22,9 @@ pub const STOP: u64 = u64::MAX;
 pub struct Level1 {
     /// Lateness of level 1's wake-up for each pulse, or [`MISSED`].
     pub latency: Vec<i64>,
+    /// Time from each pulse's intended stimulus to the end of level 1's work for it (after
+    /// its signal to level 2: the seed's Figure 7 "complete"), or [`MISSED`].
+    pub done: Vec<i64>,
     /// Pulses actually scheduled (the run may end early on Ctrl-C).
     pub pulses: usize,
     /// True if stopped by the stop flag.
@@ -43,15 +46,17 @@ pub fn level1(
     progress: &AtomicU64,
     stop: &dyn Fn() -> bool,
 ) -> Level1 {
-    level1_into(tb, sched, &Slots::new(pulses, MISSED), seq, signal, progress, stop)
+    level1_into(tb, sched, &Slots::new(pulses, MISSED), &Slots::new(pulses, MISSED), seq, signal, progress, stop)
 }
 
 /// [`level1`] writing into `latency` (one slot per pulse), which another thread may read while
 /// it runs: every pulse below the published pulse number is final.
+#[allow(clippy::too_many_arguments)]
 pub fn level1_into(
     tb: &dyn Timebase,
     sched: Periodic,
     latency: &Slots,
+    done: &Slots,
     seq: &AtomicU64,
     signal: &dyn Signal,
     progress: &AtomicU64,
@@ -70,6 +75,7 @@ pub fn level1_into(
         latency.set(k as usize, t as i64 - deadline as i64);
         seq.store(k, Ordering::Release);
         signal.notify();
+        done.set(k as usize, tb.now() as i64 - deadline as i64);
         // An overrun of the last pulses skips only deadlines that were scheduled: progress
         // never passes `pulses`, and the closing wait is for the pulse after the last.
         let next = (k + 1 + sched.overrun(k, t)).min(pulses as u64);
@@ -81,7 +87,12 @@ pub fn level1_into(
     }
     seq.store(STOP, Ordering::Release);
     signal.notify();
-    Level1 { latency: latency.snapshot(pulses), pulses: (k as usize).min(pulses), interrupted }
+    Level1 {
+        latency: latency.snapshot(pulses),
+        done: done.snapshot(pulses),
+        pulses: (k as usize).min(pulses),
+        interrupted,
+    }
 }
 
 /// Run level 2 until level 1 publishes [`STOP`]: wait, read the pulse number, timestamp,
@@ -148,6 +159,16 @@ pub struct ChainStats {
     pub l1_delivered: f64,
     /// Fraction of pulses level 2 served (end to end: a pulse level 1 missed counts too).
     pub l2_delivered: f64,
+    /// Level 1's work complete (from the stimulus), when recorded ([`with_done`]).
+    pub l1_done: Option<Summary>,
+}
+
+/// `stats` with level 1's completion times (`done`, per pulse, [`MISSED`] where not served).
+pub fn with_done(mut stats: ChainStats, done: &[i64]) -> ChainStats {
+    let n = (stats.pulses as usize).min(done.len());
+    let served: Vec<i64> = done[..n].iter().copied().filter(|&v| v != MISSED).collect();
+    stats.l1_done = stats::summarize(&served);
+    stats
 }
 
 fn level_stats(samples: Vec<i64>, missed: u64) -> LevelStats {
@@ -190,6 +211,7 @@ pub fn analyze(l1: &[i64], l2: Option<&[i64]>, pulses: usize) -> ChainStats {
         l1: level_stats(l1s, l1_missed),
         l2: l2_stats,
         hop: hop_stats,
+        l1_done: None,
     }
 }
 

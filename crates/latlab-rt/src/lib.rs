@@ -7,7 +7,8 @@
 //! Metric names (documented in `docs/experiments/rt.md`): for phase `unloaded` / `loaded`
 //! and level `l1` / `l2` / `hop`: `<phase>.<level>.latency.{min,p50,p99,p999,max,mean,
 //! jitter,count}`, `<phase>.<level>.missed`; `<phase>.pulses`, `<phase>.l1.delivered`,
-//! `<phase>.l2.delivered`, `loaded.load.progress`; `baseline.load.polygons_per_s`;
+//! `<phase>.l2.delivered`, `<phase>.l1.done.*` (level 1's work complete, from the stimulus),
+//! `loaded.load.progress`; `baseline.load.polygons_per_s`;
 //! `overhead.record_per_sample`; `sweep.mf_l1_hz`, `sweep.mf_l2_hz`, `sweep.sf_hz`,
 //! `sweep.max_rate_hz`, and `sweep.unloaded.{mf_l1_hz,mf_l2_hz,max_rate_hz}` from the same
 //! sweep without the load.
@@ -118,13 +119,16 @@ fn run_phase_checkpointed(
     for c in raw.capabilities {
         caps.record(c)?;
     }
-    let stats = analyze(&raw.l1.latency, raw.l2.as_deref(), raw.l1.pulses);
+    let stats = chain::with_done(analyze(&raw.l1.latency, raw.l2.as_deref(), raw.l1.pulses), &raw.l1.done);
     Ok(Phase { stats, interrupted: raw.l1.interrupted, l1: raw.l1.latency, l2: raw.l2 })
 }
 
 fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows: &mut Vec<Vec<serde_json::Value>>) {
     let s = &p.stats;
     rec.metric(&format!("{name}.pulses"), s.pulses, "count");
+    if let Some(done) = &s.l1_done {
+        rec.summary_metrics(&format!("{name}.l1.done"), done, "ns");
+    }
     rec.metric(&format!("{name}.l1.delivered"), s.l1_delivered, "ratio");
     if with_l2 {
         rec.metric(&format!("{name}.l2.delivered"), s.l2_delivered, "ratio");

@@ -80,6 +80,7 @@ pub fn run_watched(
     let clock = MonotonicClock::new();
     let (l1_slots, l2_slots) =
         (Slots::new(pulses, chain::MISSED), Slots::new(if with_l2 { pulses } else { 0 }, chain::MISSED));
+    let done_slots = Slots::new(pulses, chain::MISSED);
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let (l1, l2, caps) = std::thread::scope(|s| {
         let h2 = with_l2.then(|| {
@@ -107,7 +108,16 @@ pub fn run_watched(
                 start.store(t0, Ordering::Release);
                 barrier.wait();
                 let sched = Periodic { start: t0, interval: period };
-                let r = chain::level1_into(&clock, sched, &l1_slots, &seq, sig.as_ref(), progress, &stop_requested);
+                let r = chain::level1_into(
+                    &clock,
+                    sched,
+                    &l1_slots,
+                    &done_slots,
+                    &seq,
+                    sig.as_ref(),
+                    progress,
+                    &stop_requested,
+                );
                 let _ = done_tx.send(());
                 (r, caps)
             })

@@ -67,6 +67,9 @@ fn a_whole_run_is_named_counted_and_consistent() {
     // against loaded from the sweep run first without the load.
     assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 11")).count(), 8);
     assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 6a")).count(), 1);
+    assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 7")).count(), 2);
+    // Level 1's work ends after it starts.
+    assert!(metric(r, "loaded.l1.done.max") >= metric(r, "loaded.l1.latency.min"));
     assert_eq!(r.paper.iter().filter(|p| p.figure.starts_with("Fig. 8")).count(), 5);
     assert!(r.paper.iter().any(|p| p.figure == "Fig. 8, MF-APP unloaded → loaded"));
     assert!(r.paper.iter().any(|p| p.figure == "Fig. 8, MF-ISR unloaded → loaded"));

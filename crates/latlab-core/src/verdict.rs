@@ -152,35 +152,34 @@ impl Judgement {
     /// "FAILS", and the verdict says it is not a finding about the machine. A check that could
     /// not run at all stays not comparable.
     pub fn self_check(configured: &str, check: Judgement) -> Self {
-        if check.verdict == Verdict::NotComparable {
-            return check;
-        }
-        let passed = check.verdict == Verdict::Reproduced;
-        let outcome = if passed { "passes" } else { "FAILS (latlab is broken)" };
-        Judgement {
-            check_passed: Some(passed),
-            ..Self::new(
-                Verdict::SelfCheck,
-                format!("self-check of {configured}, not a finding about this machine: {outcome}; {}", check.basis),
-            )
-        }
+        Self::apart(
+            Verdict::SelfCheck,
+            &format!("self-check of {configured}, not a finding about this machine"),
+            ("passes", "FAILS (latlab is broken)"),
+            check,
+        )
     }
 
     /// The row comes from virtual time or a deterministic model (`model`), the same on every
     /// machine; `check` says whether the model gives the seed's figure.
     pub fn simulated(model: &str, check: Judgement) -> Self {
+        Self::apart(
+            Verdict::Simulated,
+            &format!("simulated ({model}), the same on every machine"),
+            ("the model agrees with the seed", "the model disagrees with the seed"),
+            check,
+        )
+    }
+
+    /// A verdict counted apart from the machine's, keeping `check`'s outcome: `what`, then
+    /// the words for a pass or a failure, then the check's own basis.
+    fn apart(verdict: Verdict, what: &str, (pass, fail): (&str, &str), check: Judgement) -> Self {
         if check.verdict == Verdict::NotComparable {
             return check;
         }
         let passed = check.verdict == Verdict::Reproduced;
-        let outcome = if passed { "agrees with the seed" } else { "disagrees with the seed" };
-        Judgement {
-            check_passed: Some(passed),
-            ..Self::new(
-                Verdict::Simulated,
-                format!("simulated ({model}), the same on every machine: the model {outcome}; {}", check.basis),
-            )
-        }
+        let outcome = if passed { pass } else { fail };
+        Judgement { check_passed: Some(passed), ..Self::new(verdict, format!("{what}: {outcome}; {}", check.basis)) }
     }
 
     /// Whether a self-check or simulation failed its own check (recorded in the basis).

@@ -369,17 +369,24 @@ pub fn rows(
                 &why,
             ),
         };
-        rec.paper.push(PaperRow {
-            seed: "001".into(),
-            figure: "Fig. 8, MF-ISR unloaded → loaded".into(),
-            paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
-            paper_value:
-                "CE 3.0: 127 → 127 kHz · CE .NET: 47 → 47 kHz (\"no effect on the interrupt-linked processing at all\")"
-                    .into(),
-            here_value: change(u.mf_l1_hz, t.mf_l1_hz),
-            note: note.clone(),
-            judgement: unless_refused(throttling, isr),
-        });
+        // Both rows set the unloaded sweep against the loaded one, with the same note.
+        let mut moved = |figure: &str, paper_value: &str, here_value: String, j: Judgement| {
+            rec.paper.push(PaperRow {
+                seed: "001".into(),
+                figure: figure.into(),
+                paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
+                paper_value: paper_value.into(),
+                here_value,
+                note: note.clone(),
+                judgement: unless_refused(throttling, j),
+            })
+        };
+        moved(
+            "Fig. 8, MF-ISR unloaded → loaded",
+            "CE 3.0: 127 → 127 kHz · CE .NET: 47 → 47 kHz (\"no effect on the interrupt-linked processing at all\")",
+            change(u.mf_l1_hz, t.mf_l1_hz),
+            isr,
+        );
         // MF-APP: the seed's two systems lost 2 % (CE .NET) and 46 % (CE 3.0) to the load.
         let finding = "the load lowers MF-APP by 2 % (CE .NET) to 46 % (CE 3.0), within 2× of that range";
         let app = match (u.mf_l2_hz, t.mf_l2_hz) {
@@ -411,17 +418,12 @@ pub fn rows(
             }
             (a, b) => change(a, b),
         };
-        rec.paper.push(PaperRow {
-            seed: "001".into(),
-            figure: "Fig. 8, MF-APP unloaded → loaded".into(),
-            paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
-            paper_value:
-                "CE 3.0: 28 → 15 kHz (\"more than 50 percent\") · CE .NET: 6.1 → 6 kHz (\"only about 2 percent\")"
-                    .into(),
-            here_value: app_change,
-            note,
-            judgement: unless_refused(throttling, app),
-        });
+        moved(
+            "Fig. 8, MF-APP unloaded → loaded",
+            "CE 3.0: 28 → 15 kHz (\"more than 50 percent\") · CE .NET: 6.1 → 6 kHz (\"only about 2 percent\")",
+            app_change,
+            app,
+        );
     }
     if let Some(o) = sweep {
         let (t, max_rate) = (o.thresholds, o.max_rate);

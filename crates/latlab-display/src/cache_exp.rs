@@ -221,7 +221,10 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
             Judgement::all(vec![
                 Judgement::finding(
                     cliff == Some(cap + 1),
-                    &format!("the cliff sits where the geometry predicts, at {} frames", cap + 1),
+                    &format!(
+                        "the cliff sits where the geometry predicts, at {} frames (held to that very frame)",
+                        cap + 1
+                    ),
                     &cliff.map_or("no cliff".into(), |c| format!("first jump at {c}")),
                     "the cache is not filled in the order the arithmetic assumes",
                 ),

@@ -434,7 +434,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             .of("input on the wire"),
             Judgement::finding(
                 kbs(f) <= 0.1 * ctl_wire,
-                "almost no display traffic (≤ 10 % of the input)",
+                "almost no display traffic (held to ≤ 10 % of the input)",
                 &format!("{} KB/s", sig(kbs(f))),
                 "the server drew something in reply to the pointer",
             ),

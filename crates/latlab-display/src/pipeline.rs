@@ -717,7 +717,7 @@ fn paper_rows(
             match least {
                 Some((name, b)) => Judgement::finding(
                     *b >= 0.9,
-                    "no setting frees the slow client's CPU (every one keeps it ≥ 90 % busy)",
+                    "no setting frees the slow client's CPU (held to every one keeping it ≥ 90 % busy)",
                     &format!("least busy: {name} at {:.0} %", b * 100.0),
                     "latlab's codecs cost this client differently from CE 6.0's: a lighter setting leaves the slowed CPU idle",
                 ),

@@ -103,14 +103,14 @@ fn judge_rate(v: Option<f64>, start: f64, max_rate: f64, (lo, hi): (f64, f64), w
     match v {
         Some(v) if v <= start => Judgement::finding(
             false,
-            &format!("a rate between {} and {}", hz(lo), hz(hi)),
+            &format!("a rate between {} and {} (held to that range widened {TOLERANCE}× each way)", hz(lo), hz(hi)),
             &format!("missing already at the sweep's first rate, {}", hz(start)),
             why,
         ),
         Some(v) => Judgement::within_range(v, lo, hi, TOLERANCE, why),
         None if max_rate > hi * TOLERANCE => Judgement::finding(
             false,
-            &format!("a rate between {} and {}", hz(lo), hz(hi)),
+            &format!("a rate between {} and {} (held to that range widened {TOLERANCE}× each way)", hz(lo), hz(hi)),
             &format!("not reached up to {}, above the paper's range", hz(max_rate)),
             why,
         ),
@@ -302,7 +302,7 @@ pub fn rows(
     if let (Some(ju), Some(jl)) = (jitter("unloaded"), jitter("loaded")) {
         let j = Judgement::finding(
             jl < ju,
-            "level 2's jitter is lower under load than without it (CE .NET: 146 → 79 µs)",
+            "level 2's jitter is lower under load than without it (CE .NET: 146 → 79 µs; held to any decrease)",
             &format!("{} → {}", fmt_ns(ju as f64), fmt_ns(jl as f64)),
             &mechanism(rec, cfg, true, throttling),
         );

@@ -65,7 +65,7 @@ fn reader_check_row() -> latlab_core::record::PaperRow {
             "latlab's xperf reader on the seed's own excerpt",
             Judgement::finding(
                 right,
-                "the reader gives the seed's own figures from the seed's excerpt",
+                "the reader gives the seed's own figures from the seed's excerpt (held to the millisecond)",
                 if right { "the same figures" } else { "other figures" },
                 "the xperf reader is wrong",
             ),

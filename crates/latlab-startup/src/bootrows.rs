@@ -23,7 +23,7 @@ pub fn figure1_row(rec: &mut RunRecord, cold: Option<i64>, prefetch: Option<i64>
         judgement: match (cold, prefetch) {
             (Some(c), Some(p)) => Judgement::finding(
                 c as f64 / p.max(1) as f64 >= 1.1,
-                "prefetching the boot plan shortens a cold boot (by 10 % or more)",
+                "prefetching the boot plan shortens a cold boot (held to 10 % or more)",
                 &format!("{}×", sig(c as f64 / p.max(1) as f64)),
                 "this machine's storage reads the boot's files fast enough that prefetching adds little; the seed turns Superfetch off above about 8 Mb/s of random reads",
             ),
@@ -97,14 +97,14 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
         judgement: if off {
             Judgement::finding(
                 gain < 1.1,
-                "on a device above the threshold, prefetching gains little (under 10 %)",
+                "on a device above the threshold, prefetching gains little (held to under 10 %)",
                 &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 "prefetching still pays here: the boot's reads are many and small, and issuing them ahead overlaps them with the services' CPU work, however fast one read is",
             )
         } else {
             Judgement::finding(
                 gain >= 1.1,
-                "on a device below the threshold, prefetching pays (10 % or more)",
+                "on a device below the threshold, prefetching pays (held to 10 % or more)",
                 &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 if gain < 1.0 {
                     "prefetching did not pay for this boot: its plan holds what the boot reads after its target too (delayed and unneeded services), so on a slow device reading it ahead competes with the target's own reads; and the boot's own reads already go out as few requests, with little CPU work to overlap them with"

@@ -290,6 +290,14 @@ fn metrics_match_the_docs(d: &Path, require_all: bool) {
             let v = p["verdict"].as_str().unwrap_or("missing");
             assert!(["reproduced", "differs", "not_comparable", "self_check", "simulated"].contains(&v), "{v}: {p}");
             assert!(!p["basis"].as_str().unwrap_or("").is_empty(), "no basis: {p}");
+            // A judged row names its rule and tolerance.
+            if ["reproduced", "differs", "self_check", "simulated"].contains(&v) {
+                let b = p["basis"].as_str().unwrap_or("");
+                assert!(
+                    ["tolerance", "held to", "within"].iter().any(|w| b.contains(w)),
+                    "a basis without its rule's tolerance: {p}"
+                );
+            }
             // A self-check or simulation always says whether its own check passed.
             if ["self_check", "simulated"].contains(&v) {
                 assert!(p["check_passed"].is_boolean(), "no check_passed: {p}");

@@ -10,6 +10,10 @@ pub const SUITE_REPORT: &str = "latlab-report.html";
 /// Where a temporary swap file goes (`stall mem`, `display latency`'s `mem`): a disk-backed
 /// directory, since tmpfs cannot hold swap.
 pub const SWAP_DIR: &str = "/var/tmp";
+/// Where latlab marks the kernel settings a run changed (RT throttling), with their old
+/// values, until it puts them back: `/run`, a tmpfs emptied at boot, as the kernel's settings
+/// are reset at boot, so a marker never outlives the change it records.
+pub const SETTINGS_DIR: &str = "/run";
 
 /// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
 /// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.

@@ -1,6 +1,7 @@
 //! Leftovers: what a killed latlab leaves on the machine — network namespaces, cgroups, swap
-//! files, temporary files and directories, and processes it started (servers, boot services,
-//! spinners). Every such object carries a latlab name with its owner's pid (`latlab-<what>-<pid>`;
+//! files, temporary files and directories, processes it started (servers, boot services,
+//! spinners), and kernel settings it changed for a run (RT throttling), each recorded with its
+//! old value in a marker file before it is changed. Every such object carries a latlab name with its owner's pid (`latlab-<what>-<pid>`;
 //! processes carry `LATLAB_OWNER=<pid>` in their environment), so once that pid is gone it is
 //! found and removed — by the next run that would make one like it, or by `latlab clean` —
 //! and nothing else is ever touched.
@@ -43,6 +44,14 @@ pub enum Leftover {
     Swap(PathBuf),
     /// A temporary file or directory.
     Path(PathBuf),
+    /// Kernel settings a run changed, from its marker file: each path with the value to
+    /// write back.
+    Setting {
+        /// The marker file (`latlab-setting-<pid>-<n>`).
+        marker: PathBuf,
+        /// (setting's path, its value before the run).
+        restore: Vec<(PathBuf, String)>,
+    },
     /// A process latlab started.
     Process {
         /// Its pid.
@@ -60,6 +69,10 @@ impl Leftover {
             Leftover::Cgroup(p) => format!("cgroup {}", p.display()),
             Leftover::Swap(p) => format!("swap file {}", p.display()),
             Leftover::Path(p) => format!("temporary {}", p.display()),
+            Leftover::Setting { restore, .. } => format!(
+                "change to {} (the old value written back)",
+                restore.iter().map(|(p, v)| format!("{} (was {v})", p.display())).collect::<Vec<_>>().join(", ")
+            ),
             Leftover::Process { pid, cmd } => format!("process {pid} ({cmd})"),
         }
     }
@@ -78,6 +91,13 @@ impl Leftover {
             Leftover::Process { pid, .. } => {
                 nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), nix::sys::signal::Signal::SIGKILL)
                     .map_err(|e| format!("killing {pid}: {e}"))
+            }
+            Leftover::Setting { marker, restore } => {
+                // Every value is written back before the marker goes: a failure keeps it.
+                for (p, v) in restore {
+                    std::fs::write(p, v).map_err(|e| format!("writing {v:?} back to {}: {e}", p.display()))?;
+                }
+                std::fs::remove_file(marker).map_err(|e| format!("removing {}: {e}", marker.display()))
             }
         }
     }
@@ -108,7 +128,11 @@ impl Places {
                 (f.len() > 2 && (f[2] == "cgroup" || f[2] == "cgroup2")).then(|| PathBuf::from(f[1]))
             })
             .collect();
-        let mut dirs = vec![PathBuf::from(crate::defaults::SWAP_DIR), std::env::temp_dir()];
+        let mut dirs = vec![
+            PathBuf::from(crate::defaults::SWAP_DIR),
+            std::env::temp_dir(),
+            PathBuf::from(crate::defaults::SETTINGS_DIR),
+        ];
         dirs.dedup();
         Self { netns: "/run/netns".into(), cgroups, dirs, proc: "/proc".into() }
     }
@@ -196,10 +220,47 @@ pub fn stale_files(dir: &Path) -> Vec<Leftover> {
     stale_in(dir)
         .into_iter()
         .map(|p| {
-            let swap = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("latlab-swap-"));
-            if swap { Leftover::Swap(p) } else { Leftover::Path(p) }
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name.starts_with("latlab-swap-") {
+                Leftover::Swap(p)
+            } else if name.starts_with("latlab-setting-") {
+                setting(p)
+            } else {
+                Leftover::Path(p)
+            }
         })
         .collect()
+}
+
+/// The settings a marker file lists (`path<TAB>old value` lines; a line that does not parse
+/// is skipped, so a torn marker restores what it can).
+fn setting(marker: PathBuf) -> Leftover {
+    let text = std::fs::read_to_string(&marker).unwrap_or_default();
+    let restore = text
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(p, _)| !p.is_empty())
+        .map(|(p, v)| (PathBuf::from(p), v.to_string()))
+        .collect();
+    Leftover::Setting { marker, restore }
+}
+
+/// Stale settings markers in `dir`: changes a killed latlab left in place.
+pub fn stale_settings(dir: &Path) -> Vec<Leftover> {
+    stale_files(dir).into_iter().filter(|l| matches!(l, Leftover::Setting { .. })).collect()
+}
+
+/// Before changing kernel settings for a run: write a marker in `dir` naming each setting's
+/// path and its value now, so a latlab that is killed before it puts them back leaves them
+/// to be restored by the next run or `latlab clean`. Returns the marker's path (remove it
+/// once the settings are back).
+pub fn mark_settings(dir: &Path, restore: &[(PathBuf, String)]) -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let path = dir.join(format!("{}-{}", name("setting"), N.fetch_add(1, Ordering::Relaxed)));
+    let text: String = restore.iter().map(|(p, v)| format!("{}\t{}\n", p.display(), v.trim())).collect();
+    std::fs::write(&path, text)?;
+    Ok(path)
 }
 
 /// Everything left behind, processes first (they may hold the rest).
@@ -277,6 +338,32 @@ mod tests {
         assert_eq!(owner("systemd-123"), None);
         assert_eq!(name("swap"), format!("latlab-swap-{}", std::process::id()));
         assert_eq!(owner(&name("x")), Some(std::process::id()));
+    }
+
+    #[test]
+    fn a_settings_marker_puts_back_what_a_dead_run_changed_and_a_live_ones_is_left() {
+        let t = tempfile::tempdir().unwrap();
+        let knob = t.path().join("knob");
+        std::fs::write(&knob, "-1").unwrap();
+        // This process's own marker: alive, never touched.
+        let mine = mark_settings(t.path(), &[(knob.clone(), "950000\n".into())]).unwrap();
+        assert_eq!(std::fs::read_to_string(&mine).unwrap(), format!("{}\t950000\n", knob.display()));
+        assert!(stale_settings(t.path()).is_empty());
+        // A dead owner's: found, described, and its old value written back.
+        let dead = t.path().join(format!("latlab-setting-{GONE}-3"));
+        std::fs::rename(&mine, &dead).unwrap();
+        let found = stale_settings(t.path());
+        assert_eq!(
+            found,
+            vec![Leftover::Setting { marker: dead.clone(), restore: vec![(knob.clone(), "950000".into())] }]
+        );
+        assert!(found[0].describe().contains("(was 950000)"), "{}", found[0].describe());
+        found[0].remove().unwrap();
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), "950000");
+        assert!(!dead.exists());
+        // stale_files finds it too, for `latlab clean`.
+        std::fs::write(&dead, "garbage without a tab\n").unwrap();
+        assert!(matches!(&stale_files(t.path())[..], [Leftover::Setting { restore, .. }] if restore.is_empty()));
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub struct Knobs {
     pub rt_runtime: PathBuf,
     /// `/sys/kernel/debug/sched/fair_server` (one `cpuN/runtime` per CPU).
     pub fair_server: PathBuf,
+    /// Where the marker of the changes goes (see `latlab_core::leftovers`).
+    pub markers: PathBuf,
 }
 
 impl Default for Knobs {
@@ -59,6 +61,7 @@ impl Default for Knobs {
         Knobs {
             rt_runtime: "/proc/sys/kernel/sched_rt_runtime_us".into(),
             fair_server: "/sys/kernel/debug/sched/fair_server".into(),
+            markers: latlab_core::defaults::SETTINGS_DIR.into(),
         }
     }
 }
@@ -91,31 +94,31 @@ pub struct Lifted {
 }
 
 /// Lift RT throttling (`sched_rt_runtime_us` = -1) and the fair server of `cpus` (runtime 0)
-/// where it can be reached. Each change is undone when the returned guard drops.
+/// where it can be reached. Each change is undone when the returned guard drops; before any is
+/// made, a marker names each setting with its old value, so a run killed with them changed is
+/// put right by the next (which restores a killed run's first) or by `latlab clean`.
 pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
+    use latlab_core::leftovers;
+    leftovers::clear(&leftovers::stale_settings(&knobs.markers));
     let mut undo = Undo::new();
     let mut changed = Vec::new();
     let mut notes = Vec::new();
+    // What to change: (path, old value, new value).
+    let mut plan: Vec<(PathBuf, String, &str)> = Vec::new();
     let refused = match std::fs::read_to_string(&knobs.rt_runtime) {
         Err(e) => Some(format!("{} cannot be read ({e})", knobs.rt_runtime.display())),
         Ok(old) if old.trim() == "-1" => None,
-        Ok(old) => match write_restoring(&mut undo, &knobs.rt_runtime, "-1") {
-            Ok(()) => {
-                changed.push(format!("{}: {} → -1", knobs.rt_runtime.display(), old.trim()));
-                None
-            }
-            Err(e) => Some(format!("{e} (run as root, or `--rt-throttling keep` to measure with it)")),
-        },
+        Ok(old) => {
+            plan.push((knobs.rt_runtime.clone(), old.trim().to_string(), "-1"));
+            None
+        }
     };
     if knobs.fair_server.is_dir() {
         for c in cpus {
             let p = knobs.fair_server.join(format!("cpu{c}")).join("runtime");
             match std::fs::read_to_string(&p) {
                 Ok(old) if old.trim() == "0" => {}
-                Ok(old) => match write_restoring(&mut undo, &p, "0") {
-                    Ok(()) => changed.push(format!("{}: {} → 0", p.display(), old.trim())),
-                    Err(e) => notes.push(format!("the fair server of CPU {c} was left on: {e}")),
-                },
+                Ok(old) => plan.push((p, old.trim().to_string(), "0")),
                 Err(e) => {
                     notes.push(format!("the fair server of CPU {c} was left on: {} cannot be read ({e})", p.display()))
                 }
@@ -127,6 +130,31 @@ pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
             knobs.fair_server.display()
         ));
     }
+    if plan.is_empty() {
+        return Lifted { undo, changed, refused, notes };
+    }
+    let restore: Vec<(PathBuf, String)> = plan.iter().map(|(p, old, _)| (p.clone(), old.clone())).collect();
+    match leftovers::mark_settings(&knobs.markers, &restore) {
+        // Pushed first, so it goes last: once every setting is back.
+        Ok(marker) => undo.push(format!("marker {}", marker.display()), move || {
+            std::fs::remove_file(&marker).map_err(|e| format!("removing {}: {e}", marker.display()))
+        }),
+        Err(e) => notes.push(format!(
+            "no marker could be written in {} ({e}): if this run is killed, put the settings back by hand",
+            knobs.markers.display()
+        )),
+    }
+    let mut refused = refused;
+    for (p, old, new) in plan {
+        let is_rt = p == knobs.rt_runtime;
+        match write_restoring(&mut undo, &p, new) {
+            Ok(()) => changed.push(format!("{}: {old} → {new}", p.display())),
+            Err(e) if is_rt => {
+                refused = Some(format!("{e} (run as root, or `--rt-throttling keep` to measure with it)"))
+            }
+            Err(e) => notes.push(format!("{} was left as it is: {e}", p.display())),
+        }
+    }
     Lifted { undo, changed, refused, notes }
 }
 
@@ -137,7 +165,7 @@ pub fn restored(knobs: &Knobs, before: &str) -> bool {
 
 /// The paths under a test root.
 pub fn knobs_under(root: &Path) -> Knobs {
-    Knobs { rt_runtime: root.join("sched_rt_runtime_us"), fair_server: root.join("fair_server") }
+    Knobs { rt_runtime: root.join("sched_rt_runtime_us"), fair_server: root.join("fair_server"), markers: root.into() }
 }
 
 #[cfg(test)]
@@ -180,6 +208,37 @@ mod tests {
         });
         assert!(r.is_err());
         assert!(restored(&k, "950000"));
+    }
+
+    #[test]
+    fn a_killed_runs_change_is_put_back_by_the_next_from_its_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = knobs_under(dir.path());
+        std::fs::write(&k.rt_runtime, "950000").unwrap();
+        // What a run killed while it had throttling lifted leaves: the setting changed and
+        // its marker, owned by a pid that is gone.
+        let dead = 0x7fff_fff0u32;
+        std::fs::write(
+            dir.path().join(format!("latlab-setting-{dead}-0")),
+            format!("{}\t950000\n", k.rt_runtime.display()),
+        )
+        .unwrap();
+        std::fs::write(&k.rt_runtime, "-1").unwrap();
+        // The next run restores it first, so it reads the real old value, and lifts again.
+        let l = lift(&k, &[0]);
+        assert!(l.changed.iter().any(|c| c.ends_with("950000 → -1")), "{:?}", l.changed);
+        assert!(!dir.path().join(format!("latlab-setting-{dead}-0")).exists());
+        // Its own marker is there while it runs, and gone with the change.
+        let marker = |d: &Path| {
+            std::fs::read_dir(d)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("latlab-setting-"))
+        };
+        assert!(marker(dir.path()));
+        drop(l);
+        assert!(restored(&k, "950000"));
+        assert!(!marker(dir.path()));
     }
 
     #[test]

@@ -233,13 +233,30 @@ fn ctrl_c_stores_an_interrupted_run_and_exits_130() {
     interrupt_and_check(&["selftest", "--samples", "100000", "--no-mlock"], "measuring");
 }
 
+/// Runs of `latlab rt` as root lift RT throttling for their run; the tests that start one
+/// take this lock, so each can check the kernel's setting is back afterwards.
+static RT_THROTTLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn rt_throttling_lock() -> std::sync::MutexGuard<'static, ()> {
+    RT_THROTTLING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn rt_runtime() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us").ok()
+}
+
 #[test]
 fn ctrl_c_stops_rt_cleanly() {
+    let _one = rt_throttling_lock();
+    let before = rt_runtime();
     interrupt_and_check(&["rt", "--duration", "120s", "--no-mlock"], "rt: level 1");
+    // Ctrl-C ends the run on its normal path: RT throttling is back as it was.
+    assert_eq!(rt_runtime(), before, "sched_rt_runtime_us after an interrupted run");
 }
 
 #[test]
 fn suite_leaves_database_report_and_summary() {
+    let _one = rt_throttling_lock();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The startup entry measures where /var/tmp is on disk, and says why not elsewhere.
@@ -360,6 +377,8 @@ fn refused_capabilities_warn_and_continue_or_fail_under_strict() {
 
 #[test]
 fn rt_run_export_histogram_and_sweep() {
+    let _one = rt_throttling_lock();
+    let before = rt_runtime();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
@@ -377,6 +396,13 @@ fn rt_run_export_histogram_and_sweep() {
     assert_eq!(m("unloaded.l1.latency.count") + m("unloaded.l1.missed"), m("unloaded.pulses"));
     assert_eq!(m("loaded.pulses"), 400.0);
     assert!(m("loaded.l2.latency.p99") >= m("loaded.l2.latency.p50"));
+    // RT throttling: lifted for the run where it was on and this is root, put back after it.
+    let on = before.as_deref().is_some_and(|v| v.trim() != "-1");
+    if on && nix::unistd::geteuid().is_root() {
+        assert_eq!(m("rt_throttling.lifted"), 1.0);
+        assert_eq!(m("rt_throttling.restored"), 1.0);
+    }
+    assert_eq!(rt_runtime(), before, "sched_rt_runtime_us after the run");
 
     let out = latlab(d)
         .args(["rt", "--rate", "1000", "--duration", "100ms", "--load", "none", "--histogram-format", "cyclictest"])
@@ -408,6 +434,7 @@ fn rt_run_export_histogram_and_sweep() {
 
 #[test]
 fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
+    let _one = rt_throttling_lock();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
@@ -418,6 +445,19 @@ fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("| l1.sched.fifo | fifo:80 | other | **no** |"), "{md}");
     assert!(md.contains("`unloaded.l1.latency.p50`"), "a completed run: {md}");
+    // Loaded, with RT throttling on: it cannot be lifted without root, the run says so,
+    // measures all the same, and judges the loaded rows not comparable.
+    if rt_runtime().is_some_and(|v| v.trim() != "-1") {
+        let out = unprivileged(d, &["rt", "--rate", "1000", "--duration", "100ms"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("rt_throttling.lift"), "{err}");
+        let md = String::from_utf8_lossy(&out.stdout);
+        let row = md.lines().find(|l| l.contains("Fig. 11, APP start, loaded, against CE 3.0")).expect("the row");
+        assert!(row.contains("**not comparable here**") && row.contains("could not be lifted"), "{row}");
+        let row = md.lines().find(|l| l.contains("Fig. 11, APP start, unloaded, against CE 3.0")).expect("the row");
+        assert!(!row.contains("could not be lifted"), "{row}");
+    }
     let out = unprivileged(d, &["--strict", "rt", "--rate", "1000", "--duration", "100ms"]);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -967,6 +1007,8 @@ fn startup_record_measure_and_io_with_clear_errors() {
 
 #[test]
 fn tune_lists_runs_an_ab_stores_both_arms_and_refuses_bad_input() {
+    // Its A/B runs `latlab rt`, which lifts RT throttling for each run.
+    let _one = rt_throttling_lock();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)

@@ -69,8 +69,18 @@ fn kill_after_a_checkpoint(d: &Path, args: &[&str]) -> i64 {
     r[0]["samples"].as_i64().unwrap()
 }
 
+/// Runs of `latlab rt` as root lift RT throttling for their run; the tests that start one
+/// take this lock, so each can check the kernel's setting.
+static RT_THROTTLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn rt_runtime() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us").ok().map(|v| v.trim().to_string())
+}
+
 #[test]
 fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
+    let _one = RT_THROTTLING.lock().unwrap_or_else(|e| e.into_inner());
+    let throttling = rt_runtime();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Two minutes of udp on loopback, killed: the packets whose loss wait had passed are kept.
@@ -84,6 +94,16 @@ fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
     let r = runs(d);
     assert_eq!(r.as_array().unwrap().len(), 2);
     assert!(samples > 0);
+    // SIGKILL left RT throttling lifted; its marker names the old value, which `latlab clean`
+    // (or the next rt run) writes back.
+    let lifts = nix::unistd::Uid::effective().is_root() && throttling.as_deref().is_some_and(|v| v != "-1");
+    if lifts {
+        assert_eq!(rt_runtime().as_deref(), Some("-1"), "the killed run had lifted RT throttling");
+        let out = latlab(d).args(["clean"]).assert().success().get_output().stdout.clone();
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("removed change to /proc/sys/kernel/sched_rt_runtime_us (was "), "{text}");
+        assert_eq!(rt_runtime(), throttling, "latlab clean put RT throttling back");
+    }
     // show, export and report all read it, and say what incomplete means.
     latlab(d).args(["show", "latest"]).assert().success().stdout(
         predicate::str::contains("# latlab rt #2 — incomplete").and(predicate::str::contains("last checkpoint")),
@@ -116,6 +136,7 @@ fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
 
 #[test]
 fn two_processes_store_runs_in_one_database_at_once() {
+    let _one = RT_THROTTLING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let bin = assert_cmd::cargo::cargo_bin("latlab");

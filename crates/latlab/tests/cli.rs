@@ -453,9 +453,13 @@ fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
         assert_eq!(out.status.code(), Some(0), "{err}");
         assert!(err.contains("rt_throttling.lift"), "{err}");
         let md = String::from_utf8_lossy(&out.stdout);
-        let row = md.lines().find(|l| l.contains("Fig. 11, APP start, loaded, against CE 3.0")).expect("the row");
+        let row =
+            md.lines().find(|l| l.starts_with("| 001 | Fig. 11, APP start, loaded, against CE 3.0")).expect("the row");
         assert!(row.contains("**not comparable here**") && row.contains("could not be lifted"), "{row}");
-        let row = md.lines().find(|l| l.contains("Fig. 11, APP start, unloaded, against CE 3.0")).expect("the row");
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| 001 | Fig. 11, APP start, unloaded, against CE 3.0"))
+            .expect("the row");
         assert!(!row.contains("could not be lifted"), "{row}");
     }
     let out = unprivileged(d, &["--strict", "rt", "--rate", "1000", "--duration", "100ms"]);

@@ -476,24 +476,24 @@ fn fig_000_stages(r: &RunRecord) -> Option<Plot> {
 /// Seed 000: throughput and dropped frames against the client's speed, one axis each.
 fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
     let t = table(r, "pipeline.speed")?;
-    let x = col(t, "client speed", None)?;
+    let x = col(t, "client", None)?;
     let wire = plots::xy(&Xy {
-        x_name: "client speed (× this CPU)".into(),
+        x_name: "client (MHz of the seed's CEPC, calibrated on this machine)".into(),
         y_name: "wire rate".into(),
         y_unit: "MB/s".into(),
         y_from_zero: true,
         curves: vec![
             Curve::line("here", "here", pairs(&x, &col(t, "wire", None)?)),
             paper_curve(
-                "paper: 3.7 MB/s at 1.8 GHz (1×), 2.0 MB/s at 233 MHz (0.13×)",
+                "paper: 3.7 MB/s at 1.8 GHz, 2.0 MB/s at 233 MHz",
                 "paper",
-                vec![(1.0, 3.7), (0.13, 2.0)],
+                vec![(1800.0, 3.7), (233.0, 2.0)],
             ),
         ],
         ..Default::default()
     });
     let dropped = plots::xy(&Xy {
-        x_name: "client speed (× this CPU)".into(),
+        x_name: "client (MHz of the seed's CEPC, calibrated on this machine)".into(),
         y_name: "frames dropped".into(),
         y_unit: "%".into(),
         y_from_zero: true,
@@ -503,7 +503,7 @@ fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
     fig(
         "fig-000-speed",
         "Seed 000: throughput and dropped frames against the client's CPU speed",
-        "Read whether the wire rate holds as the client slows (left) and when frames start to drop (right). The paper's points are the 1.8 GHz and 233 MHz CEPCs, placed at their speed ratio; the seed says frames dropped at 233 MHz without a figure, so the right has no paper point.",
+        "Read whether the wire rate holds as the client slows (left) and when frames start to drop (right). Each client is emulated on this machine's CPU, calibrated so the 1.8 GHz one is half busy as the seed's was; the paper's points are its 1.8 GHz and 233 MHz CEPCs; the seed says frames dropped at 233 MHz without a figure, so the right has no paper point.",
         vec![wire, dropped],
     )
 }

@@ -484,11 +484,7 @@ fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
         y_from_zero: true,
         curves: vec![
             Curve::line("here", "here", pairs(&x, &col(t, "wire", None)?)),
-            paper_curve(
-                "paper: 3.7 MB/s at 1.8 GHz, 2.0 MB/s at 233 MHz",
-                "paper",
-                vec![(1800.0, 3.7), (233.0, 2.0)],
-            ),
+            paper_curve("paper: 3.7 MB/s at 1.8 GHz, 2.0 MB/s at 233 MHz", "paper", vec![(1800.0, 3.7), (233.0, 2.0)]),
         ],
         ..Default::default()
     });

@@ -50,6 +50,7 @@ fn main() {
         key: None,
         wait_ns: 1_000_000_000,
         playout: latlab_udp::defaults::PLAYOUT,
+        sweep_intervals_ns: Vec::new(),
     };
     let t0 = Instant::now();
     let rec = latlab_udp::analyze(&cfg, &t, &ProbeCounts::default());

@@ -25,6 +25,10 @@ pub const MAX_PPS_PER_SOURCE: u32 = 200_000;
 /// Seed 002's sender interval: 100 ms.
 pub const STUDY_INTERVAL_NS: u64 = 100_000_000;
 
+/// Seed 002's three send intervals: 1,000, 500 and 100 ms, at which it found the same
+/// release period. The suite's loopback run sends one stream at each beside its main stream.
+pub const STUDY_SWEEP_INTERVALS_NS: [u64; 3] = [1_000_000_000, 500_000_000, 100_000_000];
+
 /// Seed 002's hold-and-release period: the Omnia 7's gaps of 1.23 s.
 pub const STUDY_HOLD_EVERY_NS: u64 = 1_230_000_000;
 

@@ -61,6 +61,10 @@ pub struct UdpConfig {
     /// How the loopback receiver plays packets out (measured live; a remote reflector's
     /// receiver is not ours to measure).
     pub playout: playout::PlayoutMode,
+    /// Send intervals to sweep at the same time as the main stream, each its own stream of
+    /// the same duration to the same kind of target (seed 002 sent at 1,000, 500 and 100 ms
+    /// and found the same release period at each). Empty: no sweep.
+    pub sweep_intervals_ns: Vec<u64>,
 }
 
 impl Default for UdpConfig {
@@ -74,6 +78,7 @@ impl Default for UdpConfig {
             key: None,
             wait_ns: defaults::WAIT_NS,
             playout: defaults::PLAYOUT,
+            sweep_intervals_ns: Vec::new(),
         }
     }
 }
@@ -97,6 +102,7 @@ impl UdpConfig {
             key: None,
             wait_ns: defaults::STUDY_WAIT_NS,
             playout: defaults::PLAYOUT,
+            sweep_intervals_ns: Vec::new(),
         }
     }
 
@@ -118,12 +124,36 @@ impl UdpConfig {
         if let Mode::Loopback { relay: Some(r), .. } = &self.mode {
             r.validate().map_err(|e| format!("relay: {e}"))?;
         }
+        for &iv in &self.sweep_intervals_ns {
+            if !(10_000..=60_000_000_000).contains(&iv) {
+                return Err(format!("sweep interval {iv} ns must be between 10 µs and 60 s"));
+            }
+            if self.duration_ns < MIN_SWEEP_PACKETS * iv {
+                return Err(format!(
+                    "duration {} is too short for the sweep interval {}: each sweep stream needs {MIN_SWEEP_PACKETS} packets to show a release pattern",
+                    latlab_core::record::fmt_ns(self.duration_ns as f64),
+                    latlab_core::record::fmt_ns(iv as f64)
+                ));
+            }
+        }
+        if self.sweep_intervals_ns.len() > MAX_SWEEP_STREAMS {
+            return Err(format!(
+                "{} sweep intervals is more than the {MAX_SWEEP_STREAMS} streams a run sends at once",
+                self.sweep_intervals_ns.len()
+            ));
+        }
         if self.size > wire::MAX_SIZE {
             return Err(format!("size {} is above the {} bytes latlab sends", self.size, wire::MAX_SIZE));
         }
         Ok(())
     }
 }
+
+/// Fewest packets a sweep stream sends: five, four gaps, the least that can show two bursts
+/// or a steady interval.
+pub const MIN_SWEEP_PACKETS: u64 = 5;
+/// Most sweep streams at once: eight, each one sending thread and one receiving thread.
+pub const MAX_SWEEP_STREAMS: usize = 8;
 
 /// Why `latlab udp` could not run.
 #[derive(Debug, thiserror::Error)]
@@ -183,6 +213,10 @@ pub fn run_checkpointed(
         wait_ns: cfg.wait_ns,
         same_clock,
     };
+    // The sweep streams start before the main one and send beside it, each to its own
+    // reflector (and relay) on loopback so the main stream's live playout sees only its own.
+    let sweep =
+        cfg.sweep_intervals_ns.iter().map(|&iv| sweep_stream(cfg, iv, &pc)).collect::<std::io::Result<Vec<_>>>()?;
     let count = cfg.count();
     let so_far = rec.clone();
     let mut look = |t: analysis::Trace| {
@@ -204,6 +238,17 @@ pub fn run_checkpointed(
     });
     let log = player.map(playout::Player::finish);
     report::fill(&mut rec, cfg, &trace, &counts, log.as_ref());
+    let swept = sweep
+        .into_iter()
+        .map(|s| {
+            let out = s.thread.join().map_err(|_| std::io::Error::other("a sweep stream's thread panicked"))?;
+            drop(s.ends);
+            out.map(|(t, c)| (s.interval_ns, t, c))
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    if !swept.is_empty() {
+        report::fill_sweep(&mut rec, cfg, &swept);
+    }
     if let Some(r) = reflector_stats {
         let (rx, replied, malformed, unauth, limited) = r;
         rec.metric("reflector.received", rx, "count");
@@ -221,10 +266,63 @@ pub fn run_checkpointed(
     Ok(rec)
 }
 
+/// One sweep stream: its thread, and the loopback reflector and relay it sends to (kept
+/// alive until the thread is joined).
+struct SweepStream {
+    interval_ns: u64,
+    thread: std::thread::JoinHandle<std::io::Result<(analysis::Trace, probe::ProbeCounts)>>,
+    ends: (Option<reflector::Running>, Option<relay::Relay>),
+}
+
+fn sweep_stream(cfg: &UdpConfig, interval_ns: u64, main: &probe::ProbeConfig) -> std::io::Result<SweepStream> {
+    let (target, ends) = match &cfg.mode {
+        Mode::Loopback { ipv6, relay } => {
+            let bind: SocketAddr = if *ipv6 { "[::1]:0".parse().unwrap() } else { "127.0.0.1:0".parse().unwrap() };
+            let refl =
+                reflector::spawn(bind, reflector::ReflectorConfig { key: cfg.key.clone(), ..Default::default() })?;
+            let rl = match relay {
+                Some(imp) => Some(relay::spawn(bind, refl.addr, imp.clone(), 4)?),
+                None => None,
+            };
+            (rl.as_ref().map(|r| r.listen).unwrap_or(refl.addr), (Some(refl), rl))
+        }
+        Mode::Probe { target } => (*target, (None, None)),
+    };
+    let pc = probe::ProbeConfig {
+        target,
+        interval_ns,
+        count: (cfg.duration_ns / interval_ns).max(1) as usize,
+        ..main.clone()
+    };
+    let thread = std::thread::Builder::new()
+        .name(format!("udp-sweep-{}", latlab_core::record::fmt_ns(interval_ns as f64)))
+        .spawn(move || probe::run(&pc, &AtomicU64::new(0)))?;
+    Ok(SweepStream { interval_ns, thread, ends })
+}
+
 /// Analyse a trace into a fresh `udp` run record (what [`run`] does after probing).
 pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCounts) -> RunRecord {
     let mut rec = RunRecord::begin("udp");
     report::fill(&mut rec, cfg, trace, counts, None);
     rec.finish(RunStatus::Complete);
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_interval_needs_room_for_its_packets_and_a_sane_value() {
+        let ok =
+            UdpConfig { duration_ns: 5_000_000_000, sweep_intervals_ns: vec![1_000_000_000], ..UdpConfig::default() };
+        assert_eq!(ok.validate(), Ok(()));
+        let short = UdpConfig { duration_ns: 4_000_000_000, ..ok.clone() };
+        let e = short.validate().unwrap_err();
+        assert!(e.contains("too short for the sweep interval 1.00 s") || e.contains("too short"), "{e}");
+        let tiny = UdpConfig { sweep_intervals_ns: vec![1_000], ..ok.clone() };
+        assert!(tiny.validate().unwrap_err().contains("sweep interval 1000 ns"));
+        let many = UdpConfig { sweep_intervals_ns: vec![100_000_000; MAX_SWEEP_STREAMS + 1], ..ok };
+        assert!(many.validate().unwrap_err().contains("streams a run sends at once"));
+    }
 }

@@ -20,9 +20,19 @@ fn clean_loopback_has_no_bursts() {
         key: None,
         wait_ns: 500_000_000,
         playout: latlab_udp::playout::PlayoutMode::Arrival,
+        sweep_intervals_ns: vec![20_000_000, 10_000_000],
     };
     let r = latlab_udp::run(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
-    assert_eq!(metric(&r, "packets.sent"), 1000.0);
+    assert_eq!(metric(&r, "packets.sent"), 1000.0, "the sweep streams are counted apart");
+    // The sweep: one stream per interval beside the main one, each with its own metrics,
+    // a table row, and seed 002's row judged about this machine (no relay: nothing configured).
+    assert_eq!(metric(&r, "interval_sweep.ms20.sent"), 50.0);
+    assert_eq!(metric(&r, "interval_sweep.ms10.sent"), 100.0);
+    let t = r.tables.iter().find(|t| t.name == "udp.interval_sweep").unwrap();
+    assert_eq!(t.rows.len(), 2);
+    let row = r.paper.iter().find(|p| p.figure == "release period against send interval").unwrap();
+    assert!(row.judgement.verdict.is_about_machine(), "{:?}", row.judgement);
+    assert!(row.here_value.contains("20 ms: ") && row.here_value.contains("10 ms: "), "{}", row.here_value);
     assert_eq!(metric(&r, "burst.detected"), 0.0, "{:?}", r.tables[0].rows);
     assert!(r.metrics.iter().all(|m| latlab_core::record::valid_name(&m.name)));
     for name in [
@@ -55,9 +65,23 @@ fn clean_loopback_has_no_bursts() {
 #[test]
 fn the_study_pattern_through_the_relay_is_detected_with_its_period() {
     // Seed 002: a 100 ms sender; the relay holds everything and releases it every 1.23 s.
-    let cfg = UdpConfig { key: Some(b"shared secret".to_vec()), ..UdpConfig::study_pattern(7_500_000_000) };
+    // Two sweep streams beside it, each through a relay of its own with the same period.
+    let cfg = UdpConfig {
+        key: Some(b"shared secret".to_vec()),
+        sweep_intervals_ns: vec![500_000_000, 200_000_000],
+        ..UdpConfig::study_pattern(7_500_000_000)
+    };
     let r = latlab_udp::run(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
     assert_eq!(metric(&r, "burst.detected"), 1.0);
+    // The relay releases on its configured period whatever the interval: the sweep row finds
+    // that, and says it is a check of latlab's relay, not a finding about the machine.
+    for key in ["ms500", "ms200"] {
+        let p = metric(&r, &format!("interval_sweep.{key}.release_period"));
+        assert!((p - 1.23e9).abs() < 0.05 * 1.23e9, "{key}: estimated {p} ns for 1.23 s");
+    }
+    let row = r.paper.iter().find(|p| p.figure == "release period against send interval").unwrap();
+    assert_eq!(row.judgement.verdict, latlab_core::verdict::Verdict::SelfCheck, "{:?}", row.judgement);
+    assert!(!row.judgement.check_failed(), "{:?}", row.judgement);
     let p = metric(&r, "burst.release_period");
     assert!((p - 1.23e9).abs() < 0.05 * 1.23e9, "estimated {p} ns for 1.23 s");
     let verdict = r.tables.iter().find(|t| t.name == "udp.verdict").unwrap().rows[0][0].as_str().unwrap().to_string();

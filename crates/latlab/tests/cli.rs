@@ -87,6 +87,7 @@ fn bad_values_exit_2_with_the_choices_and_leave_no_database() {
         (&["selftest", "--fifo-priority", "100"][..], "1–99"),
         (&["rt", "--l1-priority", "0"][..], "1–99"),
         (&["udp", "--interval", "1us"][..], "between 10 µs and 60 s"),
+        (&["udp", "--duration", "2s", "--sweep-intervals", "1s"][..], "too short for the sweep interval"),
         (&["display", "ops", "--seconds", "0"][..], "at least 1"),
         (&["suite", "--only", "nope"][..], "registered: selftest, rt"),
     ] {
@@ -507,6 +508,8 @@ fn udp_loopback_serve_probe_and_relay_commands() {
             "500ms",
             "--key",
             "s3cret",
+            "--sweep-intervals",
+            "50ms,25ms",
         ])
         .assert()
         .success()
@@ -528,6 +531,22 @@ fn udp_loopback_serve_probe_and_relay_commands() {
         .as_f64()
         .unwrap();
     assert!((period - 200e6).abs() < 0.05 * 200e6, "estimated {period} ns for 200 ms");
+    // The sweep's streams went through the same relay: each found its 200 ms too, and the
+    // row says the same period held at both intervals (here a finding about what the probe
+    // reached: latlab cannot know that a remote path is its own relay).
+    for key in ["ms50", "ms25"] {
+        let p = rec["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == format!("interval_sweep.{key}.release_period"))
+            .unwrap_or_else(|| panic!("a release period for {key}"))["value"]
+            .as_f64()
+            .unwrap();
+        assert!((p - 200e6).abs() < 0.05 * 200e6, "{key}: estimated {p} ns for 200 ms");
+    }
+    let row = rec["paper"].as_array().unwrap().iter().find(|p| p["figure"] == "release period against send interval");
+    assert_eq!(row.expect("the sweep row")["verdict"], "reproduced");
     for c in [&mut serve, &mut relay] {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(c.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
         assert!(c.0.wait().unwrap().success());

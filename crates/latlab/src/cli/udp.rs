@@ -52,6 +52,10 @@ pub struct UdpSend {
     /// Shared key for HMAC-SHA256 on every packet (both ends must use it).
     #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
     pub key: Option<String>,
+    /// Also send a stream at each of these intervals, side by side with the main one, and
+    /// compare their release patterns (seed 002: `1s,500ms,100ms`).
+    #[arg(long, value_delimiter = ',', value_parser = parse_duration_ns)]
+    pub sweep_intervals: Vec<u64>,
 }
 
 /// Subcommands of `latlab udp`.

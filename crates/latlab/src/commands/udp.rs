@@ -38,6 +38,7 @@ fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
         key: send.key.as_ref().map(|k| k.as_bytes().to_vec()),
         wait_ns: send.wait,
         playout: latlab_udp::defaults::PLAYOUT,
+        sweep_intervals_ns: send.sweep_intervals.clone(),
     }
 }
 

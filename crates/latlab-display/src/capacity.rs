@@ -486,14 +486,13 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
                 continue;
             }
             seen.push(k);
-            let run = |seconds: f64| -> Result<(f64, f64), String> {
+            let run = |seconds: f64| -> Result<Traffic, String> {
                 let c = CapacityConfig { seconds, ..cfg.clone() };
                 let l = level(&c, &[k], server.as_ref(), client_ns.as_deref())?;
-                Ok(l.sessions.first().map_or((0.0, 0.0), traffic))
+                Ok(l.sessions.first().map_or(Traffic::default(), traffic))
             };
-            let (d1, u1) = run(cfg.seconds)?;
-            let (d2, u2) = run(2.0 * cfg.seconds)?;
-            per_kind.push((k, (d2 - d1).max(0.0) / cfg.seconds, (u2 - u1).max(0.0) / cfg.seconds));
+            let (one, two) = (run(cfg.seconds)?, run(2.0 * cfg.seconds)?);
+            per_kind.push(two.rate_over(&one, cfg.seconds, k));
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }
@@ -534,12 +533,54 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     Ok((rec, said))
 }
 
-/// A session's bytes down (display) and up (input).
-fn traffic(o: &Outcome) -> (f64, f64) {
+/// A session's bytes down (display) and up (input): payload, and on the link with the
+/// TCP/IP/Ethernet headers of each PDU's segments ([`crate::ops::framing`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Traffic {
+    down: f64,
+    up: f64,
+    down_link: f64,
+    up_link: f64,
+}
+
+impl Traffic {
+    /// `kind`'s bytes per second from `shorter` to `self`, a run `seconds` longer.
+    fn rate_over(&self, shorter: &Traffic, seconds: f64, kind: UserKind) -> KindRate {
+        let r = |a: f64, b: f64| (a - b).max(0.0) / seconds;
+        KindRate {
+            kind,
+            down: r(self.down, shorter.down),
+            up: r(self.up, shorter.up),
+            down_link: r(self.down_link, shorter.down_link),
+            up_link: r(self.up_link, shorter.up_link),
+        }
+    }
+}
+
+/// One kind of user alone: its steady bytes per second, payload and on the link.
+#[derive(Debug, Clone, Copy)]
+struct KindRate {
+    kind: UserKind,
+    down: f64,
+    up: f64,
+    down_link: f64,
+    up_link: f64,
+}
+
+fn traffic(o: &Outcome) -> Traffic {
+    let of = |c: &net::ClientReport| {
+        let link = |bytes: u64, segments: u64| (bytes + crate::ops::header_bytes(segments)) as f64;
+        Traffic {
+            down: c.bytes as f64,
+            up: c.input_bytes as f64,
+            down_link: link(c.bytes, c.segments),
+            up_link: link(c.input_bytes, c.input_segments),
+        }
+    };
     match o {
-        Outcome::Typed(t) => (t.client.bytes as f64, t.client.input_bytes as f64),
-        Outcome::Watched(c) => (c.bytes as f64, c.input_bytes as f64),
-        Outcome::Failed(_) => (0.0, 0.0),
+        Outcome::Typed(t) => of(&t.client),
+        Outcome::Watched(c) => of(c),
+        Outcome::Failed(_) => Traffic::default(),
     }
 }
 
@@ -605,7 +646,7 @@ fn record(
     cfg: &CapacityConfig,
     mix: &str,
     levels: &[Level],
-    per_kind: &[(UserKind, f64, f64)],
+    per_kind: &[KindRate],
     users: usize,
     limit: Limit,
     said: &str,
@@ -748,28 +789,41 @@ fn record(
     if !per_kind.is_empty() {
         rec.tables.push(Table {
             name: "capacity.kinds".into(),
-            title: "Each kind of user alone: bandwidth, and how many would fill 10 Mbit/s".into(),
-            columns: vec![c("user", ""), c("down", "KB/s"), c("up", "KB/s"), c("per 10 Mbit/s", "users")],
+            title: "Each kind of user alone: bandwidth (PDU payload, and on the link with each PDU's TCP/IP/Ethernet headers), and how many would fill 10 Mbit/s on the link".into(),
+            columns: vec![
+                c("user", ""),
+                c("down", "KB/s"),
+                c("up", "KB/s"),
+                c("down on the link", "KB/s"),
+                c("up on the link", "KB/s"),
+                c("per 10 Mbit/s", "users"),
+            ],
             rows: per_kind
                 .iter()
-                .map(|(k, d, u)| {
+                .map(|r| {
+                    let kb = |v: f64| ((v / 100.0).round() / 10.0).into();
                     vec![
-                        k.name().into(),
-                        ((d / 100.0).round() / 10.0).into(),
-                        ((u / 100.0).round() / 10.0).into(),
-                        (ten / (d + u).max(1.0)).round().into(),
+                        r.kind.name().into(),
+                        kb(r.down),
+                        kb(r.up),
+                        kb(r.down_link),
+                        kb(r.up_link),
+                        (ten / (r.down_link + r.up_link).max(1.0)).round().into(),
                     ]
                 })
                 .collect(),
             plot: None,
         });
-        for (k, d, u) in per_kind {
-            rec.metric(&format!("capacity.kind.{}.down_bytes_per_s", k.name()), *d, "B/s");
-            rec.metric(&format!("capacity.kind.{}.up_bytes_per_s", k.name()), *u, "B/s");
+        for r in per_kind {
+            let k = r.kind.name();
+            rec.metric(&format!("capacity.kind.{k}.down_bytes_per_s"), r.down, "B/s");
+            rec.metric(&format!("capacity.kind.{k}.up_bytes_per_s"), r.up, "B/s");
+            rec.metric(&format!("capacity.kind.{k}.down_link_bytes_per_s"), r.down_link, "B/s");
+            rec.metric(&format!("capacity.kind.{k}.up_link_bytes_per_s"), r.up_link, "B/s");
         }
     }
-    let fill = |k: UserKind| per_kind.iter().find(|p| p.0 == k).map(|p| ten / (p.1 + p.2).max(1.0));
-    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways, payload only (the seed counted bytes on the link with TCP/IP and Ethernet headers: its 232 B per keystroke predicts the 1.56 KB/s it measured; payload alone is about half)";
+    let fill = |k: UserKind| per_kind.iter().find(|p| p.kind == k).map(|p| ten / (p.down_link + p.up_link).max(1.0));
+    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways on the link: each PDU's payload and the TCP/IP/Ethernet headers of its segments, as the seed counted (its 232 B per keystroke predicts the 1.56 KB/s it measured); ACKs are not counted";
     // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
     // what the here side counts and its decimals, the quantity judged, why it may differ).
     let rows = [
@@ -818,10 +872,10 @@ fn record(
             paper_setting: setting.into(),
             paper_value: paper.into(),
             here_value: format!("{n:.decimals$} {who}"),
-            note: format!("{method} (capacity.kind.{}.down_bytes_per_s)", kind.name()),
+            note: format!("{method} (capacity.kind.{}.down_link_bytes_per_s)", kind.name()),
             // The bytes come from latlab's own deterministic workloads: the same on every machine.
             judgement: Judgement::simulated(
-                "users per link from latlab's workload bytes, the same on every machine",
+                "users per link from latlab's workload bytes with modelled headers",
                 Judgement::within_factor(n, paper_n, factor, why).of(quantity),
             ),
         });
@@ -913,6 +967,23 @@ mod tests {
         // No typist in the level: latency cannot break it.
         let watchers = Figures { worst_p95_ns: None, ..level(4, 0) };
         assert_eq!(broken(&watchers, None), None);
+    }
+
+    #[test]
+    fn bytes_on_the_link_add_each_segments_headers_and_the_rate_is_the_difference() {
+        // 10 display PDUs in 12 segments, 4 input PDUs in 4; then a run twice as long.
+        let one =
+            net::ClientReport { bytes: 5_000, segments: 12, input_bytes: 100, input_segments: 4, ..Default::default() };
+        let two =
+            net::ClientReport { bytes: 9_000, segments: 22, input_bytes: 200, input_segments: 8, ..Default::default() };
+        let t1 = traffic(&Outcome::Watched(one));
+        assert_eq!((t1.down, t1.up, t1.down_link, t1.up_link), (5_000.0, 100.0, 5_840.0, 380.0));
+        let r = traffic(&Outcome::Watched(two)).rate_over(&t1, 2.0, UserKind::Banner);
+        assert_eq!(r.kind, UserKind::Banner);
+        // (9,000 + 22·70 − 5,840) / 2 s and (200 + 8·70 − 380) / 2 s.
+        assert_eq!((r.down, r.up, r.down_link, r.up_link), (2_000.0, 50.0, 2_350.0, 190.0));
+        let failed = traffic(&Outcome::Failed("x".into()));
+        assert_eq!(failed.down_link, 0.0);
     }
 
     #[test]

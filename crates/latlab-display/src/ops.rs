@@ -39,9 +39,14 @@ pub struct OpsConfig {
 /// Headers a payload of `bytes` carries on Ethernet: segments and header bytes (TCP, IPv4,
 /// Ethernet II with FCS), one segment per MSS.
 pub fn framing(bytes: u64) -> (u64, u64) {
-    use crate::defaults::{ETHERNET_BYTES, ETHERNET_MSS, IPV4_BYTES, TCP_BYTES};
-    let segments = bytes.div_ceil(ETHERNET_MSS).max(1);
-    (segments, segments * (ETHERNET_BYTES + IPV4_BYTES + TCP_BYTES))
+    let segments = bytes.div_ceil(crate::defaults::ETHERNET_MSS).max(1);
+    (segments, header_bytes(segments))
+}
+
+/// The TCP, IPv4 and Ethernet header bytes of `segments` segments.
+pub fn header_bytes(segments: u64) -> u64 {
+    use crate::defaults::{ETHERNET_BYTES, IPV4_BYTES, TCP_BYTES};
+    segments * (ETHERNET_BYTES + IPV4_BYTES + TCP_BYTES)
 }
 
 impl OpsConfig {

@@ -832,7 +832,7 @@ fn paper_rows(
             format!("{} % (bytes per frame sent, uncompressed against NCRUSH)", sig(saved)),
             "latlab's animated slide show, one run with the codec off and the main run with NCRUSH; saving = uncompressed ÷ compressed − 1, as the seed's \"200 percent\" reads",
             Judgement::simulated(
-                "latlab's own slide show through its NCRUSH, the same bytes on every machine",
+                "latlab's own slide show through its NCRUSH",
                 Judgement::within_range(
                     saved,
                     15.0,

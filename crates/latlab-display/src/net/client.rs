@@ -151,6 +151,9 @@ pub struct ClientReport {
     pub pdus: u64,
     /// Bytes received.
     pub bytes: u64,
+    /// TCP segments the display PDUs would take on Ethernet, each PDU framed on its own
+    /// ([`crate::ops::framing`]): the header count behind bytes on the link.
+    pub segments: u64,
     /// `read` calls that returned data.
     pub reads: u64,
     /// Wake-ups (the socket became readable, or the wait timed out).
@@ -165,6 +168,8 @@ pub struct ClientReport {
     pub input_pdus: u64,
     /// Their bytes.
     pub input_bytes: u64,
+    /// The TCP segments they would take on Ethernet, each PDU framed on its own.
+    pub input_segments: u64,
     /// The server's counts from its end record: frames rendered, sent, dropped.
     pub server_frames: [u64; 3],
     /// Hash of the final screen (checked equal to the server's).
@@ -251,8 +256,8 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
     let sender = {
         let done = done.clone();
         let period = cfg.frame_ms * 1_000_000;
-        std::thread::spawn(move || -> (u64, u64) {
-            let (mut n, mut bytes) = (0, 0);
+        std::thread::spawn(move || -> (u64, u64, u64) {
+            let (mut n, mut bytes, mut segments) = (0, 0, 0);
             for (k, pdu) in &script {
                 if pace == Pace::RealTime && !done.load(Ordering::Relaxed) {
                     latlab_core::clock::clock_nanosleep_abs(start + k * period);
@@ -262,8 +267,9 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
                 }
                 n += 1;
                 bytes += pdu.len() as u64;
+                segments += crate::ops::framing(pdu.len() as u64).0;
             }
-            (n, bytes)
+            (n, bytes, segments)
         })
     };
     s.set_nonblocking(true).doing("making the socket non-blocking")?;
@@ -273,11 +279,12 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
         receive(&mut s, cfg, vc, start, None)
     };
     done.store(true, Ordering::Relaxed);
-    let (n, bytes) = sender.join().unwrap_or_default();
+    let (n, bytes, segments) = sender.join().unwrap_or_default();
     let _ = s.shutdown(Shutdown::Both);
     let mut r = r?;
     r.input_pdus = n;
     r.input_bytes = bytes;
+    r.input_segments = segments;
     Ok(r)
 }
 
@@ -443,6 +450,7 @@ pub(crate) fn receive(
                 }
                 dec.apply(&update)?;
                 rep.pdus += 1;
+                rep.segments += crate::ops::framing(len as u64).0;
             }
             head += len;
         }
@@ -550,6 +558,7 @@ fn decode_queue(
             rx.read_direct(&mut pdu, &mut update)?;
             dec.apply(&update)?;
             rep.pdus += 1;
+            rep.segments += crate::ops::framing(pdu.len() as u64).0;
         }
         let _ = give_back.send(pdu);
         if vc.speed < 1.0 {

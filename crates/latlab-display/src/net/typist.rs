@@ -250,9 +250,10 @@ pub fn type_on(
         set_sched(Sched { policy: Policy::Other, priority: 0 });
     }
     let mut client = r?;
-    let (written, page_written, n, bytes) = written?;
+    let (written, page_written, n, bytes, segments) = written?;
     client.input_pdus = n;
     client.input_bytes = bytes;
+    client.input_segments = segments;
     let pressed = written.iter().filter(|&&t| t != 0).count() + page_written.len();
     if watch.server.len() != pressed {
         return Err(NetError::Protocol(format!(
@@ -286,7 +287,8 @@ pub fn type_on(
     Ok(TypingReport { client, keys: key_records, pages: page_records, fifo })
 }
 
-type Typed = (Vec<u64>, Vec<(u64, u64)>, u64, u64);
+/// What the typist wrote: each key's write time, each page's, and its input PDUs, bytes and segments.
+type Typed = (Vec<u64>, Vec<(u64, u64)>, u64, u64, u64);
 
 /// The typist: keys on their deadlines, then the pages one at a time, then the end.
 fn type_keys(
@@ -312,7 +314,7 @@ fn type_keys(
     let (page_down, page_up) = (pdu(PAGE_DOWN, false), pdu(PAGE_DOWN, true));
     let mut written = vec![0u64; keys.len()];
     let mut pages = Vec::with_capacity(tc.pages as usize);
-    let (mut n, mut bytes) = (0u64, 0u64);
+    let (mut n, mut bytes, mut segments) = (0u64, 0u64, 0u64);
     let waiting = |until: &dyn Fn() -> bool, limit_ns: u64| {
         let give_up = monotonic_now() + limit_ns;
         while !until() && monotonic_now() < give_up && !shared.ended.load(Ordering::Acquire) {
@@ -333,6 +335,7 @@ fn type_keys(
         write_blocking(w, p).doing("sending a key")?;
         n += 1;
         bytes += p.len() as u64;
+        segments += crate::ops::framing(p.len() as u64).0;
         Ok(())
     };
     for (i, k) in keys.iter().enumerate() {
@@ -361,7 +364,7 @@ fn type_keys(
         waiting(&|| shared.pages_done.load(Ordering::Acquire) > p as u64, tc.page_timeout_ms * 1_000_000 + gap);
     }
     let _ = w.shutdown(Shutdown::Write);
-    Ok((written, pages, n, bytes))
+    Ok((written, pages, n, bytes, segments))
 }
 
 #[cfg(test)]

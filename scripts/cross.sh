@@ -4,7 +4,7 @@
 # (static glibc, the fallback where no musl standard library is to be had).
 #
 #   scripts/cross.sh TARGET build --release -p latlab
-#   scripts/cross.sh TARGET test -p latlab-core --lib        # runs the tests under qemu-user
+#   scripts/cross.sh TARGET test -p latlab-sys --lib         # runs the tests under qemu-user
 #
 # What it needs, found or installed (and said which):
 # - the target's Rust standard library: `rustup target add` on the default toolchain, else on

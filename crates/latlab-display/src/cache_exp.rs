@@ -9,9 +9,10 @@ use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::Codec;
 use crate::workload::WorkloadKind;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, Table, TablePlot};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, Table, TablePlot};
+use latlab_model::verdict::Judgement;
+use latlab_sys::record::Finish;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -153,7 +154,7 @@ fn bps(r: &SessionResult) -> f64 {
 
 /// Run the sweep into a record.
 pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, SessionError> {
-    let mut rec = RunRecord::begin("display");
+    let mut rec = latlab_sys::record::begin("display");
     rec.config("experiment", "cache");
     rec.config("frame_counts", &cfg.frame_counts);
     rec.config("policies", cfg.policies().iter().map(|p| p.name()).collect::<Vec<_>>());
@@ -280,7 +281,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
         };
         banner_ticker(cfg, aside, &mut rec, &progress)?;
     }
-    rec.finish(latlab_core::record::RunStatus::Complete);
+    rec.finish(latlab_model::record::RunStatus::Complete);
     Ok(rec)
 }
 

@@ -13,10 +13,11 @@ use crate::net::{self, ServerReport, TypingReport, TypistConfig, ViewConfig};
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
-use latlab_core::netlab::{NetLab, SERVER_ADDR, enter};
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
+use latlab_model::verdict::Judgement;
+use latlab_sys::netlab::{NetLab, SERVER_ADDR, enter};
+use latlab_sys::record::Finish;
 use std::io::BufRead;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -284,7 +285,7 @@ impl ServerProc {
             }
             None => std::process::Command::new(exe),
         };
-        latlab_core::leftovers::mark(&mut cmd);
+        latlab_sys::leftovers::mark(&mut cmd);
         // Every session of the largest step at once, and room for them all to wait.
         cmd.args(["display", "serve", "--listen", &format!("{host}:0")])
             .args(["--max-sessions", &most.to_string(), "--max-waiting", &(2 * most).to_string()])
@@ -456,7 +457,7 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
 /// Run the ramp into a record.
 pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
     cfg.validate()?;
-    let mut rec = RunRecord::begin("display");
+    let mut rec = latlab_sys::record::begin("display");
     let lab = match cfg.link_bps {
         Some(r) => Some(NetLab::create(r, None).map_err(|e| format!("the shaped link: {e}"))?),
         None => None,
@@ -482,7 +483,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         let kinds: Vec<UserKind> = cfg.mix.iter().map(|m| m.0).chain([UserKind::Banner, UserKind::Scroller]).collect();
         let mut seen = Vec::new();
         for k in kinds {
-            if seen.contains(&k) || latlab_core::interrupt::stop_requested() {
+            if seen.contains(&k) || latlab_sys::interrupt::stop_requested() {
                 continue;
             }
             seen.push(k);
@@ -499,7 +500,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     let mut levels: Vec<Level> = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     for &n in &cfg.ramp {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         let kinds = assign(&cfg.mix, n);
@@ -529,7 +530,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     record(&mut rec, cfg, &mix, &levels, &per_kind, users, limit, &said);
     drop(server);
     drop(lab);
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok((rec, said))
 }
 
@@ -609,7 +610,7 @@ fn level(
     server: Option<&ServerProc>,
     client_ns: Option<&str>,
 ) -> Result<Level, String> {
-    let t0 = latlab_core::clock::monotonic_now();
+    let t0 = latlab_sys::clock::monotonic_now();
     let (sessions, pss, cpu, faults) = match server {
         Some(p) => {
             let before = pss_kib(p.pid());
@@ -633,7 +634,7 @@ fn level(
             (sessions, None, None, None)
         }
     };
-    let wall_ns = latlab_core::clock::monotonic_now() - t0;
+    let wall_ns = latlab_sys::clock::monotonic_now() - t0;
     let mut figures = figures(kinds, &sessions, wall_ns);
     figures.server_cores = cpu.map(|c| c as f64 / wall_ns as f64);
     figures.major_faults = faults;

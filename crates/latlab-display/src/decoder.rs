@@ -5,9 +5,9 @@
 
 use crate::cache::CELL_SIDES;
 use crate::fb::{Area, Framebuffer};
-use latlab_core::clock::thread_cpu_now;
 use latlab_rdp::orders::{OrderState, PrimaryOrder};
 use latlab_rdp::updates::{Order, Update, decode_update};
+use latlab_sys::clock::thread_cpu_now;
 use thiserror::Error;
 
 /// Why a PDU could not be applied.

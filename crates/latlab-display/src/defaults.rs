@@ -151,7 +151,7 @@ pub const LATENCY_SPINNERS: usize = 10;
 /// (paged back in from swap at up to 6.6 keys a second; `stall mem` times one larger page-in).
 pub const LATENCY_WORKING_SET_MIB: u32 = 32;
 /// Where `mem`'s temporary swap file goes: latlab's one choice, a disk-backed directory.
-pub use latlab_core::defaults::SWAP_DIR;
+pub use latlab_sys::defaults::SWAP_DIR;
 /// Rate of each competing bulk flow, as a share of the link: 96 %, seed 003's 9.6 Mbit/s load
 /// on 10 Mbit/s Ethernet (Figure 6's heaviest point).
 pub const LATENCY_BULK_SHARE: f64 = 0.96;

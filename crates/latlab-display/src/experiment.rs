@@ -12,8 +12,7 @@ use crate::policy::PolicyKind;
 use crate::session::{SessionConfig, SessionError};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
-use latlab_core::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
-use latlab_core::record::RunRecord;
+use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
 
 impl From<SessionError> for ExperimentError {
     fn from(e: SessionError) -> Self {
@@ -277,8 +276,7 @@ impl Experiment for DisplayCapacity {
     }
     fn run(cfg: &CapacityConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         let (rec, said) = run_capacity(cfg, ctx.progress.clone()).map_err(ExperimentError::failed)?;
-        let text = format!("{said}\n\n{}", latlab_core::export::markdown(&rec));
-        Ok(Outcome { records: vec![rec], stdout: Some(text) })
+        Ok(Outcome { records: vec![rec], preface: Some(said), ..Default::default() })
     }
 }
 
@@ -362,7 +360,7 @@ impl Experiment for DisplayView {
         }
     }
     fn run(cfg: &ViewRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
-        let rec = RunRecord::begin("display");
+        let rec = latlab_sys::record::begin("display");
         let (peer, server, client) = match cfg.address() {
             None => {
                 let (s, c) = net::pair(&cfg.session, cfg.pace, &cfg.view)?;

@@ -10,13 +10,14 @@ use crate::net::{ClientTimes, KeyRecord, NetError, TypingReport, TypistConfig, V
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
-use latlab_core::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR, enter};
-use latlab_core::numfmt::sig;
-use latlab_core::pageout::swap_for;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
-use latlab_core::spin::{SpinLoad, SpinSched};
-use latlab_core::stats;
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR, enter};
+use latlab_sys::pageout::swap_for;
+use latlab_sys::record::Finish;
+use latlab_sys::spin::{SpinLoad, SpinSched};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -131,11 +132,11 @@ impl Placement {
     /// Put the calling thread (the server) where asked.
     fn server(&self) -> Result<(), String> {
         if let Some(p) = &self.server_join {
-            std::fs::write(p, latlab_core::platform::thread_id().to_string())
+            std::fs::write(p, latlab_sys::platform::thread_id().to_string())
                 .map_err(|e| format!("moving the server thread into {}: {e}", p.display()))?;
         }
         if let Some(ns) = self.server_slice_ns {
-            latlab_core::platform::set_slice(ns).map_err(|e| format!("asking for a {ns} ns slice: {e}"))?;
+            latlab_sys::platform::set_slice(ns).map_err(|e| format!("asking for a {ns} ns slice: {e}"))?;
         }
         Ok(())
     }
@@ -172,7 +173,7 @@ impl LatencyConfig {
             },
             session,
             spinners: crate::defaults::LATENCY_SPINNERS,
-            spin_sched: SpinSched { policy: latlab_core::platform::Policy::Other, nice: 0 },
+            spin_sched: SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 },
             working_set_mib: crate::defaults::LATENCY_WORKING_SET_MIB,
             allow_swapfile: true,
             swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
@@ -425,7 +426,7 @@ impl Bulk {
                     return;
                 }
                 if let Ok(mut s) = TcpStream::connect(addr) {
-                    latlab_core::load::paced_write(&mut s, rate_bps, &st);
+                    latlab_sys::load::paced_write(&mut s, rate_bps, &st);
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }
             }));
@@ -500,17 +501,17 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
 /// Run the sweep into a record.
 pub fn run_latency(cfg: &LatencyConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, String> {
     cfg.validate()?;
-    let mut rec = RunRecord::begin("display");
+    let mut rec = latlab_sys::record::begin("display");
     let mut levels = Vec::new();
     for &c in &cfg.conditions {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         levels.push(run_level(cfg, c));
         progress.fetch_add(1, Ordering::Relaxed);
     }
     record(&mut rec, cfg, &levels);
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 

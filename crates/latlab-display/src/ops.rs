@@ -11,9 +11,10 @@
 use crate::session::{SessionConfig, SessionError, SessionResult, run};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_model::verdict::Judgement;
+use latlab_sys::record::Finish;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -165,7 +166,7 @@ fn r1(x: f64) -> serde_json::Value {
 
 /// Run every operation into a record.
 pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, SessionError> {
-    let mut rec = RunRecord::begin("display");
+    let mut rec = latlab_sys::record::begin("display");
     rec.config("experiment", "ops");
     rec.config("workloads", cfg.workloads.iter().map(|w| w.name()).collect::<Vec<_>>());
     rec.config("seconds_per_workload", cfg.seconds);
@@ -189,7 +190,7 @@ pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
     let mut figs = Vec::new();
     let (mut all_ctl, mut all) = (Channel::default(), Channel::default());
     for w in &cfg.workloads {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             rec.warn("interrupted: not every operation ran");
             rec.finish(RunStatus::Interrupted);
             return Ok(rec);

@@ -8,11 +8,12 @@ use crate::net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
 use crate::session::SessionConfig;
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
+use latlab_model::verdict::Judgement;
 use latlab_rdp::CompressionType;
 use latlab_rdp::security::Protection;
+use latlab_sys::record::Finish;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -291,7 +292,7 @@ fn sweep_columns(first: &str) -> Vec<Column> {
 
 /// Run the experiment into a record.
 pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
-    let mut rec = RunRecord::begin("display");
+    let mut rec = latlab_sys::record::begin("display");
     rec.config("experiment", "pipeline");
     rec.config("codec", cfg.codec.name());
     rec.config("crypto", cfg.crypto.name());
@@ -576,7 +577,7 @@ fn workload_row(name: &str, r: &Run) -> Vec<serde_json::Value> {
 }
 
 fn stop_check() -> Result<(), NetError> {
-    if latlab_core::interrupt::stop_requested() {
+    if latlab_sys::interrupt::stop_requested() {
         return Err(NetError::Protocol("interrupted".into()));
     }
     Ok(())
@@ -981,7 +982,7 @@ mod tests {
         assert!(rec.paper.iter().any(|p| p.seed == "000"));
         // The cache-miss row cannot be judged on a slide show of video frames.
         let miss = rec.paper.iter().find(|p| p.figure.starts_with("bitmap cache misses")).unwrap();
-        assert_eq!(miss.judgement.verdict, latlab_core::verdict::Verdict::NotComparable);
+        assert_eq!(miss.judgement.verdict, latlab_model::verdict::Verdict::NotComparable);
         // Shares are of all the calibrated client's time: the 1.8 GHz run made them.
         assert!(rec.paper.iter().any(|p| p.figure.starts_with("decompression's share")));
     }

@@ -264,12 +264,12 @@ impl Receiver {
     /// as seed 000's client did: the PDU is first copied from the receive buffer into the
     /// data buffer, and decrypted and decompressed from there.
     pub fn read(&mut self, pdu: &[u8], update: &mut Vec<u8>) -> Result<(), WireError> {
-        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
+        let t = self.timed.then(latlab_sys::clock::thread_cpu_now);
         let mut data = std::mem::take(&mut self.data);
         data.clear();
         data.extend_from_slice(pdu);
         if let Some(t) = t {
-            self.times.copy_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
+            self.times.copy_ns += latlab_sys::clock::thread_cpu_now().saturating_sub(t);
         }
         self.times.bytes_copied += pdu.len() as u64;
         let r = self.read_direct(&mut data, update);
@@ -287,7 +287,7 @@ impl Receiver {
             return Err(WireError::Framing("length field disagrees with the PDU"));
         }
         let enc = pdu[0] >> 6 & FASTPATH_OUTPUT_ENCRYPTED != 0;
-        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
+        let t = self.timed.then(latlab_sys::clock::thread_cpu_now);
         let body: &[u8] = match (&mut self.open, enc) {
             (Some(ch), true) => {
                 let sealed = &mut pdu[hdr..];
@@ -298,7 +298,7 @@ impl Receiver {
             _ => return Err(WireError::Framing("encryption flag disagrees with the session")),
         };
         if let Some(t) = t {
-            self.times.decrypt_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
+            self.times.decrypt_ns += latlab_sys::clock::thread_cpu_now().saturating_sub(t);
         }
         let (&uh, rest) = body.split_first().ok_or(WireError::Framing("no update header"))?;
         let compressed = uh >> 6 & FASTPATH_OUTPUT_COMPRESSION_USED != 0;
@@ -313,7 +313,7 @@ impl Receiver {
         }
         let size = u16::from_le_bytes([rest[0], rest[1]]) as usize;
         let data = rest.get(2..2 + size).filter(|_| rest.len() == 2 + size).ok_or(WireError::Framing("update size"))?;
-        let t = self.timed.then(latlab_core::clock::thread_cpu_now);
+        let t = self.timed.then(latlab_sys::clock::thread_cpu_now);
         let lz4_out: Vec<u8>;
         let plain: &[u8] = match (self.codec, flags) {
             (Codec::None, None) => data,
@@ -331,7 +331,7 @@ impl Receiver {
             _ => return Err(WireError::Framing("compression flags disagree with the session")),
         };
         if let Some(t) = t {
-            self.times.decompress_ns += latlab_core::clock::thread_cpu_now().saturating_sub(t);
+            self.times.decompress_ns += latlab_sys::clock::thread_cpu_now().saturating_sub(t);
         }
         update.clear();
         match uh & 0x0F {

@@ -7,7 +7,7 @@ pub const WINDOW_NS: u64 = 300_000_000_000;
 /// five minutes) at a cost a board can carry for days.
 pub const INTERVAL_NS: u64 = 1_000_000;
 /// Priority of the probe's thread: 80, as `latlab rt`'s level 1 and cyclictest's `-p80`.
-pub const RT_PRIORITY: i32 = latlab_core::defaults::RT_PRIORITY;
+pub const RT_PRIORITY: i32 = latlab_sys::defaults::RT_PRIORITY;
 /// Where `--metrics-listen` listens when given no address: loopback, Prometheus's
 /// customary exporter port range (9464 is OpenTelemetry's Prometheus exporter's).
 pub const METRICS_LISTEN: &str = "127.0.0.1:9464";

@@ -7,7 +7,7 @@
 
 use crate::schedule::Schedule;
 use crate::window::Window;
-use latlab_core::clock::Timebase;
+use latlab_sys::clock::Timebase;
 
 /// How a probe runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +120,7 @@ pub fn run_timer_then(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use latlab_core::clock::FakeClock;
+    use latlab_sys::clock::FakeClock;
 
     const S: u64 = 1_000_000_000;
 

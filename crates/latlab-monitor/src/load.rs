@@ -3,9 +3,9 @@
 //! CPU), or `link` (a paced TCP stream over loopback, seed 003's network load: the kernel's
 //! network path and its softirqs at a set rate).
 
-use latlab_core::load::{PolygonLoad, PolygonsConfig};
-use latlab_core::platform::Policy;
-use latlab_core::spin::{SpinLoad, SpinSched};
+use latlab_sys::load::{PolygonLoad, PolygonsConfig};
+use latlab_sys::platform::Policy;
+use latlab_sys::spin::{SpinLoad, SpinSched};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -37,7 +37,7 @@ impl LoadKind {
     }
 }
 
-impl latlab_core::experiment::Choice for LoadKind {
+impl latlab_model::experiment::Choice for LoadKind {
     fn names() -> Vec<&'static str> {
         Self::ALL.iter().map(|k| k.name()).collect()
     }
@@ -122,7 +122,7 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, String>
             let writer = std::thread::Builder::new()
                 .name("latlab-link-load".into())
                 .spawn(move || {
-                    latlab_core::load::paced_write(&mut conn, rate_bps, &s2);
+                    latlab_sys::load::paced_write(&mut conn, rate_bps, &s2);
                 })
                 .map_err(|e| format!("the link load's stream: {e}"))?;
             Ok(Running::Link { stop, threads: vec![writer, sink] })

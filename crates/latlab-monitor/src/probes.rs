@@ -14,7 +14,7 @@
 
 use crate::engine::{EngineConfig, Frame, Totals};
 use crate::window::Window;
-use latlab_core::clock::Timebase;
+use latlab_sys::clock::Timebase;
 
 /// Run the idle probe from `start`, reading `now` in a loop, until the duration or `stop()`.
 /// A gap longer than `threshold_ns` between two reads counts in the window where it began.
@@ -308,7 +308,7 @@ pub fn run_echo(
 mod tests {
     use super::*;
     use crate::schedule::Schedule;
-    use latlab_core::clock::FakeClock;
+    use latlab_sys::clock::FakeClock;
     use std::collections::VecDeque;
 
     const MS: u64 = 1_000_000;

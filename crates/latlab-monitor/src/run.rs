@@ -13,10 +13,11 @@ use crate::probes::{self, Echo, EchoConfig, EchoTotals, Wake};
 use crate::schedule::{Schedule, State};
 use crate::summary;
 use crate::window::{BUCKETS_NS, Window};
-use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
-use latlab_core::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
-use latlab_core::record::{RunRecord, RunStatus};
-use latlab_core::store::{Store, StoreError, WindowRow};
+use latlab_model::record::{RunRecord, RunStatus};
+use latlab_output::store::{Store, StoreError, WindowRow};
+use latlab_sys::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
+use latlab_sys::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
+use latlab_sys::record::Finish;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, SyncSender, TrySendError, sync_channel};
@@ -249,7 +250,7 @@ pub fn run(
             (r, id)
         }
         None => {
-            let mut r = RunRecord::begin("monitor");
+            let mut r = latlab_sys::record::begin("monitor");
             r.config("monitor", cfg);
             r.finish(RunStatus::Incomplete);
             let id = store.write(None, &r)?;
@@ -270,7 +271,7 @@ pub fn run(
         wait_ns: cfg.udp_wait_ns,
     };
     // Monotonic → Unix time for the stored windows.
-    let offset = latlab_core::clock::unix_now_ns() - monotonic_now() as i64;
+    let offset = latlab_sys::clock::unix_now_ns() - monotonic_now() as i64;
     let (tx, rx) = sync_channel::<Closed>(d::QUEUE);
     let dropped = AtomicU64::new(0);
     let mut load: Option<crate::load::Running> = None;
@@ -303,7 +304,7 @@ pub fn run(
                             c.push(platform::set_affinity(&[cpu]));
                         }
                         c.push(platform::set_sched(cfg.sched));
-                        let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
+                        let _ = set_timer_slack(latlab_sys::defaults::MEASURE_TIMER_SLACK_NS);
                         // The second level ends when this guard goes, whatever ended the first
                         // (a panic too: the monitor then stops instead of waiting forever).
                         let _stop_chain = StopChain(wake, pulse);
@@ -311,7 +312,7 @@ pub fn run(
                             clock,
                             ecfg,
                             start,
-                            &latlab_core::interrupt::stop_requested,
+                            &latlab_sys::interrupt::stop_requested,
                             &mut |w| hand(&tx, Closed::of("rt", w)),
                             &mut |deadline| {
                                 if let Some(wake) = wake {
@@ -364,7 +365,7 @@ pub fn run(
                             ecfg,
                             cfg.idle_threshold_ns,
                             start,
-                            &latlab_core::interrupt::stop_requested,
+                            &latlab_sys::interrupt::stop_requested,
                             &mut |w| hand(&tx, Closed::of("idle", w)),
                         );
                         (c, ProbeDone { idle: Some(t), ..Default::default() })
@@ -379,13 +380,13 @@ pub fn run(
                     .name("latlab-monitor-udp".into())
                     .spawn_scoped(s, move || {
                         let c = vec![platform::set_sched(cfg.sched)];
-                        let _ = set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS);
+                        let _ = set_timer_slack(latlab_sys::defaults::MEASURE_TIMER_SLACK_NS);
                         let t = probes::run_echo(
                             clock,
                             echo_cfg,
                             start,
                             e.as_mut(),
-                            &latlab_core::interrupt::stop_requested,
+                            &latlab_sys::interrupt::stop_requested,
                             &mut |w| hand(&tx, Closed::of("udp", w)),
                         );
                         (c, ProbeDone { udp: Some((t, e.refused())), ..Default::default() })

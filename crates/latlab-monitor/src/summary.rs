@@ -5,10 +5,11 @@
 use crate::defaults as d;
 use crate::run::{MonitorError, PROBES, ProbeDone};
 use crate::window::BUCKETS_NS;
-use latlab_core::numfmt::sig;
-use latlab_core::platform::Capabilities;
-use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
-use latlab_core::store::{Store, WindowRow};
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_output::store::{Store, WindowRow};
+use latlab_sys::platform::Capabilities;
+use latlab_sys::record::Finish;
 
 /// The line said when a window closes.
 pub(crate) fn window_line(n: u64, w: &WindowRow) -> String {
@@ -117,7 +118,7 @@ pub fn long_run_tables(probe: &str, rt: &[&WindowRow]) -> Vec<Table> {
         title: format!(
             "{} over the whole run: {total} samples, worst {}",
             capital(what_of(probe)),
-            latlab_core::record::fmt_ns(worst as f64)
+            latlab_model::record::fmt_ns(worst as f64)
         ),
         columns: vec![Column::new("up to", "ns"), Column::new("samples", "count")],
         rows: hist_rows,
@@ -197,7 +198,7 @@ pub(crate) fn finish(
     if windows.is_empty() && samples == 0 {
         rec.warn("no window closed: the run ended before its first window");
     }
-    let interrupted = latlab_core::interrupt::stop_requested();
+    let interrupted = latlab_sys::interrupt::stop_requested();
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });
     store.write(Some(id), rec)?;
     Ok(())

@@ -6,9 +6,9 @@
 //! Latency is always measured from the *intended* stimulus time `start + k·period`.
 
 use crate::signal::Signal;
-use latlab_core::clock::{Nanos, Periodic, Timebase};
-pub use latlab_core::slots::Slots;
-use latlab_core::stats::{self, Summary};
+use latlab_model::stats::{self, Summary};
+use latlab_sys::clock::{Nanos, Periodic, Timebase};
+pub use latlab_sys::slots::Slots;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Marks a pulse a level did not serve.
@@ -239,7 +239,7 @@ pub fn pulses_for(duration: Nanos, period: Nanos) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use latlab_core::clock::FakeClock;
+    use latlab_sys::clock::FakeClock;
     use std::sync::Mutex;
 
     /// A signal that records notifications and lets the test play level 2 by hand.
@@ -346,7 +346,7 @@ mod tests {
     #[test]
     fn real_threads_collect_consistent_counts() {
         use crate::signal::{SignalKind, make};
-        let clock = latlab_core::clock::MonotonicClock::new();
+        let clock = latlab_sys::clock::MonotonicClock::new();
         let sched = Periodic { start: clock.now() + 1_000_000, interval: 200_000 };
         let seq = AtomicU64::new(0);
         let sig = make(SignalKind::Eventfd).unwrap();

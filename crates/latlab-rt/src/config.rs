@@ -4,9 +4,9 @@
 
 use crate::defaults as d;
 use crate::signal::SignalKind;
-use latlab_core::defaults;
-use latlab_core::load::Pace;
-use latlab_core::platform::{Policy, Sched};
+use latlab_sys::defaults;
+use latlab_sys::load::Pace;
+use latlab_sys::platform::{Policy, Sched};
 use serde::Serialize;
 
 /// The background load of the loaded phase (`--load`).
@@ -165,7 +165,7 @@ pub fn priority_below(l1: Sched) -> i32 {
     (l1.priority - d::L2_BELOW_L1).max(1)
 }
 
-impl latlab_core::experiment::Choice for Arbitration {
+impl latlab_model::experiment::Choice for Arbitration {
     fn names() -> Vec<&'static str> {
         Arbitration::ALL.map(Arbitration::name).to_vec()
     }
@@ -189,7 +189,7 @@ mod arbitration_tests {
         assert_eq!(Arbitration::Fifo.level2(low).priority, 1);
         let other = Sched { policy: Policy::Other, priority: 0 };
         assert_eq!(Arbitration::Rr.level2(other).policy, Policy::Other);
-        use latlab_core::experiment::Choice;
+        use latlab_model::experiment::Choice;
         assert_eq!(Arbitration::from_choice("rr"), Some(Arbitration::Rr));
         assert_eq!(Arbitration::names(), ["fifo", "rr", "other"]);
     }

@@ -3,7 +3,7 @@
 
 use crate::RtError;
 use crate::config::RtConfig;
-use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 
 /// The wake-up chain (seed 001).
 pub struct Rt;
@@ -69,7 +69,7 @@ impl Experiment for Rt {
     fn run(cfg: &RtConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         let o = crate::run_checkpointed(cfg, ctx.progress.clone(), &ctx.checkpoint)?;
         let stdout = cfg.cyclictest_output.then(|| o.cyclictest_histogram());
-        Ok(Outcome { records: vec![o.record], stdout })
+        Ok(Outcome { records: vec![o.record], stdout, preface: None })
     }
 }
 

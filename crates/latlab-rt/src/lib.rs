@@ -28,11 +28,12 @@ pub mod throttle;
 use crate::defaults as d;
 use chain::{ChainStats, MISSED, analyze, pulses_for};
 use config::{LoadSpec, RtConfig};
-use latlab_core::checkpoint::Checkpoint;
-use latlab_core::clock::{MonotonicClock, monotonic_now};
-use latlab_core::interrupt::stop_requested;
-use latlab_core::platform::{self, Capabilities, CapabilityRefused};
-use latlab_core::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_model::checkpoint::Checkpoint;
+use latlab_model::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_sys::clock::{MonotonicClock, monotonic_now};
+use latlab_sys::interrupt::stop_requested;
+use latlab_sys::platform::{self, Capabilities, CapabilityRefused};
+use latlab_sys::record::Finish;
 use signal::SignalKind;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -159,13 +160,13 @@ fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows:
         rec.metric(&format!("{name}.{lvl}.missed"), ls.missed, "count");
         // Where the latencies pile up, and the back wall they stay within (seed 001, Fig. 6c).
         if !ls.samples.is_empty() {
-            let modes = latlab_core::stats::modes::modes(&ls.samples, d::MODE_MIN_SHARE);
+            let modes = latlab_model::stats::modes::modes(&ls.samples, d::MODE_MIN_SHARE);
             rec.metric(&format!("{name}.{lvl}.latency.modes"), modes.len() as u64, "count");
             for (i, m) in modes.iter().enumerate() {
                 rec.metric(&format!("{name}.{lvl}.latency.mode{}.centre", i + 1), m.centre, "ns");
                 rec.metric(&format!("{name}.{lvl}.latency.mode{}.share", i + 1), m.share, "ratio");
             }
-            if let Some(w) = latlab_core::stats::modes::back_wall(&ls.samples) {
+            if let Some(w) = latlab_model::stats::modes::back_wall(&ls.samples) {
                 rec.metric(&format!("{name}.{lvl}.latency.back_wall"), w, "ns");
             }
         }
@@ -310,7 +311,7 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
 /// each phase, so a kill loses at most the last checkpoint's interval.
 pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpoint) -> Result<Outcome, RtError> {
     cfg.validate().map_err(RtError::Config)?;
-    let mut rec = RunRecord::begin("rt");
+    let mut rec = latlab_sys::record::begin("rt");
     rec.config("rt", cfg);
     let mut caps = Capabilities::new(cfg.strict);
     let with_l2 = cfg.signal != SignalKind::None;
@@ -338,7 +339,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         && (cfg.load_sched().is_some_and(|l| l.policy.is_realtime())
             || matches!(cfg.load, LoadSpec::Cmd { .. })
             || cfg.sweep.is_some());
-    let before = platform::RtThrottling::read();
+    let before = platform::rt_throttling();
     if let Some(t) = before {
         rec.metric("rt_throttling.enabled", t.is_on() as i64, "bool");
     }

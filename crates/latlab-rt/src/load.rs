@@ -3,8 +3,8 @@
 //! with it afterwards).
 
 use crate::config::{LoadSpec, RtConfig};
-use latlab_core::load::{PolygonLoad, PolygonsConfig};
-use latlab_core::platform::Capability;
+use latlab_sys::load::{PolygonLoad, PolygonsConfig};
+use latlab_sys::platform::Capability;
 use std::process::{Child, Command};
 
 /// A running load.
@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn polygons_load_counts() {
         // A load every user may start: SCHED_OTHER, unpinned.
-        let other = latlab_core::platform::Sched { policy: latlab_core::platform::Policy::Other, priority: 0 };
+        let other = latlab_sys::platform::Sched { policy: latlab_sys::platform::Policy::Other, priority: 0 };
         let cfg = RtConfig { load_cpus: vec![], l2: other, ..RtConfig::default() };
         let l = start(&cfg, 1, 1_000_000_000).unwrap().unwrap();
         let t0 = std::time::Instant::now();

@@ -9,9 +9,9 @@ use crate::config::RtConfig;
 use crate::defaults as d;
 use crate::sweep::Thresholds;
 use crate::throttle::State;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{PaperRow, RunRecord, fmt_ns};
-use latlab_core::verdict::{Judgement, Verdict};
+use latlab_model::numfmt::sig;
+use latlab_model::record::{PaperRow, RunRecord, fmt_ns};
+use latlab_model::verdict::{Judgement, Verdict};
 
 const SETTING: &str = "StrongARM SA-1110 206 MHz, 5 kHz GPIO stimulus, oscilloscope";
 
@@ -62,10 +62,10 @@ fn mechanism(rec: &RunRecord, cfg: &RtConfig, loaded: bool, throttling: &State) 
         (true, _, crate::config::LoadSpec::Polygons { pace: Some(_), .. }) => {
             "; under load, level 2 waits for the running polygons slice to end"
         }
-        (true, latlab_core::platform::Policy::Rr, _) => {
+        (true, latlab_sys::platform::Policy::Rr, _) => {
             "; under load, level 2 waits for the load's SCHED_RR slice to end"
         }
-        (true, latlab_core::platform::Policy::Fifo, _) => "; level 2 and the load share one SCHED_FIFO priority",
+        (true, latlab_sys::platform::Policy::Fifo, _) => "; level 2 and the load share one SCHED_FIFO priority",
         (true, ..) => "; level 2 and the load share the CPU under the fair scheduler",
     };
     // Kept on purpose: a real-time load that uses up the RT bandwidth makes the kernel hold
@@ -529,7 +529,7 @@ mod tests {
 
     fn level(samples: &[i64]) -> crate::chain::LevelStats {
         crate::chain::LevelStats {
-            summary: latlab_core::stats::summarize(samples),
+            summary: latlab_model::stats::summarize(samples),
             missed: 0,
             served: samples.len() as u64,
             samples: samples.to_vec(),
@@ -553,7 +553,7 @@ mod tests {
         // Level 2 unloaded: CE 3.0's max was 17.6 µs, CE .NET's 170 µs. A 100 µs max matches
         // CE .NET within 2× and not CE 3.0: the old single range (17.6–170 widened 2×) passed
         // everything from 8.8 to 340 µs.
-        let mut rec = RunRecord::begin("rt");
+        let mut rec = latlab_sys::record::begin("rt");
         let l2: Vec<i64> = (0..1000).map(|i| 20_000 + i * 80).collect();
         rows(
             &mut rec,
@@ -583,7 +583,7 @@ mod tests {
     #[test]
     fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
         let refused = State::Refused("RT throttling (on) could not be lifted: needs root".into());
-        let mut rec = RunRecord::begin("rt");
+        let mut rec = latlab_sys::record::begin("rt");
         rows(
             &mut rec,
             &RtConfig::default(),
@@ -623,7 +623,7 @@ mod tests {
         let cfg = RtConfig { sweep: Some(crate::config::SweepConfig::default()), ..RtConfig::default() };
         let t = |l1, l2, sf| Thresholds { mf_l1_hz: l1, mf_l2_hz: l2, sf_hz: sf };
         let run = |u: Thresholds, o: Thresholds, l1_at_sf| {
-            let mut rec = RunRecord::begin("rt");
+            let mut rec = latlab_sys::record::begin("rt");
             let sw = SweepOutcome { thresholds: o, max_rate: 256e3, load_known: true, l1_at_sf };
             rows(&mut rec, &cfg, &[], Some(sw), Some((u, 256e3)), &State::Lifted(vec![]));
             rec.paper
@@ -653,7 +653,7 @@ mod tests {
     fn a_level_that_served_no_pulse_still_answers_its_row_and_fails_it() {
         use crate::chain::{ChainStats, LevelStats};
         let none = LevelStats { summary: None, missed: 400, served: 0, samples: Vec::new() };
-        let one = latlab_core::stats::summarize(&[20_000]);
+        let one = latlab_model::stats::summarize(&[20_000]);
         let l1 = LevelStats { summary: one, missed: 399, served: 1, samples: vec![20_000] };
         let stats = ChainStats {
             pulses: 400,
@@ -664,7 +664,7 @@ mod tests {
             l2_delivered: 0.0,
             l1_done: None,
         };
-        let mut rec = RunRecord::begin("rt");
+        let mut rec = latlab_sys::record::begin("rt");
         rows(&mut rec, &RtConfig::default(), &[("loaded", stats)], None, None, &State::Lifted(vec![]));
         let app = rec.paper.iter().find(|p| p.figure.starts_with("Fig. 11, APP start, loaded")).expect("the APP row");
         assert_eq!(app.here_value, "no pulse served");

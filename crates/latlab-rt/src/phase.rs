@@ -5,9 +5,9 @@
 use crate::chain::{self, Level1, STOP, Slots};
 use crate::config::RtConfig;
 use crate::signal::{self, SignalKind};
-use latlab_core::clock::{MonotonicClock, Nanos, Periodic, Timebase, set_timer_slack};
-use latlab_core::interrupt::stop_requested;
-use latlab_core::platform::{self, Capability, Sched};
+use latlab_sys::clock::{MonotonicClock, Nanos, Periodic, Timebase, set_timer_slack};
+use latlab_sys::interrupt::stop_requested;
+use latlab_sys::platform::{self, Capability, Sched};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU64, Ordering};
 

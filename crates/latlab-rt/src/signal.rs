@@ -42,7 +42,7 @@ impl SignalKind {
     }
 }
 
-impl latlab_core::experiment::Choice for SignalKind {
+impl latlab_model::experiment::Choice for SignalKind {
     fn names() -> Vec<&'static str> {
         SignalKind::ALL.map(SignalKind::name).to_vec()
     }
@@ -54,7 +54,7 @@ impl latlab_core::experiment::Choice for SignalKind {
 impl std::str::FromStr for SignalKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        use latlab_core::experiment::Choice;
+        use latlab_model::experiment::Choice;
         Self::from_choice(s).ok_or_else(|| format!("unknown signal '{s}' ({})", Self::choice_list()))
     }
 }

@@ -10,7 +10,7 @@
 //! side. Neither existed on the seed's CE, where "the load from Polygons had no effect on the
 //! interrupt-linked processing at all".
 
-use latlab_core::tune::change::{Undo, write_restoring};
+use latlab_sys::change::{Undo, write_restoring};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,7 @@ impl Throttling {
     }
 }
 
-impl latlab_core::experiment::Choice for Throttling {
+impl latlab_model::experiment::Choice for Throttling {
     fn names() -> Vec<&'static str> {
         Throttling::ALL.map(Throttling::name).to_vec()
     }
@@ -52,7 +52,7 @@ pub struct Knobs {
     pub rt_runtime: PathBuf,
     /// `/sys/kernel/debug/sched/fair_server` (one `cpuN/runtime` per CPU).
     pub fair_server: PathBuf,
-    /// Where the marker of the changes goes (see `latlab_core::leftovers`).
+    /// Where the marker of the changes goes (see `latlab_sys::leftovers`).
     pub markers: PathBuf,
 }
 
@@ -61,7 +61,7 @@ impl Default for Knobs {
         Knobs {
             rt_runtime: "/proc/sys/kernel/sched_rt_runtime_us".into(),
             fair_server: "/sys/kernel/debug/sched/fair_server".into(),
-            markers: latlab_core::defaults::SETTINGS_DIR.into(),
+            markers: latlab_sys::defaults::SETTINGS_DIR.into(),
         }
     }
 }
@@ -98,7 +98,7 @@ pub struct Lifted {
 /// made, a marker names each setting with its old value, so a run killed with them changed is
 /// put right by the next (which restores a killed run's first) or by `latlab clean`.
 pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
-    use latlab_core::leftovers;
+    use latlab_sys::leftovers;
     leftovers::clear(&leftovers::stale_settings(&knobs.markers));
     let mut undo = Undo::new();
     let mut changed = Vec::new();

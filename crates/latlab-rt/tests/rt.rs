@@ -1,9 +1,9 @@
 //! latlab-rt integration: a whole tiny run (phases and sweep) on real threads. Only counts,
 //! names and consistency are asserted — never timing values.
 
-use latlab_core::platform::{Policy, Sched};
-use latlab_core::record::{RunStatus, valid_name};
+use latlab_model::record::{RunStatus, valid_name};
 use latlab_rt::config::{LoadSpec, RtConfig, SweepConfig};
+use latlab_sys::platform::{Policy, Sched};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -27,7 +27,7 @@ fn tiny() -> RtConfig {
     }
 }
 
-fn metric(r: &latlab_core::record::RunRecord, name: &str) -> f64 {
+fn metric(r: &latlab_model::record::RunRecord, name: &str) -> f64 {
     r.get_metric(name).unwrap_or_else(|| panic!("missing metric {name}")).value.as_f64()
 }
 

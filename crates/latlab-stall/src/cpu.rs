@@ -5,12 +5,13 @@
 
 use crate::analysis::ProbeStats;
 use crate::probe::{ProbeConfig, run_probe};
-use latlab_core::numfmt::sig;
-use latlab_core::platform::Policy;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
-use latlab_core::spin::{SpinError, SpinLoad, SpinSched};
-use latlab_core::stats;
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::platform::Policy;
+use latlab_sys::record::Finish;
+use latlab_sys::spin::{SpinError, SpinLoad, SpinSched};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -145,7 +146,7 @@ pub fn sweep(
     let mut out = Vec::new();
     for &sched in &cfg.policies {
         for &load in &cfg.loads {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 return Ok((out, true));
             }
             let stats = measure(sched, load)?;
@@ -285,7 +286,7 @@ pub fn run_cpu(cfg: &CpuConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
     let probe = ProbeConfig { interval_ns: cfg.interval_ns, keys, work_ns: cfg.work_ns, fifo: cfg.fifo_probe };
     let mut capability = None;
     let mut overhead = Vec::new();
-    let begun = RunRecord::begin("stall");
+    let begun = latlab_sys::record::begin("stall");
     let (levels, interrupted) = sweep(cfg, &progress, |sched, n| {
         let load = SpinLoad::start(n, sched)?;
         std::thread::sleep(std::time::Duration::from_nanos(crate::defaults::SETTLE_NS));
@@ -348,7 +349,7 @@ mod tests {
         assert_eq!(levels.len(), 12);
         assert_eq!(progress.load(Ordering::Relaxed), 12);
         assert_eq!(calls[..3], [("other".to_string(), 0), ("other".to_string(), 2), ("other".to_string(), 8)]);
-        let rec = record(RunRecord::begin("stall"), &cfg, &levels, false);
+        let rec = record(latlab_sys::record::begin("stall"), &cfg, &levels, false);
         let m = |n: &str| rec.get_metric(n).unwrap_or_else(|| panic!("{n}")).value.as_f64();
         assert_eq!(m("cpu.n0.stall.mean"), 0.0);
         assert_eq!(m("cpu.n0.waiting_fraction"), 0.0);

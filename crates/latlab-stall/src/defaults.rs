@@ -47,7 +47,7 @@ pub const MEM_WORKING_SET_MIB: usize = 256;
 /// a working-set size latlab chose.
 pub const KEY_PAGES: usize = 267;
 /// Where a temporary swap file goes: latlab's one choice, a disk-backed directory.
-pub use latlab_core::defaults::SWAP_DIR;
+pub use latlab_sys::defaults::SWAP_DIR;
 /// Trials of `stall mem`: five pairs of keystrokes give a median that one slow disk read
 /// does not move.
 pub const MEM_TRIALS: u32 = 5;

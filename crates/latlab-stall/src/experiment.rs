@@ -7,8 +7,8 @@ use crate::idle::{IdleConfig, run_idle};
 use crate::mem::{MemConfig, MemError, run_mem};
 use crate::net::{NetConfig, NetError, run_net};
 use crate::pressure::{PressureConfig, run_pressure};
-use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
-use latlab_core::numfmt::sig;
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::numfmt::sig;
 
 impl From<StallError> for ExperimentError {
     fn from(e: StallError) -> Self {

@@ -4,12 +4,13 @@
 //! each interruption's length, how often they come and the fraction of time lost; with
 //! `--with CMD` it measures again while CMD runs (a service, a daemon) and compares.
 
-use latlab_core::clock::monotonic_now;
-use latlab_core::numfmt::sig;
-use latlab_core::platform::{Capability, Policy, Sched, set_affinity, set_sched};
-use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
-use latlab_core::stats;
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{PaperRow, RunRecord, RunStatus, Series};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::clock::monotonic_now;
+use latlab_sys::platform::{Capability, Policy, Sched, set_affinity, set_sched};
+use latlab_sys::record::Finish;
 
 /// What the idle watcher does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +92,7 @@ fn pass(cfg: &IdleConfig, cpu: usize) -> (Pass, Vec<Capability>) {
         let caps = vec![set_affinity(&[cpu]), set_sched(Sched { policy: Policy::Idle, priority: 0 })];
         // Written now, so the loop takes no page fault on its first write to each page; then
         // emptied, keeping the capacity, for `watch` to fill.
-        let mut gaps = latlab_core::platform::prefaulted::<i64>(crate::defaults::IDLE_MAX_EVENTS);
+        let mut gaps = latlab_sys::platform::prefaulted::<i64>(crate::defaults::IDLE_MAX_EVENTS);
         gaps.clear();
         let until = monotonic_now() + seconds * 1_000_000_000;
         let (span_ns, overflow) = watch(monotonic_now, until, threshold, &mut gaps);
@@ -133,7 +134,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
     if cpu >= cpus {
         return Err(format!("CPU {cpu}: this machine has CPUs 0 to {}", cpus - 1));
     }
-    let mut rec = RunRecord::begin("idle");
+    let mut rec = latlab_sys::record::begin("idle");
     rec.config("seconds", cfg.seconds);
     rec.config("threshold_ns", cfg.threshold_ns);
     rec.config("cpu", cpu);
@@ -146,7 +147,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
     }
     put(&mut rec, "idle", &base, "as the machine is");
     if let Some(cmd) = &cfg.with {
-        if !latlab_core::interrupt::stop_requested() {
+        if !latlab_sys::interrupt::stop_requested() {
             rec.config("with", cmd);
             use std::os::unix::process::CommandExt;
             let mut child = std::process::Command::new("sh")
@@ -188,7 +189,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
             });
         }
     }
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 

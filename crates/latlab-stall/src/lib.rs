@@ -8,6 +8,6 @@ pub mod experiment;
 pub mod idle;
 pub mod mem;
 pub mod net;
-pub use latlab_core::netlab;
+pub use latlab_sys::netlab;
 pub mod pressure;
 pub mod probe;

@@ -8,13 +8,14 @@
 //! a temporary swap file (root only) and removes it afterwards — also after an error or a
 //! single Ctrl-C; a file left by a killed run is found and removed by the next.
 
-use latlab_core::clock::monotonic_now;
-use latlab_core::ioerr::{Doing, IoFailed};
-use latlab_core::numfmt::sig;
-use latlab_core::pageout::{PAGE, SwapError, pageout, resident, swap_for};
-use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
-use latlab_core::stats;
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{PaperRow, RunRecord, RunStatus, Series};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::clock::monotonic_now;
+use latlab_sys::ioerr::{Doing, IoFailed};
+use latlab_sys::pageout::{PAGE, SwapError, pageout, resident, swap_for};
+use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::sync::mpsc;
 
@@ -126,7 +127,7 @@ fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, Stri
 /// Run the warm-start test into a record.
 pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
     cfg.validate()?;
-    let mut rec = RunRecord::begin("stall");
+    let mut rec = latlab_sys::record::begin("stall");
     rec.config("experiment", "mem");
     rec.config("working_set_mib", cfg.working_set_mib);
     rec.config("trials", cfg.trials);
@@ -147,7 +148,7 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
     from_server.recv().map_err(|_| MemError::Config("the server thread did not start".into()))?.ok();
     let (mut normal, mut cold, mut left) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..cfg.trials {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(cfg.idle_ms));
@@ -204,7 +205,7 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
             .of("median after page-out"),
         });
     }
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 
@@ -232,17 +233,17 @@ mod tests {
     #[test]
     fn a_swap_file_is_removed_after_use_and_stale_ones_are_cleaned() {
         if !root() {
-            latlab_core::testing::skip("making a swap file needs root");
+            latlab_model::testing::skip("making a swap file needs root");
             return;
         }
         let dir = tempfile_dir();
         // A stale file of a run that no longer exists (pid 0x7FFFFFF0 is never used).
         let stale = dir.join(format!("latlab-swap-{}", 0x7FFF_FFF0u32));
         std::fs::write(&stale, b"x").unwrap();
-        let s = match latlab_core::pageout::SwapFile::create(&dir, 16) {
+        let s = match latlab_sys::pageout::SwapFile::create(&dir, 16) {
             Ok(s) => s,
             Err(e) => {
-                latlab_core::testing::skip(&format!("swap files refused here: {e}"));
+                latlab_model::testing::skip(&format!("swap files refused here: {e}"));
                 let _ = std::fs::remove_dir_all(&dir);
                 return;
             }
@@ -259,7 +260,7 @@ mod tests {
     #[test]
     fn a_short_warm_start_run_pages_out_and_measures() {
         if !root() {
-            latlab_core::testing::skip("needs root for a temporary swap file");
+            latlab_model::testing::skip("needs root for a temporary swap file");
             return;
         }
         let dir = tempfile_dir();
@@ -272,7 +273,7 @@ mod tests {
                 let left = rec.get_metric("mem.pageout.resident_after").unwrap().value.as_f64();
                 assert!((0.0..=1.0).contains(&left));
             }
-            Err(MemError::NoSwap(e)) => latlab_core::testing::skip(&e.to_string()),
+            Err(MemError::NoSwap(e)) => latlab_model::testing::skip(&e.to_string()),
             Err(e) => panic!("{e}"),
         }
         // Nothing left behind.

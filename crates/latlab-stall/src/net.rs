@@ -5,11 +5,12 @@
 //! deadlines measures the round trip. Everything created is removed afterwards — on
 //! success, error, panic or Ctrl-C (the guard's `Drop`).
 
-use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
-use latlab_core::ioerr::{Doing, IoFailed};
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
-use latlab_core::stats;
-use latlab_core::verdict::Judgement;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table, TablePlot};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now};
+use latlab_sys::ioerr::{Doing, IoFailed};
+use latlab_sys::record::Finish;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 pub use crate::netlab::{CLIENT_ADDR, NetLab, SERVER_ADDR};
 use crate::netlab::{LabError, enter};
-use latlab_core::numfmt::sig;
+use latlab_model::numfmt::sig;
 const PROBE_PORT: u16 = 4901;
 const LOAD_PORT: u16 = 4902;
 
@@ -151,7 +152,7 @@ fn load_endpoint(mut s: TcpStream, stop: &AtomicBool, received: &AtomicU64) {
     let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
     let mut buf = vec![0u8; 64 * 1024];
     if hdr[0] == b'D' {
-        latlab_core::load::paced_write(&mut s, rate, stop);
+        latlab_sys::load::paced_write(&mut s, rate, stop);
     } else {
         while !stop.load(Ordering::Relaxed) {
             match s.read(&mut buf) {
@@ -204,7 +205,7 @@ pub struct Step {
 /// Run the sweep: create the lab, serve, step the load, probe, clean up.
 pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
     cfg.validate()?;
-    let mut rec = RunRecord::begin("stall");
+    let mut rec = latlab_sys::record::begin("stall");
     rec.config("experiment", "net");
     rec.config("server", SERVER_ADDR);
     rec.config("rate_bps", cfg.rate_bps);
@@ -229,7 +230,7 @@ pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, N
     rec.config("timeline_start_unix_ns", start_unix_ns);
     drop(lab);
     record(&mut rec, cfg, &steps, &samples);
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 
@@ -280,7 +281,7 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, up_bytes: &AtomicU64, progress: &At
         let server = SocketAddr::new(SERVER_ADDR.parse().expect("a literal address"), LOAD_PORT);
         let mut k = 0usize;
         for &load in &cfg.loads {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 break;
             }
             let rate = (load * cfg.rate_bps as f64) as u64;
@@ -298,7 +299,7 @@ fn probe_and_load(ns: &str, cfg: &NetConfig, up_bytes: &AtomicU64, progress: &At
                     let down_bytes = down_bytes.clone();
                     flows.push(std::thread::spawn(move || {
                         if dir == b'U' {
-                            latlab_core::load::paced_write(&mut s, rate, &st);
+                            latlab_sys::load::paced_write(&mut s, rate, &st);
                         } else {
                             let mut buf = vec![0u8; 64 * 1024];
                             let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
@@ -450,7 +451,7 @@ fn timeline_table(bins: &[Bin], bin_ns: u64) -> Table {
 }
 
 /// Name of the timeline table in a `stall` run of the network experiment.
-pub use latlab_core::export::flent::TIMELINE;
+pub use latlab_model::record::FLENT_TIMELINE as TIMELINE;
 
 fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sample]) {
     let mut rows = Vec::new();
@@ -583,13 +584,13 @@ mod tests {
     fn the_lab_is_removed_after_use_and_after_a_failure() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         if !root() {
-            latlab_core::testing::skip("needs root and iproute2 to create network namespaces");
+            latlab_model::testing::skip("needs root and iproute2 to create network namespaces");
             return;
         }
         let lab = match NetLab::create(10_000_000, Some(50)) {
             Ok(l) => l,
             Err(e) => {
-                latlab_core::testing::skip(&format!("namespaces refused here: {e}"));
+                latlab_model::testing::skip(&format!("namespaces refused here: {e}"));
                 return;
             }
         };
@@ -608,14 +609,14 @@ mod tests {
     fn a_short_sweep_measures_every_step() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         if !root() {
-            latlab_core::testing::skip("needs root and iproute2 to create network namespaces");
+            latlab_model::testing::skip("needs root and iproute2 to create network namespaces");
             return;
         }
         let cfg = NetConfig { loads: vec![0.0, 0.5], step_seconds: 1, ..NetConfig::full() };
         let rec = match run_net(&cfg, Arc::new(AtomicU64::new(0))) {
             Ok(r) => r,
             Err(NetError::Refused(e)) => {
-                latlab_core::testing::skip(&e.to_string());
+                latlab_model::testing::skip(&e.to_string());
                 return;
             }
             Err(e) => panic!("{e}"),
@@ -630,7 +631,7 @@ mod tests {
         assert_eq!(t.rows.len(), 10, "{:?}", t.rows);
         let up_at_half: f64 = t.rows[6..9].iter().map(|r| r[4].as_f64().unwrap_or(0.0)).sum();
         assert!(up_at_half > 0.0, "the 50 % step delivers upload bytes: {:?}", t.rows);
-        let f = latlab_core::export::flent::to_flent(&rec).unwrap();
+        let f = latlab_output::export::flent::to_flent(&rec).unwrap();
         assert_eq!(f["results"]["TCP upload"].as_array().unwrap().len(), 10);
         assert!(ours().is_empty(), "{:?}", ours());
     }

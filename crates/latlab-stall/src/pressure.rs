@@ -14,19 +14,20 @@
 //! (`PR_SET_PDEATHSIG`) and are killed and reaped on drop. The groups are removed on drop,
 //! also after an error or Ctrl-C.
 
-use latlab_core::clock::monotonic_now;
-use latlab_core::pageout::{PAGE, swap_for};
-use latlab_core::record::{PaperRow, RunRecord, RunStatus, Series};
-use latlab_core::stats;
-use latlab_core::tune::cgroup::{self, Group, Hierarchy};
-use latlab_core::tune::change::Undo;
-use latlab_core::verdict::Judgement;
+use latlab_model::record::{PaperRow, RunRecord, RunStatus, Series};
+use latlab_model::stats;
+use latlab_model::verdict::Judgement;
+use latlab_sys::cgroup::{self, Group, Hierarchy};
+use latlab_sys::change::Undo;
+use latlab_sys::clock::monotonic_now;
+use latlab_sys::pageout::{PAGE, swap_for};
+use latlab_sys::record::Finish;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::PathBuf;
 
 use crate::mem::MemError;
-use latlab_core::numfmt::sig;
+use latlab_model::numfmt::sig;
 
 /// What the pressure test does.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,7 +177,7 @@ fn fork_child(role: Role) -> std::io::Result<Child> {
     if pid == 0 {
         unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-            // A latlab name (see latlab_core::leftovers), should the parent's death go unseen.
+            // A latlab name (see latlab_sys::leftovers), should the parent's death go unseen.
             libc::prctl(libc::PR_SET_NAME, c"latlab-memchild".as_ptr() as libc::c_ulong, 0, 0, 0);
             if libc::getppid() != parent {
                 libc::_exit(0);
@@ -272,7 +273,7 @@ fn limit_file(h: &Hierarchy) -> &'static str {
 /// Make the groups (removed when the returned value drops).
 fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
     let refused = |m: String| MemError::NoSwap(m);
-    if !latlab_core::platform::is_root() {
+    if !latlab_sys::platform::is_root() {
         return Err(refused("the pressure test makes memory cgroups, which needs root".into()));
     }
     let h = cgroup::find("memory").map_err(refused)?;
@@ -283,7 +284,7 @@ fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
         ));
     }
     let mut undo = Undo::new();
-    let name = format!("{}-pressure", latlab_core::leftovers::name("tune"));
+    let name = format!("{}-pressure", latlab_sys::leftovers::name("tune"));
     let mib = |m: usize| (m << 20).to_string();
     let built = (|| -> Result<(Group, Group), String> {
         let top = cgroup::create(&mut undo, &h, "memory", &name)?;
@@ -316,7 +317,7 @@ struct Level {
 /// Run the pressure test into a record.
 pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
     cfg.validate()?;
-    let mut rec = RunRecord::begin("stall");
+    let mut rec = latlab_sys::record::begin("stall");
     rec.config("experiment", "pressure");
     rec.config("limit_mib", cfg.limit_mib);
     rec.config("server_mib", cfg.server_mib);
@@ -346,7 +347,7 @@ pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
     }
     let mut levels = Vec::new();
     for &d in &cfg.demands {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         let mut lv = Level { demand: d, hog_mib: cfg.hog_mib(d), ..Level::default() };
@@ -365,7 +366,7 @@ pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
             Ok((monotonic_now() - t0) as i64)
         };
         for _ in 0..cfg.trials {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(cfg.idle_ms));
@@ -379,7 +380,7 @@ pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
     drop(server);
     drop(g);
     record(&mut rec, cfg, &levels);
-    rec.finish(if latlab_core::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)
 }
 
@@ -457,15 +458,15 @@ mod tests {
 
     #[test]
     fn a_short_run_measures_both_levels_and_leaves_no_group_or_process() {
-        if !latlab_core::platform::is_root() {
-            latlab_core::testing::skip("the pressure test needs root for memory cgroups and a swap file");
+        if !latlab_sys::platform::is_root() {
+            latlab_model::testing::skip("the pressure test needs root for memory cgroups and a swap file");
             return;
         }
         let cfg = PressureConfig { limit_mib: 48, server_mib: 16, trials: 2, idle_ms: 50, ..PressureConfig::short() };
         let rec = match run_pressure(&cfg) {
             Ok(r) => r,
             Err(MemError::NoSwap(e)) => {
-                latlab_core::testing::skip(&e);
+                latlab_model::testing::skip(&e);
                 return;
             }
             Err(e) => panic!("{e}"),
@@ -476,7 +477,7 @@ mod tests {
         assert_eq!(rec.get_series("pressure.d150.warm_start").unwrap().values.len(), 2);
         assert_eq!(rec.paper.len(), 1);
         let h = cgroup::find("memory").unwrap();
-        let name = format!("{}-pressure", latlab_core::leftovers::name("tune"));
+        let name = format!("{}-pressure", latlab_sys::leftovers::name("tune"));
         assert!(!h.root().join(name).exists(), "the groups are removed");
     }
 }

@@ -5,8 +5,8 @@
 //! the load they measure; nothing in the timed loops allocates or logs.
 
 use crate::analysis::{ProbeStats, analyze};
-use latlab_core::clock::{clock_nanosleep_abs, monotonic_now, thread_cpu_now};
-use latlab_core::platform::{Capability, Policy, Sched, set_sched};
+use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now, thread_cpu_now};
+use latlab_sys::platform::{Capability, Policy, Sched, set_sched};
 use std::os::unix::net::UnixDatagram;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,7 +104,7 @@ pub fn run_probe(cfg: &ProbeConfig) -> std::io::Result<ProbeRun> {
     let start = monotonic_now() + cfg.interval_ns;
     let intended: Vec<u64> = (0..cfg.keys).map(|k| start + k * cfg.interval_ns).collect();
     for (k, &deadline) in intended.iter().enumerate() {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         clock_nanosleep_abs(deadline);

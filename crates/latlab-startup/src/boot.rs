@@ -5,6 +5,7 @@
 //! total auto-start time, the critical path, and candidates to delay or disable, each with
 //! its reason. A malformed file is an error naming the line and what was expected.
 
+use latlab_sys::record::Finish;
 use quick_xml::events::{BytesStart, Event};
 
 /// Which format a trace was in.
@@ -451,8 +452,8 @@ pub const SAMPLE_XPERF: &str = include_str!("../samples/xperf-boot-excerpt.xml")
 
 /// The verdict on an xperf trace's auto-start against seed 004's: a trace whose figures are
 /// the seed's own (its excerpt, read back) is no comparison at all.
-fn xperf_judgement(a: &Analysis) -> latlab_core::verdict::Judgement {
-    use latlab_core::verdict::Judgement;
+fn xperf_judgement(a: &Analysis) -> latlab_model::verdict::Judgement {
+    use latlab_model::verdict::Judgement;
     let slowest = a.by_cost.first().map(|s| (s.name.as_str(), s.duration_ms));
     if a.autostart_ms.round() == 4614.0 && slowest.is_some_and(|(n, ms)| n == "PlugPlay" && ms.round() == 621.0) {
         return Judgement::not_comparable(
@@ -464,9 +465,9 @@ fn xperf_judgement(a: &Analysis) -> latlab_core::verdict::Judgement {
 }
 
 /// A record of one analysis (`source`: the file's name).
-pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_core::record::RunRecord {
-    use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Table};
-    let mut rec = RunRecord::begin("boot");
+pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_model::record::RunRecord {
+    use latlab_model::record::{Column, PaperRow, RunStatus, Table};
+    let mut rec = latlab_sys::record::begin("boot");
     rec.config("experiment", "analyze");
     rec.config("file", source);
     rec.config(

@@ -6,7 +6,7 @@ use crate::boot::{SAMPLE_XPERF, analyze, parse, record};
 use crate::defaults as d;
 use crate::experiment::{BuiltinRun, check_counts};
 use crate::measure::describe_fixture;
-use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use std::path::PathBuf;
 
 /// `latlab boot analyze`: a boot trace file, or (the suite) this machine's own boot.
@@ -16,7 +16,7 @@ pub struct BootFile {
     /// is none, the bundled xperf excerpt of seed 004's trace as a check of the parser.
     pub file: Option<PathBuf>,
     /// Instead of a file: a stored `boot measure` run (its id and record) to analyse.
-    pub measured: Option<(i64, latlab_core::record::RunRecord)>,
+    pub measured: Option<(i64, latlab_model::record::RunRecord)>,
 }
 
 /// This machine's boot as `systemd-analyze blame` prints it, or why there is none.
@@ -39,8 +39,8 @@ fn this_machines_boot() -> Result<String, String> {
 /// The row that checks latlab's xperf reader on seed 004's own excerpt: the figures read back
 /// must be the seed's (4,614 ms of auto-start, PlugPlay 621 ms). A check, not a measurement:
 /// it is never counted as reproduced, and a reader that gets other figures shows as differing.
-fn reader_check_row() -> latlab_core::record::PaperRow {
-    use latlab_core::verdict::Judgement;
+fn reader_check_row() -> latlab_model::record::PaperRow {
+    use latlab_model::verdict::Judgement;
     let got = parse(SAMPLE_XPERF).map(|t| analyze(&t));
     let (ms, slowest) = match &got {
         Ok(a) => (a.autostart_ms, a.by_cost.first().map(|s| (s.name.clone(), s.duration_ms))),
@@ -52,7 +52,7 @@ fn reader_check_row() -> latlab_core::record::PaperRow {
         (Ok(_), Some((n, d))) => format!("read back: autoStartDuration {ms:.0} ms; slowest {n} {d:.0} ms"),
         (Ok(_), None) => format!("read back: autoStartDuration {ms:.0} ms; no services"),
     };
-    latlab_core::record::PaperRow {
+    latlab_model::record::PaperRow {
         seed: "004".into(),
         figure: "boot trace reader: the seed's own xperf excerpt read back".into(),
         paper_setting: "the xperf -a boot XML excerpt printed in the seed, bundled".into(),
@@ -78,7 +78,7 @@ fn reader_check_row() -> latlab_core::record::PaperRow {
 /// machine has no boot trace, the record's figures are the excerpt's, so its metrics are
 /// renamed `boot.reader_check.*`: they must never read as this machine's boot (the measured
 /// boot of `boot measure` is).
-fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) {
+fn boot_row(rec: &mut latlab_model::record::RunRecord, here: Result<(), String>) {
     let (ms, slowest) = (
         rec.get_metric("boot.autostart_ms").map_or(0.0, |m| m.value.as_f64()),
         rec.config.get("slowest").and_then(|v| v.as_str()).unwrap_or("none").to_string(),
@@ -86,7 +86,7 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
     let slowest_ms = rec.get_metric("boot.slowest_ms").map_or(0.0, |m| m.value.as_f64());
     rec.paper.retain(|p| p.seed != "004");
     match &here {
-        Ok(()) => rec.paper.push(latlab_core::record::PaperRow {
+        Ok(()) => rec.paper.push(latlab_model::record::PaperRow {
             seed: "004".into(),
             figure: "boot trace: services auto-start".into(),
             paper_setting: "Windows Embedded Standard 7, xperf -a boot".into(),
@@ -95,7 +95,7 @@ fn boot_row(rec: &mut latlab_core::record::RunRecord, here: Result<(), String>) 
                 "{ms:.0} ms of service start time (systemd-analyze blame); slowest {slowest} {slowest_ms:.0} ms"
             ),
             note: "this machine's last boot: systemd's per-unit activation times summed (blame gives no start times, so no span); xperf's autoStartDuration is a span, first start to last ready, which a sum of parallel units overstates; another OS and another boot".into(),
-            judgement: latlab_core::verdict::Judgement::within_factor(
+            judgement: latlab_model::verdict::Judgement::within_factor(
                 ms,
                 4614.0,
                 2.0,
@@ -171,7 +171,7 @@ impl Experiment for Boot {
             },
             Some(f) => {
                 let text = std::fs::read_to_string(f).map_err(|e| {
-                    ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
+                    ExperimentError::failed(latlab_sys::ioerr::IoFailed::new(
                         format!("cannot read the trace '{}'", f.display()),
                         e,
                     ))
@@ -272,7 +272,7 @@ mod tests {
         assert!(rows[0].figure.starts_with("boot trace reader"), "{}", rows[0].figure);
         assert_eq!(rows[0].here_value, "read back: autoStartDuration 4614 ms; slowest PlugPlay 621 ms");
         // A self-check that passes, never a finding about the machine.
-        assert_eq!(rows[0].judgement.verdict, latlab_core::verdict::Verdict::SelfCheck);
+        assert_eq!(rows[0].judgement.verdict, latlab_model::verdict::Verdict::SelfCheck);
         assert_eq!(rows[0].judgement.check_passed, Some(true));
         // The excerpt's figures are not this machine's: renamed.
         assert!(rec.get_metric("boot.autostart_ms").is_none());

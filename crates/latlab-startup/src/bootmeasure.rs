@@ -13,8 +13,9 @@ use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::plan::Plan;
 use crate::record::evict_all;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, RunRecord, RunStatus, Table};
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, RunRecord, RunStatus, Table};
+use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -156,7 +157,7 @@ fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureEr
         Ok(t) => t,
         Err(r) => return Ok(Err(r.to_string())),
     };
-    let t0 = latlab_core::clock::monotonic_now();
+    let t0 = latlab_sys::clock::monotonic_now();
     let traced = run_once(spec);
     let opened = trace.finish_opened();
     let traced = traced?;
@@ -182,8 +183,8 @@ fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureEr
 /// Measure the boot into a record.
 pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result<RunRecord, BootMeasureError> {
     // Services a killed boot measure left running go before this one starts its own.
-    latlab_core::leftovers::clear(&latlab_core::leftovers::stale_processes(std::path::Path::new("/proc")));
-    let mut rec = RunRecord::begin("boot");
+    latlab_sys::leftovers::clear(&latlab_sys::leftovers::stale_processes(std::path::Path::new("/proc")));
+    let mut rec = latlab_sys::record::begin("boot");
     rec.config("experiment", "measure");
     let mut fixtures = Vec::new();
     let (text, source) = match &cfg.source {
@@ -279,7 +280,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     let mut runs: Vec<Vec<BootTimes>> = vec![Vec::new(); STATES.len() + 1];
     for _ in 0..cfg.runs {
         for &state in states {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 return finish(rec, &spec, &runs, RunStatus::Interrupted);
             }
             let t = match (state, &learned) {
@@ -329,7 +330,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
                 let mut failed = None;
                 'throttled: for _ in 0..cfg.runs {
                     for (k, pre) in [false, true].into_iter().enumerate() {
-                        if latlab_core::interrupt::stop_requested() {
+                        if latlab_sys::interrupt::stop_requested() {
                             break 'throttled;
                         }
                         let b = cold_boot(&spec, plan, files, pre.then_some(cfg.threads));
@@ -573,7 +574,7 @@ mod tests {
     fn the_builtin_boot_is_measured_and_leaves_nothing_behind() {
         let parent = std::path::Path::new(crate::defaults::FIXTURE_PARENT);
         if !crate::pagecache::evictable(parent) {
-            latlab_core::testing::skip("/var/tmp is in memory");
+            latlab_model::testing::skip("/var/tmp is in memory");
             return;
         }
         // The services read their data set whole with cat (the fixture application is
@@ -635,16 +636,16 @@ mod tests {
             && rec.get_metric("boot.throttled.prefetch.speedup").is_some();
         assert_eq!(rec.paper.len(), 2 + usize::from(rule) + usize::from(throttled_rule));
         assert!(rec.paper.iter().any(|p| p.figure.starts_with("boot: services auto-start")));
-        if latlab_core::platform::is_root() {
+        if latlab_sys::platform::is_root() {
             // With fanotify: a plan, and all three states.
             assert!(rec.get_metric("boot.plan.files").is_some_and(|m| m.value.as_f64() >= 1.0));
             assert!(rec.get_metric("boot.prefetch.speedup").is_some());
             // And on the throttled device, where the machine has a blkio or io controller.
-            if latlab_core::tune::cgroup::find("blkio").or_else(|_| latlab_core::tune::cgroup::find("io")).is_ok() {
+            if latlab_sys::cgroup::find("blkio").or_else(|_| latlab_sys::cgroup::find("io")).is_ok() {
                 assert!(rec.get_metric("boot.throttled.cold.target.p50").is_some(), "{:?}", rec.warnings);
                 assert!(rec.get_metric("boot.throttled.prefetch.speedup").is_some());
                 let name = format!("latlab-throttle-{}", std::process::id());
-                let h = latlab_core::tune::cgroup::find("blkio").or_else(|_| latlab_core::tune::cgroup::find("io"));
+                let h = latlab_sys::cgroup::find("blkio").or_else(|_| latlab_sys::cgroup::find("io"));
                 assert!(!h.unwrap().root().join(name).exists(), "the throttle group is removed");
             }
         }

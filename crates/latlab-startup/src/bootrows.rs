@@ -4,9 +4,9 @@
 
 use crate::bootfile::{BootSpec, StartType};
 use crate::bootrun::BootTimes;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{PaperRow, RunRecord};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{PaperRow, RunRecord};
+use latlab_model::verdict::Judgement;
 
 /// Seed 004 Figure 1: cold against cold + prefetch (the medians, ns, when measured).
 pub fn figure1_row(rec: &mut RunRecord, cold: Option<i64>, prefetch: Option<i64>) {
@@ -39,7 +39,7 @@ pub fn autostart_row(rec: &mut RunRecord, spec: &BootSpec, runs: &[Vec<BootTimes
     let (state, k) = if runs[0].is_empty() { ("warm", 1) } else { ("cold", 0) };
     let all: Vec<i64> = runs[k].iter().map(|t| t.all_ns as i64).collect();
     let target: Vec<i64> = runs[k].iter().map(|t| t.target_ns as i64).collect();
-    let (Some(all), Some(target)) = (latlab_core::stats::summarize(&all), latlab_core::stats::summarize(&target))
+    let (Some(all), Some(target)) = (latlab_model::stats::summarize(&all), latlab_model::stats::summarize(&target))
     else {
         return;
     };
@@ -117,5 +117,5 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
 }
 
 fn ms_text(ns: i64) -> String {
-    latlab_core::record::fmt_ns(ns as f64)
+    latlab_model::record::fmt_ns(ns as f64)
 }

@@ -8,7 +8,7 @@
 //! now) and [`critical_path`] (the chain of waits that set the target's time).
 
 use crate::bootfile::{BootSpec, Ready, StartType};
-use latlab_core::numfmt::sig;
+use latlab_model::numfmt::sig;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -276,13 +276,13 @@ pub fn run_once(spec: &BootSpec) -> Result<BootTimes, BootError> {
     let mut deadline = vec![u64::MAX; spec.services.len()];
     let poll = std::time::Duration::from_micros(crate::defaults::BOOT_POLL_US);
     loop {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             return Err(BootError::Interrupted);
         }
         for i in boot.startable() {
             let s = &spec.services[i];
             let mut cmd = Command::new(&s.command[0]);
-            latlab_core::leftovers::mark(&mut cmd);
+            latlab_sys::leftovers::mark(&mut cmd);
             cmd.args(&s.command[1..]).stdin(Stdio::null()).stderr(Stdio::null()).process_group(0);
             cmd.stdout(if matches!(s.ready, Ready::Line(_)) { Stdio::piped() } else { Stdio::null() });
             let mut child = cmd.spawn().map_err(|source| BootError::Spawn {

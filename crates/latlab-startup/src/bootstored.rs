@@ -3,7 +3,7 @@
 
 use crate::bootfile::{BootSpec, StartType};
 use crate::bootrun::{BootTimes, critical_path, recommend};
-use latlab_core::record::{Column, RunRecord, Table};
+use latlab_model::record::{Column, RunRecord, Table};
 
 /// `latlab boot analyze --run ID`: a stored `boot measure` run analysed as a boot trace — its
 /// median cold boot (warm where no cold one was measured) read back from the Gantt table, the

@@ -2,7 +2,7 @@
 //! whether it is rotational, its I/O scheduler, and whether the machine is virtual (where a
 //! "disk" read may come from the host's cache).
 
-use latlab_core::numfmt::sig;
+use latlab_model::numfmt::sig;
 use serde::Serialize;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -111,20 +111,20 @@ pub struct Throttle {
     pub limit: Limit,
     /// The group's directory.
     pub group: std::path::PathBuf,
-    undo: latlab_core::tune::change::Undo,
+    undo: latlab_sys::change::Undo,
 }
 
 impl Throttle {
     /// Throttle reads from the disk under `path`; `Err` says why it cannot be done here.
     pub fn start(path: &Path, limit: Limit) -> Result<Self, String> {
-        use latlab_core::tune::cgroup::{self, Hierarchy};
+        use latlab_sys::cgroup::{self, Hierarchy};
         let dev = facts(path).map_err(|e| format!("no device facts for '{}': {e}", path.display()))?.device;
         let disk = whole_disk(&dev).ok_or_else(|| format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))?;
         let (h, controller) = match cgroup::find("blkio") {
             Ok(h) => (h, "blkio"),
             Err(_) => (cgroup::find("io")?, "io"),
         };
-        let mut undo = latlab_core::tune::change::Undo::new();
+        let mut undo = latlab_sys::change::Undo::new();
         let g = cgroup::create(&mut undo, &h, controller, &format!("latlab-throttle-{}", std::process::id()))?;
         match h {
             Hierarchy::V1(_) => {
@@ -176,8 +176,8 @@ pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> 
     use std::io::Write;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     const BLOCK: usize = 4096;
-    latlab_core::leftovers::clear(&latlab_core::leftovers::stale_paths(dir, "randread"));
-    let path = dir.join(latlab_core::leftovers::name("randread"));
+    latlab_sys::leftovers::clear(&latlab_sys::leftovers::stale_paths(dir, "randread"));
+    let path = dir.join(latlab_sys::leftovers::name("randread"));
     struct Remove<'a>(&'a Path);
     impl Drop for Remove<'_> {
         fn drop(&mut self) {
@@ -294,7 +294,7 @@ mod tests {
                 assert_eq!(r.reads, 50);
                 assert!((r.bytes_per_s - r.iops * 4096.0).abs() < 1e-6 * r.bytes_per_s.max(1.0));
             }
-            Err(e) => latlab_core::testing::skip(&format!("no direct I/O here: {e}")),
+            Err(e) => latlab_model::testing::skip(&format!("no direct I/O here: {e}")),
         }
         assert!(!dir.join(format!("latlab-randread-{}", std::process::id())).exists());
         // tmpfs has no direct I/O: a clear refusal, not a panic.

@@ -10,7 +10,7 @@ use crate::measure::{MeasureConfig, builtin, builtin_steps, describe_fixture, me
 use crate::plan::Plan;
 use crate::record::{RecordConfig, StartupError, learn, record_run};
 use crate::trace::TracerChoice;
-use latlab_core::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -333,7 +333,7 @@ impl Experiment for StartupRecord {
         let rcfg = RecordConfig { launch, tracer: cfg.tracer };
         let learned = learn(&rcfg)?;
         std::fs::write(&cfg.output, learned.plan.to_json()).map_err(|e| {
-            ExperimentError::failed(latlab_core::ioerr::IoFailed::new(
+            ExperimentError::failed(latlab_sys::ioerr::IoFailed::new(
                 format!("writing the plan to '{}'", cfg.output.display()),
                 e,
             ))
@@ -398,7 +398,7 @@ impl Experiment for StartupIo {
     fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
         use crate::io::io_run;
         use crate::iofiles::{files_table, observe_with_files};
-        let begun = latlab_core::record::RunRecord::begin("startup");
+        let begun = latlab_sys::record::begin("startup");
         let (tracker, l, reaped, files) =
             observe_with_files(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
         let spec = &cfg.launch;

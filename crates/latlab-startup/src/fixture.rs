@@ -63,7 +63,7 @@ fn section_at(spec: &FixtureSpec, i: usize) -> usize {
 /// Write a data set into a new directory under `parent` (which must be on a disk, not tmpfs,
 /// for cold starts to mean anything). Its files are written to disk before returning.
 pub fn prepare(parent: &Path, spec: FixtureSpec) -> std::io::Result<Fixture> {
-    latlab_core::leftovers::clear(&latlab_core::leftovers::stale_paths(parent, "launch"));
+    latlab_sys::leftovers::clear(&latlab_sys::leftovers::stale_paths(parent, "launch"));
     let dir = parent.join(format!("latlab-launch-{}-{}", std::process::id(), unique()));
     std::fs::create_dir_all(&dir)?;
     let fx = Fixture { dir: dir.clone(), spec };

@@ -12,7 +12,8 @@
 //! (`getrusage(RUSAGE_CHILDREN)`): bytes and major faults beyond what the rows hold are
 //! shown in one more row, so the launch's totals are whole.
 
-use latlab_core::record::{Column, RunRecord, RunStatus, Table};
+use latlab_model::record::{Column, RunRecord, RunStatus, Table};
+use latlab_sys::record::Finish;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -513,7 +514,8 @@ mod tests {
         u.add(&[s(30, "app", 5, 300, 1, 0)], false);
         assert!(!u.rows()[0].launched);
         // The record splits the launch's share from the total.
-        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, Counters::default(), 30);
+        let rec =
+            io_run(latlab_sys::record::begin("startup"), &["app".into()], "exit", 50, 1, &t, Counters::default(), 30);
         let m = |n: &str| rec.metrics.iter().find(|m| m.name == n).map(|m| m.value.as_f64());
         assert_eq!(m("io.launch.processes"), Some(3.0));
         assert_eq!(m("io.processes"), Some(6.0));
@@ -541,7 +543,7 @@ mod tests {
         t.add(&[s(20, "other", 1, 20, 5_000, 0), s(30, "app", 5, 300, 100, 0)], false);
         t.add(&[s(20, "other", 1, 20, 5_000, 0)], false);
         let reaped = Counters { read_bytes: 1_000, major_faults: 2, ..Counters::default() };
-        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, reaped, 30);
+        let rec = io_run(latlab_sys::record::begin("startup"), &["app".into()], "exit", 50, 1, &t, reaped, 30);
         let m = |n: &str| rec.metrics.iter().find(|m| m.name == n).map(|m| m.value.as_f64());
         assert_eq!(m("io.launch.read_bytes"), Some(1_000.0), "whole, from the reaped usage");
         assert_eq!(m("io.launch.major_faults"), Some(2.0));
@@ -556,7 +558,7 @@ mod tests {
         assert_eq!((rows[2][1].clone(), rows[2][2].clone()), ("app".into(), 100.into()));
         // When the samples already hold everything, there is no extra row.
         let whole = Counters { read_bytes: 100, ..Counters::default() };
-        let rec = io_run(RunRecord::begin("startup"), &["app".into()], "exit", 50, 1, &t, whole, 30);
+        let rec = io_run(latlab_sys::record::begin("startup"), &["app".into()], "exit", 50, 1, &t, whole, 30);
         assert_eq!(rec.tables[0].rows.len(), 2);
     }
 
@@ -572,7 +574,7 @@ mod tests {
         assert!(l.ready_ns > 0);
         let rows = t.rows();
         assert!(rows.iter().any(|r| r.new && r.launched && r.c.read_ops > 0), "the child's read calls: {rows:?}");
-        let rec = io_run(RunRecord::begin("startup"), &["sh".into()], "exit", 5, 1, &t, reaped, 5);
+        let rec = io_run(latlab_sys::record::begin("startup"), &["sh".into()], "exit", 5, 1, &t, reaped, 5);
         assert!(rec.tables[0].rows.len() <= 5);
         let failing = crate::launch::LaunchSpec { command: vec!["false".into()], ..spec };
         assert!(observe(&failing, Duration::from_millis(5)).is_err(), "a failed launch is an error");

@@ -4,7 +4,7 @@
 //! those at the first open, read as the opener waits on the permission event).
 
 use crate::io::{Counters, IoTracker, observe};
-use latlab_core::record::{Column, RunRecord, Table};
+use latlab_model::record::{Column, RunRecord, Table};
 use std::time::Duration;
 
 /// One file a process of the scenario read (seed 004's Figures 3 and 5: the path beside the
@@ -114,7 +114,7 @@ mod tests {
         std::fs::write(&f, vec![5u8; 256 << 10]).unwrap();
         if !crate::pagecache::evictable(&f) {
             let _ = std::fs::remove_file(&f);
-            latlab_core::testing::skip("/var/tmp is in memory: nothing read from it comes from a disk");
+            latlab_model::testing::skip("/var/tmp is in memory: nothing read from it comes from a disk");
             return;
         }
         crate::pagecache::evict(&f).unwrap();
@@ -131,11 +131,12 @@ mod tests {
                 assert_eq!(it.comm, "cat");
                 assert_eq!(it.size, 256 << 10);
                 assert!(it.bytes > 0 && it.bytes <= 256 << 10, "{it:?}");
-                let mut rec = io_run(RunRecord::begin("startup"), &["cat".into()], "exit", 5, 1, &t, reaped, 5);
+                let mut rec =
+                    io_run(latlab_sys::record::begin("startup"), &["cat".into()], "exit", 5, 1, &t, reaped, 5);
                 files_table(&mut rec, &files, 5);
                 assert!(rec.tables.iter().any(|t| t.name == "files"));
             }
-            Err(why) => assert!(!latlab_core::platform::is_root(), "root has fanotify: {why}"),
+            Err(why) => assert!(!latlab_sys::platform::is_root(), "root has fanotify: {why}"),
         }
     }
 }

@@ -143,7 +143,7 @@ pub fn launch_in(
 ) -> Result<Launch, LaunchError> {
     let program = spec.command.first().ok_or(LaunchError::NoCommand)?.clone();
     let mut cmd = Command::new(&program);
-    latlab_core::leftovers::mark(&mut cmd);
+    latlab_sys::leftovers::mark(&mut cmd);
     cmd.args(&spec.command[1..]).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     if ptrace {
         crate::trace::ask_to_be_traced(&mut cmd);

@@ -8,10 +8,11 @@ use crate::device::{self, DeviceFacts};
 use crate::launch::{LaunchSpec, launch};
 use crate::plan::Plan;
 use crate::record::{StartupError, evict_all};
-use latlab_core::ioerr::Doing;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
-use latlab_core::stats::summarize;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_model::stats::summarize;
+use latlab_sys::ioerr::Doing;
+use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,7 +88,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         left_after_evict: Vec::new(),
         replay_skipped: 0,
         device: plan.files.iter().max_by_key(|f| f.size).and_then(|f| device::facts(&f.path).ok()),
-        begun: RunRecord::begin("startup"),
+        begun: latlab_sys::record::begin("startup"),
         failure: None,
         profile: None,
     };
@@ -95,7 +96,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
     launch(&cfg.launch, Instant::now(), false)?;
     progress.fetch_add(1, Ordering::Relaxed);
     'rounds: for _ in 0..cfg.runs {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         for (i, state) in cfg.states().iter().enumerate() {
@@ -132,7 +133,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
         }
     }
     // One more cold launch with CPU and disk sampled (seed 004's Figures 2 and 4).
-    if m.failure.is_none() && !latlab_core::interrupt::stop_requested() {
+    if m.failure.is_none() && !latlab_sys::interrupt::stop_requested() {
         evict_all(&files);
         let dev = m.device.as_ref().and_then(|d| d.block.clone());
         let sampler = crate::util::Sampler::start(dev, crate::defaults::UTIL_INTERVAL_MS);
@@ -212,7 +213,7 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
                 sig(cold as f64 / warm as f64)
             ),
             note: "medians of interleaved launches; per-file eviction, never the whole cache".into(),
-            judgement: latlab_core::verdict::Judgement::within_factor(
+            judgement: latlab_model::verdict::Judgement::within_factor(
                 cold as f64 / pre as f64,
                 2.0,
                 1.5,
@@ -352,7 +353,7 @@ mod tests {
     fn a_launch_that_fails_midway_keeps_the_rounds_before_it() {
         let dir = std::path::Path::new("/var/tmp");
         if !crate::pagecache::evictable(dir) {
-            latlab_core::testing::skip("/var/tmp is in memory");
+            latlab_model::testing::skip("/var/tmp is in memory");
             return;
         }
         let data = dir.join(format!("latlab-measure-test-{}", std::process::id()));

@@ -125,7 +125,7 @@ mod tests {
     fn eviction_residency_and_prefetch_on_a_temporary_file() {
         let dir = Path::new("/var/tmp");
         if !dir.exists() || !evictable(dir) {
-            latlab_core::testing::skip("/var/tmp is missing or in memory (tmpfs): nothing to evict");
+            latlab_model::testing::skip("/var/tmp is missing or in memory (tmpfs): nothing to evict");
             return;
         }
         let path = dir.join(format!("latlab-pagecache-test-{}", std::process::id()));
@@ -182,7 +182,7 @@ mod tests {
     fn residency_is_not_disturbed_by_locked_memory() {
         let dir = Path::new("/var/tmp");
         if !evictable(dir) || !nix::unistd::geteuid().is_root() {
-            latlab_core::testing::skip("needs a disk-backed /var/tmp and root (to lock all memory)");
+            latlab_model::testing::skip("needs a disk-backed /var/tmp and root (to lock all memory)");
             return;
         }
         let path = dir.join(format!("latlab-pagecache-locked-{}", std::process::id()));

@@ -199,7 +199,7 @@ mod tests {
     fn replay_prefetches_what_exists_and_skips_what_changed() {
         let dir = Path::new("/var/tmp");
         if !crate::pagecache::evictable(dir) {
-            latlab_core::testing::skip("/var/tmp is in memory");
+            latlab_model::testing::skip("/var/tmp is in memory");
             return;
         }
         let a = dir.join(format!("latlab-plan-test-a-{}", std::process::id()));

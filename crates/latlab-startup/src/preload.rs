@@ -219,7 +219,7 @@ pub fn launch_through(
         (Some(l.plan), did)
     } else {
         let l = crate::launch::launch(spec, std::time::Instant::now(), false)?;
-        (None, format!("launched (ready in {})", latlab_core::record::fmt_ns(l.ready_ns as f64)))
+        (None, format!("launched (ready in {})", latlab_model::record::fmt_ns(l.ready_ns as f64)))
     };
     let gone = lib.launched(&spec.command, plan, now_ms()).map_err(StartupError::Preload)?;
     lib.save(path).map_err(|e| StartupError::Preload(e.to_string()))?;

@@ -17,12 +17,13 @@ use crate::plan::Plan;
 use crate::preload::{Entry, Library};
 use crate::preloader::{Machine, PreloadConfig, PreloadReport, preload};
 use crate::record::{RecordConfig, StartupError, evict_all, learn};
-use latlab_core::ioerr::Doing;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
-use latlab_core::tune::cgroup::{self, Group, Hierarchy};
-use latlab_core::tune::change::Undo;
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
+use latlab_model::verdict::Judgement;
+use latlab_sys::cgroup::{self, Group, Hierarchy};
+use latlab_sys::change::Undo;
+use latlab_sys::ioerr::Doing;
+use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -136,7 +137,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     if !crate::pagecache::evictable(&cfg.parent) {
         return Err(StartupError::InMemory(cfg.parent.display().to_string()));
     }
-    let mut rec = RunRecord::begin("startup");
+    let mut rec = latlab_sys::record::begin("startup");
     rec.config("experiment", "preload");
     let mut fixtures: Vec<Fixture> = Vec::new();
     for _ in 0..cfg.apps {
@@ -200,7 +201,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     let mut squeeze_failed: Option<String> = None;
     'rounds: for _ in 0..cfg.runs {
         for (k, state) in STATES.iter().enumerate() {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 status = RunStatus::Interrupted;
                 break 'rounds;
             }
@@ -279,7 +280,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
 fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[PreloadReport]) {
     let mut p50 = [0i64; 3];
     for (k, state) in STATES.iter().enumerate() {
-        if let Some(s) = latlab_core::stats::summarize(&times[k]) {
+        if let Some(s) = latlab_model::stats::summarize(&times[k]) {
             rec.summary_metrics(&format!("preload.{state}"), &s, "ns");
             p50[k] = s.p50;
         }
@@ -326,9 +327,9 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
                 .into(),
             here_value: format!(
                 "after memory pressure: {} without the preloader, {} after it ran while idle ({}×; warm {})",
-                latlab_core::record::fmt_ns(pressured as f64),
-                latlab_core::record::fmt_ns(preloaded as f64), sig(gain),
-                latlab_core::record::fmt_ns(warm as f64)
+                latlab_model::record::fmt_ns(pressured as f64),
+                latlab_model::record::fmt_ns(preloaded as f64), sig(gain),
+                latlab_model::record::fmt_ns(warm as f64)
             ),
             note: "medians of interleaved rounds; the top-ranked of the library's applications; the preloader waits for an idle machine, then reads the top plans".into(),
             judgement: Judgement::within_factor(
@@ -352,7 +353,7 @@ mod tests {
     fn the_preload_measurement_runs_and_leaves_nothing_behind() {
         let var = Path::new(crate::defaults::FIXTURE_PARENT);
         if !crate::pagecache::evictable(var) {
-            latlab_core::testing::skip("/var/tmp is in memory");
+            latlab_model::testing::skip("/var/tmp is in memory");
             return;
         }
         // A directory of this test's own, so other tests' data sets are not counted.

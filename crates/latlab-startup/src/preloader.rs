@@ -6,7 +6,7 @@
 
 use crate::plan::merge_close;
 use crate::preload::Entry;
-use latlab_core::numfmt::sig;
+use latlab_model::numfmt::sig;
 use std::time::Duration;
 
 /// What the preloader needs from the machine: a clock, a sleep, and how busy everything else
@@ -72,7 +72,7 @@ impl Env for Machine {
         share
     }
     fn stop(&mut self) -> bool {
-        latlab_core::interrupt::stop_requested()
+        latlab_sys::interrupt::stop_requested()
     }
 }
 
@@ -124,7 +124,7 @@ impl PreloadConfig {
 /// ([`crate::defaults::PRELOAD_BUDGET_SHARE`]), so the preloader fills free memory and never
 /// pushes out what others use; no limit where `/proc/meminfo` cannot be read.
 pub fn default_budget_pages() -> u64 {
-    latlab_core::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
+    latlab_sys::pageout::meminfo_kib("MemAvailable").map_or(u64::MAX, |kib| {
         (kib as f64 * 1024.0 * crate::defaults::PRELOAD_BUDGET_SHARE) as u64 / crate::pagecache::page_size() as u64
     })
 }

@@ -7,8 +7,9 @@ use crate::launch::{LaunchError, LaunchSpec, launch};
 use crate::pagecache;
 use crate::plan::{self, Plan};
 use crate::trace::{FanotifyTrace, Refused, TracerChoice, ptrace_supported};
-use latlab_core::ioerr::{Doing, IoFailed};
-use latlab_core::record::{Column, RunRecord, RunStatus, Table};
+use latlab_model::record::{Column, RunRecord, RunStatus, Table};
+use latlab_sys::ioerr::{Doing, IoFailed};
+use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -79,7 +80,7 @@ pub struct Learned {
 
 /// Learn the plan of `cfg.launch`.
 pub fn learn(cfg: &RecordConfig) -> Result<Learned, StartupError> {
-    let begun = RunRecord::begin("startup");
+    let begun = latlab_sys::record::begin("startup");
     let (opened, tracer, refusal, traced_ns) = traced_launch(cfg)?;
     let n_opened = opened.len();
     let mut skipped = Vec::new();

@@ -141,7 +141,7 @@ fn keep_opened(
     fd: std::os::fd::BorrowedFd,
 ) {
     if first_open(seen, &link) {
-        let at_ns = latlab_core::clock::monotonic_now();
+        let at_ns = latlab_sys::clock::monotonic_now();
         let comm =
             std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim().to_string()).unwrap_or_default();
         let resident_before = fd
@@ -436,14 +436,14 @@ mod tests {
     #[test]
     fn ptrace_sees_the_opens_of_children_in_order() {
         if let Err(r) = ptrace_supported() {
-            latlab_core::testing::skip(&r.to_string());
+            latlab_model::testing::skip(&r.to_string());
             return;
         }
         let (dir, v) = files(3, "ptrace");
         let l = match launch(&cat_spec(&v), Instant::now(), true) {
             Ok(l) => l,
             Err(e) if e.to_string().contains("EPERM") => {
-                latlab_core::testing::skip(&format!("ptrace is not permitted here: {e}"));
+                latlab_model::testing::skip(&format!("ptrace is not permitted here: {e}"));
                 return;
             }
             Err(e) => panic!("{e}"),
@@ -464,7 +464,7 @@ mod tests {
         let t = match FanotifyTrace::start() {
             Ok(t) => t,
             Err(r) => {
-                latlab_core::testing::skip(&r.to_string());
+                latlab_model::testing::skip(&r.to_string());
                 assert!(!r.why.is_empty());
                 return;
             }
@@ -515,7 +515,7 @@ mod tests {
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
                 eprintln!("SKIPPED: the test binary's directory is closed to nobody ({e})")
             }
-            Err(e) => latlab_core::testing::skip(&format!("cannot run the test binary as nobody ({e})")),
+            Err(e) => latlab_model::testing::skip(&format!("cannot run the test binary as nobody ({e})")),
         }
     }
 

@@ -103,7 +103,7 @@ impl Sampler {
 /// `<prefix>.disk_busy_mean`. `what` names the run for the title. A warning instead when
 /// there is no sample.
 pub fn record(
-    rec: &mut latlab_core::record::RunRecord,
+    rec: &mut latlab_model::record::RunRecord,
     name: &str,
     prefix: &str,
     what: &str,
@@ -111,7 +111,7 @@ pub fn record(
     until_ns: u64,
     device: Option<&str>,
 ) {
-    use latlab_core::record::{Column, Table, TablePlot};
+    use latlab_model::record::{Column, Table, TablePlot};
     let interval = crate::defaults::UTIL_INTERVAL_MS;
     let r1 = |x: f64| serde_json::Value::from((x * 10.0).round() / 10.0);
     let kept: Vec<&Sample> = samples.iter().filter(|s| s.t_ns <= until_ns + interval * 1_000_000).collect();

@@ -10,8 +10,8 @@
 //! anything — absolute one-way delay is reported only when both ends share a clock
 //! (loopback).
 
-use latlab_core::numfmt::sig;
-use latlab_core::stats;
+use latlab_model::numfmt::sig;
+use latlab_model::stats;
 
 /// What the prober recorded, per sequence number (index = seq). Memory: 40 bytes a packet.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +44,7 @@ impl Trace {
     /// An empty trace for `n` packets.
     /// Its pages are written now, so the sender's and receiver's loops take no page faults.
     pub fn with_capacity(n: usize, interval_ns: u64, start_ns: u64, same_clock: bool) -> Self {
-        use latlab_core::platform::prefaulted;
+        use latlab_sys::platform::prefaulted;
         Self {
             interval_ns,
             start_ns,

@@ -2,7 +2,7 @@
 //! hold-and-release pattern through the relay), progress, and errors mapped to the contract's.
 
 use crate::{UdpConfig, UdpError, defaults as d};
-use latlab_core::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 
 /// Isochronous UDP interval timing (seed 002).
 pub struct Udp;
@@ -54,7 +54,7 @@ impl Experiment for Udp {
             "udp: {} packets of {} bytes every {} ({:?}) (Ctrl-C stops and keeps what was measured)",
             cfg.count(),
             cfg.size.max(crate::wire::HEADER),
-            latlab_core::record::fmt_ns(cfg.interval_ns as f64),
+            latlab_model::record::fmt_ns(cfg.interval_ns as f64),
             cfg.mode
         )
     }

@@ -16,7 +16,8 @@ mod report;
 pub mod socket;
 pub mod wire;
 
-use latlab_core::record::{RunRecord, RunStatus};
+use latlab_model::record::{RunRecord, RunStatus};
+use latlab_sys::record::Finish;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -131,8 +132,8 @@ impl UdpConfig {
             if self.duration_ns < MIN_SWEEP_PACKETS * iv {
                 return Err(format!(
                     "duration {} is too short for the sweep interval {}: each sweep stream needs {MIN_SWEEP_PACKETS} packets to show a release pattern",
-                    latlab_core::record::fmt_ns(self.duration_ns as f64),
-                    latlab_core::record::fmt_ns(iv as f64)
+                    latlab_model::record::fmt_ns(self.duration_ns as f64),
+                    latlab_model::record::fmt_ns(iv as f64)
                 ));
             }
         }
@@ -168,7 +169,7 @@ pub enum UdpError {
 
 /// Run `latlab udp` as configured; `progress` counts packets sent.
 pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpError> {
-    run_checkpointed(cfg, progress, &latlab_core::checkpoint::Checkpoint::default())
+    run_checkpointed(cfg, progress, &latlab_model::checkpoint::Checkpoint::default())
 }
 
 /// [`run`], storing the packets whose fate is known through `ckpt` while it runs, so a kill
@@ -176,10 +177,10 @@ pub fn run(cfg: &UdpConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, UdpEr
 pub fn run_checkpointed(
     cfg: &UdpConfig,
     progress: Arc<AtomicU64>,
-    ckpt: &latlab_core::checkpoint::Checkpoint,
+    ckpt: &latlab_model::checkpoint::Checkpoint,
 ) -> Result<RunRecord, UdpError> {
     cfg.validate().map_err(UdpError::Config)?;
-    let mut rec = RunRecord::begin("udp");
+    let mut rec = latlab_sys::record::begin("udp");
     rec.config("udp", cfg);
     rec.config("keyed", cfg.key.is_some());
     let mut player = None;
@@ -295,14 +296,14 @@ fn sweep_stream(cfg: &UdpConfig, interval_ns: u64, main: &probe::ProbeConfig) ->
         ..main.clone()
     };
     let thread = std::thread::Builder::new()
-        .name(format!("udp-sweep-{}", latlab_core::record::fmt_ns(interval_ns as f64)))
+        .name(format!("udp-sweep-{}", latlab_model::record::fmt_ns(interval_ns as f64)))
         .spawn(move || probe::run(&pc, &AtomicU64::new(0)))?;
     Ok(SweepStream { interval_ns, thread, ends })
 }
 
 /// Analyse a trace into a fresh `udp` run record (what [`run`] does after probing).
 pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCounts) -> RunRecord {
-    let mut rec = RunRecord::begin("udp");
+    let mut rec = latlab_sys::record::begin("udp");
     report::fill(&mut rec, cfg, trace, counts, None);
     rec.finish(RunStatus::Complete);
     rec

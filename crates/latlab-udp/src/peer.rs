@@ -6,7 +6,7 @@
 
 use crate::socket::{TimestampedSocket, cmsg_buffer};
 use crate::wire::{self, Packet};
-use latlab_core::clock::{monotonic_now, unix_now_ns};
+use latlab_sys::clock::{monotonic_now, unix_now_ns};
 use std::net::SocketAddr;
 
 /// A peer (a `latlab udp serve`) and the socket that talks to it.

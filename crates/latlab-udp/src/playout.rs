@@ -12,7 +12,7 @@
 //! its need plus a margin. Otherwise the delay shrinks slowly toward the packet's need, with
 //! a time constant of sender time, so a burst pattern that comes back is still covered.
 
-use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
+use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now};
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 
@@ -36,7 +36,7 @@ impl PlayoutMode {
     }
 }
 
-impl latlab_core::experiment::Choice for PlayoutMode {
+impl latlab_model::experiment::Choice for PlayoutMode {
     fn names() -> Vec<&'static str> {
         vec!["adaptive", "arrival"]
     }
@@ -168,7 +168,7 @@ impl Player {
         let handle = std::thread::Builder::new().name("latlab-udp-playout".into()).spawn(move || {
             // Wake at the playout time, not up to the default 50 µs after it (a refusal
             // leaves the default; the latency series then carries it).
-            let _ = latlab_core::clock::set_timer_slack(1);
+            let _ = latlab_sys::clock::set_timer_slack(1);
             let mut log = PlayoutLog { packets: Vec::with_capacity(capacity), ..PlayoutLog::default() };
             while let Ok((seq, sent, arrival)) = rx.recv() {
                 let play = match scheduler.schedule(sent, arrival) {

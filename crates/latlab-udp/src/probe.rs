@@ -6,9 +6,9 @@
 use crate::analysis::Trace;
 use crate::socket::{TimestampedSocket, cmsg_buffer};
 use crate::wire::{self, Packet};
-use latlab_core::clock::{MonotonicClock, Timebase, monotonic_now, unix_now_ns};
-use latlab_core::interrupt::stop_requested;
-use latlab_core::slots::Slots;
+use latlab_sys::clock::{MonotonicClock, Timebase, monotonic_now, unix_now_ns};
+use latlab_sys::interrupt::stop_requested;
+use latlab_sys::slots::Slots;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -170,7 +170,7 @@ pub fn run_watched(
         MonotonicClock::new()
     };
     // The sender is the calling thread: 1 ns timer slack, so sleeps end on time.
-    let slack = latlab_core::clock::set_timer_slack(latlab_core::defaults::MEASURE_TIMER_SLACK_NS).ok();
+    let slack = latlab_sys::clock::set_timer_slack(latlab_sys::defaults::MEASURE_TIMER_SLACK_NS).ok();
     let sh = Shared::new(cfg.count);
     let start = clock.now() + LEAD_NS;
     let (replies, mut counts) = std::thread::scope(|s| {

@@ -133,7 +133,7 @@ pub fn serve(
         if let Some(t) = &cfg.tap {
             t.arrived(probe.seq, probe.sent_mono_ns as i64);
         }
-        let (ok, forgot) = lim.allow(from, latlab_core::clock::monotonic_now());
+        let (ok, forgot) = lim.allow(from, latlab_sys::clock::monotonic_now());
         if forgot {
             stats.sources_forgotten.fetch_add(1, Ordering::Relaxed);
         }
@@ -141,7 +141,7 @@ pub fn serve(
             stats.rate_limited.fetch_add(1, Ordering::Relaxed);
             continue;
         }
-        wire::make_reply(data, kernel_rx_ns, latlab_core::clock::unix_now_ns(), key);
+        wire::make_reply(data, kernel_rx_ns, latlab_sys::clock::unix_now_ns(), key);
         if sock.send_to(data, from).is_ok() {
             stats.replied.fetch_add(1, Ordering::Relaxed);
         }

@@ -150,7 +150,7 @@ pub fn spawn(listen: SocketAddr, to: SocketAddr, imp: Impairment, max_clients: u
             let (lock, cv) = &*queue;
             let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
             while !stop.load(Ordering::Relaxed) {
-                let now = latlab_core::clock::monotonic_now();
+                let now = latlab_sys::clock::monotonic_now();
                 match q.peek().map(|r| r.0.at) {
                     Some(at) if at <= now => {
                         let Reverse(item) = q.pop().expect("peeked");
@@ -176,7 +176,7 @@ pub fn spawn(listen: SocketAddr, to: SocketAddr, imp: Impairment, max_clients: u
         let (front, queue, uplinks, stop, stats) =
             (front.clone(), queue.clone(), uplinks.clone(), stop.clone(), stats.clone());
         threads.push(std::thread::Builder::new().name("latlab-relay-in".into()).spawn(move || {
-            let mut sched = Scheduler::new(imp, latlab_core::clock::monotonic_now());
+            let mut sched = Scheduler::new(imp, latlab_sys::clock::monotonic_now());
             let mut clients: HashMap<SocketAddr, usize> = HashMap::new();
             let mut reply_threads = Vec::new();
             let mut buf = vec![0u8; 65_536];
@@ -218,7 +218,7 @@ pub fn spawn(listen: SocketAddr, to: SocketAddr, imp: Impairment, max_clients: u
                         idx
                     }
                 };
-                let now = latlab_core::clock::monotonic_now();
+                let now = latlab_sys::clock::monotonic_now();
                 match sched.release_at(now, n) {
                     None => {
                         stats.dropped.fetch_add(1, Ordering::Relaxed);

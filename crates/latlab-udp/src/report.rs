@@ -6,10 +6,10 @@ use crate::UdpConfig;
 use crate::analysis::{self, Trace};
 use crate::playout::{self, PlayoutLog};
 use crate::probe::ProbeCounts;
-use latlab_core::numfmt::sig;
-use latlab_core::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
-use latlab_core::stats::{self, delay};
-use latlab_core::verdict::Judgement;
+use latlab_model::numfmt::sig;
+use latlab_model::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot, fmt_ns};
+use latlab_model::stats::{self, delay};
+use latlab_model::verdict::Judgement;
 
 /// Raw series longer than this are stored thinned (every k-th sample) to keep the database
 /// and report small; every summary is computed from all samples.

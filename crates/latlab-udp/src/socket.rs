@@ -91,7 +91,7 @@ impl TimestampedSocket {
             .as_ref()
             .and_then(to_std)
             .ok_or_else(|| std::io::Error::other("datagram without a source address"))?;
-        Ok(Some(Received { len: msg.bytes, from, kernel_rx_ns: ts.unwrap_or_else(latlab_core::clock::unix_now_ns) }))
+        Ok(Some(Received { len: msg.bytes, from, kernel_rx_ns: ts.unwrap_or_else(latlab_sys::clock::unix_now_ns) }))
     }
 }
 
@@ -114,7 +114,7 @@ mod tests {
                 continue;
             };
             let b = TimestampedSocket::bind(bind.parse().unwrap()).unwrap();
-            let before = latlab_core::clock::unix_now_ns();
+            let before = latlab_sys::clock::unix_now_ns();
             a.send_to(b"hello", b.local_addr().unwrap()).unwrap();
             let mut buf = [0u8; 64];
             let mut c = cmsg_buffer();

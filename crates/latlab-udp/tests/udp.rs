@@ -6,7 +6,7 @@ use latlab_udp::{Mode, UdpConfig};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-fn metric(r: &latlab_core::record::RunRecord, n: &str) -> f64 {
+fn metric(r: &latlab_model::record::RunRecord, n: &str) -> f64 {
     r.get_metric(n).unwrap_or_else(|| panic!("missing {n}")).value.as_f64()
 }
 
@@ -34,7 +34,7 @@ fn clean_loopback_has_no_bursts() {
     assert!(row.judgement.verdict.is_about_machine(), "{:?}", row.judgement);
     assert!(row.here_value.contains("20 ms: ") && row.here_value.contains("10 ms: "), "{}", row.here_value);
     assert_eq!(metric(&r, "burst.detected"), 0.0, "{:?}", r.tables[0].rows);
-    assert!(r.metrics.iter().all(|m| latlab_core::record::valid_name(&m.name)));
+    assert!(r.metrics.iter().all(|m| latlab_model::record::valid_name(&m.name)));
     for name in [
         "rtt.p50",
         "timer_error.p99",
@@ -80,7 +80,7 @@ fn the_study_pattern_through_the_relay_is_detected_with_its_period() {
         assert!((p - 1.23e9).abs() < 0.05 * 1.23e9, "{key}: estimated {p} ns for 1.23 s");
     }
     let row = r.paper.iter().find(|p| p.figure == "release period against send interval").unwrap();
-    assert_eq!(row.judgement.verdict, latlab_core::verdict::Verdict::SelfCheck, "{:?}", row.judgement);
+    assert_eq!(row.judgement.verdict, latlab_model::verdict::Verdict::SelfCheck, "{:?}", row.judgement);
     assert!(!row.judgement.check_failed(), "{:?}", row.judgement);
     let p = metric(&r, "burst.release_period");
     assert!((p - 1.23e9).abs() < 0.05 * 1.23e9, "estimated {p} ns for 1.23 s");

@@ -18,13 +18,13 @@ pub mod exit {
     /// `--strict` and the machine refused a requested capability.
     pub const CAPABILITY: i32 = 3;
     /// Interrupted by Ctrl-C; what was measured is stored as an `interrupted` run.
-    pub const INTERRUPTED: i32 = latlab_core::interrupt::EXIT_INTERRUPTED;
+    pub const INTERRUPTED: i32 = latlab_sys::interrupt::EXIT_INTERRUPTED;
 }
 
 /// Parse the command line and run; returns the process exit code.
 pub fn main_exit_code() -> i32 {
     use clap::Parser;
-    latlab_core::platform::limit_malloc_arenas();
+    latlab_sys::platform::limit_malloc_arenas();
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -48,13 +48,13 @@ pub fn main_exit_code() -> i32 {
 /// The exit code of an error: 3 for a refused capability under `--strict`, 2 for an invalid
 /// configuration, 1 otherwise — however it was wrapped.
 fn error_code(e: &anyhow::Error) -> i32 {
-    use latlab_core::experiment::ExperimentError;
+    use latlab_model::experiment::ExperimentError;
     match e.downcast_ref::<ExperimentError>() {
         Some(ExperimentError::Capability(_)) => return exit::CAPABILITY,
         Some(ExperimentError::Config(_)) => return exit::USAGE,
         _ => {}
     }
-    if e.downcast_ref::<latlab_core::platform::CapabilityRefused>().is_some() {
+    if e.downcast_ref::<latlab_sys::platform::CapabilityRefused>().is_some() {
         exit::CAPABILITY
     } else if e.downcast_ref::<commands::Usage>().is_some() {
         exit::USAGE

@@ -1,10 +1,10 @@
 //! The experiments `latlab suite` runs, in order: one line each. Their short configurations,
-//! headline figures and skips live in their own crates (see `latlab_core::experiment`).
+//! headline figures and skips live in their own crates (see `latlab_model::experiment`).
 
-use latlab_core::experiment::{Short, SuiteEntry};
-use latlab_core::selftest::Selftest;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
+use latlab_model::experiment::{Short, SuiteEntry};
 use latlab_rt::experiment::Rt;
+use latlab_selftest::Selftest;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin, StartupPreload};
 use latlab_udp::experiment::Udp;
@@ -46,7 +46,7 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), e.len());
-        assert!(e.iter().all(|x| latlab_core::record::valid_name(x.name())));
+        assert!(e.iter().all(|x| latlab_model::record::valid_name(x.name())));
         assert!(e.iter().all(|x| x.steps() > 0 || x.name() == "idle" || x.name() == "stall"));
     }
 
@@ -54,7 +54,7 @@ mod tests {
     fn a_small_board_gets_the_same_entries_scaled_down() {
         let full = super::experiments_for(false, false);
         let small = super::experiments_for(false, true);
-        let names = |v: &[Box<dyn latlab_core::experiment::SuiteEntry>]| {
+        let names = |v: &[Box<dyn latlab_model::experiment::SuiteEntry>]| {
             v.iter().map(|e| (e.name(), e.mode())).collect::<Vec<_>>()
         };
         assert_eq!(names(&full), names(&small));
@@ -62,7 +62,7 @@ mod tests {
             assert!(s.steps() <= f.steps(), "{} {} grew on a small board", f.name(), f.mode());
         }
         // Fewer capacity levels and stall loads: fewer steps.
-        let steps = |v: &[Box<dyn latlab_core::experiment::SuiteEntry>], name: &str, mode: &str| {
+        let steps = |v: &[Box<dyn latlab_model::experiment::SuiteEntry>], name: &str, mode: &str| {
             v.iter().find(|e| e.name() == name && e.mode() == mode).map(|e| e.steps()).unwrap()
         };
         assert!(steps(&small, "display", "capacity") < steps(&full, "display", "capacity"));

@@ -564,7 +564,7 @@ fn udp_between_two_network_namespaces() {
         std::process::Command::new("ip").args(args).output().map(|o| o.status.success()).unwrap_or(false)
     };
     if !ip(&["netns", "add", &a]) {
-        latlab_core::testing::skip(
+        latlab_model::testing::skip(
             "udp_between_two_network_namespaces: `ip netns add` is not permitted here (needs root and iproute2)",
         );
         return;
@@ -853,7 +853,7 @@ fn stall_and_idle_commands_and_clear_errors() {
             .unwrap_or(0);
         assert_eq!(left, 0, "no namespace left behind");
     } else {
-        latlab_core::testing::skip("`stall net` needs root for network namespaces");
+        latlab_model::testing::skip("`stall net` needs root for network namespaces");
     }
     // Without privileges both refuse with the reason, and leave nothing behind.
     std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
@@ -913,7 +913,7 @@ fn startup_record_measure_and_io_with_clear_errors() {
     // The launch's files live on disk (/var/tmp), where they can be evicted.
     let data = tempfile::Builder::new().prefix("latlab-cli-startup-").tempdir_in("/var/tmp").unwrap();
     if !latlab_startup::pagecache::evictable(data.path()) {
-        latlab_core::testing::skip("/var/tmp is in memory here");
+        latlab_model::testing::skip("/var/tmp is in memory here");
         return;
     }
     std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();

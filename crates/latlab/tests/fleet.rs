@@ -3,7 +3,7 @@
 //! comparing the hosts, and a monitor run's windows exported as CSV.
 
 use assert_cmd::Command;
-use latlab_core::store::Store;
+use latlab_output::store::Store;
 use predicates::prelude::*;
 use std::path::Path;
 

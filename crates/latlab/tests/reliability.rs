@@ -359,7 +359,7 @@ fn what_a_killed_run_left_behind_is_found_and_removed_by_latlab_clean() {
             std::thread::sleep(Duration::from_millis(20));
         }
     } else {
-        latlab_core::testing::skip("network namespaces need root: only the boot's service was left behind");
+        latlab_model::testing::skip("network namespaces need root: only the boot's service was left behind");
     }
     boot.kill().unwrap();
     boot.wait().unwrap();

@@ -7,7 +7,7 @@ use crate::decoder::Decoder;
 use crate::render::Canvas;
 use crate::wire::{Receiver, encode_input, pdu_len};
 use crate::workload::FrameOut;
-use latlab_core::clock::{monotonic_now, thread_cpu_now};
+use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use std::net::Shutdown;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -260,7 +260,7 @@ pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConf
             let (mut n, mut bytes, mut segments) = (0, 0, 0);
             for (k, pdu) in &script {
                 if pace == Pace::RealTime && !done.load(Ordering::Relaxed) {
-                    latlab_core::clock::clock_nanosleep_abs(start + k * period);
+                    latlab_sys::clock::clock_nanosleep_abs(start + k * period);
                 }
                 if write_blocking(&mut w, pdu).is_err() {
                     break;

@@ -13,7 +13,7 @@ use crate::encoder::Encoder;
 use crate::fb::Framebuffer;
 use crate::render::Canvas;
 use crate::wire::{Input, Sender, decode_input, pdu_len};
-use latlab_core::clock::{monotonic_now, thread_cpu_now};
+use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
 /// The server's times of one key, monotonic ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,7 +37,7 @@ impl WorkingSet {
     fn new(mib: u32) -> Option<Self> {
         (mib > 0).then(|| {
             let mut mem = vec![0u8; (mib as usize) << 20];
-            for (i, b) in mem.iter_mut().enumerate().step_by(latlab_core::pageout::PAGE) {
+            for (i, b) in mem.iter_mut().enumerate().step_by(latlab_sys::pageout::PAGE) {
                 *b = i as u8 | 1;
             }
             Self { mem, pageouts: 0, resident_sum: 0.0 }
@@ -46,15 +46,15 @@ impl WorkingSet {
 
     /// Read every page (what the application does with its heap on a key).
     fn touch(&self) {
-        let sum = self.mem.iter().step_by(latlab_core::pageout::PAGE).fold(0u64, |s, b| s.wrapping_add(*b as u64));
+        let sum = self.mem.iter().step_by(latlab_sys::pageout::PAGE).fold(0u64, |s, b| s.wrapping_add(*b as u64));
         std::hint::black_box(sum);
     }
 
     /// Push it out to swap, and see how much stayed.
     fn page_out(&mut self) {
-        if latlab_core::pageout::pageout(&mut self.mem).is_ok() {
+        if latlab_sys::pageout::pageout(&mut self.mem).is_ok() {
             self.pageouts += 1;
-            self.resident_sum += latlab_core::pageout::resident(&mut self.mem).unwrap_or(1.0);
+            self.resident_sum += latlab_sys::pageout::resident(&mut self.mem).unwrap_or(1.0);
         }
     }
 }
@@ -145,7 +145,7 @@ pub(crate) fn serve_echo(
         if eof && pending.is_empty() && !dirty {
             break;
         }
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             return Err(NetError::Protocol("interrupted".into()));
         }
         let now = monotonic_now();

@@ -38,7 +38,7 @@ pub use typist::{KeyRecord, TypingReport, TypistConfig, type_on};
 use crate::decoder::DecodeError;
 use crate::session::{SessionConfig, SessionError};
 use crate::wire::WireError;
-use latlab_core::ioerr::{Doing, IoFailed};
+use latlab_sys::ioerr::{Doing, IoFailed};
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsFd;

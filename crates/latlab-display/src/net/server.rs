@@ -8,7 +8,7 @@ use crate::fb::Framebuffer;
 use crate::render::Canvas;
 use crate::wire::{Sender, decode_input, pdu_len};
 use crate::workload::FrameOut;
-use latlab_core::clock::{monotonic_now, thread_cpu_now};
+use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use std::io::{BufRead, BufReader};
 use std::net::Shutdown;
 
@@ -158,7 +158,7 @@ pub(crate) fn flush(
             *at = 0;
             return Ok(());
         }
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             return Err(NetError::Protocol("interrupted".into()));
         }
         let now = monotonic_now();
@@ -262,7 +262,7 @@ fn serve_session(
     let start = monotonic_now();
     let period = cfg.frame_ms * 1_000_000;
     for k in 0..frames {
-        if latlab_core::interrupt::stop_requested() {
+        if latlab_sys::interrupt::stop_requested() {
             break;
         }
         let c0 = thread_cpu_now();
@@ -271,7 +271,7 @@ fn serve_session(
                 let deadline = start + k * period;
                 flush(s, &mut pending, &mut at, &mut rep.writes, Some(deadline), bounds.idle_ns)?;
                 if monotonic_now() < deadline {
-                    latlab_core::clock::clock_nanosleep_abs(deadline);
+                    latlab_sys::clock::clock_nanosleep_abs(deadline);
                 }
             }
             Pace::FlatOut | Pace::Echo { .. } => {

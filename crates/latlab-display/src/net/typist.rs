@@ -12,8 +12,8 @@ use crate::editor::{Keystroke, Layout, PAGE_DOWN, cells_of, expected_page, key_g
 use crate::fb::{Area, Framebuffer, pixel_of};
 use crate::typometer::{Detector, Seen};
 use crate::wire::{Input, encode_input};
-use latlab_core::clock::{clock_nanosleep_abs, monotonic_now};
-use latlab_core::platform::{Capability, Policy, Sched, set_sched};
+use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now};
+use latlab_sys::platform::{Capability, Policy, Sched, set_sched};
 use std::net::Shutdown;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -318,7 +318,7 @@ fn type_keys(
     let waiting = |until: &dyn Fn() -> bool, limit_ns: u64| {
         let give_up = monotonic_now() + limit_ns;
         while !until() && monotonic_now() < give_up && !shared.ended.load(Ordering::Acquire) {
-            if latlab_core::interrupt::stop_requested() {
+            if latlab_sys::interrupt::stop_requested() {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -339,7 +339,7 @@ fn type_keys(
         Ok(())
     };
     for (i, k) in keys.iter().enumerate() {
-        if latlab_core::interrupt::stop_requested() || shared.ended.load(Ordering::Relaxed) {
+        if latlab_sys::interrupt::stop_requested() || shared.ended.load(Ordering::Relaxed) {
             break;
         }
         clock_nanosleep_abs(start + k.at_ns);
@@ -352,7 +352,7 @@ fn type_keys(
     // Every key shown or given up.
     waiting(&|| shared.keys_done.load(Ordering::Acquire) >= visible, tc.key_timeout_ms * 1_000_000 + gap);
     for p in 0..tc.pages as usize {
-        if latlab_core::interrupt::stop_requested() || shared.ended.load(Ordering::Relaxed) {
+        if latlab_sys::interrupt::stop_requested() || shared.ended.load(Ordering::Relaxed) {
             break;
         }
         let at = monotonic_now() + PAGE_GAP_NS;

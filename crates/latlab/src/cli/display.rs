@@ -140,7 +140,7 @@ pub struct DisplayLatency {
     pub spinners: usize,
     /// Their scheduling: other, batch, idle, niceN.
     #[arg(long, default_value = "other", value_parser = super::stall::parse_spin)]
-    pub spin_policy: latlab_core::spin::SpinSched,
+    pub spin_policy: latlab_sys::spin::SpinSched,
     /// The server's working set under mem, MiB (touched per key, paged out between keys).
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WORKING_SET_MIB)]
     pub working_set: u32,

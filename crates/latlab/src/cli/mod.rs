@@ -8,7 +8,7 @@
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use latlab_core::experiment::Choice;
+use latlab_model::experiment::Choice;
 use std::path::PathBuf;
 
 mod codec;
@@ -57,7 +57,7 @@ fn checkpoint_secs(s: &str) -> Result<f64, String> {
 #[command(name = "latlab", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// SQLite database holding the runs.
-    #[arg(long, global = true, env = "LATLAB_DB", default_value = latlab_core::defaults::DB_FILE)]
+    #[arg(long, global = true, env = "LATLAB_DB", default_value = latlab_output::defaults::DB_FILE)]
     pub db: PathBuf,
 
     /// Fail (exit 3) instead of warning when the machine refuses a requested capability
@@ -67,7 +67,7 @@ pub struct Cli {
 
     /// Seconds between a long run's checkpoints: what it measured so far is stored as an
     /// `incomplete` run, so a kill or power cut loses at most this much (0: no checkpoints).
-    #[arg(long, global = true, value_name = "SECS", default_value_t = latlab_core::defaults::CHECKPOINT_SECS,
+    #[arg(long, global = true, value_name = "SECS", default_value_t = latlab_output::defaults::CHECKPOINT_SECS,
           value_parser = checkpoint_secs)]
     pub checkpoint: f64,
 
@@ -168,7 +168,7 @@ pub struct ManArgs {
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
     /// Where to write the HTML report.
-    #[arg(short, long, default_value = latlab_core::defaults::SUITE_REPORT)]
+    #[arg(short, long, default_value = latlab_output::defaults::SUITE_REPORT)]
     pub output: PathBuf,
     /// Run only these experiments (comma-separated names).
     #[arg(long, value_delimiter = ',')]
@@ -287,7 +287,7 @@ pub struct ReportArgs {
     /// experiment.
     pub runs: Vec<String>,
     /// Output HTML file.
-    #[arg(short, long, default_value = latlab_core::defaults::SUITE_REPORT)]
+    #[arg(short, long, default_value = latlab_output::defaults::SUITE_REPORT)]
     pub output: PathBuf,
 }
 
@@ -298,8 +298,8 @@ pub struct ExportArgs {
     pub run: String,
     /// Output format. `flent`: a `stall net` run as a flent data file (gzip-compressed when
     /// the output file's name ends in `.gz`, as flent's own `.flent.gz` files are).
-    #[arg(long, short, default_value = "json", value_parser = choice::<latlab_core::export::Format>())]
-    pub format: latlab_core::export::Format,
+    #[arg(long, short, default_value = "json", value_parser = choice::<latlab_output::export::Format>())]
+    pub format: latlab_output::export::Format,
     /// Write to this file instead of stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -327,7 +327,7 @@ pub struct TuneArgs {
     #[arg(long)]
     pub list: bool,
     /// Pairs of runs (baseline, remedy), interleaved so drift hits both arms.
-    #[arg(long, default_value_t = latlab_core::defaults::TUNE_ROUNDS)]
+    #[arg(long, default_value_t = latlab_output::defaults::TUNE_ROUNDS)]
     pub rounds: usize,
     /// The experiment's own options, after `--` (e.g. `latlab tune shield -- --duration 5s`);
     /// without them, the remedy's defaults.
@@ -348,7 +348,7 @@ mod tests {
     #[test]
     fn db_defaults_and_overrides() {
         let c = Cli::try_parse_from(["latlab", "runs"]).unwrap();
-        assert!(c.db.ends_with(latlab_core::defaults::DB_FILE) || std::env::var("LATLAB_DB").is_ok());
+        assert!(c.db.ends_with(latlab_output::defaults::DB_FILE) || std::env::var("LATLAB_DB").is_ok());
         let c = Cli::try_parse_from(["latlab", "--db", "/tmp/x.db", "runs", "--json"]).unwrap();
         assert_eq!(c.db, PathBuf::from("/tmp/x.db"));
         // Parsed here; the selftest's configuration refuses it (exit 2, a CLI test).

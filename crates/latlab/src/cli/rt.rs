@@ -2,17 +2,17 @@
 
 use super::{choice, dur, parse_duration_ns};
 use clap::{Args, Subcommand, ValueEnum};
-use latlab_core::platform::Policy;
 use latlab_rt::signal::SignalKind;
+use latlab_sys::platform::Policy;
 
 /// `latlab selftest`.
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
     /// Wake-ups per sleep-accuracy case.
-    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().sleep_samples)]
+    #[arg(long, default_value_t = latlab_selftest::SelftestConfig::default().sleep_samples)]
     pub samples: usize,
     /// SCHED_FIFO priority to ask for (1–99).
-    #[arg(long, default_value_t = latlab_core::selftest::SelftestConfig::default().fifo_priority)]
+    #[arg(long, default_value_t = latlab_selftest::SelftestConfig::default().fifo_priority)]
     pub fifo_priority: i32,
     /// Leave /dev/cpu_dma_latency at the system default instead of holding it at 0.
     #[arg(long)]

@@ -2,7 +2,7 @@
 
 use super::{dur, parse_duration_ns};
 use clap::{Args, Subcommand};
-use latlab_core::spin::SpinSched;
+use latlab_sys::spin::SpinSched;
 
 /// `latlab stall`.
 #[derive(Debug, Args)]

@@ -2,7 +2,7 @@
 //! removed, each said on stdout.
 
 use crate::cli::CleanArgs;
-use latlab_core::leftovers::{self, Places};
+use latlab_sys::leftovers::{self, Places};
 
 pub fn run(a: CleanArgs) -> anyhow::Result<i32> {
     let found = leftovers::find(&Places::here());

@@ -2,7 +2,7 @@
 
 use super::{open_existing, out};
 use crate::cli::CompareArgs;
-use latlab_core::compare::compare;
+use latlab_output::compare::compare;
 use std::path::Path;
 
 pub fn run(db: &Path, a: CompareArgs) -> anyhow::Result<i32> {

@@ -58,7 +58,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let limits = s.limits();
             limits.validate().map_err(super::Usage)?;
             install_interrupt()?;
-            latlab_core::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             let listener = std::net::TcpListener::bind(&s.listen)
                 .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", s.listen))?;
             eprintln!(
@@ -70,7 +70,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let stats = std::sync::Arc::new(net::GateStats::default());
             let st = stats.clone();
             let gate = std::thread::spawn(move || {
-                net::serve_bounded(&listener, s.once, limits, st, &latlab_core::interrupt::stop_requested, |peer, r| {
+                net::serve_bounded(&listener, s.once, limits, st, &latlab_sys::interrupt::stop_requested, |peer, r| {
                     match r {
                         Ok(r) => eprintln!("{peer}: {}", r.summary()),
                         Err(e) => eprintln!("{peer}: {e}"),
@@ -79,7 +79,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             });
             while !gate.is_finished() {
                 std::thread::sleep(std::time::Duration::from_millis(100));
-                if latlab_core::interrupt::status_requested() {
+                if latlab_sys::interrupt::status_requested() {
                     eprintln!("display serve: {}", stats.line());
                 }
             }

@@ -4,13 +4,13 @@
 use super::open_existing;
 use crate::cli::ExportArgs;
 use anyhow::Context;
-use latlab_core::export::{export, export_file};
+use latlab_output::export::{export, export_file};
 use std::path::Path;
 
 pub fn run(db: &Path, a: ExportArgs) -> anyhow::Result<i32> {
     let store = open_existing(db)?;
     let id = store.resolve(&a.run)?;
-    if a.format == latlab_core::export::Format::Windows {
+    if a.format == latlab_output::export::Format::Windows {
         let windows = store.windows(id)?;
         if windows.is_empty() {
             anyhow::bail!("run #{id} has no windows: only `latlab monitor` runs do");
@@ -19,9 +19,9 @@ pub fn run(db: &Path, a: ExportArgs) -> anyhow::Result<i32> {
         match &a.output {
             Some(p) => {
                 let mut f = std::fs::File::create(p).with_context(|| format!("cannot write '{}'", p.display()))?;
-                latlab_core::export::windows_csv(&windows, &bounds, &mut f)?;
+                latlab_output::export::windows_csv(&windows, &bounds, &mut f)?;
             }
-            None => latlab_core::export::windows_csv(&windows, &bounds, &mut std::io::stdout().lock())?,
+            None => latlab_output::export::windows_csv(&windows, &bounds, &mut std::io::stdout().lock())?,
         }
         return Ok(crate::exit::OK);
     }

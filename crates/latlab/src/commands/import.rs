@@ -3,8 +3,8 @@
 
 use super::open_store;
 use crate::cli::ImportArgs;
-use latlab_core::fleet;
-use latlab_core::progress::Progress;
+use latlab_output::fleet;
+use latlab_output::progress::Progress;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 

@@ -24,11 +24,11 @@ mod udp;
 
 use crate::cli::{Cli, Command};
 use anyhow::Context;
-use latlab_core::checkpoint::Checkpoint;
-use latlab_core::experiment::{Experiment, RunContext};
-use latlab_core::progress::Progress;
-use latlab_core::record::{RunRecord, RunStatus};
-use latlab_core::store::Store;
+use latlab_model::checkpoint::Checkpoint;
+use latlab_model::experiment::{Experiment, RunContext};
+use latlab_model::record::{RunRecord, RunStatus};
+use latlab_output::progress::Progress;
+use latlab_output::store::Store;
 use std::path::Path;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
@@ -93,13 +93,13 @@ pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> 
         }
     };
     let mut code = crate::exit::OK;
-    let mut text = String::new();
+    let mut text = outcome.preface.map(|p| format!("{p}\n\n")).unwrap_or_default();
     let mut checkpointed = ckpt.id();
     for mut rec in outcome.records {
         // The first record of the checkpointed experiment replaces its checkpoint's row.
         let replaces = if rec.experiment == E::NAME { checkpointed.take() } else { None };
         save_over(db, replaces, &mut rec)?;
-        text.push_str(&latlab_core::export::markdown(&rec));
+        text.push_str(&latlab_output::export::markdown(&rec));
         code = code.max(status_code(&rec));
     }
     out(outcome.stdout.as_deref().unwrap_or(&text))?;
@@ -111,8 +111,8 @@ static CHECKPOINT_SECS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
 
 /// The checkpoint handle for a measuring command's run into `db`.
 fn checkpoint(db: &Path) -> Checkpoint {
-    let secs = CHECKPOINT_SECS.get().copied().unwrap_or(latlab_core::defaults::CHECKPOINT_SECS);
-    Checkpoint::to_database(db, std::time::Duration::from_secs_f64(secs))
+    let secs = CHECKPOINT_SECS.get().copied().unwrap_or(latlab_output::defaults::CHECKPOINT_SECS);
+    latlab_output::checkpoint::to_database(db, std::time::Duration::from_secs_f64(secs))
 }
 
 /// Open the database, creating it if needed.
@@ -162,7 +162,7 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 
 /// Install the Ctrl-C handler for a measuring command.
 pub fn install_interrupt() -> anyhow::Result<()> {
-    latlab_core::interrupt::install().map_err(anyhow::Error::msg)
+    latlab_sys::interrupt::install().map_err(anyhow::Error::msg)
 }
 
 /// Exit code for a stored run.

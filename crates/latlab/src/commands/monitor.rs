@@ -4,11 +4,11 @@
 use super::{install_interrupt, out, status_code};
 use crate::cli::MonitorArgs;
 use anyhow::Context;
-use latlab_core::numfmt::sig;
-use latlab_core::platform::{Policy, Sched};
+use latlab_model::numfmt::sig;
 use latlab_monitor::export::{self, Exported};
 use latlab_monitor::probes::{Echo, Wake};
 use latlab_monitor::run::{self, MonitorConfig};
+use latlab_sys::platform::{Policy, Sched};
 use latlab_udp::peer::Peer;
 use std::path::Path;
 
@@ -89,7 +89,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
     let rec = run::run(&cfg, db, &exported, &progress, echo, wake, &mut |line| eprintln!("{line}"))?;
     drop(serving);
     eprintln!("stored monitor run #{} in {}", rec.id.unwrap_or(0), db.display());
-    out(&latlab_core::export::markdown(&rec))?;
+    out(&latlab_output::export::markdown(&rec))?;
     Ok(status_code(&rec))
 }
 

@@ -3,14 +3,15 @@
 //! two arms as changes to the experiment's configuration (the remedy's arm may also change
 //! the machine, under an [`Undo`] guard dropped right after its run).
 
-use latlab_core::tune::cgroup::{self, Hierarchy};
-use latlab_core::tune::change::{ChangeError, Undo, hold_dma_latency};
-use latlab_core::tune::{Better, Headline, RemedyInfo, shield::shield};
 use latlab_display::latency::LatencyConfig;
 use latlab_display::net::Cures;
 use latlab_display::pipeline::PipelineConfig;
+use latlab_output::tune::{Better, Headline, RemedyInfo};
 use latlab_rt::config::RtConfig;
 use latlab_stall::pressure::PressureConfig;
+use latlab_sys::cgroup::{self, Hierarchy};
+use latlab_sys::change::{ChangeError, Undo, hold_dma_latency};
+use latlab_sys::shield::shield;
 use latlab_udp::UdpConfig;
 use latlab_udp::playout::PlayoutMode;
 
@@ -143,7 +144,7 @@ fn no_mem_remedy(c: &mut PressureConfig) {
 
 /// The spinners' policy the §4.1 remedies start from: the normal one, as the seed's load ran.
 fn latency_baseline(c: &mut LatencyConfig) {
-    c.spin_sched = latlab_core::spin::SpinSched { policy: latlab_core::platform::Policy::Other, nice: 0 };
+    c.spin_sched = latlab_sys::spin::SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 };
     c.placement = Default::default();
 }
 
@@ -368,7 +369,7 @@ pub fn all() -> Vec<Remedy> {
                 baseline: latency_baseline,
                 remedy: |c| {
                     latency_baseline(c);
-                    c.spin_sched.policy = latlab_core::platform::Policy::Idle;
+                    c.spin_sched.policy = latlab_sys::platform::Policy::Idle;
                     Ok(nothing())
                 },
             }),
@@ -389,11 +390,11 @@ pub fn all() -> Vec<Remedy> {
                 remedy: |c| {
                     latency_baseline(c);
                     let needs = |n: String| ChangeError::Needs { what: "CPU groups".into(), needs: n };
-                    if !latlab_core::platform::is_root() {
+                    if !latlab_sys::platform::is_root() {
                         return Err(needs("root".into()));
                     }
                     let h = cgroup::find("cpu").map_err(needs)?;
-                    let prefix = latlab_core::leftovers::name("tune");
+                    let prefix = latlab_sys::leftovers::name("tune");
                     let mut u = Undo::new();
                     let mut made = Vec::new();
                     for (name, factor) in [("interactive", 8.0), ("load", 1.0)] {
@@ -438,8 +439,8 @@ pub fn all() -> Vec<Remedy> {
                 baseline: latency_baseline,
                 remedy: |c| {
                     latency_baseline(c);
-                    let release = latlab_core::machine::kernel_release();
-                    if !latlab_core::platform::takes_slice_request(&release) {
+                    let release = latlab_sys::machine::kernel_release();
+                    if !latlab_sys::platform::takes_slice_request(&release) {
                         return Err(ChangeError::Needs {
                             what: "a custom slice".into(),
                             needs: format!("Linux 6.12 or later (this is {release})"),
@@ -559,13 +560,13 @@ mod tests {
     fn cpu_share_leaves_no_group_behind_also_after_a_failure_midway() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let h = match cgroup::find("cpu") {
-            Ok(h) if latlab_core::platform::is_root() => h,
+            Ok(h) if latlab_sys::platform::is_root() => h,
             _ => {
-                latlab_core::testing::skip("needs root and the cpu controller");
+                latlab_model::testing::skip("needs root and the cpu controller");
                 return;
             }
         };
-        let prefix = latlab_core::leftovers::name("tune");
+        let prefix = latlab_sys::leftovers::name("tune");
         let (inter, load) = (h.root().join(format!("{prefix}-interactive")), h.root().join(format!("{prefix}-load")));
         let Plan::DisplayLatency(arms) = find("cpu-share").unwrap().plan else {
             panic!("cpu-share is a display latency remedy")

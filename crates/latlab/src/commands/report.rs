@@ -3,8 +3,8 @@
 use super::open_existing;
 use crate::cli::ReportArgs;
 use anyhow::Context;
-use latlab_core::record::RunRecord;
-use latlab_core::store::Store;
+use latlab_model::record::RunRecord;
+use latlab_output::store::Store;
 use std::path::Path;
 
 /// Load the runs named (or the latest of each experiment) and write the report.
@@ -21,7 +21,7 @@ pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::R
     // Every experiment's headline figures: a run's line on the first screen shows those it has.
     let entries = crate::registry::experiments(false);
     let headlines: Vec<(&str, &str)> = entries.iter().flat_map(|e| e.headline().iter().copied()).collect();
-    let html = latlab_core::report::render_with(&runs, &headlines).context("cannot render the report")?;
+    let html = latlab_output::report::render_with(&runs, &headlines).context("cannot render the report")?;
     std::fs::write(output, html).with_context(|| format!("cannot write the report '{}'", output.display()))?;
     Ok(runs)
 }

@@ -1,14 +1,14 @@
 //! `latlab rt` and `latlab rt sweep`: the arguments as an `RtConfig`.
 
 use crate::cli::{HistogramFormat, RtArgs, RtCommand, RtCommon};
-use latlab_core::platform::Sched;
 use latlab_rt::config::{RtConfig, SweepConfig};
 use latlab_rt::experiment::Rt;
+use latlab_sys::platform::Sched;
 use std::path::Path;
 
 /// The shared options over `base`.
 fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
-    let sched = |policy: latlab_core::platform::Policy, priority| Sched {
+    let sched = |policy: latlab_sys::platform::Policy, priority| Sched {
         policy,
         priority: if policy.is_realtime() { priority } else { 0 },
     };

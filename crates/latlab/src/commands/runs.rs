@@ -2,8 +2,8 @@
 
 use super::{open_existing, out};
 use crate::cli::{RunsArgs, ShowArgs};
-use latlab_core::export::markdown;
-use latlab_core::record::{fmt_ns, fmt_unix_ns};
+use latlab_model::record::{fmt_ns, fmt_unix_ns};
+use latlab_output::export::markdown;
 use std::fmt::Write;
 use std::path::Path;
 

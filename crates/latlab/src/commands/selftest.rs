@@ -1,7 +1,7 @@
 //! `latlab selftest`: the clock/timer self-check from the arguments.
 
 use crate::cli::SelftestArgs;
-use latlab_core::selftest::{Selftest, SelftestConfig};
+use latlab_selftest::{Selftest, SelftestConfig};
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: SelftestArgs) -> anyhow::Result<i32> {

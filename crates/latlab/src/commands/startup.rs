@@ -124,14 +124,14 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                 budget_pages: 0,
                 top,
             };
-            latlab_core::interrupt::install().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install().map_err(anyhow::Error::msg)?;
             loop {
                 let code = preload_pass(&library, budget_mib, &cfg, every.is_some())?;
                 let Some(secs) = every else { return Ok(code) };
                 // Until the next pass, or Ctrl-C.
                 let next = std::time::Instant::now() + Duration::from_secs(secs);
                 while std::time::Instant::now() < next {
-                    if latlab_core::interrupt::stop_requested() {
+                    if latlab_sys::interrupt::stop_requested() {
                         return Ok(crate::exit::INTERRUPTED);
                     }
                     std::thread::sleep(Duration::from_millis(100));

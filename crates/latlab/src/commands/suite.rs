@@ -5,10 +5,10 @@ use super::report::write_report;
 use super::{Usage, install_interrupt, open_store, out, save};
 use crate::cli::SuiteArgs;
 use crate::registry::experiments_for;
-use latlab_core::experiment::{ExperimentError, RunContext, skipped_record};
-use latlab_core::interrupt::stop_requested;
-use latlab_core::progress::Progress;
-use latlab_core::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
+use latlab_model::experiment::{ExperimentError, RunContext};
+use latlab_model::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
+use latlab_output::progress::Progress;
+use latlab_sys::interrupt::stop_requested;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -16,7 +16,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let small = match a.small.as_str() {
         "yes" => Some("--small yes".to_string()),
         "no" => None,
-        _ => latlab_core::experiment::this_small_machine().map(|why| format!("a small board: {why}")),
+        _ => latlab_sys::machine::small_board().map(|why| format!("a small board: {why}")),
     };
     if let Some(why) = &small {
         eprintln!(
@@ -61,7 +61,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             Ok(o) => o.records,
             // The machine refused what it needs: a stored run says why, and the suite goes on.
             Err(why @ ExperimentError::Skipped(_)) => {
-                let rec = skipped_record(e.name(), &why);
+                let rec = latlab_sys::record::skipped(e.name(), &why);
                 eprintln!("{}", rec.warnings[0]);
                 vec![rec]
             }
@@ -75,7 +75,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             done.push((rec, e.headline()));
         }
         // What this experiment's threads allocated goes back to the system before the next.
-        latlab_core::platform::return_free_memory();
+        latlab_sys::platform::return_free_memory();
     }
     let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();
     if !ids.is_empty() {
@@ -90,9 +90,9 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         ));
     }
     // The suite's memory, said so a board's owner knows what it needs (`--small` keeps it small).
-    let (me, child) = latlab_core::platform::peak_memory();
+    let (me, child) = latlab_sys::platform::peak_memory();
     if let Some(me) = me {
-        let mb = |b: u64| latlab_core::numfmt::sig(b as f64 / 1e6);
+        let mb = |b: u64| latlab_model::numfmt::sig(b as f64 / 1e6);
         text.push_str(&format!(
             "peak memory: {} MB in latlab itself{}\n",
             mb(me),
@@ -133,8 +133,8 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
     if rows.is_empty() {
         let _ = writeln!(o, "  (no experiment in this suite has a paper row)");
     } else {
-        let _ = writeln!(o, "  {} (the studies: docs/studies.md)", latlab_core::verdict::tally(rows.iter().copied()));
-        for line in latlab_core::verdict::study_lines(rows.iter().copied()) {
+        let _ = writeln!(o, "  {} (the studies: docs/studies.md)", latlab_model::verdict::tally(rows.iter().copied()));
+        for line in latlab_model::verdict::study_lines(rows.iter().copied()) {
             let _ = writeln!(o, "  {line}");
         }
         let _ = writeln!(o);

@@ -6,10 +6,10 @@ use super::remedies::{self, Arms, Plan};
 use super::{install_interrupt, out, save};
 use crate::cli::{Cli, Command, DisplayCommand, StallCommand, TuneArgs};
 use anyhow::Context;
-use latlab_core::experiment::{Experiment, RunContext};
-use latlab_core::progress::Progress;
-use latlab_core::record::RunRecord;
 use latlab_display::experiment::{DisplayLatency, DisplayPipeline};
+use latlab_model::experiment::{Experiment, RunContext};
+use latlab_model::record::RunRecord;
+use latlab_output::progress::Progress;
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::StallPressure;
 use latlab_udp::experiment::Udp;
@@ -64,11 +64,11 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
         },
         _ => anyhow::bail!("{}: the remedy's command and its plan disagree", info.name),
     };
-    let mut rec = latlab_core::tune::ab_record(&info, &a_runs, &b_runs, &headlines);
+    let mut rec = latlab_output::tune::ab_record(&info, &a_runs, &b_runs, &headlines);
     rec.link_studies();
     save(db, &mut rec)?;
-    let mut text = format!("{}\n\n", latlab_core::tune::verdict_line(&rec));
-    text.push_str(&latlab_core::export::markdown(&rec));
+    let mut text = format!("{}\n\n", latlab_output::tune::verdict_line(&rec));
+    text.push_str(&latlab_output::export::markdown(&rec));
     out(&text)?;
     Ok(super::status_code(&rec))
 }
@@ -107,7 +107,7 @@ fn ab<E: Experiment>(
             // frequency) favours one arm.
             let order = if round % 2 == 1 { ["baseline", "remedy"] } else { ["remedy", "baseline"] };
             for arm in order {
-                if latlab_core::interrupt::stop_requested() {
+                if latlab_sys::interrupt::stop_requested() {
                     return Ok(());
                 }
                 let mut cfg = if arm == "baseline" { a.clone() } else { b.clone() };

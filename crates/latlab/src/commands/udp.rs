@@ -3,7 +3,7 @@
 use super::{install_interrupt, measure};
 use crate::cli::{UdpArgs, UdpCommand, UdpSend};
 use anyhow::Context;
-use latlab_core::interrupt::stop_requested;
+use latlab_sys::interrupt::stop_requested;
 use latlab_udp::experiment::Udp;
 use latlab_udp::relay::Impairment;
 use latlab_udp::{DEFAULT_PORT, Mode, UdpConfig};
@@ -85,7 +85,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 ..Default::default()
             };
             let r = latlab_udp::reflector::spawn(bind, cfg).with_context(|| format!("cannot listen on {bind}"))?;
-            latlab_core::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             eprintln!(
                 "udp serve: reflecting on {} (pid {}; SIGUSR1 prints the counters, Ctrl-C or SIGTERM stops)",
                 r.addr,
@@ -94,7 +94,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
             install_interrupt()?;
             while !stop_requested() {
                 std::thread::sleep(std::time::Duration::from_millis(100));
-                if latlab_core::interrupt::status_requested() {
+                if latlab_sys::interrupt::status_requested() {
                     eprintln!("udp serve: {}", r.stats.line());
                 }
             }

@@ -1,0 +1,38 @@
+//! latlab-model: the data every latlab experiment produces and the contract it keeps, with no
+//! system calls and no output formats — the run record, statistics, verdicts, number
+//! formatting, capabilities and the machine description as stored, the experiment contract
+//! and its checkpoints, and the stop flag.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `record.rs` | the run record: metrics, tables, series, paper rows |
+//! | `stats/` | summaries, percentiles, delay variation, bootstrap, modes |
+//! | `verdict.rs` | verdicts on paper rows and their tallies |
+//! | `numfmt.rs` | numbers for people |
+//! | `capability.rs` | what a run asked the machine for and got |
+//! | `machine.rs` | the machine description as stored |
+//! | `experiment.rs` | the experiment contract, the suite's entries, `Choice` |
+//! | `checkpoint.rs` | partial records handed to the runner's sink |
+//! | `interrupt.rs` | the stop flag |
+//! | `defaults.rs` | the model's defaults |
+//! | `synth.rs`, `testing.rs` | synthetic samples; how a test says it skipped |
+#![warn(missing_docs)]
+
+pub mod capability;
+pub mod checkpoint;
+pub mod defaults;
+pub mod experiment;
+pub mod interrupt;
+pub mod machine;
+pub mod numfmt;
+pub mod record;
+pub mod stats;
+pub mod synth;
+pub mod testing;
+pub mod verdict;
+
+/// latlab's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git commit latlab was built from, when the build could tell.
+pub const GIT_COMMIT: Option<&str> = option_env!("LATLAB_GIT_COMMIT");

@@ -1,0 +1,77 @@
+//! Checkpoints into the store: the sink a runner gives an experiment's [`Checkpoint`], so a
+//! long run's partial record is stored as its `incomplete` row and replaced by the final one.
+
+use crate::store::Store;
+use latlab_model::checkpoint::{Checkpoint, RecordSink};
+use latlab_model::record::{RunRecord, RunStatus};
+use latlab_sys::record::Finish;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The database at a path, opened for each checkpoint (a checkpoint every few seconds; the
+/// store is never held open across a run).
+struct Database(PathBuf);
+
+impl RecordSink for Database {
+    fn name(&self) -> String {
+        self.0.display().to_string()
+    }
+    fn save_partial(&self, id: Option<i64>, rec: &mut RunRecord) -> Result<i64, String> {
+        rec.finish(RunStatus::Incomplete);
+        Store::open(&self.0).and_then(|mut st| st.write(id, rec)).map_err(|e| e.to_string())
+    }
+}
+
+/// Checkpoints into the database at `db` every `every` (zero: none).
+pub fn to_database(db: &Path, every: std::time::Duration) -> Checkpoint {
+    Checkpoint::to_sink(Arc::new(Database(db.to_path_buf())), every)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use latlab_model::checkpoint::Checkpoint;
+    use latlab_model::record::RunStatus;
+    use latlab_sys::record::{Finish, begin};
+    use std::time::Duration;
+
+    #[test]
+    fn checkpoints_replace_one_row_that_the_final_write_completes() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("c.db");
+        let off = Checkpoint::default();
+        assert!(!off.due() && !off.save(begin("rt")) && off.id().is_none());
+        assert!(to_database(&db, Duration::ZERO).every().is_none());
+
+        let c = to_database(&db, Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(c.due());
+        let mut rec = begin("rt");
+        rec.metric("a", 1u64, "count");
+        assert!(c.save(rec.clone()));
+        rec.metric("b", 2u64, "count");
+        assert!(c.save(rec.clone()));
+        let id = c.id().unwrap();
+        let mut store = Store::open(&db).unwrap();
+        assert_eq!(store.list().unwrap().len(), 1, "one row, replaced");
+        let back = store.load(id).unwrap();
+        assert_eq!(back.status, RunStatus::Incomplete);
+        assert_eq!(back.metrics.len(), 2);
+        rec.finish(RunStatus::Complete);
+        assert_eq!(store.write(Some(id), &rec).unwrap(), id);
+        assert_eq!(store.load(id).unwrap().status, RunStatus::Complete);
+    }
+
+    #[test]
+    fn a_failed_checkpoint_turns_them_off_and_the_run_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the database file should be: every open fails.
+        let c = to_database(dir.path(), Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(c.due());
+        assert!(!c.save(begin("rt")));
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(!c.due(), "no more checkpoints after a failure");
+        assert!(c.id().is_none());
+    }
+}

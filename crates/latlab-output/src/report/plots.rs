@@ -1,0 +1,933 @@
+//! Plots for the HTML report, drawn with plotters into SVG strings, and the rules every plot
+//! follows (the report's "plot hygiene"):
+//! - no text is drawn that could leave the plot: titles and legends are HTML beside the SVG
+//!   (they wrap), tick labels are short ([`tick`]), long category labels are shortened;
+//! - one unit per axis: a chart takes one y unit; a second quantity gets its own chart;
+//! - the legend sits outside the data (under the plot, in HTML);
+//! - logarithmic axes label decades only, and are used only across at least one decade;
+//! - a curve of fewer than three points is drawn as points, not a line;
+//! - a policy, codec, level or host keeps one colour in every plot ([`colour`]).
+//!
+//! Pure functions of data; every SVG they return is a standalone, well-formed document.
+
+use crate::defaults::{REPORT_CURVE_POINTS, REPORT_HIST_BINS};
+use latlab_model::numfmt::{Scale, scale, sig};
+use latlab_model::record::{Series, Table};
+use latlab_model::stats;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+
+/// Size of every chart: two fit side by side on a laptop screen.
+pub const W: u32 = 540;
+/// Height of every chart.
+pub const H: u32 = 300;
+/// Widest a tick or category label may be, in characters, before it is shortened.
+const MAX_LABEL_CHARS: usize = 14;
+
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(0, 95, 95),
+];
+/// The paper's points: black, whatever they stand beside.
+const PAPER: RGBColor = RGBColor(0, 0, 0);
+/// A second set of the paper's points (another system of the same study): grey.
+const PAPER_2: RGBColor = RGBColor(120, 120, 120);
+
+/// Keys with a fixed colour: cache policies, chain levels, scheduler policies, codecs. The
+/// index is into the palette; unknown keys take a stable hash of their name.
+const FIXED: &[(&str, usize)] = &[
+    ("here", 0),
+    ("lru", 0),
+    ("fifo", 1),
+    ("sieve", 2),
+    ("s3fifo", 3),
+    ("arc", 4),
+    ("lirs", 5),
+    ("opt", 8),
+    ("l1", 0),
+    ("l2", 1),
+    ("hop", 2),
+    ("load", 3),
+    ("other", 0),
+    ("idle", 1),
+    ("baseline", 0),
+    ("remedy", 2),
+    ("mppc8", 0),
+    ("mppc64", 1),
+    ("ncrush", 2),
+    ("xcrush", 3),
+    ("none", 5),
+    ("cold", 1),
+    ("warm", 2),
+    ("prefetch", 0),
+    ("preloaded", 0),
+    ("receive", 7),
+    ("decrypt", 1),
+    ("decompress", 2),
+    ("decode", 3),
+    ("cache", 4),
+    ("blit", 5),
+    ("capacity", 9),
+];
+
+/// The colour a key (policy, level, codec, host…) has in every plot of the report.
+pub fn colour(key: &str) -> RGBColor {
+    if key == "paper" {
+        return PAPER;
+    }
+    if key.starts_with("paper") {
+        return PAPER_2;
+    }
+    if let Some((_, i)) = FIXED.iter().find(|(k, _)| *k == key) {
+        return PALETTE[*i];
+    }
+    let h = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    PALETTE[(h % PALETTE.len() as u64) as usize]
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// One entry of a chart's legend, drawn in HTML under the plot.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LegendItem {
+    /// CSS colour.
+    pub colour: String,
+    /// What the entry stands for.
+    pub label: String,
+    /// `line`, `points`, `paper` (a hollow diamond), `bar`, `outline` (a hollow bar) or
+    /// `mark` (a dashed line): how the swatch is drawn.
+    pub kind: &'static str,
+}
+
+/// A drawn chart: its SVG and its legend.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chart {
+    /// A standalone SVG document without an XML declaration.
+    pub svg: String,
+    /// Legend entries, in drawing order (empty for a single unlabelled curve).
+    pub legend: Vec<LegendItem>,
+}
+
+/// How a curve is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Style {
+    /// A line through markers (points when there are fewer than three).
+    Line,
+    /// Markers only.
+    Points,
+    /// The paper's values: black hollow diamonds, never joined.
+    Paper,
+}
+
+/// A named curve of an [`Xy`] chart, coloured by `key`.
+#[derive(Debug, Clone)]
+pub struct Curve {
+    /// Legend text.
+    pub label: String,
+    /// Colour key (see [`colour`]).
+    pub key: String,
+    /// Points in raw units.
+    pub pts: Vec<(f64, f64)>,
+    /// Drawing style.
+    pub style: Style,
+}
+
+impl Curve {
+    /// A line coloured by `key`.
+    pub fn line(label: impl Into<String>, key: &str, pts: Vec<(f64, f64)>) -> Self {
+        Curve { label: label.into(), key: key.into(), pts, style: Style::Line }
+    }
+    /// The paper's points.
+    pub fn paper(label: impl Into<String>, pts: Vec<(f64, f64)>) -> Self {
+        Curve { label: label.into(), key: "paper".into(), pts, style: Style::Paper }
+    }
+}
+
+/// A vertical (`x`) or horizontal (`y`) reference line, labelled in the legend.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    /// Position in the axis' raw unit.
+    pub at: f64,
+    /// Legend text.
+    pub label: String,
+    /// Colour key; `paper` draws it dashed black.
+    pub key: String,
+}
+
+/// An x–y chart: curves in one x unit and one y unit, with reference lines.
+#[derive(Debug, Clone, Default)]
+pub struct Xy {
+    /// X quantity name (the unit is appended).
+    pub x_name: String,
+    /// Raw x unit (`ns`, `B/s`, `ratio`, `Hz`, …) scaled for reading by [`scale`].
+    pub x_unit: String,
+    /// Y quantity name.
+    pub y_name: String,
+    /// Raw y unit.
+    pub y_unit: String,
+    /// Ask for a logarithmic x axis (used only when the data span a decade).
+    pub log_x: bool,
+    /// Ask for a logarithmic y axis.
+    pub log_y: bool,
+    /// Start the y axis at zero (linear axes only).
+    pub y_from_zero: bool,
+    /// The curves.
+    pub curves: Vec<Curve>,
+    /// Vertical reference lines.
+    pub x_marks: Vec<Mark>,
+    /// Horizontal reference lines.
+    pub y_marks: Vec<Mark>,
+}
+
+/// Compact tick label: [`sig`]'s three significant digits, no padding zeros.
+pub fn tick(v: &f64) -> String {
+    sig(*v)
+}
+
+/// A tick label on a logarithmic axis: decades only, the other ticks unlabelled.
+pub fn log_tick(v: &f64) -> String {
+    if is_decade(*v) { sig(*v) } else { String::new() }
+}
+
+/// How many labels to ask plotters for on a logarithmic axis over `lo..hi`: one per decade.
+/// Asking for more makes plotters add minor ticks, and its last minor tick of a decade
+/// repeats the next decade (drawn twice, overlapping).
+fn decades(lo: f64, hi: f64) -> usize {
+    if lo > 0.0 && hi > lo { ((hi / lo).log10().floor() as usize).max(1) } else { 1 }
+}
+
+fn is_decade(v: f64) -> bool {
+    if v <= 0.0 {
+        return false;
+    }
+    let l = v.log10();
+    (l - l.round()).abs() < 1e-6
+}
+
+/// Whether a logarithmic axis is worth drawing over `lo..hi`: positive and at least one
+/// decade wide (a narrower log axis would carry no decade label at all).
+pub fn log_spans_a_decade(lo: f64, hi: f64) -> bool {
+    lo > 0.0 && hi / lo >= 10.0
+}
+
+/// A series is drawn on a logarithmic value axis when it is positive and heavy-tailed (its
+/// maximum more than 50× its median), so the bulk and the tail are both visible.
+pub fn wants_log_axis(min: i64, p50: i64, max: i64) -> bool {
+    min > 0 && max > p50.max(1).saturating_mul(50)
+}
+
+/// A display unit for a value axis (kept for callers that only scale nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxisUnit {
+    /// Divisor applied to raw values.
+    pub div: f64,
+    /// Unit label.
+    pub label: &'static str,
+}
+
+/// Pick a readable unit for values of magnitude `typical` in `unit` (nanoseconds only).
+pub fn axis_unit(unit: &str, typical: f64) -> AxisUnit {
+    if unit != "ns" {
+        return AxisUnit { div: 1.0, label: "" };
+    }
+    let s = scale("ns", typical);
+    let label = match s.label.as_str() {
+        "ns" => "ns",
+        "µs" => "µs",
+        "ms" => "ms",
+        _ => "s",
+    };
+    AxisUnit { div: s.div, label }
+}
+
+/// `name (unit)` or `name` for plain numbers, with `, log` for a logarithmic axis.
+fn desc(name: &str, s: &Scale, log: bool) -> String {
+    let unit = match (s.label.is_empty(), log) {
+        (true, false) => String::new(),
+        (true, true) => " (log)".into(),
+        (false, false) => format!(" ({})", s.label),
+        (false, true) => format!(" ({}, log)", s.label),
+    };
+    format!("{name}{unit}")
+}
+
+/// Shorten a label to 14 characters (`MAX_LABEL_CHARS`) so it cannot run out of its axis area.
+pub fn short(label: &str) -> String {
+    if label.chars().count() <= MAX_LABEL_CHARS {
+        label.to_string()
+    } else {
+        let mut s: String = label.chars().take(MAX_LABEL_CHARS - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+type PlotResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The label of the category whose slot (one unit wide, the first from 0 to 1) has its middle
+/// at `x`; other ticks are unlabelled.
+fn slot_label(labels: &[String], x: f64) -> String {
+    let i = (x - 0.5).round();
+    if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+        labels[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// A category chart's horizontal reference lines (`spec.y_marks`), dashed across all `n`
+/// slots; a non-positive one is left off a logarithmic axis.
+macro_rules! category_marks {
+    ($chart:expr, $spec:expr, $ay:expr, $n:expr) => {
+        for m in &$spec.y_marks {
+            let y = m.at / $ay.scale.div;
+            if !$ay.log || y > 0.0 {
+                $chart.draw_series(dashed((0.0, y), ($n as f64, y), colour(&m.key), true, false))?;
+            }
+        }
+    };
+}
+
+/// The mesh of a chart with categories along x (`labels`, one slot each) and the value axis
+/// `ay` named `y_name`.
+macro_rules! category_mesh {
+    ($chart:expr, $labels:expr, $ay:expr, $y_name:expr) => {
+        $chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels($labels.len() * 2 + 1)
+            .x_label_formatter(&|x: &f64| slot_label($labels, *x))
+            .y_desc(desc($y_name, &$ay.scale, $ay.log))
+            .y_labels(if $ay.log { decades($ay.lo, $ay.hi) } else { 7 })
+            .y_label_formatter(if $ay.log { &log_tick } else { &tick })
+            .label_style(("sans-serif", 11))
+            .axis_desc_style(("sans-serif", 12))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?
+    };
+}
+
+fn strip_xml_decl(svg: String) -> String {
+    match svg.strip_prefix("<?xml") {
+        Some(rest) => rest.split_once("?>").map(|(_, r)| r.trim_start().to_string()).unwrap_or_default(),
+        None => svg,
+    }
+}
+
+fn render(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> PlotResult) -> Option<String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (W, H)).into_drawing_area();
+        root.fill(&WHITE).ok()?;
+        f(&root).ok()?;
+        root.present().ok()?;
+    }
+    Some(strip_xml_decl(out))
+}
+
+/// Range of values with a margin; a degenerate range is widened so the axis exists.
+fn span(lo: f64, hi: f64, log: bool) -> (f64, f64) {
+    if log {
+        (lo * 0.8, hi * 1.25)
+    } else if hi > lo {
+        let m = (hi - lo) * 0.05;
+        (lo - m, hi + m)
+    } else {
+        let m = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        (lo - m, hi + m)
+    }
+}
+
+/// An axis as built: scale, range (in displayed units) and whether it is logarithmic.
+struct Axis {
+    scale: Scale,
+    lo: f64,
+    hi: f64,
+    log: bool,
+}
+
+fn axis(values: &[f64], unit: &str, want_log: bool, from_zero: bool) -> Option<Axis> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return None;
+    }
+    let s = scale(unit, hi.abs().max(lo.abs()));
+    let (lo, hi) = (lo / s.div, hi / s.div);
+    let log = want_log && log_spans_a_decade(lo, hi);
+    let (mut a, b) = span(lo, hi, log);
+    if from_zero && !log && lo >= 0.0 {
+        a = 0.0;
+    }
+    Some(Axis { scale: s, lo: a, hi: b, log })
+}
+
+/// Draw an [`Xy`] chart.
+pub fn xy(spec: &Xy) -> Option<Chart> {
+    let curves: Vec<&Curve> = spec.curves.iter().filter(|c| !c.pts.is_empty()).collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let xs: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| c.pts.iter().map(|p| p.0))
+        .chain(spec.x_marks.iter().map(|m| m.at))
+        .filter(|x| !spec.log_x || *x > 0.0)
+        .collect();
+    let ys: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| c.pts.iter().map(|p| p.1))
+        .chain(spec.y_marks.iter().map(|m| m.at))
+        .filter(|y| !spec.log_y || *y > 0.0)
+        .collect();
+    let ax = axis(&xs, &spec.x_unit, spec.log_x, false)?;
+    let ay = axis(&ys, &spec.y_unit, spec.log_y, spec.y_from_zero)?;
+    let mut legend = Vec::new();
+    for c in &curves {
+        let kind = match c.style {
+            Style::Paper => "paper",
+            Style::Points => "points",
+            Style::Line if c.pts.len() < 3 => "points",
+            Style::Line => "line",
+        };
+        legend.push(LegendItem { colour: hex(colour(&c.key)), label: c.label.clone(), kind });
+    }
+    for m in spec.x_marks.iter().chain(&spec.y_marks) {
+        legend.push(LegendItem { colour: hex(colour(&m.key)), label: m.label.clone(), kind: "mark" });
+    }
+    let svg = render(|root| {
+        let mut b = ChartBuilder::on(root);
+        b.margin(10).x_label_area_size(36).y_label_area_size(56);
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_desc(desc(&spec.x_name, &ax.scale, ax.log))
+                    .y_desc(desc(&spec.y_name, &ay.scale, ay.log))
+                    .x_labels(if ax.log { decades(ax.lo, ax.hi) } else { 7 })
+                    .y_labels(if ay.log { decades(ay.lo, ay.hi) } else { 7 })
+                    .x_label_formatter(if ax.log { &log_tick } else { &tick })
+                    .y_label_formatter(if ay.log { &log_tick } else { &tick })
+                    .label_style(("sans-serif", 11))
+                    .axis_desc_style(("sans-serif", 12))
+                    .light_line_style(WHITE.mix(0.0))
+                    .draw()?;
+                let (dx, dy) = (ax.scale.div, ay.scale.div);
+                let keep = |p: &(f64, f64)| (!ax.log || p.0 > 0.0) && (!ay.log || p.1 > 0.0);
+                for c in &curves {
+                    let col = colour(&c.key);
+                    let pts: Vec<(f64, f64)> = c.pts.iter().filter(|p| keep(p)).map(|p| (p.0 / dx, p.1 / dy)).collect();
+                    match c.style {
+                        Style::Paper => {
+                            chart.draw_series(pts.iter().map(|&p| {
+                                EmptyElement::at(p)
+                                    + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], WHITE.filled())
+                                    + PathElement::new(
+                                        vec![(0, -6), (6, 0), (0, 6), (-6, 0), (0, -6)],
+                                        col.stroke_width(2),
+                                    )
+                            }))?;
+                        }
+                        Style::Line if pts.len() >= 3 => {
+                            chart.draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))?;
+                            if pts.len() <= 40 {
+                                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, col.filled())))?;
+                            }
+                        }
+                        _ => {
+                            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, col.filled())))?;
+                        }
+                    }
+                }
+                let (xr, yr) = ((ax.lo, ax.hi), (ay.lo, ay.hi));
+                for m in &spec.x_marks {
+                    let x = m.at / dx;
+                    if x >= xr.0 && x <= xr.1 && (!ax.log || x > 0.0) {
+                        chart.draw_series(dashed((x, yr.0), (x, yr.1), colour(&m.key), m.key == "paper", ay.log))?;
+                    }
+                }
+                for m in &spec.y_marks {
+                    let y = m.at / dy;
+                    if y >= yr.0 && y <= yr.1 && (!ay.log || y > 0.0) {
+                        chart.draw_series(dashed((xr.0, y), (xr.1, y), colour(&m.key), m.key == "paper", ax.log))?;
+                    }
+                }
+            }};
+        }
+        match (ax.log, ay.log) {
+            (true, true) => draw!(b.build_cartesian_2d((ax.lo..ax.hi).log_scale(), (ay.lo..ay.hi).log_scale())?),
+            (true, false) => draw!(b.build_cartesian_2d((ax.lo..ax.hi).log_scale(), ay.lo..ay.hi)?),
+            (false, true) => draw!(b.build_cartesian_2d(ax.lo..ax.hi, (ay.lo..ay.hi).log_scale())?),
+            (false, false) => draw!(b.build_cartesian_2d(ax.lo..ax.hi, ay.lo..ay.hi)?),
+        }
+        Ok(())
+    })?;
+    Some(Chart {
+        svg,
+        legend: if legend.len() > 1 || !spec.x_marks.is_empty() || !spec.y_marks.is_empty() {
+            legend
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// A reference line from `a` to `b`, dashed for the paper's values. Drawn as short segments
+/// (plotters has no dash style for SVG), geometric along a logarithmic axis.
+fn dashed(a: (f64, f64), b: (f64, f64), c: RGBColor, dash: bool, log: bool) -> Vec<PathElement<(f64, f64)>> {
+    if !dash {
+        return vec![PathElement::new(vec![a, b], c.stroke_width(2))];
+    }
+    let n = 24;
+    let at = |t: f64| -> (f64, f64) {
+        let lerp = |u: f64, v: f64| {
+            if log && u > 0.0 && v > 0.0 { u * (v / u).powf(t) } else { u + (v - u) * t }
+        };
+        (lerp(a.0, b.0), lerp(a.1, b.1))
+    };
+    (0..n)
+        .map(|i| {
+            let t0 = i as f64 / n as f64;
+            PathElement::new(vec![at(t0), at(t0 + 0.5 / n as f64)], c.stroke_width(2))
+        })
+        .collect()
+}
+
+/// One group of a category chart: a value per category (a bar's height, or a range), coloured
+/// by `key` (`paper…` keys: the paper's values, drawn as black or grey outlines).
+#[derive(Debug, Clone, Default)]
+pub struct Group<V> {
+    /// Legend text.
+    pub label: String,
+    /// Colour key.
+    pub key: String,
+    /// A value per category (`None`: nothing drawn).
+    pub values: Vec<Option<V>>,
+}
+
+/// A chart with categories along x and one group of values per legend entry: bars
+/// ([`bars`]) or ranges ([`ranges`]).
+#[derive(Debug, Clone, Default)]
+pub struct Categories<V> {
+    /// Category labels along x (shortened to fit).
+    pub categories: Vec<String>,
+    /// The groups.
+    pub groups: Vec<Group<V>>,
+    /// Y quantity name.
+    pub y_name: String,
+    /// Raw y unit.
+    pub y_unit: String,
+    /// Ask for a logarithmic y axis.
+    pub log_y: bool,
+    /// Bars only: stack the groups instead of placing them side by side.
+    pub stacked: bool,
+    /// Horizontal reference lines.
+    pub y_marks: Vec<Mark>,
+}
+
+/// A bar chart's group: a height per category.
+pub type BarGroup = Group<f64>;
+/// A bar chart: one bar per group side by side (or stacked) in each category.
+pub type Bars = Categories<f64>;
+/// (min, typical, max).
+pub type MinTypMax = (f64, f64, f64);
+/// A range chart's group: a (min, typical, max) per category.
+pub type RangeGroup = Group<MinTypMax>;
+/// A range chart: per group a bar from min to max with a mark at the typical value.
+pub type Ranges = Categories<MinTypMax>;
+
+impl<V> Categories<V> {
+    /// The legend: the groups, then the reference lines.
+    fn legend(&self, group_kind: &'static str) -> Vec<LegendItem> {
+        self.groups
+            .iter()
+            .map(|g| LegendItem {
+                colour: hex(colour(&g.key)),
+                label: g.label.clone(),
+                kind: if g.key.starts_with("paper") { "outline" } else { group_kind },
+            })
+            .chain(self.y_marks.iter().map(|m| LegendItem {
+                colour: hex(colour(&m.key)),
+                label: m.label.clone(),
+                kind: "mark",
+            }))
+            .collect()
+    }
+}
+
+/// Draw a [`Bars`] chart.
+pub fn bars(spec: &Bars) -> Option<Chart> {
+    let n = spec.categories.len();
+    if n == 0 || spec.groups.is_empty() {
+        return None;
+    }
+    let tops: Vec<f64> = if spec.stacked {
+        (0..n).map(|i| spec.groups.iter().filter_map(|g| g.values.get(i).copied().flatten()).sum()).collect()
+    } else {
+        spec.groups.iter().flat_map(|g| g.values.iter().copied().flatten()).collect()
+    };
+    let mut ys: Vec<f64> = tops.iter().copied().filter(|v| !spec.log_y || *v > 0.0).collect();
+    ys.extend(spec.y_marks.iter().map(|m| m.at));
+    if ys.is_empty() {
+        return None;
+    }
+    let mut ay = axis(&ys, &spec.y_unit, spec.log_y, true)?;
+    if !ay.log {
+        ay.lo = 0.0;
+    }
+    let floor = if ay.log { ay.lo } else { 0.0 };
+    let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
+    let legend = spec.legend("bar");
+    let svg = render(|root| {
+        let mut b = ChartBuilder::on(root);
+        b.margin(10).x_label_area_size(36).y_label_area_size(56);
+        let k = spec.groups.len() as f64;
+        let width = if spec.stacked { 0.6 } else { 0.8 / k };
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                category_mesh!(chart, &labels, ay, &spec.y_name);
+                let mut base = vec![floor; n];
+                for (gi, g) in spec.groups.iter().enumerate() {
+                    let col = colour(&g.key);
+                    let mut rects = Vec::new();
+                    for (i, v) in g.values.iter().enumerate() {
+                        let Some(v) = v else { continue };
+                        let v = v / ay.scale.div;
+                        if ay.log && v <= 0.0 {
+                            continue;
+                        }
+                        let (x0, y0, y1) = if spec.stacked {
+                            let y0 = base[i];
+                            base[i] += v;
+                            (i as f64 + 0.2, y0, y0 + v)
+                        } else {
+                            (i as f64 + 0.1 + gi as f64 * width, floor, v)
+                        };
+                        let style =
+                            if g.key.starts_with("paper") { col.stroke_width(2) } else { col.mix(0.85).filled() };
+                        rects.push(Rectangle::new([(x0, y0), (x0 + width, y1)], style));
+                    }
+                    chart.draw_series(rects)?;
+                }
+                category_marks!(chart, spec, ay, n);
+            }};
+        }
+        if ay.log {
+            draw!(b.build_cartesian_2d(0f64..n as f64, (ay.lo..ay.hi).log_scale())?);
+        } else {
+            draw!(b.build_cartesian_2d(0f64..n as f64, ay.lo..ay.hi)?);
+        }
+        Ok(())
+    })?;
+    Some(Chart { svg, legend })
+}
+
+/// Histogram of a series with logarithmic counts (so single outliers stay visible), with
+/// `marks` (a value in the series' unit and its label: the modes found, the back wall) as
+/// vertical lines named in the legend.
+pub fn histogram(s: &Series, marks: &[(f64, String)]) -> Option<Chart> {
+    let sum = stats::summarize(&s.values)?;
+    let sc = scale(&s.unit, sum.p50 as f64);
+    let log_x = wants_log_axis(sum.min, sum.p50, sum.max) && log_spans_a_decade(sum.min as f64, sum.max as f64);
+    let bins = if log_x {
+        stats::histogram_log(&s.values, REPORT_HIST_BINS)
+    } else {
+        stats::histogram_linear(&s.values, REPORT_HIST_BINS)
+    };
+    let maxc = bins.iter().map(|b| b.count).max().unwrap_or(1).max(1) as f64;
+    let (x0, x1) = (bins.first()?.lo / sc.div, bins.last()?.hi / sc.div);
+    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    let shown: Vec<(usize, &(f64, String))> = marks
+        .iter()
+        .filter(|(v, _)| (x0..=x1).contains(&(v / sc.div)) && (!log_x || *v > 0.0))
+        .enumerate()
+        .map(|(i, m)| (i + 1, m))
+        .collect();
+    let legend = shown
+        .iter()
+        .map(|(i, (_, l))| LegendItem { colour: hex(PALETTE[i % PALETTE.len()]), label: l.clone(), kind: "mark" })
+        .collect();
+    let top = if maxc >= 10.0 { maxc * 1.5 } else { 10.0 };
+    let svg = render(|root| {
+        let mut b = ChartBuilder::on(root);
+        b.margin(10).x_label_area_size(36).y_label_area_size(56);
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_desc(desc(&s.name, &sc, log_x))
+                    .y_desc("count (log)")
+                    .x_labels(if log_x { decades(x0, x1) } else { 7 })
+                    .y_labels(decades(0.8, top))
+                    .x_label_formatter(if log_x { &log_tick } else { &tick })
+                    .y_label_formatter(&log_tick)
+                    .label_style(("sans-serif", 11))
+                    .axis_desc_style(("sans-serif", 12))
+                    .light_line_style(WHITE.mix(0.0))
+                    .draw()?;
+                chart.draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
+                    Rectangle::new(
+                        [(b.lo / sc.div, 0.8), (b.hi / sc.div, b.count as f64)],
+                        PALETTE[0].mix(0.8).filled(),
+                    )
+                }))?;
+                for (i, (v, _)) in &shown {
+                    let x = v / sc.div;
+                    chart.draw_series(LineSeries::new(
+                        [(x, 0.8), (x, top)],
+                        PALETTE[i % PALETTE.len()].stroke_width(2),
+                    ))?;
+                }
+            }};
+        }
+        if log_x {
+            draw!(b.build_cartesian_2d((x0..x1).log_scale(), (0.8f64..top).log_scale())?);
+        } else {
+            draw!(b.build_cartesian_2d(x0..x1, (0.8f64..top).log_scale())?);
+        }
+        Ok(())
+    })?;
+    Some(Chart { svg, legend })
+}
+
+/// Cumulative distribution of one or more series on one chart, each coloured by its name.
+pub fn cdf(series: &[&Series]) -> Option<Chart> {
+    let first = series.first()?;
+    let sorted: Vec<Vec<i64>> = series.iter().map(|s| stats::sorted(&s.values)).collect();
+    let hi = sorted.iter().filter_map(|v| v.last().copied()).max()?;
+    let lo = sorted.iter().filter_map(|v| v.first().copied()).min()?;
+    let med = stats::percentile_sorted(&sorted[0], 50.0)?;
+    let curves = series
+        .iter()
+        .zip(&sorted)
+        .map(|(s, v)| {
+            // An arm or level keeps its fixed colour; anything else (a host) its own.
+            let last = s.name.rsplit('.').next().unwrap_or(&s.name);
+            let key = if FIXED.iter().any(|(k, _)| *k == last) { last } else { s.name.as_str() };
+            let pts = stats::cdf_points(v, REPORT_CURVE_POINTS).into_iter().map(|(x, f)| (x as f64, f)).collect();
+            Curve::line(s.name.clone(), if series.len() > 1 { key } else { "here" }, pts)
+        })
+        .collect();
+    xy(&Xy {
+        x_name: if series.len() == 1 { first.name.clone() } else { "value".into() },
+        x_unit: first.unit.clone(),
+        y_name: "fraction ≤ x".into(),
+        y_unit: String::new(),
+        log_x: wants_log_axis(lo, med, hi),
+        curves,
+        ..Default::default()
+    })
+}
+
+/// Time series of a series against sample index, as a min/max envelope per bucket so that
+/// single spikes survive thinning.
+pub fn time_series(s: &Series) -> Option<Chart> {
+    let n = s.values.len();
+    if n == 0 {
+        return None;
+    }
+    let buckets = REPORT_CURVE_POINTS.min(n);
+    let per = n.div_ceil(buckets);
+    let env: Vec<(f64, i64, i64)> = s
+        .values
+        .chunks(per)
+        .enumerate()
+        .map(|(i, c)| ((i * per) as f64, *c.iter().min().unwrap(), *c.iter().max().unwrap()))
+        .collect();
+    let hi_key = if n > per { "bucket max" } else { "value" };
+    let mut curves = vec![Curve::line(hi_key, "l2", env.iter().map(|e| (e.0, e.2 as f64)).collect())];
+    if per > 1 {
+        curves.push(Curve::line("bucket min", "l1", env.iter().map(|e| (e.0, e.1 as f64)).collect()));
+    }
+    xy(&Xy { x_name: "sample".into(), y_name: s.name.clone(), y_unit: s.unit.clone(), curves, ..Default::default() })
+}
+
+fn column_f64(t: &Table, col: &str) -> Option<Vec<f64>> {
+    let i = t.columns.iter().position(|c| c.name == col)?;
+    t.rows.iter().map(|r| r.get(i).and_then(|v| v.as_f64())).collect()
+}
+
+/// Sweep curves of a table with a plot hint: each y column against the x column, one chart
+/// per y unit (one unit per axis).
+pub fn sweep(t: &Table) -> Vec<Chart> {
+    let Some(p) = t.plot.as_ref() else { return Vec::new() };
+    let Some(xs) = column_f64(t, &p.x) else { return Vec::new() };
+    let unit_of = |c: &str| t.columns.iter().find(|k| k.name == c).map(|k| k.unit.clone()).unwrap_or_default();
+    let mut units: Vec<String> = Vec::new();
+    for y in &p.ys {
+        let u = unit_of(y);
+        if !units.contains(&u) {
+            units.push(u);
+        }
+    }
+    units
+        .iter()
+        .filter_map(|u| {
+            let curves: Vec<Curve> =
+                p.ys.iter()
+                    .filter(|y| unit_of(y) == *u)
+                    .filter_map(|y| {
+                        let v = column_f64(t, y)?;
+                        let key = y.split(['_', ' ']).next().unwrap_or(y);
+                        Some(Curve::line(y.clone(), key, xs.iter().copied().zip(v).collect()))
+                    })
+                    .collect();
+            let y_name = if curves.len() == 1 { curves[0].label.clone() } else { String::new() };
+            xy(&Xy {
+                x_name: p.x.clone(),
+                x_unit: unit_of(&p.x),
+                y_name,
+                y_unit: u.clone(),
+                log_x: p.log_x,
+                log_y: p.log_y,
+                curves,
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// A Gantt chart of a table named `*.gantt`: one row per table row (labelled by the first
+/// column), one bar per pair of columns `<state> start` / `<state> ready` (in the columns'
+/// unit), the states side by side within a row. Rows with no times (a disabled service)
+/// keep their label and have no bar.
+pub fn gantt(t: &Table) -> Option<Chart> {
+    if !t.name.ends_with(".gantt") || t.rows.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(String, usize, usize)> = t
+        .columns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let state = c.name.strip_suffix(" start")?;
+            let j = t.columns.iter().position(|d| d.name == format!("{state} ready"))?;
+            Some((state.to_string(), i, j))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let unit = t.columns[pairs[0].1].unit.clone();
+    let at = |r: &[serde_json::Value], i: usize| r.get(i).and_then(|v| v.as_f64());
+    let xmax = t.rows.iter().flat_map(|r| pairs.iter().filter_map(|p| at(r, p.2))).fold(0.0f64, f64::max);
+    if xmax <= 0.0 {
+        return None;
+    }
+    let bottom_up: Vec<String> =
+        t.rows.iter().rev().map(|r| short(r.first().and_then(|v| v.as_str()).unwrap_or(""))).collect();
+    let n = t.rows.len();
+    let band = 0.8 / pairs.len() as f64;
+    let legend = pairs
+        .iter()
+        .map(|(state, _, _)| LegendItem { colour: hex(colour(state)), label: state.clone(), kind: "bar" })
+        .collect();
+    let svg = render(|root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(96)
+            .build_cartesian_2d(0.0..xmax * 1.05, 0.0..n as f64)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc(if unit.is_empty() { "time".to_string() } else { format!("time ({unit})") })
+            .y_labels(n * 2 + 1)
+            // Each row labelled at its middle; rows are drawn top to bottom.
+            .y_label_formatter(&|y: &f64| slot_label(&bottom_up, *y))
+            .x_label_formatter(&tick)
+            .label_style(("sans-serif", 10))
+            .axis_desc_style(("sans-serif", 12))
+            .draw()?;
+        for (k, (state, si, ri)) in pairs.iter().enumerate() {
+            let c = colour(state);
+            let bars: Vec<Rectangle<(f64, f64)>> = t
+                .rows
+                .iter()
+                .enumerate()
+                .filter_map(|(row, r)| {
+                    let (s, e) = (at(r, *si)?, at(r, *ri)?);
+                    let top = (n - row) as f64 - 0.1 - k as f64 * band;
+                    Some(Rectangle::new([(s, top - band * 0.9), (e.max(s), top)], c.filled()))
+                })
+                .collect();
+            chart.draw_series(bars)?;
+        }
+        Ok(())
+    })?;
+    Some(Chart { svg, legend })
+}
+
+/// Draw a [`Ranges`] chart.
+pub fn ranges(spec: &Ranges) -> Option<Chart> {
+    let n = spec.categories.len();
+    let ys: Vec<f64> = spec
+        .groups
+        .iter()
+        .flat_map(|g| g.values.iter().flatten().flat_map(|&(a, b, c)| [a, b, c]))
+        .chain(spec.y_marks.iter().map(|m| m.at))
+        .filter(|v| !spec.log_y || *v > 0.0)
+        .collect();
+    if n == 0 || ys.is_empty() {
+        return None;
+    }
+    let ay = axis(&ys, &spec.y_unit, spec.log_y, true)?;
+    let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
+    let legend = spec.legend("bar");
+    let svg = render(|root| {
+        let mut b = ChartBuilder::on(root);
+        b.margin(10).x_label_area_size(36).y_label_area_size(56);
+        let k = spec.groups.len() as f64;
+        let width = 0.7 / k;
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                category_mesh!(chart, &labels, ay, &spec.y_name);
+                for (gi, g) in spec.groups.iter().enumerate() {
+                    let col = colour(&g.key);
+                    let paper = g.key.starts_with("paper");
+                    for (i, v) in g.values.iter().enumerate() {
+                        let Some((lo, typ, hi)) = v else { continue };
+                        let d = ay.scale.div;
+                        let (lo, typ, hi) = (lo / d, typ / d, hi / d);
+                        if ay.log && (lo <= 0.0 || hi <= 0.0) {
+                            continue;
+                        }
+                        let x0 = i as f64 + 0.15 + gi as f64 * width;
+                        let style = if paper { col.stroke_width(2) } else { col.mix(0.6).filled() };
+                        chart.draw_series([Rectangle::new([(x0, lo), (x0 + width * 0.8, hi.max(lo))], style)])?;
+                        if !ay.log || typ > 0.0 {
+                            chart.draw_series([PathElement::new(
+                                vec![(x0 - width * 0.1, typ), (x0 + width * 0.9, typ)],
+                                col.stroke_width(3),
+                            )])?;
+                        }
+                    }
+                }
+                category_marks!(chart, spec, ay, n);
+            }};
+        }
+        if ay.log {
+            draw!(b.build_cartesian_2d(0f64..n as f64, (ay.lo..ay.hi).log_scale())?);
+        } else {
+            draw!(b.build_cartesian_2d(0f64..n as f64, ay.lo..ay.hi)?);
+        }
+        Ok(())
+    })?;
+    Some(Chart { svg, legend })
+}

@@ -1,0 +1,326 @@
+//! Machine changes a remedy makes, each undone: [`Undo`] holds the steps that put the machine
+//! back, runs them in reverse order when it is dropped (the end of the remedy's run, an
+//! error, Ctrl-C ending the run, a panic unwinding), and a change that fails half-way drops
+//! what it built so far, so nothing is left half-applied. Only SIGKILL can leave a change in
+//! place; [`Undo`] names what it holds so the record can say what to undo by hand.
+//!
+//! The changes themselves: writing a settings file and restoring its old value
+//! ([`write_restoring`]), IRQ affinities ([`irqs_off`]), holding `/dev/cpu_dma_latency`, and the
+//! cgroup changes in [`super::cgroup`].
+
+use std::path::{Path, PathBuf};
+
+type Step = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// Why a change could not be made (nothing of it stays applied).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChangeError {
+    /// What the change needs is missing (root, a controller, a kernel version).
+    #[error("{what} needs {needs}")]
+    Needs {
+        /// The change.
+        what: String,
+        /// What it needs, and how to get it.
+        needs: String,
+    },
+    /// A step failed; what was applied before it has been undone.
+    #[error("{what}: {err} (undone: {undone})")]
+    Failed {
+        /// The step.
+        what: String,
+        /// The error.
+        err: String,
+        /// What was put back.
+        undone: String,
+    },
+}
+
+/// The steps that undo a change, run last-in first-out on [`Undo::undo`] or drop.
+#[derive(Default)]
+pub struct Undo {
+    steps: Vec<(String, Step)>,
+}
+
+impl std::fmt::Debug for Undo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.steps.iter().map(|(w, _)| w)).finish()
+    }
+}
+
+impl Undo {
+    /// Nothing to undo yet.
+    pub fn new() -> Self {
+        Undo::default()
+    }
+
+    /// Add a step that undoes `what`.
+    pub fn push(&mut self, what: impl Into<String>, step: impl FnOnce() -> Result<(), String> + Send + 'static) {
+        self.steps.push((what.into(), Box::new(step)));
+    }
+
+    /// Take over another guard's steps (they run before this one's).
+    pub fn extend(&mut self, mut other: Undo) {
+        self.steps.append(&mut other.steps);
+    }
+
+    /// What it would undo, in the order it was done.
+    pub fn describe(&self) -> Vec<String> {
+        self.steps.iter().map(|(w, _)| w.clone()).collect()
+    }
+
+    /// Undo every step now, last first; the errors of those that failed (each still tried).
+    pub fn undo(mut self) -> Vec<String> {
+        self.run()
+    }
+
+    fn run(&mut self) -> Vec<String> {
+        let mut errors = Vec::new();
+        while let Some((what, step)) = self.steps.pop() {
+            if let Err(e) = step() {
+                errors.push(format!("undoing {what}: {e}"));
+            }
+        }
+        errors
+    }
+
+    /// A failed step: undo what was done and say so.
+    pub fn fail(mut self, what: impl Into<String>, err: impl std::fmt::Display) -> ChangeError {
+        let done = self.describe().join("; ");
+        let errors = self.run();
+        let undone = match (done.is_empty(), errors.is_empty()) {
+            (true, _) => "nothing had been changed".to_string(),
+            (false, true) => done,
+            (false, false) => format!("{done} — but {}", errors.join("; ")),
+        };
+        ChangeError::Failed { what: what.into(), err: err.to_string(), undone }
+    }
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for e in self.run() {
+            eprintln!("warning: {e}");
+        }
+    }
+}
+
+/// Write `value` to the settings file `path`, after reading what it held; the old value is
+/// written back on undo. Fails (changing nothing) if either read or write fails.
+pub fn write_restoring(undo: &mut Undo, path: &Path, value: &str) -> Result<(), String> {
+    let old = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    std::fs::write(path, value).map_err(|e| format!("writing {value:?} to {}: {e}", path.display()))?;
+    let p = path.to_path_buf();
+    let old = old.trim().to_string();
+    undo.push(format!("{} back to {old:?}", p.display()), move || {
+        std::fs::write(&p, &old).map_err(|e| format!("writing {old:?} to {}: {e}", p.display()))
+    });
+    Ok(())
+}
+
+/// A CPU list as the kernel writes it ("0-2,5"), from CPU numbers.
+pub fn cpu_list(cpus: &[usize]) -> String {
+    let mut v: Vec<usize> = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let start = v[i];
+        while i + 1 < v.len() && v[i + 1] == v[i] + 1 {
+            i += 1;
+        }
+        parts.push(if v[i] == start { start.to_string() } else { format!("{start}-{}", v[i]) });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// Parse a kernel CPU list ("0-2,5"; "" is none).
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
+        let bad = || format!("bad CPU list {s:?}");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if b < a {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(out)
+}
+
+/// What moving the IRQs did: moved, and those the kernel would not move (per-CPU timers and
+/// the like), by number.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IrqMove {
+    /// IRQs whose affinity now excludes the CPU.
+    pub moved: Vec<u32>,
+    /// IRQs that refused (their affinity is unchanged).
+    pub refused: Vec<u32>,
+}
+
+/// Point every IRQ under `irq_root` (`/proc/irq`) that may run on `cpu` at `others` instead
+/// (`smp_affinity_list`), and the default affinity for new ones; each old value is restored on
+/// undo. An IRQ the kernel refuses to move is counted, not an error: that is how `tuna`
+/// treats them.
+pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) -> Result<IrqMove, String> {
+    let mut out = IrqMove::default();
+    let list = cpu_list(others);
+    let default = irq_root.join("default_smp_affinity");
+    if default.exists() {
+        let mask: u64 = others.iter().filter(|&&c| c < 64).map(|&c| 1u64 << c).sum();
+        write_restoring(undo, &default, &format!("{mask:x}"))?;
+    }
+    let mut irqs: Vec<(u32, PathBuf)> = std::fs::read_dir(irq_root)
+        .map_err(|e| format!("reading {}: {e}", irq_root.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
+        .collect();
+    irqs.sort();
+    for (n, dir) in irqs {
+        let p = dir.join("smp_affinity_list");
+        let Ok(now) = std::fs::read_to_string(&p) else { continue };
+        let Ok(cpus) = parse_cpu_list(&now) else { continue };
+        if !cpus.contains(&cpu) {
+            continue;
+        }
+        match write_restoring(undo, &p, &list) {
+            Ok(()) => out.moved.push(n),
+            Err(_) => out.refused.push(n),
+        }
+    }
+    Ok(out)
+}
+
+/// Hold `/dev/cpu_dma_latency` at 0 µs until undone (the kernel keeps the request while the
+/// file is open).
+pub fn hold_dma_latency(undo: &mut Undo) -> Result<(), String> {
+    let (guard, cap) = crate::platform::hold_cpu_dma_latency(0);
+    if !cap.granted {
+        return Err(cap.advice.unwrap_or_else(|| "/dev/cpu_dma_latency refused".into()));
+    }
+    let guard = std::sync::Mutex::new(Some(guard));
+    undo.push("release /dev/cpu_dma_latency", move || {
+        drop(guard.lock().map_err(|e| e.to_string())?.take());
+        Ok(())
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_undo_last_first_on_drop_and_on_undo() {
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        {
+            let mut u = Undo::new();
+            for i in 0..3 {
+                let l = log.clone();
+                u.push(format!("step {i}"), move || {
+                    l.lock().unwrap().push(i);
+                    Ok(())
+                });
+            }
+            assert_eq!(u.describe(), ["step 0", "step 1", "step 2"]);
+        }
+        assert_eq!(*log.lock().unwrap(), [2, 1, 0]);
+        let mut u = Undo::new();
+        u.push("a failing step", || Err("no".into()));
+        let l = log.clone();
+        u.push("a good one", move || {
+            l.lock().unwrap().push(9);
+            Ok(())
+        });
+        // A failing step does not stop the others.
+        assert_eq!(u.undo(), ["undoing a failing step: no"]);
+        assert_eq!(log.lock().unwrap().last(), Some(&9));
+    }
+
+    #[test]
+    fn a_written_setting_is_restored_and_a_failed_change_is_undone() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        std::fs::write(&a, "old a\n").unwrap();
+        std::fs::write(&b, "old b\n").unwrap();
+        let mut u = Undo::new();
+        write_restoring(&mut u, &a, "new").unwrap();
+        write_restoring(&mut u, &b, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new");
+        // Injected failure midway: a setting that does not exist. What was done is undone.
+        let missing = d.path().join("missing");
+        let e = write_restoring(&mut u, &missing, "x").unwrap_err();
+        let err = u.fail("a change", e);
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old b");
+        assert!(!missing.exists());
+        assert!(err.to_string().contains("back to \"old a\""), "{err}");
+    }
+
+    #[test]
+    fn the_dma_latency_request_is_dropped_on_undo() {
+        // The request lives as long as the file is open: find the descriptors this process
+        // has on it (other tests may hold their own meanwhile, so only ours are followed).
+        let dma_fds = || -> std::collections::BTreeSet<String> {
+            std::fs::read_dir("/proc/self/fd")
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == Path::new("/dev/cpu_dma_latency")))
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let before = dma_fds();
+        let mut u = Undo::new();
+        if let Err(e) = hold_dma_latency(&mut u) {
+            latlab_model::testing::skip(&format!("/dev/cpu_dma_latency refused: {e}"));
+            return;
+        }
+        let ours: Vec<String> = dma_fds().difference(&before).cloned().collect();
+        assert!(!ours.is_empty(), "the request is held through an open descriptor");
+        assert!(u.undo().is_empty());
+        let after = dma_fds();
+        assert!(ours.iter().all(|fd| !after.contains(fd)), "still open: {ours:?} in {after:?}");
+    }
+
+    #[test]
+    fn cpu_lists_round_trip() {
+        assert_eq!(cpu_list(&[3, 0, 1, 2, 5]), "0-3,5");
+        assert_eq!(cpu_list(&[]), "");
+        assert_eq!(parse_cpu_list("0-3,5\n").unwrap(), [0, 1, 2, 3, 5]);
+        assert_eq!(parse_cpu_list("").unwrap(), Vec::<usize>::new());
+        assert!(parse_cpu_list("3-1").is_err() && parse_cpu_list("x").is_err());
+    }
+
+    #[test]
+    fn irqs_are_moved_off_the_cpu_and_back_and_refusals_are_counted() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::write(r.join("default_smp_affinity"), "3\n").unwrap();
+        for (n, aff) in [(1, "0-1"), (2, "1"), (4, "0")] {
+            std::fs::create_dir(r.join(n.to_string())).unwrap();
+            std::fs::write(r.join(format!("{n}/smp_affinity_list")), format!("{aff}\n")).unwrap();
+        }
+        // IRQ 3 refuses, as a per-CPU interrupt does: its setting reads as a CPU list holding
+        // CPU 0 but cannot be written (sysfs's list of online CPUs, read-only even to root).
+        std::fs::create_dir(r.join("3")).unwrap();
+        std::os::unix::fs::symlink("/sys/devices/system/cpu/online", r.join("3/smp_affinity_list")).unwrap();
+        let mut u = Undo::new();
+        let m = irqs_off(&mut u, r, 0, &[1]).unwrap();
+        assert_eq!(m, IrqMove { moved: vec![1, 4], refused: vec![3] });
+        assert_eq!(std::fs::read_to_string(r.join("1/smp_affinity_list")).unwrap(), "1");
+        assert_eq!(std::fs::read_to_string(r.join("2/smp_affinity_list")).unwrap(), "1\n");
+        assert_eq!(std::fs::read_to_string(r.join("default_smp_affinity")).unwrap(), "2");
+        drop(u);
+        assert_eq!(std::fs::read_to_string(r.join("1/smp_affinity_list")).unwrap(), "0-1");
+        assert_eq!(std::fs::read_to_string(r.join("4/smp_affinity_list")).unwrap(), "0");
+        assert_eq!(std::fs::read_to_string(r.join("default_smp_affinity")).unwrap(), "3");
+    }
+}

@@ -1,0 +1,29 @@
+//! Every default of latlab's system mechanics, each with the reason it has that value.
+
+/// Where a temporary swap file goes (`stall mem`, `display latency`'s `mem`): a disk-backed
+/// directory, since tmpfs cannot hold swap.
+pub const SWAP_DIR: &str = "/var/tmp";
+
+/// Where latlab marks the kernel settings a run changed (RT throttling), with their old
+/// values, until it puts them back: `/run`, a tmpfs emptied at boot, as the kernel's settings
+/// are reset at boot, so a marker never outlives the change it records.
+pub const SETTINGS_DIR: &str = "/run";
+
+/// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
+/// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.
+pub const RT_PRIORITY: i32 = 80;
+
+/// Busy-wait tail of the precise sleeper: 50 µs covers the wake-up latency of a typical
+/// idle CPU, so the spin rarely starts late, and costs at most 5 % CPU at 1 kHz.
+pub const SPIN_TAIL_NS: u64 = 50_000;
+
+/// Timer slack asked for on measuring threads: 1 ns, the smallest the kernel accepts (0
+/// means "reset to the default 50 µs").
+pub const MEASURE_TIMER_SLACK_NS: u64 = 1;
+
+/// glibc's malloc keeps up to this many arenas per CPU (its own default is 8 per CPU). Every
+/// thread that ever allocated keeps free memory in its arena: with the default the suite's
+/// display experiments left ~40 MB behind that `malloc_trim` could not hand back (measured:
+/// 64 MB resident between experiments with the default, 27 MB with one per CPU). With one
+/// arena per CPU, threads on different CPUs still allocate without waiting on each other.
+pub const MALLOC_ARENAS_PER_CPU: usize = 1;

@@ -1,0 +1,36 @@
+//! latlab-sys: the machine mechanics experiments measure with — clocks and deadlines,
+//! scheduling and memory knobs, the machine's description, loads, network namespaces, page-out,
+//! cgroups and every change's undo, and what a killed run leaves behind.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `clock.rs` | monotonic time, absolute-deadline sleeping, timer slack |
+//! | `platform.rs` | scheduling, affinity, memory locking, cpu_dma_latency, RT throttling |
+//! | `machine.rs` | reading the machine description |
+//! | `record.rs` | records begun and finished as of now |
+//! | `interrupt.rs` | the Ctrl-C and SIGUSR1 handlers |
+//! | `load.rs`, `spin.rs` | the polygons load; spinning processes |
+//! | `netlab.rs` | network namespaces and a shaped link |
+//! | `pageout.rs` | memory pressure on a process's own pages |
+//! | `cgroup.rs`, `change.rs`, `shield.rs` | cgroups, undoable machine changes, CPU shielding |
+//! | `leftovers.rs` | finding and clearing what killed runs left |
+//! | `ioerr.rs`, `slots.rs` | I/O errors with context; per-sample slots |
+//! | `defaults.rs` | the mechanics' defaults |
+#![warn(missing_docs)]
+
+pub mod cgroup;
+pub mod change;
+pub mod clock;
+pub mod defaults;
+pub mod interrupt;
+pub mod ioerr;
+pub mod leftovers;
+pub mod load;
+pub mod machine;
+pub mod netlab;
+pub mod pageout;
+pub mod platform;
+pub mod record;
+pub mod shield;
+pub mod slots;
+pub mod spin;

@@ -5,9 +5,10 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `record.rs` | the run record: metrics, tables, series, paper rows |
+//! | `record.rs` | the run record: metrics, tables, series |
+//! | `value.rs` | a metric's value |
 //! | `stats/` | summaries, percentiles, delay variation, bootstrap, modes |
-//! | `verdict.rs` | verdicts on paper rows and their tallies |
+//! | `verdict.rs` | paper rows, their verdicts and tallies |
 //! | `numfmt.rs` | numbers for people |
 //! | `capability.rs` | what a run asked the machine for and got |
 //! | `machine.rs` | the machine description as stored |
@@ -29,6 +30,7 @@ pub mod record;
 pub mod stats;
 pub mod synth;
 pub mod testing;
+pub mod value;
 pub mod verdict;
 
 /// latlab's version.

@@ -4,7 +4,7 @@
 //! in readable units, and a table column's unit chosen once for the whole column so the unit
 //! sits in its header rather than in every cell.
 
-use crate::record::Value;
+use crate::value::Value;
 
 /// `v` to three significant digits with no padding zeros: `5.3`, `12.8`, `0.0123`, `1235`.
 /// Digits left of the point are kept (`12346`, not `1.23e4`); `-0` prints as `0`.
@@ -143,26 +143,6 @@ impl ColumnFormat {
             other => other.to_string(),
         }
     }
-}
-
-/// A table for people: each column's header with its unit, and every cell formatted by its
-/// column's [`ColumnFormat`].
-pub fn table(t: &crate::record::Table) -> (Vec<String>, Vec<Vec<String>>) {
-    let formats: Vec<ColumnFormat> = t
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| ColumnFormat::new(&c.unit, t.rows.iter().filter_map(|r| r.get(i).and_then(|v| v.as_f64()))))
-        .collect();
-    let head = t.columns.iter().zip(&formats).map(|(c, f)| f.header(&c.name)).collect();
-    let rows = t
-        .rows
-        .iter()
-        .map(|r| {
-            r.iter().enumerate().map(|(i, v)| formats.get(i).map_or_else(|| v.to_string(), |f| f.cell(v))).collect()
-        })
-        .collect();
-    (head, rows)
 }
 
 #[cfg(test)]

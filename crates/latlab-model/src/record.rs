@@ -4,6 +4,8 @@
 use crate::capability::Capability;
 use crate::machine::Machine;
 use crate::stats::{self, Summary};
+pub use crate::value::Value;
+pub use crate::verdict::PaperRow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -57,42 +59,6 @@ impl RunStatus {
             "incomplete" => RunStatus::Incomplete,
             _ => return None,
         })
-    }
-}
-
-/// A metric value: integers stay integers (nanoseconds, counts), the rest are floats.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Value {
-    /// Integer value (ns, count, bytes).
-    Int(i64),
-    /// Real value (ratio, Hz, mean).
-    Float(f64),
-}
-
-impl Value {
-    /// As f64 for arithmetic and plotting.
-    pub fn as_f64(self) -> f64 {
-        match self {
-            Value::Int(i) => i as f64,
-            Value::Float(f) => f,
-        }
-    }
-}
-
-impl From<i64> for Value {
-    fn from(v: i64) -> Self {
-        Value::Int(v)
-    }
-}
-impl From<u64> for Value {
-    fn from(v: u64) -> Self {
-        Value::Int(v as i64)
-    }
-}
-impl From<f64> for Value {
-    fn from(v: f64) -> Self {
-        Value::Float(v)
     }
 }
 
@@ -151,6 +117,34 @@ pub struct Table {
     pub plot: Option<TablePlot>,
 }
 
+impl Table {
+    /// The table for people: each column's header with its unit, and every cell formatted by its
+    /// column's [`ColumnFormat`](crate::numfmt::ColumnFormat).
+    pub fn formatted(&self) -> (Vec<String>, Vec<Vec<String>>) {
+        let t = self;
+        let formats: Vec<crate::numfmt::ColumnFormat> = t
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                crate::numfmt::ColumnFormat::new(
+                    &c.unit,
+                    t.rows.iter().filter_map(|r| r.get(i).and_then(|v| v.as_f64())),
+                )
+            })
+            .collect();
+        let head = t.columns.iter().zip(&formats).map(|(c, f)| f.header(&c.name)).collect();
+        let rows = t
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter().enumerate().map(|(i, v)| formats.get(i).map_or_else(|| v.to_string(), |f| f.cell(v))).collect()
+            })
+            .collect();
+        (head, rows)
+    }
+}
+
 /// A raw sample series in integer units (usually nanoseconds), in the order measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
@@ -169,27 +163,6 @@ impl Series {
     pub fn summary(&self) -> Option<Summary> {
         stats::summarize(&self.values)
     }
-}
-
-/// One paper-vs-here row: a headline figure of a study beside this run's comparable value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PaperRow {
-    /// Which study (`001` … `004`, `000`), as named in `shared/PAPERS.md`.
-    pub seed: String,
-    /// The figure or table and quantity, e.g. "Fig. 11 CE 3.0 ISR start max".
-    pub figure: String,
-    /// The setting the paper measured in (hardware, load).
-    pub paper_setting: String,
-    /// The paper's value, as printed (with unit).
-    pub paper_value: String,
-    /// This run's value, formatted with unit.
-    pub here_value: String,
-    /// What this run measured and why it is comparable (or how it differs).
-    pub note: String,
-    /// Whether the finding reproduced here, and the rule that said so (`verdict`, `basis`
-    /// in JSON; absent from records older than `latlab.run/3`, which load as unjudged).
-    #[serde(flatten)]
-    pub judgement: crate::verdict::Judgement,
 }
 
 /// Everything one run produced. See `docs/run-record.md`.

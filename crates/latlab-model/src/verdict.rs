@@ -12,6 +12,27 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One paper-vs-here row: a headline figure of a study beside this run's comparable value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaperRow {
+    /// Which study (`001` … `004`, `000`), as named in `shared/PAPERS.md`.
+    pub seed: String,
+    /// The figure or table and quantity, e.g. "Fig. 11 CE 3.0 ISR start max".
+    pub figure: String,
+    /// The setting the paper measured in (hardware, load).
+    pub paper_setting: String,
+    /// The paper's value, as printed (with unit).
+    pub paper_value: String,
+    /// This run's value, formatted with unit.
+    pub here_value: String,
+    /// What this run measured and why it is comparable (or how it differs).
+    pub note: String,
+    /// Whether the finding reproduced here, and the rule that said so (`verdict`, `basis`
+    /// in JSON; absent from records older than `latlab.run/3`, which load as unjudged).
+    #[serde(flatten)]
+    pub judgement: Judgement,
+}
+
 /// How a study's finding came out on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -207,7 +228,7 @@ pub struct Counts {
 
 impl Counts {
     /// Count the verdicts of `rows`.
-    pub fn of<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> Self {
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> Self {
         let mut c = Counts::default();
         for r in rows {
             match r.judgement.verdict {
@@ -234,7 +255,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// One line counting the verdicts of `rows`: the rows that measured this machine first, then
 /// apart the self-checks and simulations, e.g. "12 paper rows measured this machine: 5
 /// reproduced, 4 differ, 3 not comparable here; apart: 2 self-checks, 1 simulated".
-pub fn tally<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> String {
+pub fn tally<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> String {
     let c = Counts::of(rows);
     let m = c.machine();
     let mut line = format!(
@@ -275,8 +296,8 @@ pub fn study_name(seed: &str) -> &'static str {
 /// One line per study: what held on this machine and what did not, by figure, and how many
 /// rows were latlab's own checks or simulations (with any that failed named: a failed
 /// self-check means latlab, not the machine, is wrong).
-pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRow>) -> Vec<String> {
-    let mut seeds: Vec<(&str, Vec<&crate::record::PaperRow>)> = Vec::new();
+pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> Vec<String> {
+    let mut seeds: Vec<(&str, Vec<&PaperRow>)> = Vec::new();
     for r in rows {
         match seeds.iter_mut().find(|(s, _)| *s == r.seed) {
             Some((_, v)) => v.push(r),
@@ -284,7 +305,7 @@ pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a crate::record::PaperRo
         }
     }
     seeds.sort_by(|a, b| a.0.cmp(b.0));
-    let names = |v: &[&crate::record::PaperRow], want: Verdict| -> Vec<String> {
+    let names = |v: &[&PaperRow], want: Verdict| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for r in v.iter().filter(|r| r.judgement.verdict == want) {
             // The figure's name without what its value lists ("…: max / min / jitter").
@@ -389,7 +410,7 @@ mod tests {
 
     #[test]
     fn tally_counts_each_verdict() {
-        let row = |j: Judgement| crate::record::PaperRow {
+        let row = |j: Judgement| PaperRow {
             seed: "001".into(),
             figure: String::new(),
             paper_setting: String::new(),
@@ -416,7 +437,7 @@ mod tests {
 
     #[test]
     fn self_checks_and_simulations_are_counted_apart() {
-        let row = |seed: &str, fig: &str, j: Judgement| crate::record::PaperRow {
+        let row = |seed: &str, fig: &str, j: Judgement| PaperRow {
             seed: seed.into(),
             figure: fig.into(),
             paper_setting: String::new(),

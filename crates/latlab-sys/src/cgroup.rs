@@ -110,7 +110,9 @@ pub fn create(undo: &mut Undo, h: &Hierarchy, controller: &str, name: &str) -> R
 pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path, name: &str) -> Result<Group, String> {
     let root = parent.to_path_buf();
     // Groups a killed latlab left here go first (their processes back to this parent).
-    crate::leftovers::clear(&crate::leftovers::stale_cgroups(&root));
+    for d in crate::owner::stale_in(&root).into_iter().filter(|p| p.is_dir()) {
+        crate::owner::report(&format!("cgroup {}", d.display()), remove_tree(&d));
+    }
     if let Hierarchy::V2(_) = h {
         let ctl = root.join("cgroup.subtree_control");
         let on = std::fs::read_to_string(&ctl).map_err(|e| format!("reading {}: {e}", ctl.display()))?;
@@ -152,6 +154,22 @@ pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path
         std::fs::remove_dir(&dir).map_err(|e| format!("removing {}: {e} {}", dir.display(), errors.join(", ")))
     });
     Ok(g)
+}
+
+/// Remove a cgroup directory: its subgroups first, each one's processes moved to its parent.
+pub fn remove_tree(dir: &Path) -> Result<(), String> {
+    if let Ok(d) = std::fs::read_dir(dir) {
+        for e in d.flatten() {
+            if e.path().is_dir() {
+                remove_tree(&e.path())?;
+            }
+        }
+    }
+    let parent = dir.parent().ok_or("a cgroup without a parent")?;
+    for pid in procs(dir) {
+        let _ = std::fs::write(parent.join("cgroup.procs"), pid.to_string());
+    }
+    std::fs::remove_dir(dir).map_err(|e| format!("removing {}: {e}", dir.display()))
 }
 
 /// How a CPU share is written: v1 `cpu.shares` (default 1024) or v2 `cpu.weight` (default

@@ -7,31 +7,9 @@
 //! and nothing else is ever touched.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The environment variable that marks a process latlab started, with its owner's pid.
-pub const OWNER_ENV: &str = "LATLAB_OWNER";
-
-/// The latlab name of an object of kind `what` owned by this process: `latlab-<what>-<pid>`.
-pub fn name(what: &str) -> String {
-    format!("latlab-{what}-{}", std::process::id())
-}
-
-/// Mark a process about to be started as this latlab's.
-pub fn mark(cmd: &mut Command) -> &mut Command {
-    cmd.env(OWNER_ENV, std::process::id().to_string())
-}
-
-/// The owner's pid in a latlab name: `latlab-` and then the first segment that is a number
-/// (`latlab-swap-123`, `latlab-123-0-c`, `latlab-tune-123-others`). None: not latlab's.
-pub fn owner(name: &str) -> Option<u32> {
-    name.strip_prefix("latlab-")?.split(['-', '.']).find_map(|s| s.parse::<u32>().ok().filter(|p| *p > 0))
-}
-
-/// Whether process `pid` is alive (this one always is).
-fn alive(pid: u32) -> bool {
-    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
-}
+pub use crate::owner::{OWNER_ENV, mark, name, owner};
+use crate::owner::{alive, stale_in};
 
 /// One leftover found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,12 +58,9 @@ impl Leftover {
     /// Remove it.
     pub fn remove(&self) -> Result<(), String> {
         match self {
-            Leftover::Netns(n) => crate::pageout::sh("ip", &["netns", "del", n]),
-            Leftover::Cgroup(p) => remove_cgroup(p),
-            Leftover::Swap(p) => {
-                let _ = crate::pageout::sh("swapoff", &[&p.to_string_lossy()]);
-                std::fs::remove_file(p).map_err(|e| format!("removing {}: {e}", p.display()))
-            }
+            Leftover::Netns(n) => crate::tool::sh("ip", &["netns", "del", n]),
+            Leftover::Cgroup(p) => crate::cgroup::remove_tree(p),
+            Leftover::Swap(p) => crate::pageout::remove_swap(p),
             Leftover::Path(p) => if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
                 .map_err(|e| format!("removing {}: {e}", p.display())),
             Leftover::Process { pid, .. } => {
@@ -136,18 +111,6 @@ impl Places {
         dirs.dedup();
         Self { netns: "/run/netns".into(), cgroups, dirs, proc: "/proc".into() }
     }
-}
-
-/// Entries of `dir` with a latlab name whose owner is gone.
-fn stale_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut v: Vec<PathBuf> = d
-        .flatten()
-        .filter(|e| owner(&e.file_name().to_string_lossy()).is_some_and(|p| !alive(p)))
-        .map(|e| e.path())
-        .collect();
-    v.sort();
-    v
 }
 
 /// Cgroups under `root` (one level down) with a latlab name whose owner is gone.
@@ -221,7 +184,7 @@ pub fn stale_files(dir: &Path) -> Vec<Leftover> {
         .into_iter()
         .map(|p| {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if name.starts_with("latlab-swap-") {
+            if crate::pageout::is_swap_file(&p) {
                 Leftover::Swap(p)
             } else if name.starts_with("latlab-setting-") {
                 setting(p)
@@ -285,10 +248,7 @@ pub fn remove_all(found: &[Leftover]) -> Vec<(String, Result<(), String>)> {
 /// (a run goes on whether or not each removal worked).
 pub fn clear(found: &[Leftover]) {
     for (what, r) in remove_all(found) {
-        match r {
-            Ok(()) => eprintln!("latlab: removed {what}, left by a latlab that is gone"),
-            Err(e) => eprintln!("latlab: could not remove {what} (left by a latlab that is gone): {e}"),
-        }
+        crate::owner::report(&what, r);
     }
 }
 
@@ -303,25 +263,10 @@ pub fn stale_paths(dir: &Path, what: &str) -> Vec<Leftover> {
         .collect()
 }
 
-/// Remove a cgroup directory: its subgroups first, each one's processes moved to its parent.
-fn remove_cgroup(dir: &Path) -> Result<(), String> {
-    if let Ok(d) = std::fs::read_dir(dir) {
-        for e in d.flatten() {
-            if e.path().is_dir() {
-                remove_cgroup(&e.path())?;
-            }
-        }
-    }
-    let parent = dir.parent().ok_or("a cgroup without a parent")?;
-    for pid in crate::cgroup::procs(dir) {
-        let _ = std::fs::write(parent.join("cgroup.procs"), pid.to_string());
-    }
-    std::fs::remove_dir(dir).map_err(|e| format!("removing {}: {e}", dir.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     /// A pid no process has (above the kernel's pid_max limit of 2^22).
     const GONE: u32 = 0x7FFF_FFF0;

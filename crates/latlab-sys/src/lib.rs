@@ -13,7 +13,8 @@
 //! | `netlab.rs` | network namespaces and a shaped link |
 //! | `pageout.rs` | memory pressure on a process's own pages |
 //! | `cgroup.rs`, `change.rs`, `shield.rs` | cgroups, undoable machine changes, CPU shielding |
-//! | `leftovers.rs` | finding and clearing what killed runs left |
+//! | `owner.rs`, `leftovers.rs` | whose an object is; finding and clearing what killed runs left |
+//! | `tool.rs` | running system tools |
 //! | `ioerr.rs`, `slots.rs` | I/O errors with context; per-sample slots |
 //! | `defaults.rs` | the mechanics' defaults |
 #![warn(missing_docs)]
@@ -28,9 +29,11 @@ pub mod leftovers;
 pub mod load;
 pub mod machine;
 pub mod netlab;
+pub mod owner;
 pub mod pageout;
 pub mod platform;
 pub mod record;
 pub mod shield;
 pub mod slots;
 pub mod spin;
+pub mod tool;

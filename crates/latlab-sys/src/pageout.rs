@@ -4,8 +4,8 @@
 //! afterwards — also one left by a killed run.
 
 use crate::ioerr::{Doing, IoFailed};
+use crate::tool::sh;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Why no swap could be had.
 #[derive(Debug, thiserror::Error)]
@@ -66,16 +66,6 @@ pub fn meminfo_kib(field: &str) -> Option<u64> {
 /// Free swap, KiB, from /proc/meminfo.
 pub fn swap_free_kib() -> u64 {
     meminfo_kib("SwapFree").unwrap_or(0)
-}
-
-/// Run a system command; its stderr is the error when it fails.
-pub(crate) fn sh(cmd: &str, args: &[&str]) -> Result<(), String> {
-    let out = Command::new(cmd).args(args).output().map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{cmd} {}`: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
 }
 
 /// Swap for a working set of `mib` MiB (with a quarter to spare): the machine's own when it
@@ -146,11 +136,21 @@ impl Drop for SwapFile {
 
 /// Remove swap files left by latlab runs that no longer exist.
 fn remove_stale(dir: &Path) {
-    let swaps: Vec<_> = crate::leftovers::stale_files(dir)
-        .into_iter()
-        .filter(|l| matches!(l, crate::leftovers::Leftover::Swap(_)))
-        .collect();
-    crate::leftovers::clear(&swaps);
+    let swaps = crate::owner::stale_in(dir).into_iter().filter(|p| is_swap_file(p));
+    for p in swaps {
+        crate::owner::report(&format!("swap file {}", p.display()), remove_swap(&p));
+    }
+}
+
+/// Whether `p` is named as a latlab swap file (`latlab-swap-<pid>…`).
+pub fn is_swap_file(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("latlab-swap-"))
+}
+
+/// Swap a swap file off and remove it.
+pub fn remove_swap(p: &Path) -> Result<(), String> {
+    let _ = sh("swapoff", &[&p.to_string_lossy()]);
+    std::fs::remove_file(p).map_err(|e| format!("removing {}: {e}", p.display()))
 }
 
 #[cfg(test)]

@@ -248,7 +248,7 @@ pub fn markdown(run: &RunRecord) -> String {
     }
     for t in &run.tables {
         let _ = writeln!(o, "\n## {}\n", md_escape(&t.title));
-        let (head, rows) = latlab_model::numfmt::table(t);
+        let (head, rows) = t.formatted();
         let head: Vec<String> = head.iter().map(|h| md_escape(h)).collect();
         let _ = writeln!(o, "| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
         for r in rows {

@@ -178,7 +178,7 @@ fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
         .tables
         .iter()
         .map(|t| {
-            let (head, rows) = latlab_model::numfmt::table(t);
+            let (head, rows) = t.formatted();
             TableCtx { title: t.title.clone(), head, rows }
         })
         .collect();

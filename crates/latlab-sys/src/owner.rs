@@ -1,0 +1,51 @@
+//! Whose an object is: latlab names objects it makes `latlab-<what>-<pid>` and marks the
+//! processes it starts with `LATLAB_OWNER=<pid>`, so an object whose owner is gone is known
+//! for a leftover (found and removed by `leftovers`, or by the mechanic that makes its kind).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable that marks a process latlab started, with its owner's pid.
+pub const OWNER_ENV: &str = "LATLAB_OWNER";
+
+/// The latlab name of an object of kind `what` owned by this process: `latlab-<what>-<pid>`.
+pub fn name(what: &str) -> String {
+    format!("latlab-{what}-{}", std::process::id())
+}
+
+/// Mark a process about to be started as this latlab's.
+pub fn mark(cmd: &mut Command) -> &mut Command {
+    cmd.env(OWNER_ENV, std::process::id().to_string())
+}
+
+/// The owner's pid in a latlab name: `latlab-` and then the first segment that is a number
+/// (`latlab-swap-123`, `latlab-123-0-c`, `latlab-tune-123-others`). None: not latlab's.
+pub fn owner(name: &str) -> Option<u32> {
+    name.strip_prefix("latlab-")?.split(['-', '.']).find_map(|s| s.parse::<u32>().ok().filter(|p| *p > 0))
+}
+
+/// Whether process `pid` is alive (this one always is).
+pub(crate) fn alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Entries of `dir` with a latlab name whose owner is gone.
+pub(crate) fn stale_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut v: Vec<PathBuf> = d
+        .flatten()
+        .filter(|e| owner(&e.file_name().to_string_lossy()).is_some_and(|p| !alive(p)))
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Say on stderr what became of a leftover a run removed before making objects like it (the
+/// run goes on either way).
+pub fn report(what: &str, r: Result<(), String>) {
+    match r {
+        Ok(()) => eprintln!("latlab: removed {what}, left by a latlab that is gone"),
+        Err(e) => eprintln!("latlab: could not remove {what} (left by a latlab that is gone): {e}"),
+    }
+}

@@ -14,6 +14,7 @@
 //! | `machine.rs` | the machine description as stored |
 //! | `experiment.rs` | the experiment contract, the suite's entries, `Choice` |
 //! | `checkpoint.rs` | partial records handed to the runner's sink |
+//! | `sink.rs`, `window.rs` | the runner's store as a long run sees it; a window as stored |
 //! | `interrupt.rs` | the stop flag |
 //! | `defaults.rs` | the model's defaults |
 //! | `synth.rs`, `testing.rs` | synthetic samples; how a test says it skipped |
@@ -27,11 +28,13 @@ pub mod interrupt;
 pub mod machine;
 pub mod numfmt;
 pub mod record;
+pub mod sink;
 pub mod stats;
 pub mod synth;
 pub mod testing;
 pub mod value;
 pub mod verdict;
+pub mod window;
 
 /// latlab's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -13,7 +13,7 @@
 //! starts (Prometheus reads a restart as a counter reset); the database keeps every window.
 
 use crate::window::BUCKETS_NS;
-use latlab_output::store::WindowRow;
+use latlab_model::window::WindowRow;
 use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
 use std::collections::BTreeMap;

@@ -14,7 +14,9 @@ use crate::schedule::{Schedule, State};
 use crate::summary;
 use crate::window::{BUCKETS_NS, Window};
 use latlab_model::record::{RunRecord, RunStatus};
-use latlab_output::store::{Store, StoreError, WindowRow};
+use latlab_model::experiment::BoxError;
+use latlab_model::sink::RunSink;
+use latlab_model::window::WindowRow;
 use latlab_sys::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
 use latlab_sys::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
 use latlab_sys::record::Finish;
@@ -139,9 +141,9 @@ pub enum MonitorError {
     /// `--strict` and a capability was refused.
     #[error(transparent)]
     Capability(#[from] CapabilityRefused),
-    /// The database.
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    /// The store the runner gave.
+    #[error("the database: {0}")]
+    Store(#[from] BoxError),
     /// The system.
     #[error("{0}")]
     Io(String),
@@ -208,23 +210,23 @@ impl Closed {
 }
 
 /// The newest monitor run with these settings that is incomplete and whose process is gone.
-fn resumable(store: &Store, cfg: &MonitorConfig) -> Result<Option<RunRecord>, StoreError> {
-    let Some(last) = store.list()?.into_iter().find(|r| r.experiment == "monitor") else { return Ok(None) };
-    if last.status != "incomplete" {
+fn resumable(store: &mut dyn RunSink, cfg: &MonitorConfig) -> Result<Option<RunRecord>, BoxError> {
+    let Some(rec) = store.newest("monitor")? else { return Ok(None) };
+    if rec.status != RunStatus::Incomplete {
         return Ok(None);
     }
-    let rec = store.load(last.id)?;
     let same = rec.config.get("monitor") == Some(&serde_json::to_value(cfg).unwrap_or_default());
     let gone =
         rec.config.get("pid").and_then(|p| p.as_u64()).is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
     Ok((same && gone).then_some(rec))
 }
 
-/// Run the monitor into the database at `db`, saying a line per window through `say`; returns
-/// the run's final record (already stored). `echo` is the udp probe's peer, when it runs.
+/// Run the monitor into `store` (the runner's), saying a line per window through `say`;
+/// returns the run's final record (already stored). `echo` is the udp probe's peer, when it
+/// runs.
 pub fn run(
     cfg: &MonitorConfig,
-    db: &Path,
+    store: &mut dyn RunSink,
     exported: &Exported,
     progress: &AtomicU64,
     echo: Option<Box<dyn Echo>>,
@@ -240,10 +242,9 @@ pub fn run(
         return Err(MonitorError::Config("the chain probe runs with a wake path, and only with one".into()));
     }
     let pulse = AtomicU64::new(0);
-    let mut store = Store::open(db)?;
     let mut caps = Capabilities::new(cfg.strict);
     caps.record(platform::probe_sched(cfg.sched))?;
-    let (mut rec, id) = match resumable(&store, cfg)? {
+    let (mut rec, id) = match resumable(store, cfg)? {
         Some(r) => {
             let id = r.id.expect("a loaded run has its id");
             say(format!("monitor: resuming run #{id} (its process is gone); new windows are appended"));
@@ -432,7 +433,7 @@ pub fn run(
     for c in thread_caps {
         caps.record(c)?;
     }
-    summary::finish(&mut store, id, &mut rec, caps, done, dropped.load(Ordering::Relaxed))?;
+    summary::finish(store, id, &mut rec, caps, done, dropped.load(Ordering::Relaxed))?;
     Ok(rec)
 }
 

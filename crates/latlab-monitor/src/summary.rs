@@ -7,7 +7,8 @@ use crate::run::{MonitorError, PROBES, ProbeDone};
 use crate::window::BUCKETS_NS;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
-use latlab_output::store::{Store, WindowRow};
+use latlab_model::sink::RunSink;
+use latlab_model::window::WindowRow;
 use latlab_sys::platform::Capabilities;
 use latlab_sys::record::Finish;
 
@@ -131,7 +132,7 @@ pub fn long_run_tables(probe: &str, rt: &[&WindowRow]) -> Vec<Table> {
 /// stored window (earlier processes' too, when resumed) per probe, with each window's maximum
 /// as a series and the long-run tables.
 pub(crate) fn finish(
-    store: &mut Store,
+    store: &mut dyn RunSink,
     id: i64,
     rec: &mut RunRecord,
     caps: Capabilities,

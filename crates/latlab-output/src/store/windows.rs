@@ -5,38 +5,7 @@ use super::{Store, StoreError, decode_all, encode_series, write_run};
 use latlab_model::record::RunRecord;
 use rusqlite::{OptionalExtension, params};
 
-/// One stored window of a `latlab monitor` probe.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct WindowRow {
-    /// The probe (`rt`, …).
-    pub probe: String,
-    /// Start, ns since the Unix epoch.
-    pub start_ns: i64,
-    /// End (exclusive).
-    pub end_ns: i64,
-    /// The schedule's state: `idle`, `load` or `mixed`.
-    pub state: String,
-    /// Samples.
-    pub count: i64,
-    /// Sum of latencies, ns.
-    pub sum_ns: i64,
-    /// Smallest latency, ns.
-    pub min_ns: i64,
-    /// Median latency, ns.
-    pub p50_ns: i64,
-    /// 99th percentile, ns.
-    pub p99_ns: i64,
-    /// 99.9th percentile, ns.
-    pub p999_ns: i64,
-    /// Largest latency, ns.
-    pub max_ns: i64,
-    /// Missed pulses.
-    pub missed: i64,
-    /// Lost packets.
-    pub lost: i64,
-    /// Samples per bucket (the monitor's fixed bounds, then +Inf), not cumulative.
-    pub buckets: Vec<i64>,
-}
+pub use latlab_model::window::WindowRow;
 
 impl Store {
     /// Append closed windows to monitor run `id` in one transaction; the run's end moves to
@@ -177,3 +146,20 @@ fn insert_windows(tx: &rusqlite::Transaction<'_>, id: i64, windows: &[WindowRow]
     }
     Ok(())
 }
+/// The store as the sink a long-running experiment writes its run and windows into.
+impl latlab_model::sink::RunSink for Store {
+    fn newest(&mut self, experiment: &str) -> Result<Option<RunRecord>, latlab_model::experiment::BoxError> {
+        let Some(last) = self.list()?.into_iter().find(|r| r.experiment == experiment) else { return Ok(None) };
+        Ok(Some(self.load(last.id)?))
+    }
+    fn write(&mut self, id: Option<i64>, rec: &RunRecord) -> Result<i64, latlab_model::experiment::BoxError> {
+        Ok(Store::write(self, id, rec)?)
+    }
+    fn append_windows(&mut self, id: i64, windows: &[WindowRow]) -> Result<(), latlab_model::experiment::BoxError> {
+        Ok(Store::append_windows(self, id, windows)?)
+    }
+    fn windows(&mut self, id: i64) -> Result<Vec<WindowRow>, latlab_model::experiment::BoxError> {
+        Ok(Store::windows(self, id)?)
+    }
+}
+

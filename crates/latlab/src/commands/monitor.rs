@@ -86,7 +86,8 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         serving.as_ref().map(|s| format!(", metrics on http://{}/metrics", s.addr)).unwrap_or_default(),
     );
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let rec = run::run(&cfg, db, &exported, &progress, echo, wake, &mut |line| eprintln!("{line}"))?;
+    let mut store = super::open_store(db)?;
+    let rec = run::run(&cfg, &mut store, &exported, &progress, echo, wake, &mut |line| eprintln!("{line}"))?;
     drop(serving);
     eprintln!("stored monitor run #{} in {}", rec.id.unwrap_or(0), db.display());
     out(&latlab_output::export::markdown(&rec))?;

@@ -13,6 +13,7 @@
 //! | `capability.rs` | what a run asked the machine for and got |
 //! | `machine.rs` | the machine description as stored |
 //! | `experiment.rs` | the experiment contract, the suite's entries, `Choice` |
+//! | `figure.rs` | figures as data: charts, the paper's points, captions |
 //! | `checkpoint.rs` | partial records handed to the runner's sink |
 //! | `sink.rs`, `window.rs` | the runner's store as a long run sees it; a window as stored |
 //! | `interrupt.rs` | the stop flag |
@@ -24,6 +25,7 @@ pub mod capability;
 pub mod checkpoint;
 pub mod defaults;
 pub mod experiment;
+pub mod figure;
 pub mod interrupt;
 pub mod machine;
 pub mod numfmt;

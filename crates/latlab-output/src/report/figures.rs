@@ -6,50 +6,12 @@
 //! `shared/PAPERS.md`) with the seed's own setting in the legend; where a seed gives a finding
 //! but no number, the caption says so and no point is invented.
 
-use super::Plot;
-use super::plots::{self, BarGroup, Bars, Curve, Mark, MinTypMax, RangeGroup, Ranges, Style, Xy};
-use latlab_model::record::{RunRecord, Table};
+use latlab_model::figure::{
+    BarGroup, Bars, Chart, Curve, Figure, MinTypMax, RangeGroup, Ranges, Style, Xy, col, col_str, mark, metric, pairs,
+    paper_curve, table, unit_of,
+};
+use latlab_model::record::RunRecord;
 use std::collections::BTreeSet;
-
-fn table<'a>(r: &'a RunRecord, name: &str) -> Option<&'a Table> {
-    r.tables.iter().find(|t| t.name == name)
-}
-
-/// The column named `name` (and, when given, in `unit`) as numbers.
-fn col(t: &Table, name: &str, unit: Option<&str>) -> Option<Vec<Option<f64>>> {
-    let i = t.columns.iter().position(|c| c.name == name && unit.is_none_or(|u| c.unit == u))?;
-    Some(t.rows.iter().map(|r| r.get(i).and_then(|v| v.as_f64())).collect())
-}
-
-fn col_str(t: &Table, name: &str) -> Option<Vec<String>> {
-    let i = t.columns.iter().position(|c| c.name == name)?;
-    Some(t.rows.iter().map(|r| r.get(i).and_then(|v| v.as_str()).unwrap_or("").to_string()).collect())
-}
-
-fn unit_of(t: &Table, name: &str) -> String {
-    t.columns.iter().find(|c| c.name == name).map(|c| c.unit.clone()).unwrap_or_default()
-}
-
-fn pairs(xs: &[Option<f64>], ys: &[Option<f64>]) -> Vec<(f64, f64)> {
-    xs.iter().zip(ys).filter_map(|(x, y)| Some(((*x)?, (*y)?))).collect()
-}
-
-fn metric(r: &RunRecord, name: &str) -> Option<f64> {
-    r.get_metric(name).map(|m| m.value.as_f64())
-}
-
-fn fig(id: &str, title: &str, caption: impl Into<String>, charts: Vec<Option<plots::Chart>>) -> Option<Plot> {
-    let charts: Vec<plots::Chart> = charts.into_iter().flatten().collect();
-    (!charts.is_empty()).then(|| Plot { id: id.into(), title: title.into(), caption: caption.into(), charts })
-}
-
-fn paper_curve(label: &str, key: &str, pts: Vec<(f64, f64)>) -> Curve {
-    Curve { label: label.into(), key: key.into(), pts, style: Style::Paper }
-}
-
-fn mark(at: f64, label: impl Into<String>, key: &str) -> Mark {
-    Mark { at, label: label.into(), key: key.into() }
-}
 
 /// The series of an A/B run's arms (`X.baseline` with `X.remedy`): drawn as one overlay.
 pub(super) fn ab_pairs(r: &RunRecord) -> BTreeSet<String> {
@@ -65,8 +27,8 @@ pub(super) fn ab_pairs(r: &RunRecord) -> BTreeSet<String> {
 }
 
 /// Every figure this run's data can draw, the study's first.
-pub(super) fn figures(r: &RunRecord) -> Vec<Plot> {
-    let mut out: Vec<Option<Plot>> = vec![fig_001_8(r), fig_001_11(r), fig_002_gaps(r), fig_002_dejitter(r)];
+pub(super) fn figures(r: &RunRecord) -> Vec<Figure> {
+    let mut out: Vec<Option<Figure>> = vec![fig_001_8(r), fig_001_11(r), fig_002_gaps(r), fig_002_dejitter(r)];
     out.extend([fig_003_4(r), fig_003_banner(r), fig_003_ops(r), fig_003_5(r), fig_003_6(r)]);
     out.extend([fig_000_stages(r), fig_000_speed(r), fig_keys(r), fig_capacity(r)]);
     out.extend([fig_004_launch(r), fig_004_preload(r), fig_004_boot(r), fig_004_gantt(r)]);
@@ -77,7 +39,7 @@ pub(super) fn figures(r: &RunRecord) -> Vec<Plot> {
 
 /// Seed 001, Figure 8: pulses delivered per level and the load's progress against the
 /// stimulus rate; MF where a level starts missing, SF where the load stops.
-fn fig_001_8(r: &RunRecord) -> Option<Plot> {
+fn fig_001_8(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "rt.sweep")?;
     let x = col(t, "rate_hz", None)?;
     let mut curves = Vec::new();
@@ -112,7 +74,7 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
             x_marks.push(mark(v, format!("{label}: {}", latlab_model::numfmt::value(v.into(), "Hz")), key));
         }
     }
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "stimulus rate".into(),
         x_unit: "Hz".into(),
         y_name: "delivered / progress".into(),
@@ -122,8 +84,8 @@ fn fig_001_8(r: &RunRecord) -> Option<Plot> {
         curves,
         x_marks,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-001-8",
         "Seed 001, Figure 8: pulses delivered and load progress against the stimulus rate, loaded",
         "Read where each level's line leaves 100 %: that rate is its MF (the vertical lines); where the load's progress falls to 0 is SF (its line). The diamonds are the paper's MF and SF on a StrongARM SA-1110 at 206 MHz with Polygons as the load.",
@@ -142,7 +104,7 @@ const FIG11: [(&str, &str, [MinTypMax; 2]); 4] = [
 
 /// Seed 001, Figure 11: start latency min–max with the typical value, per level, unloaded and
 /// loaded, this machine beside CE 3.0 and CE .NET.
-fn fig_001_11(r: &RunRecord) -> Option<Plot> {
+fn fig_001_11(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "rt.phases")?;
     let (phase, level) = (col_str(t, "phase")?, col_str(t, "level")?);
     let (min, p50, max) = (col(t, "min", None)?, col(t, "p50", None)?, col(t, "max", None)?);
@@ -154,7 +116,7 @@ fn fig_001_11(r: &RunRecord) -> Option<Plot> {
         })
         .collect();
     let paper = |k: usize| FIG11.iter().map(|(_, _, v)| Some((v[k].0 * 1e3, v[k].1 * 1e3, v[k].2 * 1e3))).collect();
-    let chart = plots::ranges(&Ranges {
+    let chart = Some(Chart::Ranges(Ranges {
         categories: vec!["ISR unloaded".into(), "APP unloaded".into(), "ISR loaded".into(), "APP loaded".into()],
         groups: vec![
             RangeGroup { label: "here: min–max, bar at the median".into(), key: "here".into(), values: here },
@@ -169,8 +131,8 @@ fn fig_001_11(r: &RunRecord) -> Option<Plot> {
         y_unit: "ns".into(),
         log_y: true,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-001-11",
         "Seed 001, Figure 11: start latency per level, unloaded and loaded",
         "Read the height of each range (the jitter) and its top (the back wall) against the paper's. Here level 1 is a timer-woken thread and level 2 the thread it wakes; there an ISR and an application thread on a StrongARM SA-1110 at 206 MHz, timed by an oscilloscope at 5 kHz.",
@@ -180,7 +142,7 @@ fn fig_001_11(r: &RunRecord) -> Option<Plot> {
 
 /// Seed 002: receive gaps over time, as a multiple of the send interval, with the release
 /// period the detector found and the gaps the paper's phones showed.
-fn fig_002_gaps(r: &RunRecord) -> Option<Plot> {
+fn fig_002_gaps(r: &RunRecord) -> Option<Figure> {
     let s = r.get_series("recv_gap")?;
     let interval = r.config.get("udp")?.get("interval_ns")?.as_f64()?;
     if interval <= 0.0 || s.values.is_empty() {
@@ -210,7 +172,7 @@ fn fig_002_gaps(r: &RunRecord) -> Option<Plot> {
             x_marks.push(mark(at, label, "l2"));
         }
     }
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "receive time".into(),
         x_unit: "ns".into(),
         y_name: "gap ÷ send interval".into(),
@@ -218,8 +180,8 @@ fn fig_002_gaps(r: &RunRecord) -> Option<Plot> {
         x_marks,
         y_marks,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-002-gaps",
         "Seed 002: receive gaps over time, as a multiple of the send interval",
         format!(
@@ -231,10 +193,10 @@ fn fig_002_gaps(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 002's fix: how many packets a playout delay leaves late.
-fn fig_002_dejitter(r: &RunRecord) -> Option<Plot> {
+fn fig_002_dejitter(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "udp.dejitter")?;
     let pts = pairs(&col(t, "playout_delay", None)?, &col(t, "late", None)?);
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "playout delay".into(),
         x_unit: "ns".into(),
         y_name: "packets too late".into(),
@@ -242,8 +204,8 @@ fn fig_002_dejitter(r: &RunRecord) -> Option<Plot> {
         y_from_zero: true,
         curves: vec![Curve::line("late at this delay", "here", pts)],
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-002-dejitter",
         "Seed 002's fix: the de-jitter cost curve",
         "Read the delay where the curve reaches the share of late packets you can bear: that is the latency the seed's fix (playing out by sender timestamp) adds. The seed proposes the fix without measuring it, so there is no paper point.",
@@ -252,7 +214,7 @@ fn fig_002_dejitter(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 003, Figure 4: display bytes/s against the loop length per eviction policy.
-fn fig_003_4(r: &RunRecord) -> Option<Plot> {
+fn fig_003_4(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "cache.sweep")?;
     let x = col(t, "frames", None)?;
     let mut curves: Vec<Curve> = t
@@ -274,7 +236,7 @@ fn fig_003_4(r: &RunRecord) -> Option<Plot> {
     if let Some(c) = metric(r, "cache.lru.cliff_at_frames") {
         x_marks.push(mark(c, format!("LRU's cliff here: {c} frames"), "lru"));
     }
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "loop length (frames)".into(),
         y_name: "display".into(),
         y_unit: "B/s".into(),
@@ -282,8 +244,8 @@ fn fig_003_4(r: &RunRecord) -> Option<Plot> {
         curves,
         x_marks,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-003-4",
         "Seed 003, Figure 4: a looping animation against the bitmap cache, per eviction policy",
         "Read where each policy's line jumps: a loop one frame longer than the cache holds makes LRU (and FIFO) miss every frame, the seed's cliff at 65/66 frames (the diamonds); the others degrade gradually.",
@@ -292,7 +254,7 @@ fn fig_003_4(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 003: the banner and the ticker, alone and together, per policy.
-fn fig_003_banner(r: &RunRecord) -> Option<Plot> {
+fn fig_003_banner(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "cache.banner_ticker")?;
     let (w, p, v) = (col_str(t, "workload")?, col_str(t, "policy")?, col(t, "bytes_per_s", None)?);
     let categories = ["banner", "ticker", "banner_ticker"];
@@ -319,15 +281,15 @@ fn fig_003_banner(r: &RunRecord) -> Option<Plot> {
         key: "paper".into(),
         values: [0.01, 0.07, 1.60].iter().map(|m| Some(m * 1e6 / 8.0)).collect(),
     });
-    let chart = plots::bars(&Bars {
+    let chart = Some(Chart::Bars(Bars {
         categories: vec!["banner".into(), "ticker".into(), "banner + ticker".into()],
         groups,
         y_name: "display".into(),
         y_unit: "B/s".into(),
         log_y: true,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-003-banner",
         "Seed 003: an animated banner and a news ticker, alone and together",
         "Read the jump from either alone to both together: together they overflow the cache and each evicts the other's frames. Black outlines are the paper's values.",
@@ -346,12 +308,12 @@ const OPS_PAPER: &[(&str, &str, [Option<f64>; 2])] = &[
 ];
 
 /// Seed 003: display bandwidth per operation, with the paper's values.
-fn fig_003_ops(r: &RunRecord) -> Option<Plot> {
+fn fig_003_ops(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "ops.summary")?;
     let ops = col_str(t, "operation")?;
     let kbs = col(t, "display", Some("KB/s"))?;
     let at = |op: &str| (0..ops.len()).find(|&i| ops[i] == op).and_then(|i| kbs[i]);
-    let chart = plots::bars(&Bars {
+    let chart = Some(Chart::Bars(Bars {
         categories: OPS_PAPER.iter().map(|o| o.1.to_string()).collect(),
         groups: vec![
             BarGroup { label: "here".into(), key: "here".into(), values: OPS_PAPER.iter().map(|o| at(o.0)).collect() },
@@ -370,8 +332,8 @@ fn fig_003_ops(r: &RunRecord) -> Option<Plot> {
         y_unit: "KB/s".into(),
         log_y: true,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-003-ops",
         "Seed 003: display bandwidth per operation",
         "Read each operation's bar against the paper's outlines (NT 4.0 Terminal Server, 10 Mbit/s Ethernet, 1.5 MB LRU bitmap cache). The banner + ticker's paper value is 1.60 Mbit/s; mouse movement is left out, the seed's figure being input traffic, not display.",
@@ -380,7 +342,7 @@ fn fig_003_ops(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 003, Figure 5: the share of time a typist waits against the CPU load, per policy.
-fn fig_003_5(r: &RunRecord) -> Option<Plot> {
+fn fig_003_5(r: &RunRecord) -> Option<Figure> {
     let mut curves = Vec::new();
     for (name, label, key) in
         [("cpu.other", "load at SCHED_OTHER", "other"), ("cpu.idle", "load at SCHED_IDLE", "idle")]
@@ -397,15 +359,15 @@ fn fig_003_5(r: &RunRecord) -> Option<Plot> {
         "paper",
         vec![(10.0, 50.0)],
     ));
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "spinning processes".into(),
         y_name: "time waiting".into(),
         y_unit: "%".into(),
         y_from_zero: true,
         curves,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-003-5",
         "Seed 003, Figure 5: time spent waiting against CPU load, per scheduling policy",
         "Read how fast the waiting share climbs with the load: the paper's typist waited over half the time at a load of 10 (the diamond is that lower bound). The load at SCHED_IDLE is the remedy: its line should stay near zero.",
@@ -414,7 +376,7 @@ fn fig_003_5(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 003, Figure 6: round trip against offered load on a shaped link.
-fn fig_003_6(r: &RunRecord) -> Option<Plot> {
+fn fig_003_6(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "net.sweep")?;
     let x = col(t, "offered", Some("Mbit/s each way"))?;
     let curves = vec![
@@ -422,7 +384,7 @@ fn fig_003_6(r: &RunRecord) -> Option<Plot> {
         Curve::line("RTT p99", "l2", pairs(&x, &col(t, "RTT p99", None)?)),
         paper_curve("paper: ~35 ms at 9.6 Mbit/s offered (10 Mbit/s Ethernet hub)", "paper", vec![(9.6, 35.0)]),
     ];
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "offered load".into(),
         x_unit: "Mbit/s".into(),
         y_name: "round trip".into(),
@@ -430,8 +392,8 @@ fn fig_003_6(r: &RunRecord) -> Option<Plot> {
         y_from_zero: true,
         curves,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-003-6",
         "Seed 003, Figure 6: round trip against offered load",
         "Read the knee: the round trip stays low and flat until the offered load nears the link's rate, then the queue in front of the link fills. The diamond is the paper's mean near saturation.",
@@ -440,7 +402,7 @@ fn fig_003_6(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 000: the client's CPU by stage, this machine beside the paper's shares.
-fn fig_000_stages(r: &RunRecord) -> Option<Plot> {
+fn fig_000_stages(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "pipeline.stages")?;
     let (stages, share) = (col_str(t, "stage")?, col(t, "share", None)?);
     // RDP 6.0 decompression ~30 % (233 MHz) vs 7 % (1.8 GHz); decryption > 15 % vs 3–4 %;
@@ -458,15 +420,15 @@ fn fig_000_stages(r: &RunRecord) -> Option<Plot> {
         .zip(&share)
         .map(|(s, v)| BarGroup { label: s.clone(), key: s.clone(), values: vec![*v, paper(s)[0], paper(s)[1]] })
         .collect();
-    let chart = plots::bars(&Bars {
+    let chart = Some(Chart::Bars(Bars {
         categories: vec!["here".into(), "paper 233 MHz".into(), "paper 1.8 GHz".into()],
         groups,
         y_name: "share of client CPU".into(),
         y_unit: "%".into(),
         stacked: true,
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-000-stages",
         "Seed 000: the display client's CPU by stage",
         "Read which stage dominates each bar. The paper's bars (Network Projector, CE 6.0, 233 MHz and 1.8 GHz CEPC) hold only the stages the seed gives: decompression, decryption and memcpy (latlab's blit); the rest of their CPU is not broken down.",
@@ -475,10 +437,10 @@ fn fig_000_stages(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 000: throughput and dropped frames against the client's speed, one axis each.
-fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
+fn fig_000_speed(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "pipeline.speed")?;
     let x = col(t, "client", None)?;
-    let wire = plots::xy(&Xy {
+    let wire = Some(Chart::Xy(Xy {
         x_name: "client (MHz of the seed's CEPC, calibrated on this machine)".into(),
         y_name: "wire rate".into(),
         y_unit: "MB/s".into(),
@@ -488,16 +450,16 @@ fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
             paper_curve("paper: 3.7 MB/s at 1.8 GHz, 2.0 MB/s at 233 MHz", "paper", vec![(1800.0, 3.7), (233.0, 2.0)]),
         ],
         ..Default::default()
-    });
-    let dropped = plots::xy(&Xy {
+    }));
+    let dropped = Some(Chart::Xy(Xy {
         x_name: "client (MHz of the seed's CEPC, calibrated on this machine)".into(),
         y_name: "frames dropped".into(),
         y_unit: "%".into(),
         y_from_zero: true,
         curves: vec![Curve::line("here", "here", pairs(&x, &col(t, "dropped", None)?))],
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-000-speed",
         "Seed 000: throughput and dropped frames against the client's CPU speed",
         "Read whether the wire rate holds as the client slows (left) and when frames start to drop (right). Each client is emulated on this machine's CPU, calibrated so the 1.8 GHz one is half busy as the seed's was; the paper's points are its 1.8 GHz and 233 MHz CEPCs; the seed says frames dropped at 233 MHz without a figure, so the right has no paper point.",
@@ -506,7 +468,7 @@ fn fig_000_speed(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Keystroke to pixels through the display pipeline, per condition, with the 100 ms line.
-fn fig_keys(r: &RunRecord) -> Option<Plot> {
+fn fig_keys(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "latency.conditions")?;
     let names = col_str(t, "condition")?;
     let (min, p50, p99) = (col(t, "min", None)?, col(t, "p50", None)?, col(t, "p99", None)?);
@@ -519,7 +481,7 @@ fn fig_keys(r: &RunRecord) -> Option<Plot> {
         "s" => 0.1,
         _ => 100.0,
     };
-    let chart = plots::ranges(&Ranges {
+    let chart = Some(Chart::Ranges(Ranges {
         categories: names,
         groups: vec![RangeGroup { label: "min–p99, bar at the median".into(), key: "here".into(), values }],
         y_name: "keystroke to pixels".into(),
@@ -527,8 +489,8 @@ fn fig_keys(r: &RunRecord) -> Option<Plot> {
         log_y: true,
         y_marks: vec![mark(threshold, "seed 003: above ~100 ms is noticeable", "paper")],
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-keys",
         "Keystroke to pixels, per condition",
         "Read each condition's median and tail against the seed's 100 ms threshold of noticeable delay: a range reaching above 100 ms means some keystrokes were felt.",
@@ -537,10 +499,10 @@ fn fig_keys(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Users per server: key latency against sessions, with the 100 ms line.
-fn fig_capacity(r: &RunRecord) -> Option<Plot> {
+fn fig_capacity(r: &RunRecord) -> Option<Figure> {
     let t = table(r, "capacity.ramp")?;
     let x = col(t, "sessions", None)?;
-    let chart = plots::xy(&Xy {
+    let chart = Some(Chart::Xy(Xy {
         x_name: "sessions".into(),
         y_name: "key latency".into(),
         y_unit: unit_of(t, "key p95"),
@@ -552,8 +514,8 @@ fn fig_capacity(r: &RunRecord) -> Option<Plot> {
         ],
         y_marks: vec![mark(100.0, "seed 003: ~100 ms is noticeable", "paper")],
         ..Default::default()
-    });
-    fig(
+    }));
+    Figure::new(
         "fig-capacity",
         "Users per server: key latency as sessions are added",
         "Read the number of sessions where the p95 line crosses the dashed 100 ms line: that is this server's capacity by the seed's criterion.",
@@ -562,7 +524,7 @@ fn fig_capacity(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 004: launch time cold, warm and with the plan prefetched.
-fn fig_004_launch(r: &RunRecord) -> Option<Plot> {
+fn fig_004_launch(r: &RunRecord) -> Option<Figure> {
     let states: Vec<(&str, String)> = ["cold", "warm", "prefetch"]
         .iter()
         .filter_map(|s| r.get_series(&format!("launch.{s}")).map(|x| (*s, x.name.clone())))
@@ -578,7 +540,7 @@ fn fig_004_launch(r: &RunRecord) -> Option<Plot> {
 }
 
 /// Seed 004: launch after memory pressure, with and without the preloader.
-fn fig_004_preload(r: &RunRecord) -> Option<Plot> {
+fn fig_004_preload(r: &RunRecord) -> Option<Figure> {
     let states: Vec<(&str, String)> = [("pressured", "after pressure"), ("preloaded", "preloaded"), ("warm", "warm")]
         .iter()
         .filter_map(|(s, label)| r.get_series(&format!("preload.{s}")).map(|x| (*label, x.name.clone())))
@@ -595,7 +557,7 @@ fn fig_004_preload(r: &RunRecord) -> Option<Plot> {
 
 /// Seed 004, Figure 1: boot time cold, warm, with the boot plan prefetched, and with the advice
 /// applied.
-fn fig_004_boot(r: &RunRecord) -> Option<Plot> {
+fn fig_004_boot(r: &RunRecord) -> Option<Figure> {
     let states: Vec<(&str, String)> = ["cold", "warm", "prefetch", "recommended"]
         .iter()
         .filter_map(|s| r.get_series(&format!("boot.{s}.target")).map(|x| (*s, x.name.clone())))
@@ -619,7 +581,7 @@ fn ranges_of_series(
     id: &str,
     title: &str,
     caption: &str,
-) -> Option<Plot> {
+) -> Option<Figure> {
     if states.len() < 2 {
         return None;
     }
@@ -633,7 +595,7 @@ fn ranges_of_series(
     let first = values.first().copied().flatten()?;
     // The paper's "about 2×" drawn where it would put the faster state: half the first median.
     let half = first.1 / 2.0;
-    let chart = plots::ranges(&Ranges {
+    let chart = Some(Chart::Ranges(Ranges {
         categories: states.iter().map(|(s, _)| s.to_string()).collect(),
         groups: vec![RangeGroup { label: "min–max, bar at the median".into(), key: "here".into(), values }],
         y_name: "time to ready".into(),
@@ -649,50 +611,50 @@ fn ranges_of_series(
             Vec::new()
         },
         ..Default::default()
-    });
-    fig(id, title, caption, vec![chart])
+    }));
+    Figure::new(id, title, caption, vec![chart])
 }
 
 /// Seed 004: the measured boot as a Gantt chart.
-fn fig_004_gantt(r: &RunRecord) -> Option<Plot> {
+fn fig_004_gantt(r: &RunRecord) -> Option<Figure> {
     let t = r.tables.iter().find(|t| t.name.ends_with(".gantt"))?;
-    fig(
+    Figure::new(
         "fig-004-gantt",
         "Seed 004: the boot, service by service (Gantt chart)",
         "Read which services start late because they wait on others, and how the prefetched boot's bars shift left of the cold boot's. The seed's xperf trace gives the same view of Windows' services.",
-        vec![plots::gantt(t)],
+        vec![Some(Chart::Gantt(t.clone()))],
     )
 }
 
 /// An A/B's arms overlaid, with the verdict.
-fn fig_ab(r: &RunRecord) -> Vec<Option<Plot>> {
+fn fig_ab(r: &RunRecord) -> Vec<Option<Figure>> {
     r.series
         .iter()
         .filter_map(|a| {
             let base = a.name.strip_suffix(".baseline")?;
             let b = r.get_series(&format!("{base}.remedy"))?;
             let verdict = r.config.get(&format!("effect.{base}")).and_then(|v| v.as_str()).unwrap_or("not judged");
-            Some(fig(
+            Some(Figure::new(
                 &format!("fig-ab-{base}"),
                 &format!("{base} — baseline vs remedy (CDF): {verdict}"),
                 "Read the gap between the two curves at the percentile you care about: a remedy that helps moves its curve left.",
-                vec![plots::cdf(&[a, b])],
+                vec![Some(Chart::Cdf(vec![a.clone(), b.clone()]))],
             ))
         })
         .collect()
 }
 
 /// latlab monitor: the worst wake-up per window over the run.
-fn fig_monitor(r: &RunRecord) -> Vec<Option<Plot>> {
+fn fig_monitor(r: &RunRecord) -> Vec<Option<Figure>> {
     r.tables
         .iter()
         .filter(|t| t.name.starts_with("monitor.") && t.name.ends_with(".windows"))
         .map(|t| {
-            fig(
+            Figure::new(
                 &format!("fig-{}", t.name.replace('.', "-")),
                 &t.title,
                 "Read the spikes: each point is one window's worst; a long run's rare events show as isolated peaks above the p99 line.",
-                plots::sweep(t).into_iter().map(Some).collect(),
+                vec![Some(Chart::Sweep(t.clone()))],
             )
         })
         .collect()

@@ -217,9 +217,28 @@ fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
         warnings: r.warnings.clone(),
         metrics,
         tables,
-        figures: figures::figures(r),
+        figures: figures::figures(r).iter().filter_map(draw).collect(),
         plots,
     }
+}
+
+/// A figure drawn: each chart rendered (a chart without data draws nothing), `None` when no
+/// chart could be drawn.
+fn draw(f: &latlab_model::figure::Figure) -> Option<Plot> {
+    use latlab_model::figure::Chart;
+    let charts: Vec<plots::Chart> = f
+        .charts
+        .iter()
+        .flat_map(|c| match c {
+            Chart::Xy(x) => plots::xy(x).into_iter().collect(),
+            Chart::Bars(b) => plots::bars(b).into_iter().collect(),
+            Chart::Ranges(g) => plots::ranges(g).into_iter().collect(),
+            Chart::Cdf(series) => plots::cdf(&series.iter().collect::<Vec<_>>()).into_iter().collect(),
+            Chart::Gantt(t) => plots::gantt(t).into_iter().collect(),
+            Chart::Sweep(t) => plots::sweep(t),
+        })
+        .collect::<Vec<_>>();
+    (!charts.is_empty()).then(|| Plot { id: f.id.clone(), title: f.title.clone(), caption: f.caption.clone(), charts })
 }
 
 fn anchor(r: &RunRecord) -> String {

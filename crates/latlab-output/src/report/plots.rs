@@ -18,6 +18,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
+pub use latlab_model::figure::{
+    BarGroup, Bars, Categories, Curve, Group, Mark, MinTypMax, RangeGroup, Ranges, Style, Xy,
+};
+
 /// Size of every chart: two fit side by side on a laptop screen.
 pub const W: u32 = 540;
 /// Height of every chart.
@@ -117,77 +121,6 @@ pub struct Chart {
     pub svg: String,
     /// Legend entries, in drawing order (empty for a single unlabelled curve).
     pub legend: Vec<LegendItem>,
-}
-
-/// How a curve is drawn.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Style {
-    /// A line through markers (points when there are fewer than three).
-    Line,
-    /// Markers only.
-    Points,
-    /// The paper's values: black hollow diamonds, never joined.
-    Paper,
-}
-
-/// A named curve of an [`Xy`] chart, coloured by `key`.
-#[derive(Debug, Clone)]
-pub struct Curve {
-    /// Legend text.
-    pub label: String,
-    /// Colour key (see [`colour`]).
-    pub key: String,
-    /// Points in raw units.
-    pub pts: Vec<(f64, f64)>,
-    /// Drawing style.
-    pub style: Style,
-}
-
-impl Curve {
-    /// A line coloured by `key`.
-    pub fn line(label: impl Into<String>, key: &str, pts: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), key: key.into(), pts, style: Style::Line }
-    }
-    /// The paper's points.
-    pub fn paper(label: impl Into<String>, pts: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), key: "paper".into(), pts, style: Style::Paper }
-    }
-}
-
-/// A vertical (`x`) or horizontal (`y`) reference line, labelled in the legend.
-#[derive(Debug, Clone)]
-pub struct Mark {
-    /// Position in the axis' raw unit.
-    pub at: f64,
-    /// Legend text.
-    pub label: String,
-    /// Colour key; `paper` draws it dashed black.
-    pub key: String,
-}
-
-/// An x–y chart: curves in one x unit and one y unit, with reference lines.
-#[derive(Debug, Clone, Default)]
-pub struct Xy {
-    /// X quantity name (the unit is appended).
-    pub x_name: String,
-    /// Raw x unit (`ns`, `B/s`, `ratio`, `Hz`, …) scaled for reading by [`scale`].
-    pub x_unit: String,
-    /// Y quantity name.
-    pub y_name: String,
-    /// Raw y unit.
-    pub y_unit: String,
-    /// Ask for a logarithmic x axis (used only when the data span a decade).
-    pub log_x: bool,
-    /// Ask for a logarithmic y axis.
-    pub log_y: bool,
-    /// Start the y axis at zero (linear axes only).
-    pub y_from_zero: bool,
-    /// The curves.
-    pub curves: Vec<Curve>,
-    /// Vertical reference lines.
-    pub x_marks: Vec<Mark>,
-    /// Horizontal reference lines.
-    pub y_marks: Vec<Mark>,
 }
 
 /// Compact tick label: [`sig`]'s three significant digits, no padding zeros.
@@ -506,66 +439,21 @@ fn dashed(a: (f64, f64), b: (f64, f64), c: RGBColor, dash: bool, log: bool) -> V
         .collect()
 }
 
-/// One group of a category chart: a value per category (a bar's height, or a range), coloured
-/// by `key` (`paper…` keys: the paper's values, drawn as black or grey outlines).
-#[derive(Debug, Clone, Default)]
-pub struct Group<V> {
-    /// Legend text.
-    pub label: String,
-    /// Colour key.
-    pub key: String,
-    /// A value per category (`None`: nothing drawn).
-    pub values: Vec<Option<V>>,
-}
-
-/// A chart with categories along x and one group of values per legend entry: bars
-/// ([`bars`]) or ranges ([`ranges`]).
-#[derive(Debug, Clone, Default)]
-pub struct Categories<V> {
-    /// Category labels along x (shortened to fit).
-    pub categories: Vec<String>,
-    /// The groups.
-    pub groups: Vec<Group<V>>,
-    /// Y quantity name.
-    pub y_name: String,
-    /// Raw y unit.
-    pub y_unit: String,
-    /// Ask for a logarithmic y axis.
-    pub log_y: bool,
-    /// Bars only: stack the groups instead of placing them side by side.
-    pub stacked: bool,
-    /// Horizontal reference lines.
-    pub y_marks: Vec<Mark>,
-}
-
-/// A bar chart's group: a height per category.
-pub type BarGroup = Group<f64>;
-/// A bar chart: one bar per group side by side (or stacked) in each category.
-pub type Bars = Categories<f64>;
-/// (min, typical, max).
-pub type MinTypMax = (f64, f64, f64);
-/// A range chart's group: a (min, typical, max) per category.
-pub type RangeGroup = Group<MinTypMax>;
-/// A range chart: per group a bar from min to max with a mark at the typical value.
-pub type Ranges = Categories<MinTypMax>;
-
-impl<V> Categories<V> {
-    /// The legend: the groups, then the reference lines.
-    fn legend(&self, group_kind: &'static str) -> Vec<LegendItem> {
-        self.groups
-            .iter()
-            .map(|g| LegendItem {
-                colour: hex(colour(&g.key)),
-                label: g.label.clone(),
-                kind: if g.key.starts_with("paper") { "outline" } else { group_kind },
-            })
-            .chain(self.y_marks.iter().map(|m| LegendItem {
-                colour: hex(colour(&m.key)),
-                label: m.label.clone(),
-                kind: "mark",
-            }))
-            .collect()
-    }
+/// A category chart's legend: the groups, then the reference lines.
+fn legend_of<V>(c: &Categories<V>, group_kind: &'static str) -> Vec<LegendItem> {
+    c.groups
+        .iter()
+        .map(|g| LegendItem {
+            colour: hex(colour(&g.key)),
+            label: g.label.clone(),
+            kind: if g.key.starts_with("paper") { "outline" } else { group_kind },
+        })
+        .chain(c.y_marks.iter().map(|m| LegendItem {
+            colour: hex(colour(&m.key)),
+            label: m.label.clone(),
+            kind: "mark",
+        }))
+        .collect()
 }
 
 /// Draw a [`Bars`] chart.
@@ -590,7 +478,7 @@ pub fn bars(spec: &Bars) -> Option<Chart> {
     }
     let floor = if ay.log { ay.lo } else { 0.0 };
     let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
-    let legend = spec.legend("bar");
+    let legend = legend_of(spec, "bar");
     let svg = render(|root| {
         let mut b = ChartBuilder::on(root);
         b.margin(10).x_label_area_size(36).y_label_area_size(56);
@@ -888,7 +776,7 @@ pub fn ranges(spec: &Ranges) -> Option<Chart> {
     }
     let ay = axis(&ys, &spec.y_unit, spec.log_y, true)?;
     let labels: Vec<String> = spec.categories.iter().map(|c| short(c)).collect();
-    let legend = spec.legend("bar");
+    let legend = legend_of(spec, "bar");
     let svg = render(|root| {
         let mut b = ChartBuilder::on(root);
         b.margin(10).x_label_area_size(36).y_label_area_size(56);

@@ -162,4 +162,3 @@ impl latlab_model::sink::RunSink for Store {
         Ok(Store::windows(self, id)?)
     }
 }
-

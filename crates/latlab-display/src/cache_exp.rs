@@ -241,7 +241,10 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
             seed: "003".into(),
             figure: "Figure 4: looping animation and the LRU bitmap cache".into(),
             paper_setting: "119×119 8 bpp frames, 1.5 MB LRU cache, NT 4.0 TSE, 10 Mbit/s".into(),
-            paper_value: "0.01 Mbit/s up to 65 frames, 1.00 Mbit/s from 66".into(),
+            paper_value: {
+                let [(n, fit), (m, over)] = crate::paper::FIGURE_4;
+                format!("{fit:.2} Mbit/s up to {n} frames, {over:.2} Mbit/s from {m}")
+            },
             here_value: format!(
                 "{} Mbit/s at {cap} frames, {} Mbit/s at {} ({:.0}×)", sig(fit * 8e-6), sig(over * 8e-6),
                 cap + 1,
@@ -370,7 +373,10 @@ fn banner_ticker(
         seed: "003".into(),
         figure: "animated banner + news ticker".into(),
         paper_setting: "web page, NT 4.0 TSE, LRU cache".into(),
-        paper_value: "banner alone 0.01, ticker alone 0.07, together 1.60 Mbit/s".into(),
+        paper_value: {
+            let [b, t, both] = crate::paper::BANNER_TICKER_MBPS;
+            format!("banner alone {b:.2}, ticker alone {t:.2}, together {both:.2} Mbit/s")
+        },
         here_value: format!(
             "banner {}, ticker {}, together {} Mbit/s (LRU)",
             sig(lone[0] * 8e-6),

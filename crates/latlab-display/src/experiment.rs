@@ -13,6 +13,8 @@ use crate::session::{SessionConfig, SessionError};
 use crate::wire::{Codec, Crypto};
 use crate::workload::WorkloadKind;
 use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 
 impl From<SessionError> for ExperimentError {
     fn from(e: SessionError) -> Self {
@@ -102,6 +104,9 @@ impl Experiment for DisplayOps {
     fn run(cfg: &OpsConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_ops(cfg, ctx.progress.clone())?.into())
     }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::ops(rec)
+    }
 }
 
 /// The bitmap-cache cliff per eviction policy, and banner + ticker (seed 003, Figure 4).
@@ -150,6 +155,9 @@ impl Experiment for DisplayCache {
     fn run(cfg: &CacheConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_cache(cfg, ctx.progress.clone())?.into())
     }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::cache(rec)
+    }
 }
 
 /// The client's CPU per stage over TCP (seed 000).
@@ -190,6 +198,9 @@ impl Experiment for DisplayPipeline {
     }
     fn run(cfg: &PipelineConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_pipeline(cfg, ctx.progress.clone())?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::pipeline(rec)
     }
 }
 
@@ -234,6 +245,9 @@ impl Experiment for DisplayLatency {
     fn run(cfg: &LatencyConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_latency(cfg, ctx.progress.clone()).map_err(ExperimentError::Config)?.into())
     }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::latency(rec)
+    }
 }
 
 /// Users per server (seed 003): N sessions of a user mix on one server, ramped until the
@@ -277,6 +291,9 @@ impl Experiment for DisplayCapacity {
     fn run(cfg: &CapacityConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         let (rec, said) = run_capacity(cfg, ctx.progress.clone()).map_err(ExperimentError::failed)?;
         Ok(Outcome { records: vec![rec], preface: Some(said), ..Default::default() })
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::capacity(rec)
     }
 }
 

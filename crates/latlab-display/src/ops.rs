@@ -290,6 +290,7 @@ pub(crate) fn banner_ticker_judgement(together: f64, ticker: f64, banner: f64) -
 }
 
 fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
+    use crate::paper::BANNER_TICKER_MBPS;
     let get = |n: &str| figs.iter().find(|f| f.name == n);
     // Bytes on the link, TCP/IP and Ethernet headers included, as the seed's tcpdump counted
     // them (its 232 B a keystroke predicts the 1.56 KB/s it measured; payload alone is half).
@@ -312,12 +313,13 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     // (name, figure, paper, the paper's range in KB/s, note, what explains a difference,
     // whether the seed's figure is all traffic rather than display alone)
     type Case<'a> = (&'a str, &'a str, &'a str, (f64, f64), &'a str, &'a str, bool);
+    let cursor_text = format!("{} at the maximum blink rate", crate::paper::ops_text("cursor"));
     let cases: [Case; 5] = [
         (
             "typing",
             "typing at 100 wpm, display",
-            "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
-            (6.26, 11.66),
+            &crate::paper::ops_text("typing"),
+            crate::paper::ops_range("typing").unwrap_or_default(),
             "one cached glyph (MemBlt) per key; bytes on the link",
             "latlab sends one cached glyph per key; Word 97 and WordPerfect on TSE sent more display traffic per key (the seed does not say what they redrew)",
             false,
@@ -334,8 +336,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         (
             "scroll",
             "scrolling a document, display",
-            "Word 59.24 KB/s, WordPerfect 192.54 KB/s",
-            (59.24, 192.54),
+            &crate::paper::ops_text("scroll"),
+            crate::paper::ops_range("scroll").unwrap_or_default(),
             "Page Down held on key repeat (20 a second, the repeat rate the seed measured), each key a new page of text; bytes on the link",
             "latlab's page is its own text drawn from cached glyphs; the seed's Word and WordPerfect pages, in Page Layout view with small tables, drew differently (Word 3× more economically than WordPerfect)",
             false,
@@ -343,8 +345,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         (
             "cursor",
             "blinking cursor, display",
-            "0.50 KB/s at the maximum blink rate",
-            (0.50, 0.50),
+            &cursor_text,
+            crate::paper::ops_range("cursor").unwrap_or_default(),
             "one OpaqueRect per blink, inverted every 200 ms: Windows 98's fastest blink rate (KB Q247054), the seed's setting; bytes on the link",
             "one OpaqueRect order per blink is smaller than TSE's caret update",
             false,
@@ -352,8 +354,8 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         (
             "screensaver",
             "Bezier screensaver, display",
-            "96.42 KB/s",
-            (96.42, 96.42),
+            &crate::paper::ops_text("screensaver"),
+            crate::paper::ops_range("screensaver").unwrap_or_default(),
             "a pixel-wide closed loop of 10 cubic Bézier curves whose points each move, so it bends and twists as it travels, with a trail of 8; line-drawn, sent as bitmap tiles; bytes on the link",
             "latlab sends the changed tiles as bitmaps, where TSE may have sent line primitives (the seed could not tell); the loop's speed and trail are latlab's",
             false,
@@ -469,7 +471,10 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         };
         row(
             "animated banner + news ticker, display",
-            "together 1.60 Mbit/s; ticker alone 0.07, banner alone 0.01",
+            &format!(
+                "together {:.2} Mbit/s; ticker alone {:.2}, banner alone {:.2}",
+                BANNER_TICKER_MBPS[2], BANNER_TICKER_MBPS[1], BANNER_TICKER_MBPS[0]
+            ),
             format!(
                 "together {} Mbit/s; ticker alone {}, banner alone {}",
                 sig(together),

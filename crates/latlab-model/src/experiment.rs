@@ -138,6 +138,14 @@ pub trait Experiment: 'static {
 
     /// Measure.
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError>;
+
+    /// The study's figures this mode's record can draw (with the paper's points), which the
+    /// report renders; none by default. Called for every stored record of
+    /// [`NAME`](Self::NAME), so each figure belongs to one mode and checks its own tables.
+    fn figures(rec: &RunRecord) -> Vec<crate::figure::Figure> {
+        let _ = rec;
+        Vec::new()
+    }
 }
 
 /// An experiment as the suite holds it: object-safe, with its short configuration built in.
@@ -154,6 +162,8 @@ pub trait SuiteEntry {
     fn steps(&self) -> u64;
     /// Run the short configuration.
     fn run(&self, ctx: &RunContext) -> Result<Outcome, ExperimentError>;
+    /// [`Experiment::figures`].
+    fn figures(&self, rec: &RunRecord) -> Vec<crate::figure::Figure>;
 }
 
 /// The suite entry of experiment `E` with `E::suite_configs(strict)`.
@@ -204,6 +214,9 @@ impl<E: Experiment> SuiteEntry for Short<E> {
     }
     fn steps(&self) -> u64 {
         self.cfgs.iter().map(E::steps).sum()
+    }
+    fn figures(&self, rec: &RunRecord) -> Vec<crate::figure::Figure> {
+        E::figures(rec)
     }
     /// Each configuration in turn; stops early on Ctrl-C, keeping what was measured.
     fn run(&self, ctx: &RunContext) -> Result<Outcome, ExperimentError> {

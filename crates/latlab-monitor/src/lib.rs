@@ -14,6 +14,7 @@
 pub mod defaults;
 pub mod engine;
 pub mod export;
+pub mod figures;
 pub mod load;
 pub mod probes;
 pub mod run;

@@ -4,6 +4,8 @@
 use crate::RtError;
 use crate::config::RtConfig;
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 
 /// The wake-up chain (seed 001).
 pub struct Rt;
@@ -70,6 +72,9 @@ impl Experiment for Rt {
         let o = crate::run_checkpointed(cfg, ctx.progress.clone(), &ctx.checkpoint)?;
         let stdout = cfg.cyclictest_output.then(|| o.cyclictest_histogram());
         Ok(Outcome { records: vec![o.record], stdout, preface: None })
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::figures(rec)
     }
 }
 

@@ -20,15 +20,40 @@ const SETTING: &str = "StrongARM SA-1110 206 MHz, 5 kHz GPIO stimulus, oscillosc
 const SWEEP_SETTING: &str =
     "StrongARM SA-1110 206 MHz, GPIO input frequency raised until an output misses pulses (Dupre/Barcos test)";
 
-/// Figure 11 for (level, phase): per system, its values (max / min / jitter / latency, µs)
-/// and its max, the seed's measure of determinism.
-fn fig11(level: &str, phase: &str) -> [(&'static str, &'static str, f64); 2] {
-    match (level, phase) {
-        ("l1", "unloaded") => [("CE 3.0", "5.2 / 1.4 / 3.8 / 2.5", 5.2), ("CE .NET", "5 / 2 / 3 / 3", 5.0)],
-        ("l2", "unloaded") => [("CE 3.0", "17.6 / 14.4 / 3.2 / 21", 17.6), ("CE .NET", "170 / 24 / 146 / 47", 170.0)],
-        ("l1", _) => [("CE 3.0", "7 / 2 / 5 / 5", 7.0), ("CE .NET", "12.2 / 2.8 / 9.4 / 6.3", 12.2)],
-        _ => [("CE 3.0", "133 / 16 / 117 / 71", 133.0), ("CE .NET", "125 / 46 / 79 / 53", 125.0)],
-    }
+/// One row of Figure 11: level, phase, and per system its max / min / jitter / latency (µs).
+pub type Fig11Row = (&'static str, &'static str, [(&'static str, [f64; 4]); 2]);
+
+/// Figure 11 as the seed prints it, per (level, phase), for CE 3.0 and CE .NET: max / min /
+/// jitter / latency in µs (CE 3.0's unloaded APP latency lies above its max: quoted, not
+/// fixed). The rows and the figure both read it.
+pub const FIGURE_11: [Fig11Row; 4] = [
+    ("l1", "unloaded", [("CE 3.0", [5.2, 1.4, 3.8, 2.5]), ("CE .NET", [5.0, 2.0, 3.0, 3.0])]),
+    ("l2", "unloaded", [("CE 3.0", [17.6, 14.4, 3.2, 21.0]), ("CE .NET", [170.0, 24.0, 146.0, 47.0])]),
+    ("l1", "loaded", [("CE 3.0", [7.0, 2.0, 5.0, 5.0]), ("CE .NET", [12.2, 2.8, 9.4, 6.3])]),
+    ("l2", "loaded", [("CE 3.0", [133.0, 16.0, 117.0, 71.0]), ("CE .NET", [125.0, 46.0, 79.0, 53.0])]),
+];
+
+/// Figure 11 for (level, phase): per system, its values as printed (max / min / jitter /
+/// latency, µs) and its max, the seed's measure of determinism.
+fn fig11(level: &str, phase: &str) -> [(&'static str, String, f64); 2] {
+    let row = FIGURE_11.iter().find(|(l, p, _)| *l == level && *p == phase).unwrap_or(&FIGURE_11[3]);
+    row.2.map(|(system, v)| (system, v.map(sig).join(" / "), v[0]))
+}
+
+/// Figure 8, loaded, per system: MF-ISR, MF-APP and SF in Hz. The rows and the figure both
+/// read it.
+pub const FIGURE_8_LOADED: [(&str, [f64; 3]); 2] = [("CE 3.0", [127e3, 15e3, 85e3]), ("CE .NET", [47e3, 6e3, 40e3])];
+
+/// Figure 8's range over the two systems of quantity `k` (0: MF-ISR, 1: MF-APP, 2: SF).
+fn fig8_range(k: usize) -> (f64, f64) {
+    let (a, b) = (FIGURE_8_LOADED[0].1[k], FIGURE_8_LOADED[1].1[k]);
+    (a.min(b), a.max(b))
+}
+
+/// Figure 8's value of quantity `k` per system, as the rows print it, with CE 2.12's `old`.
+fn fig8_text(k: usize, old: &str) -> String {
+    let per = FIGURE_8_LOADED.map(|(system, v)| format!("{system} loaded: {} kHz", sig(v[k] / 1e3)));
+    format!("{} · CE 2.12: {old}", per.join(" · "))
 }
 
 /// Figure 6a: on the unloaded CE 3.0 system, 95 % or more of the variation in latency lay
@@ -452,7 +477,7 @@ pub fn rows(
         let sf_judgement = if !o.load_known {
             Judgement::not_comparable("the load's progress was not measured, so the rate where it stops is unknown")
         } else {
-            let rate = judge_rate(t.sf_hz, start, max_rate, (40e3, 85e3), &why).of("SF");
+            let rate = judge_rate(t.sf_hz, start, max_rate, fig8_range(2), &why).of("SF");
             match (t.sf_hz, o.l1_at_sf) {
                 (Some(_), Some(dl)) => Judgement::all(vec![
                     rate,
@@ -470,29 +495,24 @@ pub fn rows(
         let rows = [
             (
                 "MF-ISR (level 1)",
-                "CE 3.0 loaded: 127 kHz · CE .NET loaded: 47 kHz · CE 2.12: 20 Hz",
+                fig8_text(0, "20 Hz"),
                 found(t.mf_l1_hz),
-                judge_rate(t.mf_l1_hz, start, max_rate, (47e3, 127e3), &why),
+                judge_rate(t.mf_l1_hz, start, max_rate, fig8_range(0), &why),
             ),
             (
                 "MF-APP (level 2)",
-                "CE 3.0 loaded: 15 kHz · CE .NET loaded: 6 kHz · CE 2.12: 19 Hz",
+                fig8_text(1, "19 Hz"),
                 found(t.mf_l2_hz),
-                judge_rate(t.mf_l2_hz, start, max_rate, (6e3, 15e3), &why),
+                judge_rate(t.mf_l2_hz, start, max_rate, fig8_range(1), &why),
             ),
-            (
-                "SF (load stops)",
-                "CE 3.0 loaded: 85 kHz · CE .NET loaded: 40 kHz · CE 2.12: never",
-                sf_here,
-                sf_judgement,
-            ),
+            ("SF (load stops)", fig8_text(2, "never"), sf_here, sf_judgement),
         ];
         for (what, paper, here, judgement) in rows {
             rec.paper.push(PaperRow {
                 seed: "001".into(),
                 figure: format!("Fig. 8, {what}"),
                 paper_setting: format!("{SWEEP_SETTING}, Polygons at top priority"),
-                paper_value: paper.into(),
+                paper_value: paper,
                 here_value: here,
                 note: format!(
                     "geometric sweep ×{sweep_step} from {} with the load {} running, all threads on {}",
@@ -512,6 +532,16 @@ pub fn rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_papers_figures_read_as_the_seed_prints_them() {
+        assert_eq!(fig11("l1", "unloaded")[0].1, "5.2 / 1.4 / 3.8 / 2.5");
+        assert_eq!(fig11("l2", "unloaded")[1].1, "170 / 24 / 146 / 47");
+        assert_eq!(fig11("l2", "loaded")[0], ("CE 3.0", "133 / 16 / 117 / 71".to_string(), 133.0));
+        assert_eq!(fig8_text(0, "20 Hz"), "CE 3.0 loaded: 127 kHz · CE .NET loaded: 47 kHz · CE 2.12: 20 Hz");
+        assert_eq!(fig8_text(2, "never"), "CE 3.0 loaded: 85 kHz · CE .NET loaded: 40 kHz · CE 2.12: never");
+        assert_eq!((fig8_range(0), fig8_range(1), fig8_range(2)), ((47e3, 127e3), (6e3, 15e3), (40e3, 85e3)));
+    }
 
     #[test]
     fn swept_rates_are_judged_by_what_the_sweep_could_see() {

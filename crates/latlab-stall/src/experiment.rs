@@ -8,7 +8,9 @@ use crate::mem::{MemConfig, MemError, run_mem};
 use crate::net::{NetConfig, NetError, run_net};
 use crate::pressure::{PressureConfig, run_pressure};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
 use latlab_model::numfmt::sig;
+use latlab_model::record::RunRecord;
 
 impl From<StallError> for ExperimentError {
     fn from(e: StallError) -> Self {
@@ -78,6 +80,9 @@ impl Experiment for StallCpu {
     }
     fn run(cfg: &CpuConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_cpu(cfg, ctx.progress.clone())?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::cpu(rec)
     }
 }
 
@@ -182,6 +187,9 @@ impl Experiment for StallNet {
     }
     fn run(cfg: &NetConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(run_net(cfg, ctx.progress.clone())?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::net(rec)
     }
 }
 

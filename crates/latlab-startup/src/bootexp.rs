@@ -7,6 +7,8 @@ use crate::defaults as d;
 use crate::experiment::{BuiltinRun, check_counts};
 use crate::measure::describe_fixture;
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 use std::path::PathBuf;
 
 /// `latlab boot analyze`: a boot trace file, or (the suite) this machine's own boot.
@@ -255,6 +257,9 @@ impl Experiment for BootMeasure {
     }
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(crate::bootmeasure::run_boot_measure(cfg, &ctx.progress)?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::boot(rec)
     }
 }
 

@@ -11,6 +11,8 @@ use crate::plan::Plan;
 use crate::record::{RecordConfig, StartupError, learn, record_run};
 use crate::trace::TracerChoice;
 use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -127,6 +129,9 @@ impl Experiment for StartupBuiltin {
     }
     fn run(cfg: &BuiltinRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(builtin(&cfg.app, &cfg.parent, cfg.spec, cfg.runs, cfg.threads, cfg.whole, &ctx.progress)?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::launch(rec)
     }
 }
 
@@ -264,6 +269,9 @@ impl Experiment for StartupPreload {
     }
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(crate::preload_measure::run_preload_measure(cfg, &ctx.progress)?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::preload(rec)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod bootstored;
 pub mod defaults;
 pub mod device;
 pub mod experiment;
+pub mod figures;
 pub mod fixture;
 pub mod io;
 pub mod iofiles;

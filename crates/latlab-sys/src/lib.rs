@@ -8,6 +8,7 @@
 //! | `platform.rs` | scheduling, affinity, memory locking, cpu_dma_latency, RT throttling |
 //! | `machine.rs` | reading the machine description |
 //! | `record.rs` | records begun and finished as of now |
+//! | `remedy.rs` | a study's remedy as its experiment declares it |
 //! | `interrupt.rs` | the Ctrl-C and SIGUSR1 handlers |
 //! | `load.rs`, `spin.rs` | the polygons load; spinning processes |
 //! | `netlab.rs` | network namespaces and a shaped link |
@@ -33,6 +34,7 @@ pub mod owner;
 pub mod pageout;
 pub mod platform;
 pub mod record;
+pub mod remedy;
 pub mod shield;
 pub mod slots;
 pub mod spin;

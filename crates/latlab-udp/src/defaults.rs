@@ -29,8 +29,8 @@ pub const STUDY_INTERVAL_NS: u64 = 100_000_000;
 /// release period. The suite's loopback run sends one stream at each beside its main stream.
 pub const STUDY_SWEEP_INTERVALS_NS: [u64; 3] = [1_000_000_000, 500_000_000, 100_000_000];
 
-/// Seed 002's hold-and-release period: the Omnia 7's gaps of 1.23 s.
-pub const STUDY_HOLD_EVERY_NS: u64 = 1_230_000_000;
+/// Seed 002's hold-and-release period: the Omnia 7's gaps ([`crate::report::OMNIA_GAP_MS`]).
+pub const STUDY_HOLD_EVERY_NS: u64 = crate::report::OMNIA_GAP_MS as u64 * 1_000_000;
 
 /// Wait after the study pattern's last send: 2 s, longer than one release period.
 pub const STUDY_WAIT_NS: u64 = 2_000_000_000;

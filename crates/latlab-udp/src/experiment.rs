@@ -3,6 +3,8 @@
 
 use crate::{UdpConfig, UdpError, defaults as d};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 
 /// Isochronous UDP interval timing (seed 002).
 pub struct Udp;
@@ -60,5 +62,8 @@ impl Experiment for Udp {
     }
     fn run(cfg: &UdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         Ok(crate::run_checkpointed(cfg, ctx.progress.clone(), &ctx.checkpoint)?.into())
+    }
+    fn figures(rec: &RunRecord) -> Vec<Figure> {
+        crate::figures::figures(rec)
     }
 }

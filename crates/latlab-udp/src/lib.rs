@@ -7,12 +7,14 @@
 pub mod analysis;
 pub mod defaults;
 pub mod experiment;
+pub mod figures;
 pub mod peer;
 pub mod playout;
 pub mod probe;
 pub mod reflector;
 pub mod relay;
-mod report;
+pub mod remedies;
+pub mod report;
 pub mod socket;
 pub mod wire;
 

@@ -11,6 +11,18 @@ use latlab_model::record::{Column, PaperRow, RunRecord, Series, Table, TablePlot
 use latlab_model::stats::{self, delay};
 use latlab_model::verdict::Judgement;
 
+/// Seed 002: the receiver's gaps before each burst, ms — the Omnia 7's ~1,230 and the HTC
+/// Mozart's ~1,020, whatever the send interval. Rows and figures read them.
+pub const OMNIA_GAP_MS: f64 = 1230.0;
+/// See [`OMNIA_GAP_MS`].
+pub const MOZART_GAP_MS: f64 = 1020.0;
+
+/// `1230` as the seed writes it, `1,230`.
+fn thousands(v: f64) -> String {
+    let n = v.round() as u64;
+    if n >= 1000 { format!("{},{:03}", n / 1000, n % 1000) } else { n.to_string() }
+}
+
 /// Raw series longer than this are stored thinned (every k-th sample) to keep the database
 /// and report small; every summary is computed from all samples.
 pub const SERIES_CAP: usize = 1_000_000;
@@ -329,7 +341,11 @@ fn paper_rows(rec: &mut RunRecord, cfg: &UdpConfig, b: &analysis::BurstReport, p
             "receiver-side gaps (what arrives)".into()
         },
         paper_setting: setting.into(),
-        paper_value: "gaps of ~1,230 ms (Omnia 7) / ~1,020 ms (Mozart), then packets together; same average".into(),
+        paper_value: format!(
+            "gaps of ~{} ms (Omnia 7) / ~{} ms (Mozart), then packets together; same average",
+            thousands(OMNIA_GAP_MS),
+            thousands(MOZART_GAP_MS)
+        ),
         here_value: match (b.detected(), b.release_period_ns) {
             (true, Some(p)) => {
                 format!("bursts released every {} ({:.0} % coalesced)", fmt_ns(p), b.coalesced_ratio() * 100.0)
@@ -506,7 +522,10 @@ pub fn fill_sweep(rec: &mut RunRecord, cfg: &UdpConfig, swept: &[(u64, Trace, Pr
         seed: "002".into(),
         figure: "release period against send interval".into(),
         paper_setting: "Samsung Omnia 7, Windows Phone 7.5 Mango, sending at 1,000, 500 and 100 ms".into(),
-        paper_value: "the same ~1,230 ms release at every interval (\"the oscillation between ~1200 and 0 milliseconds, just like before\")".into(),
+        paper_value: format!(
+            "the same ~{} ms release at every interval (\"the oscillation between ~1200 and 0 milliseconds, just like before\")",
+            thousands(OMNIA_GAP_MS)
+        ),
         here_value: here,
         note: format!("{what}; one stream per interval, sent side by side (interval_sweep.*)"),
         judgement: if replayed {

@@ -3,6 +3,8 @@
 
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_model::experiment::{Short, SuiteEntry};
+use latlab_model::figure::Figure;
+use latlab_model::record::RunRecord;
 use latlab_rt::experiment::Rt;
 use latlab_selftest::Selftest;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
@@ -35,6 +37,16 @@ pub fn experiments_for(strict: bool, small: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<StartupBuiltin>::entry_for(strict, small),
         Short::<StartupPreload>::entry_for(strict, small),
     ]
+}
+
+/// The study figures of a stored run: those every entry of its experiment declares
+/// (`Experiment::figures`), and the monitor's, which runs outside the suite.
+pub fn figures(entries: &[Box<dyn SuiteEntry>], r: &RunRecord) -> Vec<Figure> {
+    let mut out: Vec<Figure> = entries.iter().filter(|e| e.name() == r.experiment).flat_map(|e| e.figures(r)).collect();
+    if r.experiment == "monitor" {
+        out.extend(latlab_monitor::figures::figures(r));
+    }
+    out
 }
 
 #[cfg(test)]

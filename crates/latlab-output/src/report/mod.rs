@@ -135,7 +135,7 @@ fn run_title(r: &RunRecord) -> String {
     format!("{} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
 }
 
-fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
+fn run_ctx(r: &RunRecord, show_host: bool, study_figures: StudyFigures) -> RunCtx {
     let m = &r.machine.info;
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     let mut facts = vec![
@@ -217,7 +217,7 @@ fn run_ctx(r: &RunRecord, show_host: bool) -> RunCtx {
         warnings: r.warnings.clone(),
         metrics,
         tables,
-        figures: figures::figures(r).iter().filter_map(draw).collect(),
+        figures: figures::figures(r, study_figures).iter().filter_map(draw).collect(),
         plots,
     }
 }
@@ -230,7 +230,7 @@ fn draw(f: &latlab_model::figure::Figure) -> Option<Plot> {
         .charts
         .iter()
         .flat_map(|c| match c {
-            Chart::Xy(x) => plots::xy(x).into_iter().collect(),
+            Chart::Xy(x) => plots::xy(&thinned(x)).into_iter().collect(),
             Chart::Bars(b) => plots::bars(b).into_iter().collect(),
             Chart::Ranges(g) => plots::ranges(g).into_iter().collect(),
             Chart::Cdf(series) => plots::cdf(&series.iter().collect::<Vec<_>>()).into_iter().collect(),
@@ -239,6 +239,19 @@ fn draw(f: &latlab_model::figure::Figure) -> Option<Plot> {
         })
         .collect::<Vec<_>>();
     (!charts.is_empty()).then(|| Plot { id: f.id.clone(), title: f.title.clone(), caption: f.caption.clone(), charts })
+}
+
+/// `x` with each curve thinned to at most [`REPORT_CURVE_POINTS`](crate::defaults::REPORT_CURVE_POINTS)
+/// points (every k-th), so a long series draws as a readable, small SVG.
+fn thinned(x: &latlab_model::figure::Xy) -> latlab_model::figure::Xy {
+    let mut x = x.clone();
+    for c in &mut x.curves {
+        let step = c.pts.len().div_ceil(crate::defaults::REPORT_CURVE_POINTS).max(1);
+        if step > 1 {
+            c.pts = c.pts.iter().step_by(step).copied().collect();
+        }
+    }
+    x
 }
 
 fn anchor(r: &RunRecord) -> String {
@@ -277,18 +290,28 @@ fn marks(r: &RunRecord, s: &latlab_model::record::Series) -> Vec<(f64, String)> 
     out
 }
 
-/// Render runs into one self-contained HTML document, with no headline figures per run.
+/// The figures a run's experiment declares for its study (`Experiment::figures`), looked up by
+/// the caller, who knows the experiments.
+pub type StudyFigures<'a> = &'a dyn Fn(&RunRecord) -> Vec<latlab_model::figure::Figure>;
+
+/// Render runs into one self-contained HTML document, with no headline figures per run and no
+/// study figures (the generic plots only).
 pub fn render(runs: &[RunRecord]) -> Result<String, minijinja::Error> {
-    render_with(runs, &[])
+    render_with(runs, &[], &|_| Vec::new())
 }
 
 /// Render runs into one self-contained HTML document; `headlines` (metric name, label) are
-/// the experiments' headline figures: each run's line on the first screen shows those it has.
+/// the experiments' headline figures: each run's line on the first screen shows those it has;
+/// `study_figures` gives each run's study figures, which open its section.
 ///
 /// Runs of several hosts (`latlab import`) are compared host by host first; the runs of at
 /// most [`REPORT_DETAIL_HOSTS`](crate::defaults::REPORT_DETAIL_HOSTS) hosts are then drawn in
 /// full, so a fleet's report stays readable and small.
-pub fn render_with(runs: &[RunRecord], headlines: &[(&str, &str)]) -> Result<String, minijinja::Error> {
+pub fn render_with(
+    runs: &[RunRecord],
+    headlines: &[(&str, &str)],
+    study_figures: StudyFigures,
+) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     let all = runs;
@@ -355,7 +378,7 @@ pub fn render_with(runs: &[RunRecord], headlines: &[(&str, &str)]) -> Result<Str
         version: latlab_model::VERSION.into(),
         machine: machine_line(runs),
         headlines: headline_rows,
-        runs: runs.iter().map(|r| run_ctx(r, n_hosts > 1)).collect(),
+        runs: runs.iter().map(|r| run_ctx(r, n_hosts > 1, study_figures)).collect(),
         paper,
         verdicts,
         studies,

@@ -1,6 +1,7 @@
 //! Report tests: the document parses, every SVG is well-formed, nothing is fetched.
 
 use super::*;
+use latlab_model::figure::{Chart, Figure};
 use latlab_model::record::{Column, PaperRow, RunStatus, Series, Table, TablePlot};
 use latlab_sys::record::Finish;
 use quick_xml::events::Event;
@@ -229,7 +230,13 @@ fn a_gantt_table_is_drawn_as_bars_per_state_with_the_service_names() {
     let mut r = latlab_sys::record::begin("boot");
     r.tables.push(t);
     r.finish(RunStatus::Complete);
-    let html = render(&[r]).unwrap();
+    // Declared as a figure by its experiment, the Gantt chart is drawn as one.
+    let gantt = |r: &RunRecord| -> Vec<Figure> {
+        Figure::new("fig-004-gantt", "the boot", "", vec![Some(Chart::Gantt(r.tables[0].clone()))])
+            .into_iter()
+            .collect()
+    };
+    let html = render_with(&[r], &[], &gantt).unwrap();
     assert!(html.contains("data-figure=\"fig-004-gantt\""), "the Gantt chart is a figure of the run");
 }
 
@@ -414,6 +421,42 @@ fn a_key_keeps_its_colour_in_every_plot_and_titles_stay_out_of_the_svg() {
     }
 }
 
+/// Two study figures as an experiment declares them: a sweep with the paper's points, and
+/// ranges with a paper group (the renderer is under test, not the study's figures).
+fn rt_figures(r: &RunRecord) -> Vec<Figure> {
+    use latlab_model::figure::{Curve, RangeGroup, Ranges, Xy, col, pairs, table};
+    let t = table(r, "rt.sweep").unwrap();
+    let x = col(t, "rate_hz", None).unwrap();
+    let sweep = Xy {
+        x_name: "stimulus rate".into(),
+        x_unit: "Hz".into(),
+        y_name: "delivered".into(),
+        y_unit: "ratio".into(),
+        curves: vec![
+            Curve::line("level 1", "l1", pairs(&x, &col(t, "l1_delivered", None).unwrap())),
+            Curve::paper("paper, CE 3.0 loaded: MF-ISR 127 kHz", vec![(127e3, 1.0)]),
+        ],
+        ..Default::default()
+    };
+    let ranges = Ranges {
+        categories: vec!["ISR".into()],
+        groups: vec![
+            RangeGroup { label: "here".into(), key: "here".into(), values: vec![Some((2e3, 5e3, 4e4))] },
+            RangeGroup { label: "paper, CE .NET".into(), key: "paper-net".into(), values: vec![Some((2e3, 3e3, 5e3))] },
+        ],
+        y_name: "start latency".into(),
+        y_unit: "ns".into(),
+        ..Default::default()
+    };
+    [
+        Figure::new("fig-001-8", "Figure 8", "read it", vec![Some(Chart::Xy(sweep))]),
+        Figure::new("fig-001-11", "Figure 11", "read it", vec![Some(Chart::Ranges(ranges))]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 fn rt_run() -> RunRecord {
     let mut r = latlab_sys::record::begin("rt");
     r.id = Some(7);
@@ -462,7 +505,7 @@ fn rt_run() -> RunRecord {
 
 #[test]
 fn the_first_screen_answers_and_a_run_opens_with_its_studys_figures() {
-    let html = render_with(&[rt_run()], &[("sweep.mf_l2_hz", "MF-APP")]).unwrap();
+    let html = render_with(&[rt_run()], &[("sweep.mf_l2_hz", "MF-APP")], &rt_figures).unwrap();
     check_well_formed(&html).unwrap();
     // The machine line, then the verdict table before any other table.
     let machine = html.find("id=\"machine\"").unwrap();

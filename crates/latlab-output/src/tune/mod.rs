@@ -24,14 +24,7 @@ use latlab_model::stats;
 use latlab_sys::record::Finish;
 use serde::Serialize;
 
-/// Which way a headline improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Better {
-    /// Latencies, stalls, jitter.
-    Lower,
-    /// Rates, frequencies.
-    Higher,
-}
+pub use latlab_sys::remedy::Better;
 
 /// What a remedy did to a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

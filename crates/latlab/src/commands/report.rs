@@ -21,7 +21,9 @@ pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::R
     // Every experiment's headline figures: a run's line on the first screen shows those it has.
     let entries = crate::registry::experiments(false);
     let headlines: Vec<(&str, &str)> = entries.iter().flat_map(|e| e.headline().iter().copied()).collect();
-    let html = latlab_output::report::render_with(&runs, &headlines).context("cannot render the report")?;
+    // Each run's study figures, as the experiments of its name declare them.
+    let figures = |r: &RunRecord| crate::registry::figures(&entries, r);
+    let html = latlab_output::report::render_with(&runs, &headlines, &figures).context("cannot render the report")?;
     std::fs::write(output, html).with_context(|| format!("cannot write the report '{}'", output.display()))?;
     Ok(runs)
 }

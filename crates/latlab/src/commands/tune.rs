@@ -2,7 +2,7 @@
 //! run, then store and print the A/B: each headline's p50 and p99 difference with its 95 %
 //! bootstrap interval, and the verdict. Machine changes are undone after each remedy run.
 
-use super::remedies::{self, Arms, Plan};
+use super::remedies::{self, Plan};
 use super::{install_interrupt, out, save};
 use crate::cli::{Cli, Command, DisplayCommand, StallCommand, TuneArgs};
 use anyhow::Context;
@@ -12,6 +12,7 @@ use latlab_model::record::RunRecord;
 use latlab_output::progress::Progress;
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::StallPressure;
+use latlab_sys::remedy::Arms;
 use latlab_udp::experiment::Udp;
 use std::path::Path;
 
@@ -27,14 +28,14 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
     }
     // The experiment's own command line, parsed by its own parser.
     let mut argv: Vec<String> = vec!["latlab".into()];
-    argv.extend(remedy.command.iter().map(|s| s.to_string()));
+    argv.extend(remedy.about.command.iter().map(|s| s.to_string()));
     if a.experiment_args.is_empty() {
-        argv.extend(remedy.default_args.iter().map(|s| s.to_string()));
+        argv.extend(remedy.about.default_args.iter().map(|s| s.to_string()));
     } else {
         argv.extend(a.experiment_args.iter().cloned());
     }
     let cli = <Cli as clap::Parser>::try_parse_from(&argv).map_err(|e| {
-        super::Usage(format!("the options after -- are `latlab {}`'s: {}", remedy.command.join(" "), e.render()))
+        super::Usage(format!("the options after -- are `latlab {}`'s: {}", remedy.about.command.join(" "), e.render()))
     })?;
     let info = remedy.info();
     let headlines = remedy.headlines();

@@ -1,0 +1,72 @@
+//! The published figures of seeds 000 and 003 that both a paper row and a report figure read:
+//! each value stated once, with the seed's setting beside it.
+
+/// Seed 000: the 1.8 GHz CEPC's peak wire rate of the animated slide show, 3.7 MB/s
+/// (30 Mbit/s), its CPU about half idle.
+pub const PEAK_BYTES_PER_S: f64 = 3.7e6;
+
+/// Seed 000: the 233 MHz CEPC's wire rate, "14 Mbps or 2.0 MB per second" (its two figures
+/// disagree: 14 Mbit/s is 1.75 MB/s).
+pub const SLOW_BYTES_PER_S: f64 = 2.0e6;
+
+/// Seed 000: the client's CPU share per stage, % — (stage, 233 MHz CEPC, 1.8 GHz CEPC's range):
+/// RDP 6.0 decompression about 30 and 7; decryption over 15 and 3 to 4; memcpy (latlab's
+/// blit) 19 and 17. The seed gives no other stage's share.
+pub const STAGE_SHARES: [(&str, f64, (f64, f64)); 3] =
+    [("decompress", 30.0, (7.0, 7.0)), ("decrypt", 15.0, (3.0, 4.0)), ("blit", 19.0, (17.0, 17.0))];
+
+/// Seed 003, §3.3.3: an animated banner alone, a news ticker alone, and both on one page,
+/// Mbit/s of display traffic (Internet Explorer on NT 4.0 TSE, LRU bitmap cache).
+pub const BANNER_TICKER_MBPS: [f64; 3] = [0.01, 0.07, 1.60];
+
+/// Seed 003, Figure 4: a looping animation against the 1.5 MB LRU bitmap cache — (loop length
+/// in frames, Mbit/s): 0.01 up to 65 frames, 1.00 from 66 (119×119 8 bpp frames, NT 4.0 TSE).
+pub const FIGURE_4: [(f64, f64); 2] = [(65.0, 0.01), (66.0, 1.00)];
+
+/// Seed 003's display traffic per operation, KB/s: (operation, Word or the one figure given,
+/// WordPerfect where it differs). Typing at 100 wpm, Page Down held, the caret at the maximum
+/// blink rate, the Bézier screensaver.
+pub const OPS_DISPLAY_KBS: [(&str, f64, Option<f64>); 4] = [
+    ("typing", 6.26, Some(11.66)),
+    ("scroll", 59.24, Some(192.54)),
+    ("cursor", 0.50, None),
+    ("screensaver", 96.42, None),
+];
+
+/// Seed 003: the Start menu's display share, KB/s (the one display-only menu figure; the
+/// menu rows compare the word processors' menus, all traffic).
+pub const START_MENU_DISPLAY_KBS: f64 = 1.17;
+
+/// The paper's display value for `op` as quoted: "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
+/// or "96.42 KB/s".
+pub fn ops_text(op: &str) -> String {
+    match OPS_DISPLAY_KBS.iter().find(|o| o.0 == op) {
+        Some((_, w, Some(wp))) => format!("Word {} KB/s, WordPerfect {} KB/s", kbs(*w), kbs(*wp)),
+        Some((_, v, None)) => format!("{} KB/s", kbs(*v)),
+        None => String::new(),
+    }
+}
+
+/// A KB/s figure as the seed prints it (two decimals where it gives them).
+fn kbs(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+/// The paper's (low, high) KB/s for `op`.
+pub fn ops_range(op: &str) -> Option<(f64, f64)> {
+    OPS_DISPLAY_KBS.iter().find(|o| o.0 == op).map(|(_, a, b)| (*a, b.unwrap_or(*a)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_papers_values_read_as_the_seed_prints_them() {
+        assert_eq!(ops_text("typing"), "Word 6.26 KB/s, WordPerfect 11.66 KB/s");
+        assert_eq!(ops_text("cursor"), "0.50 KB/s");
+        assert_eq!(ops_range("scroll"), Some((59.24, 192.54)));
+        assert_eq!(ops_range("screensaver"), Some((96.42, 96.42)));
+        assert_eq!(ops_range("menu"), None);
+    }
+}

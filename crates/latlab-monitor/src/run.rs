@@ -47,9 +47,8 @@ pub struct MonitorConfig {
     pub cpu: Option<usize>,
     /// Fail instead of warning when a capability is refused.
     pub strict: bool,
-    /// The probes run at once: `rt` (the timer), `chain` (the timer's second level), `idle`
-    /// (lost time), `udp` (to `peer`).
-    pub probes: Vec<String>,
+    /// The probes run at once.
+    pub probes: Vec<Probe>,
     /// How the timer wakes the chain's second level (latlab rt's `--signal` names).
     pub wake: String,
     /// The udp probe's peer: a `latlab udp serve` address.
@@ -64,8 +63,43 @@ pub struct MonitorConfig {
     pub idle_cpu: Option<usize>,
 }
 
-/// The probes `latlab monitor` knows.
-pub const PROBES: [&str; 4] = ["rt", "chain", "idle", "udp"];
+/// A probe `latlab monitor` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Probe {
+    /// The timer: wake-ups on absolute deadlines (`latlab rt`'s level 1).
+    Rt,
+    /// The thread the timer wakes (`latlab rt`'s level 2); needs `Rt`.
+    Chain,
+    /// Time taken from a lowest-priority thread (Endo's method).
+    Idle,
+    /// Round trips to a `latlab udp serve` peer.
+    Udp,
+}
+
+/// The probes `latlab monitor` knows, in the order their windows are summarised.
+pub const PROBES: [Probe; 4] = [Probe::Rt, Probe::Chain, Probe::Idle, Probe::Udp];
+
+impl Probe {
+    /// Its name on the command line, in windows and in metric names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::Rt => "rt",
+            Probe::Chain => "chain",
+            Probe::Idle => "idle",
+            Probe::Udp => "udp",
+        }
+    }
+}
+
+impl latlab_model::experiment::Choice for Probe {
+    fn names() -> Vec<&'static str> {
+        PROBES.iter().map(|p| p.name()).collect()
+    }
+    fn from_choice(s: &str) -> Option<Self> {
+        PROBES.into_iter().find(|p| p.name() == s)
+    }
+}
 
 impl Default for MonitorConfig {
     fn default() -> Self {
@@ -80,7 +114,7 @@ impl Default for MonitorConfig {
             sched: Sched { policy: Policy::Fifo, priority: d::RT_PRIORITY },
             cpu: None,
             strict: false,
-            probes: vec!["rt".into()],
+            probes: vec![Probe::Rt],
             wake: d::WAKE.into(),
             peer: None,
             udp_interval_ns: d::UDP_INTERVAL_NS,
@@ -100,22 +134,22 @@ impl MonitorConfig {
         if self.window_ns < 1_000_000_000 || self.window_ns < 10 * self.interval_ns {
             return Err("--window must be at least 1 s and hold at least 10 intervals".into());
         }
+        if !(1..=99).contains(&self.sched.priority) {
+            return Err("--priority must be 1–99".into());
+        }
         if self.probes.is_empty() {
             return Err("--probes names none: choose from rt, chain, idle, udp".into());
         }
         for (i, p) in self.probes.iter().enumerate() {
-            if !PROBES.contains(&p.as_str()) {
-                return Err(format!("'{p}' is not a probe: choose from rt, chain, idle, udp"));
-            }
             if self.probes[..i].contains(p) {
-                return Err(format!("--probes names '{p}' twice"));
+                return Err(format!("--probes names '{}' twice", p.name()));
             }
         }
-        let has = |p: &str| self.probes.iter().any(|x| x == p);
-        if has("chain") && !has("rt") {
+        let has = |p: Probe| self.probes.contains(&p);
+        if has(Probe::Chain) && !has(Probe::Rt) {
             return Err("chain is the timer probe's second level: add rt to --probes".into());
         }
-        let udp = has("udp");
+        let udp = has(Probe::Udp);
         if udp && self.peer.is_none() {
             return Err("the udp probe needs --peer ADDR (a `latlab udp serve` elsewhere)".into());
         }
@@ -234,11 +268,11 @@ pub fn run(
     say: &mut dyn FnMut(String),
 ) -> Result<RunRecord, MonitorError> {
     let schedule = cfg.validate().map_err(MonitorError::Config)?;
-    let runs = |p: &str| cfg.probes.iter().any(|x| x == p);
-    if runs("udp") != echo.is_some() {
+    let runs = |p: Probe| cfg.probes.contains(&p);
+    if runs(Probe::Udp) != echo.is_some() {
         return Err(MonitorError::Config("the udp probe runs with a peer, and only with one".into()));
     }
-    if runs("chain") != wake.is_some() {
+    if runs(Probe::Chain) != wake.is_some() {
         return Err(MonitorError::Config("the chain probe runs with a wake path, and only with one".into()));
     }
     let pulse = AtomicU64::new(0);
@@ -294,7 +328,7 @@ pub fn run(
         let spawn_err = |e: std::io::Error| MonitorError::Io(format!("starting a probe thread: {e}"));
         let mut probes = Vec::new();
         let (wake, pulse) = (wake.as_deref(), &pulse);
-        if runs("rt") {
+        if runs(Probe::Rt) {
             let tx = tx.clone();
             probes.push(
                 std::thread::Builder::new()
@@ -351,7 +385,7 @@ pub fn run(
                     .map_err(spawn_err)?,
             );
         }
-        if runs("idle") {
+        if runs(Probe::Idle) {
             let tx = tx.clone();
             probes.push(
                 std::thread::Builder::new()
@@ -466,5 +500,27 @@ impl ProbeDone {
             idle: self.idle.or(o.idle),
             udp: self.udp.or(o.udp),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use latlab_model::experiment::Choice;
+
+    #[test]
+    fn the_settings_are_checked_in_one_place() {
+        assert!(MonitorConfig::default().validate().is_ok());
+        let bad = |c: MonitorConfig| c.validate().unwrap_err();
+        let d = MonitorConfig::default;
+        assert!(bad(MonitorConfig { sched: Sched { policy: Policy::Fifo, priority: 0 }, ..d() }).contains("1–99"));
+        assert!(bad(MonitorConfig { probes: vec![], ..d() }).contains("names none"));
+        assert!(bad(MonitorConfig { probes: vec![Probe::Rt, Probe::Rt], ..d() }).contains("'rt' twice"));
+        assert!(bad(MonitorConfig { probes: vec![Probe::Chain], ..d() }).contains("add rt"));
+        assert!(bad(MonitorConfig { probes: vec![Probe::Udp], ..d() }).contains("--peer"));
+        // The probes' names round-trip, and the record keeps them as words.
+        assert_eq!(Probe::choice_list(), "rt, chain, idle, udp");
+        assert_eq!(PROBES.map(|p| Probe::from_choice(p.name())), PROBES.map(Some));
+        assert_eq!(serde_json::to_value(d()).unwrap()["probes"], serde_json::json!(["rt"]));
     }
 }

@@ -148,12 +148,12 @@ pub(crate) fn finish(
     rec.metric("monitor.windows_dropped", dropped, "count");
     let mut probes: Vec<&str> = windows.iter().map(|w| w.probe.as_str()).collect();
     probes.dedup();
-    for probe in PROBES.iter().filter(|p| probes.contains(p)) {
-        let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == *probe).collect();
+    for probe in PROBES.iter().map(|p| p.name()).filter(|p| probes.contains(p)) {
+        let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == probe).collect();
         let sum = |f: fn(&WindowRow) -> i64| ws.iter().map(|w| f(w)).sum::<i64>();
         let m = |what: &str| format!("monitor.{probe}.{what}");
         rec.metric(&m("samples"), sum(|w| w.count), "count");
-        match *probe {
+        match probe {
             "rt" | "chain" => rec.metric(&m("missed"), sum(|w| w.missed), "count"),
             "udp" => {
                 rec.metric(&m("lost"), sum(|w| w.lost), "count");

@@ -1390,7 +1390,12 @@ fn monitor_runs_windows_and_its_metrics_are_documented() {
         .stderr(predicate::str::contains("not a state"));
     latlab(d).args(["monitor", "--window", "10ms"]).assert().code(2).stderr(predicate::str::contains("at least 1 s"));
     latlab(d).args(["monitor", "--probes", "udp"]).assert().code(2).stderr(predicate::str::contains("needs --peer"));
-    latlab(d).args(["monitor", "--probes", "rt,gps"]).assert().code(2).stderr(predicate::str::contains("not a probe"));
+    latlab(d)
+        .args(["monitor", "--probes", "rt,gps"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'gps'").and(predicate::str::contains("rt, chain, idle, udp")));
+    latlab(d).args(["monitor", "--priority", "0"]).assert().code(2).stderr(predicate::str::contains("1–99"));
     latlab(d)
         .args(["monitor", "--probes", "chain"])
         .assert()

@@ -220,8 +220,8 @@ pub struct MonitorArgs {
     /// Probes to run at once: `rt` (timer wake-ups), `chain` (the thread the timer wakes, as
     /// `latlab rt`'s level 2; needs rt), `idle` (time taken from a lowest-priority thread,
     /// Endo's method), `udp` (round trips to `--peer`).
-    #[arg(long, value_delimiter = ',', default_value = "rt")]
-    pub probes: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "rt", value_parser = choice::<latlab_monitor::run::Probe>())]
+    pub probes: Vec<latlab_monitor::run::Probe>,
     /// How the timer wakes the chain's second level (`latlab rt --signal`'s paths).
     #[arg(long, default_value = latlab_monitor::defaults::WAKE, value_parser = choice::<latlab_rt::signal::SignalKind>())]
     pub wake: latlab_rt::signal::SignalKind,

@@ -7,15 +7,12 @@ use anyhow::Context;
 use latlab_model::numfmt::sig;
 use latlab_monitor::export::{self, Exported};
 use latlab_monitor::probes::{Echo, Wake};
-use latlab_monitor::run::{self, MonitorConfig};
+use latlab_monitor::run::{self, MonitorConfig, Probe};
 use latlab_sys::platform::{Policy, Sched};
 use latlab_udp::peer::Peer;
 use std::path::Path;
 
 pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
-    if !(1..=99).contains(&a.priority) {
-        return Err(super::Usage("--priority must be 1–99".into()).into());
-    }
     let cfg = MonitorConfig {
         interval_ns: a.interval,
         window_ns: a.window,
@@ -27,7 +24,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
         sched: Sched { policy: Policy::Fifo, priority: a.priority },
         cpu: a.cpu,
         strict,
-        probes: a.probes.iter().map(|p| p.trim().to_string()).collect(),
+        probes: a.probes.clone(),
         wake: a.wake.name().to_string(),
         peer: a.peer.clone(),
         udp_interval_ns: a.udp_interval,
@@ -39,7 +36,7 @@ pub fn run(db: &Path, strict: bool, a: MonitorArgs) -> anyhow::Result<i32> {
     if a.key.is_some() && a.peer.is_none() {
         return Err(super::Usage("--key is the udp peer's: give --peer too".into()).into());
     }
-    let wake: Option<Box<dyn Wake>> = if cfg.probes.iter().any(|p| p == "chain") {
+    let wake: Option<Box<dyn Wake>> = if cfg.probes.contains(&Probe::Chain) {
         if a.wake == latlab_rt::signal::SignalKind::None {
             return Err(super::Usage(
                 "the chain probe needs a wake path: --wake eventfd, futex, pipe or condvar".into(),
@@ -125,11 +122,11 @@ impl Wake for RtWake {
 fn probes_line(cfg: &MonitorConfig) -> String {
     cfg.probes
         .iter()
-        .map(|p| match p.as_str() {
-            "rt" => format!("timer probe every {}", crate::cli::dur(cfg.interval_ns)),
-            "chain" => format!("its second level woken by {}", cfg.wake),
-            "idle" => format!("idle probe (gaps over {})", crate::cli::dur(cfg.idle_threshold_ns)),
-            _ => format!(
+        .map(|p| match p {
+            Probe::Rt => format!("timer probe every {}", crate::cli::dur(cfg.interval_ns)),
+            Probe::Chain => format!("its second level woken by {}", cfg.wake),
+            Probe::Idle => format!("idle probe (gaps over {})", crate::cli::dur(cfg.idle_threshold_ns)),
+            Probe::Udp => format!(
                 "udp probe to {} every {}",
                 cfg.peer.as_deref().unwrap_or("?"),
                 crate::cli::dur(cfg.udp_interval_ns)

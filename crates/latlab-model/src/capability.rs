@@ -55,6 +55,24 @@ impl Capability {
     }
 }
 
+/// Advice already said on stderr by this process.
+static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A refusal's line for stderr, saying its advice only the first time this process says
+/// that advice (one voice across a suite's experiments: later refusals with the same cause
+/// name only what they lost). `None` for a granted capability.
+pub fn said_once(c: &Capability) -> Option<String> {
+    let full = c.warning()?;
+    let Some(advice) = &c.advice else { return Some(full) };
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if said.contains(advice) {
+        Some(format!("{}: asked for {}, got {} (refused as said above)", c.name, c.requested, c.obtained))
+    } else {
+        said.push(advice.clone());
+        Some(full)
+    }
+}
+
 /// Raised under `--strict` when the machine refuses a requested capability.
 #[derive(Debug, thiserror::Error)]
 #[error("capability refused (--strict): {0}")]
@@ -109,7 +127,7 @@ impl Capabilities {
                 return Err(CapabilityRefused(format!("{w} (without --strict the run goes on without it)")));
             }
             if !seen {
-                eprintln!("warning: {w}; continuing without it");
+                eprintln!("warning: {}; continuing without it", said_once(&c).unwrap_or(w));
             }
         }
         if !seen {
@@ -120,5 +138,24 @@ impl Capabilities {
     /// The warnings to copy into the run record.
     pub fn warnings(&self) -> Vec<String> {
         self.list.iter().filter_map(Capability::warning).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_advice_is_said_once_and_later_refusals_name_only_what_they_lost() {
+        let advice = "grant the test's own capability (said once)";
+        let a = Capability::refused("l1.sched.fifo", "fifo:80", "other", advice);
+        let b = Capability::refused("l2.sched.rr", "rr:79", "other", advice);
+        assert_eq!(said_once(&a).unwrap(), a.warning().unwrap());
+        assert_eq!(said_once(&b).unwrap(), "l2.sched.rr: asked for rr:79, got other (refused as said above)");
+        assert_eq!(said_once(&Capability::granted("mlockall", "x", "x")), None);
+        // The record keeps every refusal whole.
+        let mut caps = Capabilities::new(false);
+        caps.record(b.clone()).unwrap();
+        assert_eq!(caps.warnings(), vec![b.warning().unwrap()]);
     }
 }

@@ -12,6 +12,26 @@ use latlab_sys::interrupt::stop_requested;
 use std::fmt::Write;
 use std::path::Path;
 
+/// Say once, before any experiment, what this machine refuses that experiments ask for
+/// (real-time priority, memory locking, `/dev/cpu_dma_latency`), each with its advice; the
+/// experiments then name only what they lost. Each probe is undone at once.
+fn preflight() {
+    use latlab_model::capability::said_once;
+    use latlab_sys::platform;
+    let (lock, mlock) = platform::lock_memory();
+    drop(lock);
+    let (dma, held) = platform::hold_cpu_dma_latency(0);
+    drop(dma);
+    let refused: Vec<String> =
+        [platform::probe_fifo(latlab_sys::defaults::RT_PRIORITY), mlock, held].iter().filter_map(said_once).collect();
+    if !refused.is_empty() {
+        eprintln!("suite: this machine refuses what some experiments ask for (said once; each run records it):");
+        for line in refused {
+            eprintln!("  {line}");
+        }
+    }
+}
+
 pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let small = match a.small.as_str() {
         "yes" => Some("--small yes".to_string()),
@@ -40,6 +60,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let chosen: Vec<_> =
         all.into_iter().filter(|e| a.only.is_empty() || a.only.iter().any(|n| n == e.name())).collect();
     install_interrupt()?;
+    preflight();
     let mut done: Vec<(RunRecord, &[(&str, &str)])> = Vec::new();
     let mut interrupted = false;
     for (i, e) in chosen.iter().enumerate() {
@@ -108,6 +129,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
 
 fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> String {
     let mut o = String::new();
+    let mut advised: Vec<String> = Vec::new();
     let _ = writeln!(o, "\nlatlab suite — summary\n");
     let _ = writeln!(o, "{:<10} {:>5} {:<12} {:>9}  headline figures", "experiment", "run", "status", "time");
     for (r, headline) in done {
@@ -125,7 +147,19 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
             figs.join(" · ")
         );
         for w in &r.warnings {
-            let _ = writeln!(o, "{:<10} warning: {w}", "");
+            // A refusal's advice is said once in the summary; later runs name what they lost.
+            let refused = r.capabilities.iter().find(|c| c.warning().as_deref() == Some(w.as_str()));
+            let line = match refused.and_then(|c| c.advice.as_ref().map(|a| (c, a))) {
+                Some((c, advice)) if advised.contains(advice) => {
+                    format!("{}: asked for {}, got {} (refused as said above)", c.name, c.requested, c.obtained)
+                }
+                Some((_, advice)) => {
+                    advised.push(advice.clone());
+                    w.clone()
+                }
+                None => w.clone(),
+            };
+            let _ = writeln!(o, "{:<10} warning: {line}", "");
         }
     }
     let rows: Vec<_> = done.iter().flat_map(|(r, _)| r.paper.iter()).collect();

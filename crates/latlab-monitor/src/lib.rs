@@ -8,8 +8,9 @@
 //! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
 //! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `load.rs`
 //! (the schedule's load: spinners, polygons or a link), `export.rs`
-//! (OpenMetrics), `run.rs` (the threads, the database, resuming), `summary.rs` (the run's record:
-//! per-probe metrics and the long-run tables).
+//! (OpenMetrics), `run.rs` (the settings and probes, the threads, the runner's store as a sink,
+//! resuming), `summary.rs` (the run's record: per-probe metrics and the long-run tables),
+//! `figures.rs` (the worst wake-up per window, for the report).
 
 pub mod defaults;
 pub mod engine;

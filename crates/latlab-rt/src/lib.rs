@@ -12,6 +12,22 @@
 //! `overhead.record_per_sample`; `sweep.mf_l1_hz`, `sweep.mf_l2_hz`, `sweep.sf_hz`,
 //! `sweep.max_rate_hz`, and `sweep.unloaded.{mf_l1_hz,mf_l2_hz,max_rate_hz}` from the same
 //! sweep without the load.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `chain.rs` | The wake-up chain: level 1 (the paper's ISR_TEST) sleeps to each absolute stimulus deadline, timestamps, … |
+//! | `config.rs` | Configuration of `latlab rt` |
+//! | `cyclictest.rs` | cyclictest's `-h` histogram text, so scripts written for cyclictest can plot latlab's runs |
+//! | `defaults.rs` | Every default of `latlab rt` (seed 001), each with the reason it has that value |
+//! | `experiment.rs` | `latlab rt` as an `Experiment` |
+//! | `figures.rs` | Seed 001's figures from an `rt` run |
+//! | `load.rs` | The background load of the loaded phase and of the sweep |
+//! | `paper.rs` | Paper-vs-here rows for seed 001 |
+//! | `phase.rs` | One measured stretch of the chain on real threads |
+//! | `remedies.rs` | Seed 001's remedies, measured with `latlab rt` (`latlab tune`) |
+//! | `signal.rs` | How level 1 wakes level 2: eventfd (default), futex, pipe or condvar |
+//! | `sweep.rs` | The frequency sweep (the paper's Figure 8, after Dupre and Barcos) |
+//! | `throttle.rs` | RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps |
 
 pub mod chain;
 pub mod config;

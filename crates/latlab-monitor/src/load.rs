@@ -61,6 +61,16 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     Ok(bps as u64)
 }
 
+/// A rate as [`parse_rate`] reads it: `100mbit`, `56kbit`, `1gbit`, `9600bit`.
+pub fn format_rate(bps: u64) -> String {
+    match bps {
+        b if b.is_multiple_of(1_000_000_000) => format!("{}gbit", b / 1_000_000_000),
+        b if b.is_multiple_of(1_000_000) => format!("{}mbit", b / 1_000_000),
+        b if b.is_multiple_of(1_000) => format!("{}kbit", b / 1_000),
+        b => format!("{b}bit"),
+    }
+}
+
 /// A load while it runs; [`Running::stop`] ends it (so does dropping it).
 pub enum Running {
     /// Busy processes.
@@ -151,6 +161,14 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_formats_as_it_parses() {
+        for bps in [100_000_000, 1_000_000_000, 56_000, 9_600, crate::defaults::LINK_LOAD_BPS] {
+            assert_eq!(parse_rate(&format_rate(bps)), Ok(bps), "{}", format_rate(bps));
+        }
+        assert_eq!(format_rate(100_000_000), "100mbit");
+    }
 
     #[test]
     fn rates_parse_with_their_units_and_bad_ones_say_what_to_give() {

@@ -165,6 +165,23 @@ pub fn priority_below(l1: Sched) -> i32 {
     (l1.priority - d::L2_BELOW_L1).max(1)
 }
 
+/// The two levels' scheduling from what the command line gave: level 1's policy and priority
+/// (a priority only for a real-time policy), and level 2's as given or, where not, as
+/// `arbitration` derives it from level 1 (real-time just below level 1, or the normal policy).
+pub fn levels(
+    l1_policy: Policy,
+    l1_priority: i32,
+    arbitration: Arbitration,
+    l2_policy: Option<Policy>,
+    l2_priority: Option<i32>,
+) -> (Sched, Sched) {
+    let sched = |policy: Policy, priority| Sched { policy, priority: if policy.is_realtime() { priority } else { 0 } };
+    let l1 = sched(l1_policy, l1_priority);
+    let derived = arbitration.level2(l1);
+    let l2 = sched(l2_policy.unwrap_or(derived.policy), l2_priority.unwrap_or(priority_below(l1)));
+    (l1, l2)
+}
+
 impl latlab_model::experiment::Choice for Arbitration {
     fn names() -> Vec<&'static str> {
         Arbitration::ALL.map(Arbitration::name).to_vec()
@@ -400,6 +417,22 @@ impl RtConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_2_follows_the_arbitration_unless_given() {
+        let (l1, l2) = levels(Policy::Fifo, 80, Arbitration::Rr, None, None);
+        assert_eq!(
+            (l1, l2),
+            (Sched { policy: Policy::Fifo, priority: 80 }, Sched { policy: Policy::Rr, priority: priority_below(l1) })
+        );
+        let (_, l2) = levels(Policy::Fifo, 80, Arbitration::Other, None, None);
+        assert_eq!(l2, Sched { policy: Policy::Other, priority: 0 });
+        let (_, l2) = levels(Policy::Fifo, 80, Arbitration::Other, Some(Policy::Fifo), Some(50));
+        assert_eq!(l2, Sched { policy: Policy::Fifo, priority: 50 });
+        // A normal-policy level 1 has no priority, and level 2 follows it.
+        let (l1, l2) = levels(Policy::Other, 80, Arbitration::Fifo, None, None);
+        assert_eq!((l1.priority, l2.policy), (0, Policy::Other));
+    }
 
     #[test]
     fn load_specs() {

@@ -208,7 +208,7 @@ pub struct MonitorArgs {
     #[arg(long, default_value = "spinners", value_parser = choice::<latlab_monitor::load::LoadKind>())]
     pub load: latlab_monitor::load::LoadKind,
     /// Rate of the `link` load, e.g. 100mbit, 10mbit, 56kbit.
-    #[arg(long, default_value = "100mbit", value_parser = latlab_monitor::load::parse_rate)]
+    #[arg(long, default_value = latlab_monitor::load::format_rate(latlab_monitor::defaults::LINK_LOAD_BPS), value_parser = latlab_monitor::load::parse_rate)]
     pub load_rate: u64,
     /// Real-time priority of the probe (SCHED_FIFO; refused without the privilege, then the
     /// default policy, with a warning).

@@ -3,21 +3,11 @@
 use crate::cli::{HistogramFormat, RtArgs, RtCommand, RtCommon};
 use latlab_rt::config::{RtConfig, SweepConfig};
 use latlab_rt::experiment::Rt;
-use latlab_sys::platform::Sched;
 use std::path::Path;
 
 /// The shared options over `base`.
 fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
-    let sched = |policy: latlab_sys::platform::Policy, priority| Sched {
-        policy,
-        priority: if policy.is_realtime() { priority } else { 0 },
-    };
-    let l1 = sched(c.l1_policy, c.l1_priority);
-    let by_arbitration = c.arbitration.level2(l1);
-    let l2 = sched(
-        c.l2_policy.unwrap_or(by_arbitration.policy),
-        c.l2_priority.unwrap_or(latlab_rt::config::priority_below(l1)),
-    );
+    let (l1, l2) = latlab_rt::config::levels(c.l1_policy, c.l1_priority, c.arbitration, c.l2_policy, c.l2_priority);
     let mut cfg = RtConfig {
         l1,
         l2,

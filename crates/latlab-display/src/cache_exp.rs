@@ -155,7 +155,7 @@ fn bps(r: &SessionResult) -> f64 {
 /// Run the sweep into a record.
 pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, SessionError> {
     let mut rec = latlab_sys::record::begin("display");
-    rec.config("experiment", "cache");
+    rec.mode = "cache".into();
     rec.config("frame_counts", &cfg.frame_counts);
     rec.config("policies", cfg.policies().iter().map(|p| p.name()).collect::<Vec<_>>());
     rec.config("cells", cfg.geometry.cells);

@@ -652,7 +652,7 @@ fn record(
     limit: Limit,
     said: &str,
 ) {
-    rec.config("experiment", "capacity");
+    rec.mode = "capacity".into();
     rec.config("mix", mix);
     rec.config("ramp", &cfg.ramp);
     rec.config("seconds_per_level", cfg.seconds);

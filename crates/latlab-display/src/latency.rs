@@ -522,7 +522,7 @@ fn ms(ns: f64) -> f64 {
 /// Fill the record from the levels.
 pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
     let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
-    rec.config("experiment", "latency");
+    rec.mode = "latency".into();
     rec.config("conditions", cfg.conditions.iter().map(Condition::name).collect::<Vec<_>>());
     rec.config("wpm", cfg.typist.wpm);
     rec.config("chars_per_word", crate::defaults::CHARS_PER_WORD);

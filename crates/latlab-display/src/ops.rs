@@ -167,7 +167,7 @@ fn r1(x: f64) -> serde_json::Value {
 /// Run every operation into a record.
 pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, SessionError> {
     let mut rec = latlab_sys::record::begin("display");
-    rec.config("experiment", "ops");
+    rec.mode = "ops".into();
     rec.config("workloads", cfg.workloads.iter().map(|w| w.name()).collect::<Vec<_>>());
     rec.config("seconds_per_workload", cfg.seconds);
     rec.config("warmup_ms", cfg.warmup_ms);

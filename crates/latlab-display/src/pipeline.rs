@@ -292,7 +292,7 @@ fn sweep_columns(first: &str) -> Vec<Column> {
 /// Run the experiment into a record.
 pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
     let mut rec = latlab_sys::record::begin("display");
-    rec.config("experiment", "pipeline");
+    rec.mode = "pipeline".into();
     rec.config("codec", cfg.codec.name());
     rec.config("crypto", cfg.crypto.name());
     rec.config("seconds", cfg.seconds);
@@ -888,7 +888,7 @@ pub fn view_record(
     server: Option<&ServerReport>,
     client: &ClientReport,
 ) -> RunRecord {
-    rec.config("experiment", "view");
+    rec.mode = "view".into();
     rec.config("server", peer);
     rec.config("workload", cfg.workload.name());
     rec.config("seconds", cfg.duration_ms as f64 / 1000.0);

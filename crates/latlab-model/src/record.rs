@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version tag written into every JSON export (`"schema"`), bumped on incompatible changes.
-pub const SCHEMA: &str = "latlab.run/5";
+pub const SCHEMA: &str = "latlab.run/6";
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +174,11 @@ pub struct RunRecord {
     pub id: Option<i64>,
     /// The subcommand that made the run (`selftest`, `rt`, `udp`, …).
     pub experiment: String,
+    /// Which mode of it (`ops`, `measure`, …), or `skipped` for a suite entry the machine
+    /// refused; "" when the experiment has one mode. Records before `latlab.run/6` kept it in
+    /// `config.experiment`: read it with [`RunRecord::mode`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub mode: String,
     /// How it ended.
     pub status: RunStatus,
     /// Wall-clock start, ns since the Unix epoch.
@@ -210,6 +215,7 @@ impl RunRecord {
             schema: SCHEMA.into(),
             id: None,
             experiment: experiment.into(),
+            mode: String::new(),
             status: RunStatus::Complete,
             started_at_ns,
             ended_at_ns: 0,
@@ -233,6 +239,16 @@ impl RunRecord {
         self.link_studies();
         self.ended_at_ns = ended_at_ns;
         self.machine.after = Some(after);
+    }
+
+    /// The run's mode (see [`RunRecord::mode`](field@RunRecord::mode)), read from `config.experiment`
+    /// for records stored before `latlab.run/6`.
+    pub fn mode(&self) -> &str {
+        if self.mode.is_empty() {
+            self.config.get("experiment").and_then(|v| v.as_str()).unwrap_or("")
+        } else {
+            &self.mode
+        }
     }
 
     /// Point every paper row's note at its study's section of `docs/studies.md` (done by

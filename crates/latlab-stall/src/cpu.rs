@@ -167,7 +167,7 @@ fn ms(ns: f64) -> serde_json::Value {
 
 /// Turn the levels into `rec` (begun before the sweep).
 pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted: bool) -> RunRecord {
-    rec.config("experiment", "cpu");
+    rec.mode = "cpu".into();
     rec.config("loads", &cfg.loads);
     rec.config("policies", cfg.policies.iter().map(|&s| label(s)).collect::<Vec<_>>());
     rec.config("seconds_per_level", cfg.seconds);

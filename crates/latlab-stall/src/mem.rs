@@ -128,7 +128,7 @@ fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, Stri
 pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("stall");
-    rec.config("experiment", "mem");
+    rec.mode = "mem".into();
     rec.config("working_set_mib", cfg.working_set_mib);
     rec.config("trials", cfg.trials);
     rec.config("idle_ms", cfg.idle_ms);

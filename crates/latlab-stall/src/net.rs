@@ -210,7 +210,7 @@ pub struct Step {
 pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("stall");
-    rec.config("experiment", "net");
+    rec.mode = "net".into();
     rec.config("server", SERVER_ADDR);
     rec.config("rate_bps", cfg.rate_bps);
     rec.config("loads", &cfg.loads);

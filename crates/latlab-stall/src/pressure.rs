@@ -318,7 +318,7 @@ struct Level {
 pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("stall");
-    rec.config("experiment", "pressure");
+    rec.mode = "pressure".into();
     rec.config("limit_mib", cfg.limit_mib);
     rec.config("server_mib", cfg.server_mib);
     rec.config("demands", &cfg.demands);

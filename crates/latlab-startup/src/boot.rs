@@ -468,7 +468,7 @@ fn xperf_judgement(a: &Analysis) -> latlab_model::verdict::Judgement {
 pub fn record(source: &str, t: &BootTrace, a: &Analysis) -> latlab_model::record::RunRecord {
     use latlab_model::record::{Column, PaperRow, RunStatus, Table};
     let mut rec = latlab_sys::record::begin("boot");
-    rec.config("experiment", "analyze");
+    rec.mode = "analyze".into();
     rec.config("file", source);
     rec.config(
         "format",

@@ -185,7 +185,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
     // Services a killed boot measure left running go before this one starts its own.
     latlab_sys::leftovers::clear(&latlab_sys::leftovers::stale_processes(std::path::Path::new("/proc")));
     let mut rec = latlab_sys::record::begin("boot");
-    rec.config("experiment", "measure");
+    rec.mode = "measure".into();
     let mut fixtures = Vec::new();
     let (text, source) = match &cfg.source {
         BootSource::File(f) => (
@@ -618,7 +618,7 @@ mod tests {
         assert!(cands.rows.iter().all(|r| !["session", "storage", "network"].contains(&r[0].as_str().unwrap())));
         assert_eq!(a.config["measured_run"], 7);
         let mut other = rec.clone();
-        other.config.insert("experiment".into(), "analyze".into());
+        other.mode = "analyze".into();
         assert!(analyze_stored(&other, 8).unwrap_err().contains("not `boot measure`"));
         let mut old = rec.clone();
         old.config.remove("boot_spec");

@@ -13,7 +13,7 @@ use latlab_model::record::{Column, RunRecord, Table};
 /// needed (the target does not need it, nothing waits for it). Nothing is re-measured.
 pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
     let not = |why: &str| format!("run #{id} cannot be analysed as a measured boot: {why}");
-    if run.experiment != "boot" || run.config.get("experiment").and_then(|v| v.as_str()) != Some("measure") {
+    if run.experiment != "boot" || run.mode() != "measure" {
         return Err(not(&format!("it is a `{}` run, not `boot measure`", run.experiment)));
     }
     let text = run

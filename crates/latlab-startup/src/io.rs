@@ -338,7 +338,7 @@ pub fn io_run(
     reaped: Counters,
     top: usize,
 ) -> RunRecord {
-    rec.config("experiment", "io");
+    rec.mode = "io".into();
     rec.config("command", command);
     rec.config("ready", ready);
     rec.config("interval_ms", interval_ms);

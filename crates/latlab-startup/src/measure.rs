@@ -154,7 +154,7 @@ fn p50(v: &[i64]) -> i64 {
 /// The stored run of `startup measure`.
 pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord {
     let mut rec = m.begun.clone();
-    rec.config("experiment", "measure");
+    rec.mode = "measure".into();
     rec.config("command", &cfg.launch.command);
     rec.config("ready", cfg.launch.ready.describe());
     rec.config("runs_per_state", cfg.runs);

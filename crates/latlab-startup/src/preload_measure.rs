@@ -138,7 +138,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
         return Err(StartupError::InMemory(cfg.parent.display().to_string()));
     }
     let mut rec = latlab_sys::record::begin("startup");
-    rec.config("experiment", "preload");
+    rec.mode = "preload".into();
     let mut fixtures: Vec<Fixture> = Vec::new();
     for _ in 0..cfg.apps {
         fixtures.push(

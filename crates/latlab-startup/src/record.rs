@@ -168,7 +168,7 @@ fn traced_launch(cfg: &RecordConfig) -> Result<Traced, StartupError> {
 /// (`config.plan`), so `startup measure --plan-run ID` can read it back.
 pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
     let mut rec = l.begun.clone();
-    rec.config("experiment", "record");
+    rec.mode = "record".into();
     rec.config("command", &cfg.launch.command);
     rec.config("ready", cfg.launch.ready.describe());
     rec.config("tracer", l.tracer);

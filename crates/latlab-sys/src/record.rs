@@ -26,7 +26,7 @@ impl Finish for RunRecord {
 pub fn skipped(experiment: &str, why: &ExperimentError) -> RunRecord {
     let msg = format!("{experiment} skipped: {}", why.chain_text());
     let mut rec = begin(experiment);
-    rec.config("experiment", "skipped");
+    rec.mode = "skipped".into();
     rec.config("skipped", why.chain_text());
     rec.warn(msg);
     rec.finish(RunStatus::Failed);
@@ -52,6 +52,6 @@ mod tests {
         let r = skipped("stall", &ExperimentError::skipped("needs root"));
         assert_eq!(r.status, RunStatus::Failed);
         assert!(r.warnings[0].starts_with("stall skipped: "));
-        assert_eq!(r.config["experiment"], "skipped");
+        assert_eq!(r.mode(), "skipped");
     }
 }

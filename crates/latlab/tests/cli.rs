@@ -127,7 +127,7 @@ fn selftest_store_export_report_compare() {
 
     let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(rec["schema"], "latlab.run/5");
+    assert_eq!(rec["schema"], "latlab.run/6");
     assert_eq!(rec["experiment"], "selftest");
     assert!(rec["machine"]["info"]["cpus"].as_u64().unwrap() >= 1);
     assert!(rec["machine"]["info"]["kernel_release"].is_string());
@@ -300,7 +300,7 @@ fn metrics_match_the_docs(d: &Path, require_all: bool) {
         let json = latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
         let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
         let doc = docs::doc_of(rec["experiment"].as_str().unwrap());
-        if rec["config"]["experiment"] == "skipped" {
+        if rec["mode"] == "skipped" {
             skipped.insert(doc);
         }
         // Every paper row is judged, by a stated rule.

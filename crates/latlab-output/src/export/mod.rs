@@ -185,7 +185,8 @@ fn md_escape(s: &str) -> String {
 pub fn markdown(run: &RunRecord) -> String {
     let mut o = String::new();
     let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
-    let _ = writeln!(o, "# latlab {}{id} — {}\n", run.experiment, run.status.as_str());
+    let mode = if run.mode().is_empty() { String::new() } else { format!(" {}", run.mode()) };
+    let _ = writeln!(o, "# latlab {}{mode}{id} — {}\n", run.experiment, run.status.as_str());
     if !run.status.meaning().is_empty() {
         let _ = writeln!(o, "> {}: {}\n", run.status.as_str(), run.status.meaning());
     }
@@ -294,7 +295,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/5");
+        assert_eq!(v["schema"], "latlab.run/6");
     }
 
     #[test]

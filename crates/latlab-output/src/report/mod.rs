@@ -132,7 +132,8 @@ fn when(ns: i64) -> String {
 }
 
 fn run_title(r: &RunRecord) -> String {
-    format!("{} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
+    let mode = if r.mode().is_empty() { String::new() } else { format!(" {}", r.mode()) };
+    format!("{}{mode} #{}", r.experiment, r.id.map(|i| i.to_string()).unwrap_or_else(|| "unsaved".into()))
 }
 
 fn run_ctx(r: &RunRecord, show_host: bool, study_figures: StudyFigures) -> RunCtx {
@@ -204,7 +205,7 @@ fn run_ctx(r: &RunRecord, show_host: bool, study_figures: StudyFigures) -> RunCt
     RunCtx {
         anchor: anchor(r),
         experiment: r.experiment.clone(),
-        kind: r.config.get("experiment").and_then(|v| v.as_str()).map(str::to_string),
+        kind: Some(r.mode()).filter(|m| !m.is_empty()).map(str::to_string),
         title: if show_host {
             format!("{} on {}", run_title(r), crate::fleet::host_name(&r.machine))
         } else {

@@ -291,7 +291,15 @@ impl Store {
 }
 
 /// Write `run` (as new, or in place of `id`) inside `tx`: the run row, its metrics and series.
+/// The key of `runs.config` that holds a run's mode: the store keeps the columns it always had,
+/// so older latlab versions, imports and fleets read every database alike.
+const MODE_KEY: &str = "experiment";
+
 fn write_run(tx: &rusqlite::Transaction<'_>, id: Option<i64>, run: &RunRecord) -> Result<i64, StoreError> {
+    let mut config = run.config.clone();
+    if !run.mode.is_empty() {
+        config.insert(MODE_KEY.into(), run.mode.clone().into());
+    }
     let fields = params![
         run.experiment,
         run.status.as_str(),
@@ -302,7 +310,7 @@ fn write_run(tx: &rusqlite::Transaction<'_>, id: Option<i64>, run: &RunRecord) -
         run.machine.info.hostname,
         js(&run.machine),
         js(&run.capabilities),
-        js(&run.config),
+        js(&config),
         js(&run.tables),
         js(&run.warnings),
         js(&run.paper),
@@ -399,10 +407,20 @@ impl Store {
         fn de<T: serde::de::DeserializeOwned>(s: &str, field: &str) -> Result<T, String> {
             serde_json::from_str(s).map_err(|e| format!("{field}: {e}"))
         }
+        let mut config: std::collections::BTreeMap<String, serde_json::Value> = de(&j[2], "config").map_err(corrupt)?;
+        let mode = match config.remove(MODE_KEY) {
+            Some(serde_json::Value::String(m)) => m,
+            Some(other) => {
+                config.insert(MODE_KEY.into(), other);
+                String::new()
+            }
+            None => String::new(),
+        };
         let mut rec = RunRecord {
             schema: latlab_model::record::SCHEMA.into(),
             id: Some(id),
             experiment,
+            mode,
             status: RunStatus::parse(&status).ok_or_else(|| corrupt(format!("status '{status}'")))?,
             started_at_ns,
             ended_at_ns,
@@ -410,7 +428,7 @@ impl Store {
             git_commit,
             machine: de(&j[0], "machine").map_err(corrupt)?,
             capabilities: de(&j[1], "capabilities").map_err(corrupt)?,
-            config: de(&j[2], "config").map_err(corrupt)?,
+            config,
             metrics: Vec::new(),
             tables: de(&j[3], "tables").map_err(corrupt)?,
             series: Vec::new(),

@@ -196,3 +196,24 @@ fn monitor_windows_append_and_read_back_and_move_the_run_end() {
     assert!(s.append_windows(id, &[w(1_600, 1)]).is_err(), "a window is stored once");
     assert_eq!(decode_all(&encode_series(&[5, -3, 0])).unwrap(), vec![5, -3, 0]);
 }
+
+#[test]
+fn a_runs_mode_round_trips_and_an_older_runs_mode_is_read_from_its_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("m.db")).unwrap();
+    let mut r = latlab_sys::record::begin("display");
+    r.mode = "ops".into();
+    r.config("seconds", 3u64);
+    r.finish(RunStatus::Complete);
+    let id = st.write(None, &r).unwrap();
+    let back = st.load(id).unwrap();
+    assert_eq!((back.mode.as_str(), back.mode()), ("ops", "ops"));
+    assert!(!back.config.contains_key("experiment"), "the mode is the record's, not its config's");
+    // Stored where it always was, so older versions read it as before.
+    let cfg: String = st.conn.query_row("SELECT config FROM runs WHERE id = ?1", [id], |x| x.get(0)).unwrap();
+    assert!(cfg.contains("\"experiment\":\"ops\""), "{cfg}");
+    // A record of an earlier schema, read from JSON, keeps its mode in config.experiment.
+    let mut old = latlab_sys::record::begin("stall");
+    old.config("experiment", "cpu");
+    assert_eq!(old.mode(), "cpu");
+}

@@ -257,7 +257,7 @@ pub fn ab_record(remedy: &RemedyInfo, a: &[RunRecord], b: &[RunRecord], headline
     if let Some(first) = a.iter().chain(b).map(|r| r.started_at_ns).min() {
         rec.started_at_ns = first;
     }
-    rec.config("experiment", "tune");
+    rec.mode = "tune".into();
     rec.config("remedy", &remedy.name);
     rec.config("study", &remedy.study);
     rec.config("measured_with", &remedy.experiment);

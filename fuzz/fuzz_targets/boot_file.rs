@@ -3,7 +3,7 @@
 //! at a declared service, and no service waiting on itself.
 #![no_main]
 
-use latlab_startup::bootfile::BootSpec;
+use latlab_startup::boot::file::BootSpec;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! line inside the text, and whatever is read analyses without panicking.
 #![no_main]
 
-use latlab_startup::boot;
+use latlab_startup::boot::analyze as boot;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

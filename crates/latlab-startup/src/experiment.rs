@@ -6,9 +6,9 @@
 use crate::defaults as d;
 use crate::fixture::FixtureSpec;
 use crate::launch::{LaunchSpec, Ready};
+use crate::learn::{RecordConfig, StartupError, learn, record_run};
 use crate::measure::{MeasureConfig, builtin, builtin_steps, describe_fixture, measure, measure_run, measure_steps};
 use crate::plan::Plan;
-use crate::record::{RecordConfig, StartupError, learn, record_run};
 use crate::trace::TracerChoice;
 use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::figure::Figure;
@@ -425,4 +425,4 @@ impl Experiment for StartupIo {
     }
 }
 
-pub use crate::bootexp::{Boot, BootFile, BootMeasure};
+pub use crate::boot::experiment::{Boot, BootFile, BootMeasure};

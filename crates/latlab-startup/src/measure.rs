@@ -6,8 +6,8 @@
 
 use crate::device::{self, DeviceFacts};
 use crate::launch::{LaunchSpec, launch};
+use crate::learn::{StartupError, evict_all};
 use crate::plan::Plan;
-use crate::record::{StartupError, evict_all};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_model::stats::summarize;
@@ -65,7 +65,7 @@ pub struct Measured {
     /// A launch that failed after the warm-up: the rounds before it are kept.
     pub failure: Option<String>,
     /// CPU and disk utilisation during one more cold launch after the rounds, and its time.
-    pub profile: Option<(Vec<crate::util::Sample>, u64)>,
+    pub profile: Option<(Vec<crate::utilisation::Sample>, u64)>,
 }
 
 /// Measure; `progress` counts launches ([`measure_steps`]: the warm-up, then every state of every round).
@@ -136,7 +136,7 @@ pub fn measure(cfg: &MeasureConfig, plan: &Arc<Plan>, progress: &AtomicU64) -> R
     if m.failure.is_none() && !latlab_sys::interrupt::stop_requested() {
         evict_all(&files);
         let dev = m.device.as_ref().and_then(|d| d.block.clone());
-        let sampler = crate::util::Sampler::start(dev, crate::defaults::UTIL_INTERVAL_MS);
+        let sampler = crate::utilisation::Sampler::start(dev, crate::defaults::UTIL_INTERVAL_MS);
         let l = launch(&cfg.launch, Instant::now(), false);
         let samples = sampler.finish();
         if let Ok(l) = l {
@@ -178,7 +178,15 @@ pub fn measure_run(cfg: &MeasureConfig, plan: &Plan, m: &Measured) -> RunRecord 
     if let Some((samples, ns)) = &m.profile {
         let dev = m.device.as_ref().and_then(|d| d.block.clone());
         let what = format!("a cold launch (ready at {} ms)", sig(*ns as f64 / 1e6));
-        crate::util::record(&mut rec, "launch.utilisation", "launch.profile", &what, samples, *ns, dev.as_deref());
+        crate::utilisation::record(
+            &mut rec,
+            "launch.utilisation",
+            "launch.profile",
+            &what,
+            samples,
+            *ns,
+            dev.as_deref(),
+        );
     }
     let mut rows = Vec::new();
     for (i, state) in STATES.iter().enumerate() {
@@ -305,7 +313,7 @@ pub fn builtin(
     whole: bool,
     progress: &AtomicU64,
 ) -> Result<Vec<RunRecord>, StartupError> {
-    use crate::record::{RecordConfig, learn, record_run};
+    use crate::learn::{RecordConfig, learn, record_run};
     let (fx, launch) = builtin_launch(app, parent, spec)?;
     let rcfg = RecordConfig { launch: launch.clone(), tracer: crate::trace::TracerChoice::Auto };
     let learned = learn(&rcfg)?;

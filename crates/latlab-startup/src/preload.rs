@@ -209,11 +209,11 @@ pub fn launch_through(
     path: &Path,
     spec: &crate::launch::LaunchSpec,
     tracer: crate::trace::TracerChoice,
-) -> Result<String, crate::record::StartupError> {
-    use crate::record::StartupError;
+) -> Result<String, crate::learn::StartupError> {
+    use crate::learn::StartupError;
     let mut lib = Library::load(path).map_err(|e| StartupError::Preload(e.to_string()))?;
     let (plan, did) = if lib.needs_plan(&spec.command) {
-        let l = crate::record::learn(&crate::record::RecordConfig { launch: spec.clone(), tracer })?;
+        let l = crate::learn::learn(&crate::learn::RecordConfig { launch: spec.clone(), tracer })?;
         let did =
             format!("learned its plan ({} files, {} pages, {} tracer)", l.plan.files.len(), l.plan.pages(), l.tracer);
         (Some(l.plan), did)

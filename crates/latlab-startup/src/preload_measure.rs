@@ -13,10 +13,10 @@
 
 use crate::fixture::{Fixture, FixtureSpec};
 use crate::launch::{LaunchSpec, Ready, launch, launch_in};
+use crate::learn::{RecordConfig, StartupError, evict_all, learn};
 use crate::plan::Plan;
 use crate::preload::{Entry, Library};
 use crate::preloader::{Machine, PreloadConfig, PreloadReport, preload};
-use crate::record::{RecordConfig, StartupError, evict_all, learn};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_model::verdict::Judgement;

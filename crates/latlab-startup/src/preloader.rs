@@ -64,7 +64,8 @@ impl Env for Machine {
         std::thread::sleep(d);
     }
     fn others_busy(&mut self) -> Option<f64> {
-        let (busy, total) = std::fs::read_to_string("/proc/stat").ok().and_then(|t| crate::util::parse_stat(&t))?;
+        let (busy, total) =
+            std::fs::read_to_string("/proc/stat").ok().and_then(|t| crate::utilisation::parse_stat(&t))?;
         let own = std::fs::read_to_string("/proc/self/stat").ok().and_then(|t| own_ticks(&t))?;
         let now = (busy, total, own);
         let share = self.last.and_then(|before| others_share(before, now));

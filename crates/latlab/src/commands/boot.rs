@@ -2,7 +2,7 @@
 
 use crate::cli::{BootArgs, BootCommand};
 use anyhow::Context;
-use latlab_startup::bootmeasure::{BootMeasureConfig, BootSource};
+use latlab_startup::boot::measure::{BootMeasureConfig, BootSource};
 use latlab_startup::experiment::{Boot, BootFile, BootMeasure};
 use std::path::Path;
 

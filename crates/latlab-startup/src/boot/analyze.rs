@@ -448,7 +448,7 @@ fn xperf_path(services: &[Service]) -> Vec<Service> {
 }
 
 /// The study's excerpt, bundled so the suite needs nothing installed.
-pub const SAMPLE_XPERF: &str = include_str!("../samples/xperf-boot-excerpt.xml");
+pub const SAMPLE_XPERF: &str = include_str!("../../samples/xperf-boot-excerpt.xml");
 
 /// The verdict on an xperf trace's auto-start against seed 004's: a trace whose figures are
 /// the seed's own (its excerpt, read back) is no comparison at all.

@@ -7,7 +7,7 @@
 //! The decisions are pure and tested on a fake clock: [`Boot::startable`] (what may start
 //! now) and [`critical_path`] (the chain of waits that set the target's time).
 
-use crate::bootfile::{BootSpec, Ready, StartType};
+use crate::boot::file::{BootSpec, Ready, StartType};
 use latlab_model::numfmt::sig;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -137,7 +137,7 @@ pub fn recommend(spec: &BootSpec, t: &BootTimes) -> Vec<(Advice, String)> {
     for (i, s) in spec.services.iter().enumerate() {
         let Some((start, ready)) = t.services[i] else { continue };
         let waited_for = spec.services.iter().any(|o| o.start != StartType::Disabled && o.after.contains(&i));
-        if let (false, false, Some(why)) = (needed(i), waited_for, crate::boot::known_costly(&s.name)) {
+        if let (false, false, Some(why)) = (needed(i), waited_for, crate::boot::analyze::known_costly(&s.name)) {
             out.push((
                 Advice::Disable(i),
                 format!("disable '{}': '{target}' does not need it and nothing waits for it; {why}", s.name),
@@ -361,7 +361,7 @@ pub fn run_once(spec: &BootSpec) -> Result<BootTimes, BootError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bootfile::BootSpec;
+    use crate::boot::file::BootSpec;
 
     fn spec(jobs: usize) -> BootSpec {
         let text = format!(

@@ -2,8 +2,8 @@
 //! Superfetch), the study's boot-trace auto-start beside the boot measured here, and
 //! Superfetch's random-read rule on the device as it is and throttled.
 
-use crate::bootfile::{BootSpec, StartType};
-use crate::bootrun::BootTimes;
+use crate::boot::file::{BootSpec, StartType};
+use crate::boot::run::BootTimes;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{PaperRow, RunRecord};
 use latlab_model::verdict::Judgement;

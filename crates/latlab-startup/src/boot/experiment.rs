@@ -2,7 +2,7 @@
 //! machine's own boot beside the reader's check on seed 004's excerpt) and `latlab boot
 //! measure` as [`Experiment`]s.
 
-use crate::boot::{SAMPLE_XPERF, analyze, parse, record};
+use crate::boot::analyze::{SAMPLE_XPERF, analyze, parse, record};
 use crate::defaults as d;
 use crate::experiment::{BuiltinRun, check_counts};
 use crate::measure::describe_fixture;
@@ -129,7 +129,7 @@ pub struct Boot;
 struct NotATrace {
     file: String,
     #[source]
-    cause: crate::boot::ParseError,
+    cause: crate::boot::analyze::ParseError,
 }
 
 impl Experiment for Boot {
@@ -155,7 +155,7 @@ impl Experiment for Boot {
     }
     fn run(cfg: &BootFile, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         if let Some((id, run)) = &cfg.measured {
-            let rec = crate::bootstored::analyze_stored(run, *id).map_err(ExperimentError::Config)?;
+            let rec = crate::boot::stored::analyze_stored(run, *id).map_err(ExperimentError::Config)?;
             ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(rec.into());
         }
@@ -194,12 +194,12 @@ impl Experiment for Boot {
 /// `latlab boot measure`: a boot run for real, cold, warm and cold + prefetch.
 pub struct BootMeasure;
 
-impl Default for crate::bootmeasure::BootMeasureConfig {
+impl Default for crate::boot::measure::BootMeasureConfig {
     /// The built-in boot with the default rounds and threads.
     fn default() -> Self {
         let b = BuiltinRun::default();
-        crate::bootmeasure::BootMeasureConfig {
-            source: crate::bootmeasure::BootSource::Builtin { app: b.app, parent: b.parent, spec: d::BOOT_FIXTURE },
+        crate::boot::measure::BootMeasureConfig {
+            source: crate::boot::measure::BootSource::Builtin { app: b.app, parent: b.parent, spec: d::BOOT_FIXTURE },
             runs: d::BOOT_RUNS,
             threads: d::prefetch_threads(),
             apply_recommendations: true,
@@ -208,9 +208,9 @@ impl Default for crate::bootmeasure::BootMeasureConfig {
     }
 }
 
-impl From<crate::bootmeasure::BootMeasureError> for ExperimentError {
-    fn from(e: crate::bootmeasure::BootMeasureError) -> Self {
-        use crate::bootmeasure::BootMeasureError as E;
+impl From<crate::boot::measure::BootMeasureError> for ExperimentError {
+    fn from(e: crate::boot::measure::BootMeasureError) -> Self {
+        use crate::boot::measure::BootMeasureError as E;
         match e {
             e @ E::File { .. } => ExperimentError::Config(e.to_string()),
             e => ExperimentError::failed(e),
@@ -219,7 +219,7 @@ impl From<crate::bootmeasure::BootMeasureError> for ExperimentError {
 }
 
 impl Experiment for BootMeasure {
-    type Config = crate::bootmeasure::BootMeasureConfig;
+    type Config = crate::boot::measure::BootMeasureConfig;
     const NAME: &'static str = "boot";
     const MODE: &'static str = "measure";
     const ABOUT: &'static str = "a boot run for real (seed 004): services in dependency order, cold, warm and cold + boot-plan prefetch; time to target, each service's start and ready, the critical path";
@@ -230,8 +230,8 @@ impl Experiment for BootMeasure {
         ("boot.prefetch.speedup", "prefetch speedup over cold"),
     ];
     fn suite_configs(_: bool) -> Vec<Self::Config> {
-        let mut c = crate::bootmeasure::BootMeasureConfig { runs: d::SUITE_BOOT_RUNS, ..Default::default() };
-        if let crate::bootmeasure::BootSource::Builtin { spec, .. } = &mut c.source {
+        let mut c = crate::boot::measure::BootMeasureConfig { runs: d::SUITE_BOOT_RUNS, ..Default::default() };
+        if let crate::boot::measure::BootSource::Builtin { spec, .. } = &mut c.source {
             *spec = d::SUITE_BOOT_FIXTURE;
         }
         vec![c]
@@ -240,12 +240,12 @@ impl Experiment for BootMeasure {
         check_counts(cfg.runs, cfg.threads)
     }
     fn steps(cfg: &Self::Config) -> u64 {
-        crate::bootmeasure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle.is_some())
+        crate::boot::measure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle.is_some())
     }
     fn announce(cfg: &Self::Config) -> String {
         let what = match &cfg.source {
-            crate::bootmeasure::BootSource::File(f) => f.display().to_string(),
-            crate::bootmeasure::BootSource::Builtin { parent, spec, .. } => {
+            crate::boot::measure::BootSource::File(f) => f.display().to_string(),
+            crate::boot::measure::BootSource::Builtin { parent, spec, .. } => {
                 format!(
                     "the built-in boot (5 services and a disabled one, each {} under {})",
                     describe_fixture(spec),
@@ -256,7 +256,7 @@ impl Experiment for BootMeasure {
         format!("boot measure: {what}; {} rounds of cold, warm and cold + prefetch", cfg.runs)
     }
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        Ok(crate::bootmeasure::run_boot_measure(cfg, &ctx.progress)?.into())
+        Ok(crate::boot::measure::run_boot_measure(cfg, &ctx.progress)?.into())
     }
     fn figures(rec: &RunRecord) -> Vec<Figure> {
         crate::figures::boot(rec)

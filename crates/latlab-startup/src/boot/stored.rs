@@ -1,8 +1,8 @@
 //! `latlab boot analyze --run ID`: a boot that `latlab boot measure` stored, analysed again
 //! from the record alone (its boot file and Gantt table) as a trace, with its advice.
 
-use crate::bootfile::{BootSpec, StartType};
-use crate::bootrun::{BootTimes, critical_path, recommend};
+use crate::boot::file::{BootSpec, StartType};
+use crate::boot::run::{BootTimes, critical_path, recommend};
 use latlab_model::record::{Column, RunRecord, Table};
 
 /// `latlab boot analyze --run ID`: a stored `boot measure` run analysed as a boot trace — its
@@ -43,7 +43,7 @@ pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
     let ms = |x: u64| x as f64 / 1e6;
     let service = |i: usize| {
         let s = &spec.services[i];
-        times.services[i].map(|(start, ready)| crate::boot::Service {
+        times.services[i].map(|(start, ready)| crate::boot::analyze::Service {
             name: s.name.clone(),
             group: match s.start {
                 StartType::Auto => "auto",
@@ -60,14 +60,14 @@ pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
         })
     };
     let path = critical_path(&spec, &times.services);
-    let trace = crate::boot::BootTrace {
-        format: crate::boot::Format::Measured,
+    let trace = crate::boot::analyze::BootTrace {
+        format: crate::boot::analyze::Format::Measured,
         services: (0..spec.services.len()).filter_map(service).collect(),
         autostart: None,
         phases: Vec::new(),
         chain: path.iter().rev().filter_map(|&i| service(i)).collect(),
     };
-    let mut analysis = crate::boot::analyze(&trace);
+    let mut analysis = crate::boot::analyze::analyze(&trace);
     // A service the target needs can be neither delayed nor disabled.
     let needed = |name: &str| {
         spec.services
@@ -77,7 +77,7 @@ pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
     };
     analysis.candidates.retain(|c| !needed(&c.name));
     let advice = recommend(&spec, &times);
-    let mut rec = crate::boot::record(&format!("run #{id} ({state} median boot)"), &trace, &analysis);
+    let mut rec = crate::boot::analyze::record(&format!("run #{id} ({state} median boot)"), &trace, &analysis);
     rec.config("measured_run", id);
     rec.config("state", state);
     rec.config("target", &spec.services[spec.target].name);

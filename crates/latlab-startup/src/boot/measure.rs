@@ -8,11 +8,11 @@
 //! says why. The record: time to target per state, each service's start and ready times (the
 //! Gantt table), and the critical path.
 
-use crate::bootfile::{BootSpec, Ready, StartType};
-use crate::bootrun::{BootError, BootTimes, apply, critical_path, recommend, run_once};
+use crate::boot::file::{BootSpec, Ready, StartType};
+use crate::boot::run::{BootError, BootTimes, apply, critical_path, recommend, run_once};
 use crate::fixture::{Fixture, FixtureSpec};
+use crate::learn::evict_all;
 use crate::plan::Plan;
-use crate::record::evict_all;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, RunRecord, RunStatus, Table};
 use latlab_sys::record::Finish;
@@ -71,7 +71,7 @@ pub enum BootMeasureError {
         /// The file.
         file: String,
         /// Where and what.
-        source: crate::bootfile::BootFileError,
+        source: crate::boot::file::BootFileError,
     },
     /// A boot failed.
     #[error(transparent)]
@@ -370,7 +370,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
         }
         Err(_) => None,
     };
-    let sampler = crate::util::Sampler::start(device.clone(), crate::defaults::UTIL_INTERVAL_MS);
+    let sampler = crate::utilisation::Sampler::start(device.clone(), crate::defaults::UTIL_INTERVAL_MS);
     let profiled = run_once(&spec);
     let samples = sampler.finish();
     let profiled = profiled?;
@@ -380,7 +380,7 @@ pub fn run_boot_measure(cfg: &BootMeasureConfig, progress: &AtomicU64) -> Result
         if learned.is_ok() { "cold" } else { "warm" },
         sig(profiled.target_ns as f64 / 1e6)
     );
-    crate::util::record(
+    crate::utilisation::record(
         &mut rec,
         "boot.utilisation",
         "boot.profile",
@@ -508,10 +508,10 @@ fn finish(
         rows,
         plot: None,
     });
-    crate::bootrows::figure1_row(&mut rec, p50[0], p50[2]);
-    crate::bootrows::autostart_row(&mut rec, spec, runs);
-    crate::bootrows::superfetch_rule_row(&mut rec, false);
-    crate::bootrows::superfetch_rule_row(&mut rec, true);
+    crate::boot::rows::figure1_row(&mut rec, p50[0], p50[2]);
+    crate::boot::rows::autostart_row(&mut rec, spec, runs);
+    crate::boot::rows::superfetch_rule_row(&mut rec, false);
+    crate::boot::rows::superfetch_rule_row(&mut rec, true);
     if rec.config.get("boot").and_then(|v| v.as_str()) == Some("built-in") {
         // The autostart row names the built-in boot itself; the others say it here.
         for p in rec.paper.iter_mut().filter(|p| !p.here_value.starts_with("latlab's built-in")) {
@@ -568,7 +568,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::bootstored::analyze_stored;
+    use crate::boot::stored::analyze_stored;
 
     #[test]
     fn the_builtin_boot_is_measured_and_leaves_nothing_behind() {

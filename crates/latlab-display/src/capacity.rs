@@ -831,7 +831,10 @@ fn record(
         (
             UserKind::Typist,
             "§3.3.2 typists per 10 Mbit/s",
-            "Word or WordPerfect at 100 wpm, 6.26–11.66 KB/s of display traffic each",
+            {
+                let (word, wp) = crate::paper::ops_range("typing").unwrap_or_default();
+                format!("Word or WordPerfect at 100 wpm, {word:.2}–{wp:.2} KB/s of display traffic each")
+            },
             "on the order of 100 users",
             100.0,
             3.0,
@@ -843,7 +846,10 @@ fn record(
         (
             UserKind::Banner,
             "§3.3.3 animated page: users to saturate 10 Mbit/s",
-            "Internet Explorer showing a 468×60 animated banner and a news ticker, 1.60 Mbit/s each",
+            format!(
+                "Internet Explorer showing a 468×60 animated banner and a news ticker, {:.2} Mbit/s each",
+                crate::paper::BANNER_TICKER_MBPS[2]
+            ),
             "5 users saturate the link",
             5.0,
             2.0,
@@ -855,7 +861,7 @@ fn record(
         (
             UserKind::Scroller,
             "§5 heavy use: sessions per 10 Mbit/s",
-            "web browsing and document scrolling on 10 Mbit/s Ethernet",
+            "web browsing and document scrolling on 10 Mbit/s Ethernet".to_string(),
             "as few as 10 sessions",
             10.0,
             3.0,
@@ -870,7 +876,7 @@ fn record(
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: figure.into(),
-            paper_setting: setting.into(),
+            paper_setting: setting,
             paper_value: paper.into(),
             here_value: format!("{n:.decimals$} {who}"),
             note: format!("{method} (capacity.kind.{}.down_link_bytes_per_s)", kind.name()),

@@ -466,7 +466,10 @@ pub fn fill_sweep(rec: &mut RunRecord, cfg: &UdpConfig, swept: &[(u64, Trace, Pr
     let c = Column::new;
     rec.tables.push(Table {
         name: "udp.interval_sweep".into(),
-        title: "Seed 002's interval sweep: streams sent side by side at each interval; the phone released packets every ~1.23 s (Omnia 7) whatever the interval".into(),
+        title: format!(
+            "Seed 002's interval sweep: streams sent side by side at each interval; the phone released packets every ~{} s (Omnia 7) whatever the interval",
+            OMNIA_GAP_MS / 1000.0
+        ),
         columns: vec![
             c("send interval", ""),
             c("received", ""),

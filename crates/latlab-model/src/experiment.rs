@@ -86,12 +86,26 @@ impl From<Vec<RunRecord>> for Outcome {
 }
 
 /// What every run receives besides its configuration.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunContext {
     /// Progress counter: the run adds one per step (see [`Experiment::steps`]).
     pub progress: Arc<AtomicU64>,
     /// Where a long run stores what it has measured so far (off by default).
     pub checkpoint: crate::checkpoint::Checkpoint,
+    /// The runner's store, for a run that writes its own row and windows as it goes (the
+    /// monitor); `None` where the runner keeps none. A record the run wrote there comes back
+    /// with its `id`, and the runner stores it in place of that row.
+    pub runs: Option<crate::sink::SharedRunSink>,
+}
+
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("progress", &self.progress)
+            .field("checkpoint", &self.checkpoint)
+            .field("runs", &self.runs.as_ref().map(|_| "the runner's store"))
+            .finish()
+    }
 }
 
 /// One experiment (or one mode of an experiment with its own configuration).
@@ -112,7 +126,8 @@ pub trait Experiment: 'static {
     /// `ops`, `cache`), or "" when the experiment has one mode.
     const MODE: &'static str = "";
 
-    /// The configurations `latlab suite` runs, in order (short; `strict` from `--strict`).
+    /// The configurations `latlab suite` runs, in order (short; `strict` from `--strict`);
+    /// none for an experiment the suite does not run (the monitor runs for days).
     fn suite_configs(strict: bool) -> Vec<Self::Config>;
 
     /// A short configuration scaled down for a small board (one CPU, or under 1 GiB of
@@ -160,6 +175,8 @@ pub trait SuiteEntry {
     fn headline(&self) -> &'static [(&'static str, &'static str)];
     /// Steps of the short run.
     fn steps(&self) -> u64;
+    /// Whether `latlab suite` runs it (it has short configurations; the monitor has none).
+    fn in_suite(&self) -> bool;
     /// Run the short configuration.
     fn run(&self, ctx: &RunContext) -> Result<Outcome, ExperimentError>;
     /// [`Experiment::figures`].
@@ -214,6 +231,9 @@ impl<E: Experiment> SuiteEntry for Short<E> {
     }
     fn steps(&self) -> u64 {
         self.cfgs.iter().map(E::steps).sum()
+    }
+    fn in_suite(&self) -> bool {
+        !self.cfgs.is_empty()
     }
     fn figures(&self, rec: &RunRecord) -> Vec<crate::figure::Figure> {
         E::figures(rec)

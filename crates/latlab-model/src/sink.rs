@@ -18,3 +18,6 @@ pub trait RunSink {
     /// Every window of run `id`, in order.
     fn windows(&mut self, id: i64) -> Result<Vec<WindowRow>, BoxError>;
 }
+
+/// A [`RunSink`] as the runner hands it to a run ([`RunContext::runs`](crate::experiment::RunContext::runs)).
+pub type SharedRunSink = std::sync::Arc<std::sync::Mutex<dyn RunSink + Send>>;

@@ -10,10 +10,12 @@
 //! (the schedule's load: spinners, polygons or a link), `export.rs`
 //! (OpenMetrics), `run.rs` (the settings and probes, the threads, the runner's store as a sink,
 //! resuming), `summary.rs` (the run's record: per-probe metrics and the long-run tables),
-//! `figures.rs` (the worst wake-up per window, for the report).
+//! `figures.rs` (the worst wake-up per window, for the report), `experiment.rs` (the monitor under
+//! the experiment contract: what the runner checks, says, and drives).
 
 pub mod defaults;
 pub mod engine;
+pub mod experiment;
 pub mod export;
 pub mod figures;
 pub mod load;

@@ -17,6 +17,7 @@ use latlab_model::experiment::BoxError;
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::sink::RunSink;
 use latlab_model::window::WindowRow;
+use latlab_rt::signal::SignalKind;
 use latlab_sys::clock::{MonotonicClock, Timebase, monotonic_now, set_timer_slack};
 use latlab_sys::platform::{self, Capabilities, CapabilityRefused, Policy, Sched};
 use latlab_sys::record::Finish;
@@ -49,10 +50,17 @@ pub struct MonitorConfig {
     pub strict: bool,
     /// The probes run at once.
     pub probes: Vec<Probe>,
-    /// How the timer wakes the chain's second level (latlab rt's `--signal` names).
-    pub wake: String,
+    /// How the timer wakes the chain's second level (latlab rt's `--signal` paths).
+    pub wake: SignalKind,
     /// The udp probe's peer: a `latlab udp serve` address.
     pub peer: Option<String>,
+    /// The peer's shared key (`udp serve --key`); never stored.
+    #[serde(skip)]
+    pub key: Option<String>,
+    /// Serve the windows for Prometheus on this address (not a measurement setting: a
+    /// resumed run may serve elsewhere).
+    #[serde(skip)]
+    pub metrics_listen: Option<String>,
     /// Interval of the udp probe, ns.
     pub udp_interval_ns: u64,
     /// How long a udp request waits for its reply before it is lost, ns.
@@ -115,8 +123,10 @@ impl Default for MonitorConfig {
             cpu: None,
             strict: false,
             probes: vec![Probe::Rt],
-            wake: d::WAKE.into(),
+            wake: d::WAKE,
             peer: None,
+            key: None,
+            metrics_listen: None,
             udp_interval_ns: d::UDP_INTERVAL_NS,
             udp_wait_ns: d::UDP_WAIT_NS,
             idle_threshold_ns: d::IDLE_THRESHOLD_NS,
@@ -155,6 +165,12 @@ impl MonitorConfig {
         }
         if !udp && self.peer.is_some() {
             return Err("--peer is for the udp probe: add udp to --probes".into());
+        }
+        if self.key.is_some() && self.peer.is_none() {
+            return Err("--key is the udp peer's: give --peer too".into());
+        }
+        if has(Probe::Chain) && self.wake == SignalKind::None {
+            return Err("the chain probe needs a wake path: --wake eventfd, futex, pipe or condvar".into());
         }
         if udp && !(1_000_000..=10_000_000_000).contains(&self.udp_interval_ns) {
             return Err("--udp-interval must be between 1 ms and 10 s".into());
@@ -518,6 +534,13 @@ mod tests {
         assert!(bad(MonitorConfig { probes: vec![Probe::Rt, Probe::Rt], ..d() }).contains("'rt' twice"));
         assert!(bad(MonitorConfig { probes: vec![Probe::Chain], ..d() }).contains("add rt"));
         assert!(bad(MonitorConfig { probes: vec![Probe::Udp], ..d() }).contains("--peer"));
+        assert!(bad(MonitorConfig { key: Some("k".into()), ..d() }).contains("give --peer"));
+        let chain = vec![Probe::Rt, Probe::Chain];
+        assert!(bad(MonitorConfig { probes: chain, wake: SignalKind::None, ..d() }).contains("wake path"));
+        // The key is a secret and the metrics address no measurement setting: neither is stored.
+        let kept = serde_json::to_value(MonitorConfig { key: Some("k".into()), ..d() }).unwrap();
+        assert!(kept.get("key").is_none() && kept.get("metrics_listen").is_none());
+        assert_eq!(kept["wake"], serde_json::json!("eventfd"));
         // The probes' names round-trip, and the record keeps them as words.
         assert_eq!(Probe::choice_list(), "rt, chain, idle, udp");
         assert_eq!(PROBES.map(|p| Probe::from_choice(p.name())), PROBES.map(Some));

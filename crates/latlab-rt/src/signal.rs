@@ -31,7 +31,7 @@ impl SignalKind {
     pub const ALL: [SignalKind; 5] =
         [SignalKind::Eventfd, SignalKind::Futex, SignalKind::Pipe, SignalKind::Condvar, SignalKind::None];
     /// Its name on the command line and in records.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             SignalKind::Eventfd => "eventfd",
             SignalKind::Futex => "futex",

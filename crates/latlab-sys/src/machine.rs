@@ -168,7 +168,7 @@ pub fn info() -> MachineInfo {
             .map(|kb| kb * 1024)
     });
     MachineInfo {
-        hostname: nix::unistd::gethostname().ok().map(|h| h.to_string_lossy().into_owned()),
+        hostname: hostname(),
         machine_id: read_trim("/etc/machine-id").or_else(|| read_trim("/var/lib/dbus/machine-id")),
         preemption: version.as_deref().map(|v| preemption_model(v, dyn_mode.as_deref(), realtime)),
         kernel_release: release,
@@ -201,6 +201,11 @@ pub fn snapshot() -> LoadSnapshot {
     };
     let st = std::fs::read_to_string("/proc/stat").ok().and_then(|s| steal_from_proc_stat(&s));
     LoadSnapshot { loadavg, psi_some_avg10, steal_ticks: st.map(|s| s.0), total_ticks: st.map(|s| s.1) }
+}
+
+/// This machine's host name, if it has one.
+pub fn hostname() -> Option<String> {
+    nix::unistd::gethostname().ok().map(|h| h.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

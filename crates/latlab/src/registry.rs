@@ -1,17 +1,19 @@
-//! The experiments `latlab suite` runs, in order: one line each. Their short configurations,
+//! Every experiment, in the order `latlab suite` runs those it runs: one line each. Their short configurations,
 //! headline figures and skips live in their own crates (see `latlab_model::experiment`).
 
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_model::experiment::{Short, SuiteEntry};
 use latlab_model::figure::Figure;
 use latlab_model::record::RunRecord;
+use latlab_monitor::experiment::Monitor;
 use latlab_rt::experiment::Rt;
 use latlab_selftest::Selftest;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin, StartupPreload};
 use latlab_udp::experiment::Udp;
 
-/// Every suite entry, in the order the suite runs them (`strict` from `--strict`).
+/// Every experiment, in the order the suite runs them (`strict` from `--strict`); the suite
+/// runs those with short configurations (`SuiteEntry::in_suite`).
 pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
     experiments_for(strict, false)
 }
@@ -36,17 +38,14 @@ pub fn experiments_for(strict: bool, small: bool) -> Vec<Box<dyn SuiteEntry>> {
         Short::<BootMeasure>::entry_for(strict, small),
         Short::<StartupBuiltin>::entry_for(strict, small),
         Short::<StartupPreload>::entry_for(strict, small),
+        Short::<Monitor>::entry_for(strict, small),
     ]
 }
 
 /// The study figures of a stored run: those every entry of its experiment declares
-/// (`Experiment::figures`), and the monitor's, which runs outside the suite.
+/// (`Experiment::figures`).
 pub fn figures(entries: &[Box<dyn SuiteEntry>], r: &RunRecord) -> Vec<Figure> {
-    let mut out: Vec<Figure> = entries.iter().filter(|e| e.name() == r.experiment).flat_map(|e| e.figures(r)).collect();
-    if r.experiment == "monitor" {
-        out.extend(latlab_monitor::figures::figures(r));
-    }
-    out
+    entries.iter().filter(|e| e.name() == r.experiment).flat_map(|e| e.figures(r)).collect()
 }
 
 #[cfg(test)]
@@ -59,7 +58,10 @@ mod tests {
         keys.dedup();
         assert_eq!(keys.len(), e.len());
         assert!(e.iter().all(|x| latlab_model::record::valid_name(x.name())));
-        assert!(e.iter().all(|x| x.steps() > 0 || x.name() == "idle" || x.name() == "stall"));
+        assert!(e.iter().all(|x| x.steps() > 0 || x.name() == "idle" || x.name() == "stall" || !x.in_suite()));
+        // Only the monitor, which runs for days, stays out of the suite.
+        let out: Vec<_> = e.iter().filter(|x| !x.in_suite()).map(|x| x.name()).collect();
+        assert_eq!(out, ["monitor"]);
     }
 
     #[test]

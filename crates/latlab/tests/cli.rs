@@ -184,6 +184,16 @@ fn clear_errors_and_exit_codes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown experiment 'nope'"));
+    latlab(d).args(["suite", "--only", "monitor"]).assert().code(2).stderr(
+        predicate::str::contains("'monitor' is not run by the suite").and(predicate::str::contains("latlab monitor")),
+    );
+    // A setting the monitor refuses is refused by its `validate`, through the one runner.
+    latlab(d)
+        .args(["monitor", "--probes", "rt,chain", "--wake", "none"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the chain probe needs a wake path"));
+    latlab(d).args(["monitor", "--key", "k"]).assert().code(2).stderr(predicate::str::contains("give --peer"));
     // LATLAB_DB and --db both pick the file.
     latlab(d).env("LATLAB_DB", d.join("latlab.db")).current_dir("/").args(["runs"]).assert().success();
     latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);

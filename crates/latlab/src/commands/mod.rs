@@ -76,8 +76,11 @@ pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> 
     let steps = E::steps(&cfg);
     let progress = (steps > 0).then(|| Progress::new(&label, steps));
     let ckpt = checkpoint(db);
-    let ctx =
-        RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default(), checkpoint: ckpt.clone() };
+    let ctx = RunContext {
+        progress: progress.as_ref().map(Progress::counter).unwrap_or_default(),
+        checkpoint: ckpt.clone(),
+        runs: Some(std::sync::Arc::new(std::sync::Mutex::new(open_store(db)?))),
+    };
     let result = E::run(&cfg, &ctx);
     if let Some(p) = progress {
         p.finish();
@@ -96,8 +99,9 @@ pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> 
     let mut text = outcome.preface.map(|p| format!("{p}\n\n")).unwrap_or_default();
     let mut checkpointed = ckpt.id();
     for mut rec in outcome.records {
-        // The first record of the checkpointed experiment replaces its checkpoint's row.
-        let replaces = if rec.experiment == E::NAME { checkpointed.take() } else { None };
+        // A record the run wrote itself (through `ctx.runs`) replaces its row; the first record
+        // of the checkpointed experiment replaces its checkpoint's.
+        let replaces = rec.id.or_else(|| if rec.experiment == E::NAME { checkpointed.take() } else { None });
         save_over(db, replaces, &mut rec)?;
         text.push_str(&latlab_output::export::markdown(&rec));
         code = code.max(status_code(&rec));

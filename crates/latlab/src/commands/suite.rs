@@ -43,7 +43,8 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
             "suite: scaled down ({why}): the short configurations run shorter and smaller (--small no runs them whole)"
         );
     }
-    let all = experiments_for(strict, small.is_some());
+    let (all, outside): (Vec<_>, Vec<_>) =
+        experiments_for(strict, small.is_some()).into_iter().partition(|e| e.in_suite());
     let mut names: Vec<&str> = Vec::new();
     for e in &all {
         if !names.contains(&e.name()) {
@@ -51,6 +52,9 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         }
     }
     for name in &a.only {
+        if let Some(e) = outside.iter().find(|e| e.name() == name) {
+            return Err(Usage(format!("'{name}' is not run by the suite ({}): run `latlab {name}`", e.about())).into());
+        }
         if !names.contains(&name.as_str()) {
             return Err(
                 Usage(format!("unknown experiment '{name}' in --only (registered: {})", names.join(", "))).into()

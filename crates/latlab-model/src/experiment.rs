@@ -28,8 +28,8 @@ pub enum ExperimentError {
     /// `--strict` and a capability was refused (exit code 3).
     #[error(transparent)]
     Capability(#[from] CapabilityRefused),
-    /// The configuration does not make sense (exit code 2 from the command line).
-    #[error("invalid configuration: {0}")]
+    /// The configuration (or the command line) does not make sense (exit code 2).
+    #[error("{0}")]
     Config(String),
     /// The experiment failed.
     #[error(transparent)]
@@ -45,6 +45,16 @@ impl ExperimentError {
     /// A skip from any error type, keeping its chain.
     pub fn skipped(e: impl Into<BoxError>) -> Self {
         ExperimentError::Skipped(e.into())
+    }
+
+    /// The process's exit code for this error: 2 for a bad configuration, 3 for a capability
+    /// refused under `--strict`, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ExperimentError::Config(_) => crate::exit::USAGE,
+            ExperimentError::Capability(_) => crate::exit::CAPABILITY,
+            ExperimentError::Skipped(_) | ExperimentError::Failed(_) => crate::exit::ERROR,
+        }
     }
 
     /// The error and its causes, joined by ": " (as `anyhow`'s `{:#}` prints them).

@@ -5,9 +5,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// Exit status used when a run was interrupted (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
-
 /// True once the user asked to stop.
 #[inline]
 pub fn stop_requested() -> bool {

@@ -16,7 +16,7 @@
 //! | `figure.rs` | figures as data: charts, the paper's points, captions |
 //! | `checkpoint.rs` | partial records handed to the runner's sink |
 //! | `sink.rs`, `window.rs` | the runner's store as a long run sees it; a window as stored |
-//! | `interrupt.rs` | the stop flag |
+//! | `interrupt.rs`, `exit.rs` | the stop flag; the exit codes |
 //! | `defaults.rs` | the model's defaults |
 //! | `synth.rs`, `testing.rs` | synthetic samples; how a test says it skipped |
 #![warn(missing_docs)]
@@ -24,6 +24,7 @@
 pub mod capability;
 pub mod checkpoint;
 pub mod defaults;
+pub mod exit;
 pub mod experiment;
 pub mod figure;
 pub mod interrupt;

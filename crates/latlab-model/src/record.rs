@@ -28,6 +28,15 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The exit code of a command whose run ended so.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            RunStatus::Complete => crate::exit::OK,
+            RunStatus::Interrupted => crate::exit::INTERRUPTED,
+            RunStatus::Failed | RunStatus::Incomplete => crate::exit::ERROR,
+        }
+    }
+
     /// Lowercase name as stored.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -120,3 +120,6 @@ pub const PRELOAD_SQUEEZE_MIB: u64 = 1;
 /// 32 KiB section read and parsed twice (1.5 MiB read per launch), like the suite's boot.
 pub const PRELOAD_FIXTURE: FixtureSpec =
     FixtureSpec { files: 32, file_kib: 256, header_kib: 16, section_kib: 32, passes: 2 };
+/// The slowest `--throttle-mbps` a boot measurement takes: 0.01 MB/s (10 KB/s). Slower, the
+/// built-in boot's 1.5 MiB per service takes minutes per run: a mistyped unit, not a disk.
+pub const MIN_THROTTLE_BYTES_PER_S: u64 = 10_000;

@@ -93,6 +93,19 @@ pub struct PreloadConfig {
     pub top: usize,
 }
 
+impl PreloadConfig {
+    /// Check the settings (the command line turns an error into exit code 2).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.idle_below > 0.0 && self.idle_below <= 1.0) {
+            return Err(format!("--idle-below must be a share in (0, 1], not {}", self.idle_below));
+        }
+        if self.check_every.is_zero() {
+            return Err("--check-ms must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
 /// What one preloader pass did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PreloadReport {

@@ -6,7 +6,7 @@
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-pub use latlab_model::interrupt::{EXIT_INTERRUPTED, request_stop, stop_requested};
+pub use latlab_model::interrupt::{request_stop, stop_requested};
 
 static HITS: AtomicU32 = AtomicU32::new(0);
 static INSTALL: Once = Once::new();
@@ -18,7 +18,7 @@ pub fn install() -> Result<(), String> {
         res = ctrlc::set_handler(|| {
             if HITS.fetch_add(1, Ordering::SeqCst) >= 1 {
                 eprintln!("\ninterrupted twice: exiting without saving");
-                std::process::exit(EXIT_INTERRUPTED);
+                std::process::exit(latlab_model::exit::INTERRUPTED);
             }
             request_stop();
         })

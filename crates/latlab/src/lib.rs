@@ -8,18 +8,7 @@ pub mod registry;
 use std::io::Write;
 
 /// Exit codes.
-pub mod exit {
-    /// Success.
-    pub const OK: i32 = 0;
-    /// An error (message on stderr).
-    pub const ERROR: i32 = 1;
-    /// Invalid command line (including a configuration the experiment refuses).
-    pub const USAGE: i32 = 2;
-    /// `--strict` and the machine refused a requested capability.
-    pub const CAPABILITY: i32 = 3;
-    /// Interrupted by Ctrl-C; what was measured is stored as an `interrupted` run.
-    pub const INTERRUPTED: i32 = latlab_sys::interrupt::EXIT_INTERRUPTED;
-}
+pub use latlab_model::exit;
 
 /// Parse the command line and run; returns the process exit code.
 pub fn main_exit_code() -> i32 {
@@ -45,22 +34,12 @@ pub fn main_exit_code() -> i32 {
     }
 }
 
-/// The exit code of an error: 3 for a refused capability under `--strict`, 2 for an invalid
-/// configuration, 1 otherwise — however it was wrapped.
+/// The exit code of an error: the one its `ExperimentError` gives, however it was wrapped (2
+/// for an invalid configuration or command line, 3 for a refused capability under `--strict`),
+/// 1 for any other.
 fn error_code(e: &anyhow::Error) -> i32 {
     use latlab_model::experiment::ExperimentError;
-    match e.downcast_ref::<ExperimentError>() {
-        Some(ExperimentError::Capability(_)) => return exit::CAPABILITY,
-        Some(ExperimentError::Config(_)) => return exit::USAGE,
-        _ => {}
-    }
-    if e.downcast_ref::<latlab_sys::platform::CapabilityRefused>().is_some() {
-        exit::CAPABILITY
-    } else if e.downcast_ref::<commands::Usage>().is_some() {
-        exit::USAGE
-    } else {
-        exit::ERROR
-    }
+    e.chain().find_map(|c| c.downcast_ref::<ExperimentError>()).map_or(exit::ERROR, ExperimentError::exit_code)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

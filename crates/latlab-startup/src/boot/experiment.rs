@@ -237,7 +237,14 @@ impl Experiment for BootMeasure {
         vec![c]
     }
     fn validate(cfg: &Self::Config) -> Result<(), String> {
-        check_counts(cfg.runs, cfg.threads)
+        check_counts(cfg.runs, cfg.threads)?;
+        if cfg.throttle.bytes_per_s.is_some_and(|b| b < d::MIN_THROTTLE_BYTES_PER_S) {
+            return Err(format!("--throttle-mbps must be at least {} MB/s", d::MIN_THROTTLE_BYTES_PER_S as f64 / 1e6));
+        }
+        if cfg.throttle.iops == Some(0) {
+            return Err("--throttle-iops must be at least 1".into());
+        }
+        Ok(())
     }
     fn steps(cfg: &Self::Config) -> u64 {
         crate::boot::measure::steps(cfg.runs, cfg.apply_recommendations, cfg.throttle.is_some())

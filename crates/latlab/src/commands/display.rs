@@ -56,7 +56,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         }
         DisplayCommand::Serve(s) => {
             let limits = s.limits();
-            limits.validate().map_err(super::Usage)?;
+            limits.validate().map_err(super::usage)?;
             install_interrupt()?;
             latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             let listener = std::net::TcpListener::bind(&s.listen)

@@ -59,17 +59,17 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-/// An invalid configuration: exit code 2, as for any invalid command line.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Usage(pub String);
+/// An invalid configuration or command line: exit code 2 (`ExperimentError::exit_code`).
+pub fn usage(why: String) -> latlab_model::experiment::ExperimentError {
+    latlab_model::experiment::ExperimentError::Config(why)
+}
 
 /// Run experiment `E` with `cfg` the way every measuring subcommand does: check the
 /// configuration (exit 2), say what runs, install the Ctrl-C handler, show progress, store
 /// every record, print their Markdown (or the run's own text), and return the exit code for
 /// their status.
 pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> {
-    E::validate(&cfg).map_err(Usage)?;
+    E::validate(&cfg).map_err(usage)?;
     install_interrupt()?;
     eprintln!("{}", E::announce(&cfg));
     let label = if E::MODE.is_empty() { E::NAME.to_string() } else { format!("{} {}", E::NAME, E::MODE) };
@@ -171,9 +171,5 @@ pub fn install_interrupt() -> anyhow::Result<()> {
 
 /// Exit code for a stored run.
 pub fn status_code(rec: &RunRecord) -> i32 {
-    match rec.status {
-        RunStatus::Complete => crate::exit::OK,
-        RunStatus::Interrupted => crate::exit::INTERRUPTED,
-        RunStatus::Failed | RunStatus::Incomplete => crate::exit::ERROR,
-    }
+    rec.status.exit_code()
 }

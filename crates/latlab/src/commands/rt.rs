@@ -43,7 +43,7 @@ pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
     Ok(match &a.command {
         None => RtConfig {
             period_ns: match a.rate {
-                Some(r) => latlab_rt::config::period_of_rate(r).map_err(super::Usage)?,
+                Some(r) => latlab_rt::config::period_of_rate(r).map_err(super::usage)?,
                 None => a.period,
             },
             phase_ns: a.duration,

@@ -45,13 +45,13 @@ fn launch_spec(a: &LaunchArgs, fallback: Option<&[String]>) -> anyhow::Result<La
     let ready = match (&a.ready, a.port) {
         (Some(r), _) => Ready::Line(
             regex::Regex::new(r)
-                .map_err(|e| super::Usage(format!("--ready '{r}' is not a regular expression: {e}")))?,
+                .map_err(|e| super::usage(format!("--ready '{r}' is not a regular expression: {e}")))?,
         ),
         (None, Some(p)) => Ready::Port(p),
         (None, None) => Ready::Exit,
     };
     let timeout = Duration::try_from_secs_f64(a.timeout)
-        .map_err(|_| super::Usage(format!("--timeout must be a positive number of seconds, not {}", a.timeout)))?;
+        .map_err(|_| super::usage(format!("--timeout must be a positive number of seconds, not {}", a.timeout)))?;
     let command = match (a.command.is_empty(), fallback) {
         (true, Some(c)) => c.to_vec(),
         _ => a.command.clone(),
@@ -96,7 +96,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
         PreloadCommand::Launch { library, tracer, launch } => {
             let spec = launch_spec(&launch, None)?;
             if spec.command.is_empty() {
-                return Err(super::Usage(
+                return Err(super::usage(
                     "no command given: put it after `--`, e.g. `latlab startup preload launch -- /usr/bin/app`".into(),
                 )
                 .into());
@@ -111,12 +111,6 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             Ok(crate::exit::OK)
         }
         PreloadCommand::Run { library, budget_mib, top, idle_below, check_ms, give_up, every } => {
-            if !(idle_below > 0.0 && idle_below <= 1.0) || check_ms == 0 || every == Some(0) {
-                return Err(super::Usage(format!(
-                    "--idle-below must be a share in (0, 1] (not {idle_below}), --check-ms and --every at least 1"
-                ))
-                .into());
-            }
             let cfg = preloader::PreloadConfig {
                 idle_below,
                 check_every: Duration::from_millis(check_ms),
@@ -124,6 +118,10 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                 budget_pages: 0,
                 top,
             };
+            cfg.validate().map_err(super::usage)?;
+            if every == Some(0) {
+                return Err(super::usage("--every must be at least 1 second".into()).into());
+            }
             latlab_sys::interrupt::install().map_err(anyhow::Error::msg)?;
             loop {
                 let code = preload_pass(&library, budget_mib, &cfg, every.is_some())?;

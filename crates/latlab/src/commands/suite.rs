@@ -2,7 +2,7 @@
 //! summarized with the papers' figures beside this machine's.
 
 use super::report::write_report;
-use super::{Usage, install_interrupt, open_store, out, save};
+use super::{install_interrupt, open_store, out, save, usage};
 use crate::cli::SuiteArgs;
 use crate::registry::experiments_for;
 use latlab_model::experiment::{ExperimentError, RunContext};
@@ -53,11 +53,11 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     }
     for name in &a.only {
         if let Some(e) = outside.iter().find(|e| e.name() == name) {
-            return Err(Usage(format!("'{name}' is not run by the suite ({}): run `latlab {name}`", e.about())).into());
+            return Err(usage(format!("'{name}' is not run by the suite ({}): run `latlab {name}`", e.about())).into());
         }
         if !names.contains(&name.as_str()) {
             return Err(
-                Usage(format!("unknown experiment '{name}' in --only (registered: {})", names.join(", "))).into()
+                usage(format!("unknown experiment '{name}' in --only (registered: {})", names.join(", "))).into()
             );
         }
     }

@@ -22,9 +22,9 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
         return Ok(crate::exit::OK);
     }
     let name = a.remedy.as_deref().unwrap_or_default();
-    let remedy = remedies::find(name).map_err(super::Usage)?;
+    let remedy = remedies::find(name).map_err(super::usage)?;
     if a.rounds == 0 || a.rounds > 100 {
-        return Err(super::Usage(format!("--rounds {}: 1 to 100", a.rounds)).into());
+        return Err(super::usage(format!("--rounds {}: 1 to 100", a.rounds)).into());
     }
     // The experiment's own command line, parsed by its own parser.
     let mut argv: Vec<String> = vec!["latlab".into()];
@@ -35,7 +35,7 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
         argv.extend(a.experiment_args.iter().cloned());
     }
     let cli = <Cli as clap::Parser>::try_parse_from(&argv).map_err(|e| {
-        super::Usage(format!("the options after -- are `latlab {}`'s: {}", remedy.about.command.join(" "), e.render()))
+        super::usage(format!("the options after -- are `latlab {}`'s: {}", remedy.about.command.join(" "), e.render()))
     })?;
     let info = remedy.info();
     let headlines = remedy.headlines();
@@ -85,7 +85,7 @@ fn ab<E: Experiment>(
 ) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)> {
     let (mut a, b) = (base.clone(), base);
     (arms.baseline)(&mut a);
-    E::validate(&a).map_err(super::Usage)?;
+    E::validate(&a).map_err(super::usage)?;
     // Refused before anything is measured: apply the remedy once and undo it at once, so a
     // missing requirement (root, a controller, a kernel) stops the A/B before its first run.
     let (undo, _) =

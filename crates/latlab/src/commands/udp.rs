@@ -113,7 +113,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 hold_every_ns: r.hold_every,
                 seed: r.seed,
             };
-            imp.validate().map_err(|e| super::Usage(format!("--{e}")))?;
+            imp.validate().map_err(|e| super::usage(format!("--{e}")))?;
             let relay =
                 latlab_udp::relay::spawn(listen, to, imp, 64).with_context(|| format!("cannot listen on {listen}"))?;
             eprintln!("udp relay: {} → {to} (Ctrl-C stops)", relay.listen);

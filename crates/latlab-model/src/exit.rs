@@ -1,0 +1,13 @@
+//! latlab's exit codes, each with when it is given; [`ExperimentError::exit_code`](crate::experiment::ExperimentError::exit_code)
+//! and a stored run's status ([`RunStatus::exit_code`](crate::record::RunStatus::exit_code)) are the only places that choose one.
+
+/// Success.
+pub const OK: i32 = 0;
+/// An error (message on stderr).
+pub const ERROR: i32 = 1;
+/// Invalid command line (including a configuration the experiment refuses).
+pub const USAGE: i32 = 2;
+/// `--strict` and the machine refused a requested capability.
+pub const CAPABILITY: i32 = 3;
+/// Interrupted by Ctrl-C (128 + SIGINT); what was measured is stored as an `interrupted` run.
+pub const INTERRUPTED: i32 = 130;

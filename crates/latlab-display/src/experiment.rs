@@ -73,6 +73,7 @@ pub struct DisplayOps;
 impl Experiment for DisplayOps {
     type Config = OpsConfig;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "ops";
     const ABOUT: &'static str = "remote display (seed 003): traffic per operation, control and display bytes";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -115,6 +116,7 @@ pub struct DisplayCache;
 impl Experiment for DisplayCache {
     type Config = CacheConfig;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "cache";
     const ABOUT: &'static str =
         "remote display (seed 003): the bitmap-cache cliff per eviction policy with banner + ticker";
@@ -166,6 +168,7 @@ pub struct DisplayPipeline;
 impl Experiment for DisplayPipeline {
     type Config = PipelineConfig;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "pipeline";
     const ABOUT: &'static str = "remote display (seed 000): the client's CPU per stage over TCP";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -211,6 +214,7 @@ pub struct DisplayLatency;
 impl Experiment for DisplayLatency {
     type Config = LatencyConfig;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "latency";
     const ABOUT: &'static str = "remote display (seed 003): keystroke to pixels through the pipeline, unloaded, loaded, paged out, on shaped links";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -257,6 +261,7 @@ pub struct DisplayCapacity;
 impl Experiment for DisplayCapacity {
     type Config = CapacityConfig;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "capacity";
     const ABOUT: &'static str =
         "remote display (seed 003): users of a mix per server before a typist's p95 passes 100 ms";
@@ -354,6 +359,7 @@ pub struct DisplayView;
 impl Experiment for DisplayView {
     type Config = ViewRun;
     const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "view";
     const ABOUT: &'static str = "one remote-display session as the client";
     fn suite_configs(_: bool) -> Vec<ViewRun> {

@@ -129,6 +129,10 @@ pub trait Experiment: 'static {
     /// One line on what it measures (shown as the suite runs it).
     const ABOUT: &'static str;
 
+    /// Its metric docs, from the workspace's root (`docs/experiments/NAME.md`): a table
+    /// naming every metric it emits, which the docs test holds to its runs.
+    const DOCS: &'static str;
+
     /// Metrics shown in the suite's summary: (metric name, label).
     const HEADLINE: &'static [(&'static str, &'static str)] = &[];
 
@@ -181,6 +185,8 @@ pub trait SuiteEntry {
     fn mode(&self) -> &'static str;
     /// [`Experiment::ABOUT`].
     fn about(&self) -> &'static str;
+    /// [`Experiment::DOCS`].
+    fn docs(&self) -> &'static str;
     /// [`Experiment::HEADLINE`].
     fn headline(&self) -> &'static [(&'static str, &'static str)];
     /// Steps of the short run.
@@ -236,6 +242,9 @@ impl<E: Experiment> SuiteEntry for Short<E> {
     fn about(&self) -> &'static str {
         E::ABOUT
     }
+    fn docs(&self) -> &'static str {
+        E::DOCS
+    }
     fn headline(&self) -> &'static [(&'static str, &'static str)] {
         E::HEADLINE
     }
@@ -275,6 +284,62 @@ pub trait Choice: Sized + Clone + Send + Sync + 'static {
     }
 }
 
+/// An enumerated option in one place: the enum (unit variants, each with its name on the
+/// command line and in records), `ALL` (every variant, in the order `--help` lists them),
+/// `name()`, and its [`Choice`]. Attributes (docs, derives beyond `Debug, Clone, Copy,
+/// PartialEq, Eq`, serde's) go on the enum and its variants as usual.
+///
+/// ```
+/// latlab_model::choice! {
+///     /// Which load.
+///     pub enum Load {
+///         /// Busy processes.
+///         Spinners = "spinners",
+///         /// A paced stream.
+///         Link = "link",
+///     }
+/// }
+/// use latlab_model::experiment::Choice;
+/// assert_eq!(Load::choice_list(), "spinners, link");
+/// assert_eq!(Load::from_choice("link"), Some(Load::Link));
+/// assert_eq!(Load::ALL.map(Load::name), ["spinners", "link"]);
+/// ```
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every choice, in the order `--help` lists them.
+            pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+            /// Its name on the command line and in records.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text ),+
+                }
+            }
+        }
+
+        impl $crate::experiment::Choice for $name {
+            fn names() -> Vec<&'static str> {
+                $name::ALL.map($name::name).to_vec()
+            }
+            fn from_choice(s: &str) -> Option<Self> {
+                $name::ALL.into_iter().find(|c| c.name() == s)
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,22 +365,10 @@ mod tests {
         assert_eq!(small_machine(1, Some(GIB / 2)).as_deref(), Some("1 CPU, 512 MiB of memory"));
         assert_eq!(small_machine(4, None), None);
     }
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    enum Colour {
-        Red,
-        Blue,
-    }
-    impl Choice for Colour {
-        fn names() -> Vec<&'static str> {
-            vec!["red", "blue"]
-        }
-        fn from_choice(s: &str) -> Option<Self> {
-            match s {
-                "red" => Some(Colour::Red),
-                "blue" => Some(Colour::Blue),
-                _ => None,
-            }
+    crate::choice! {
+        enum Colour {
+            Red = "red",
+            Blue = "blue",
         }
     }
 

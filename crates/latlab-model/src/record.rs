@@ -127,6 +127,37 @@ pub struct Table {
 }
 
 impl Table {
+    /// An empty table named `name` (dotted lowercase) titled `title`; columns, rows and a plot
+    /// follow: `Table::new("rt.sweep", "…").column("rate", "Hz").column("p99", "ns").plot("rate", &["p99"])`.
+    pub fn new(name: impl Into<String>, title: impl Into<String>) -> Self {
+        Table { name: name.into(), title: title.into(), columns: Vec::new(), rows: Vec::new(), plot: None }
+    }
+
+    /// With one more column, its values in `unit` ("" for labels).
+    pub fn column(mut self, name: &str, unit: &str) -> Self {
+        self.columns.push(Column::new(name, unit));
+        self
+    }
+
+    /// With these rows (one value per column each).
+    pub fn rows(mut self, rows: impl IntoIterator<Item = Vec<serde_json::Value>>) -> Self {
+        self.rows.extend(rows);
+        self
+    }
+
+    /// Add a row (one value per column).
+    pub fn push(&mut self, row: Vec<serde_json::Value>) {
+        debug_assert_eq!(row.len(), self.columns.len(), "a row of table {} has the wrong width", self.name);
+        self.rows.push(row);
+    }
+
+    /// Drawn by the report as curves of the columns `ys` against the column `x`.
+    pub fn plot(mut self, x: &str, ys: &[&str]) -> Self {
+        self.plot =
+            Some(TablePlot { x: x.into(), ys: ys.iter().map(|y| y.to_string()).collect(), log_x: false, log_y: false });
+        self
+    }
+
     /// The table for people: each column's header with its unit, and every cell formatted by its
     /// column's [`ColumnFormat`](crate::numfmt::ColumnFormat).
     pub fn formatted(&self) -> (Vec<String>, Vec<Vec<String>>) {

@@ -17,6 +17,7 @@ pub struct Monitor;
 impl Experiment for Monitor {
     type Config = MonitorConfig;
     const NAME: &'static str = "monitor";
+    const DOCS: &'static str = "docs/experiments/monitor.md";
     const ABOUT: &'static str = "probes run for days in windows stored as they close, exported to Prometheus";
 
     /// None: a monitor runs until Ctrl-C or `--duration`, which the suite has no use for.

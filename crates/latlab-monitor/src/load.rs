@@ -12,37 +12,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-/// Which load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LoadKind {
-    /// Busy processes.
-    Spinners,
-    /// Threads drawing triangles.
-    Polygons,
-    /// A paced TCP stream over loopback.
-    Link,
-}
-
-impl LoadKind {
-    /// Every kind, in the order `--help` lists them.
-    pub const ALL: [LoadKind; 3] = [LoadKind::Spinners, LoadKind::Polygons, LoadKind::Link];
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            LoadKind::Spinners => "spinners",
-            LoadKind::Polygons => "polygons",
-            LoadKind::Link => "link",
-        }
-    }
-}
-
-impl latlab_model::experiment::Choice for LoadKind {
-    fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|k| k.name()).collect()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == s)
+latlab_model::choice! {
+    /// Which load.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum LoadKind {
+        /// Busy processes.
+        Spinners = "spinners",
+        /// Threads drawing triangles.
+        Polygons = "polygons",
+        /// A paced TCP stream over loopback.
+        Link = "link",
     }
 }
 

@@ -71,41 +71,20 @@ pub struct MonitorConfig {
     pub idle_cpu: Option<usize>,
 }
 
-/// A probe `latlab monitor` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Probe {
-    /// The timer: wake-ups on absolute deadlines (`latlab rt`'s level 1).
-    Rt,
-    /// The thread the timer wakes (`latlab rt`'s level 2); needs `Rt`.
-    Chain,
-    /// Time taken from a lowest-priority thread (Endo's method).
-    Idle,
-    /// Round trips to a `latlab udp serve` peer.
-    Udp,
-}
-
-/// The probes `latlab monitor` knows, in the order their windows are summarised.
-pub const PROBES: [Probe; 4] = [Probe::Rt, Probe::Chain, Probe::Idle, Probe::Udp];
-
-impl Probe {
-    /// Its name on the command line, in windows and in metric names.
-    pub fn name(self) -> &'static str {
-        match self {
-            Probe::Rt => "rt",
-            Probe::Chain => "chain",
-            Probe::Idle => "idle",
-            Probe::Udp => "udp",
-        }
-    }
-}
-
-impl latlab_model::experiment::Choice for Probe {
-    fn names() -> Vec<&'static str> {
-        PROBES.iter().map(|p| p.name()).collect()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        PROBES.into_iter().find(|p| p.name() == s)
+latlab_model::choice! {
+    /// A probe `latlab monitor` runs (its name on the command line, in windows and in metric
+    /// names; `ALL` is the order their windows are summarised in).
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Probe {
+        /// The timer: wake-ups on absolute deadlines (`latlab rt`'s level 1).
+        Rt = "rt",
+        /// The thread the timer wakes (`latlab rt`'s level 2); needs `Rt`.
+        Chain = "chain",
+        /// Time taken from a lowest-priority thread (Endo's method).
+        Idle = "idle",
+        /// Round trips to a `latlab udp serve` peer.
+        Udp = "udp",
     }
 }
 
@@ -543,7 +522,7 @@ mod tests {
         assert_eq!(kept["wake"], serde_json::json!("eventfd"));
         // The probes' names round-trip, and the record keeps them as words.
         assert_eq!(Probe::choice_list(), "rt, chain, idle, udp");
-        assert_eq!(PROBES.map(|p| Probe::from_choice(p.name())), PROBES.map(Some));
+        assert_eq!(Probe::ALL.map(|p| Probe::from_choice(p.name())), Probe::ALL.map(Some));
         assert_eq!(serde_json::to_value(d()).unwrap()["probes"], serde_json::json!(["rt"]));
     }
 }

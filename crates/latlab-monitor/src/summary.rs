@@ -3,7 +3,7 @@
 //! long-run tables.
 
 use crate::defaults as d;
-use crate::run::{MonitorError, PROBES, ProbeDone};
+use crate::run::{MonitorError, Probe, ProbeDone};
 use crate::window::BUCKETS_NS;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
@@ -148,7 +148,7 @@ pub(crate) fn finish(
     rec.metric("monitor.windows_dropped", dropped, "count");
     let mut probes: Vec<&str> = windows.iter().map(|w| w.probe.as_str()).collect();
     probes.dedup();
-    for probe in PROBES.iter().map(|p| p.name()).filter(|p| probes.contains(p)) {
+    for probe in Probe::ALL.iter().map(|p| p.name()).filter(|p| probes.contains(p)) {
         let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == probe).collect();
         let sum = |f: fn(&WindowRow) -> i64| ws.iter().map(|w| f(w)).sum::<i64>();
         let m = |what: &str| format!("monitor.{probe}.{what}");

@@ -120,33 +120,25 @@ impl std::str::FromStr for LoadSpec {
     }
 }
 
-/// How level 2 and the polygons load, at one priority, share the CPU (`--arbitration`): the
-/// seed's CE 3.0 → CE .NET change was in exactly this arbitration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arbitration {
-    /// Both SCHED_FIFO just below level 1: by sched(7), whoever holds the CPU keeps it
-    /// until it blocks or a higher priority arrives.
-    Fifo,
-    /// Both SCHED_RR just below level 1: they take turns in time slices (100 ms by default,
-    /// `/proc/sys/kernel/sched_rr_timeslice_ms`). The default: CE's round-robin.
-    Rr,
-    /// Both SCHED_OTHER (CFS/EEVDF): the kernel shares the CPU in short slices weighted by
-    /// nice; latlab's default before it followed the seed.
-    Other,
+latlab_model::choice! {
+    /// How level 2 and the polygons load, at one priority, share the CPU (`--arbitration`): the
+    /// seed's CE 3.0 → CE .NET change was in exactly this arbitration.
+    #[derive(Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Arbitration {
+        /// Both SCHED_FIFO just below level 1: by sched(7), whoever holds the CPU keeps it
+        /// until it blocks or a higher priority arrives.
+        Fifo = "fifo",
+        /// Both SCHED_RR just below level 1: they take turns in time slices (100 ms by default,
+        /// `/proc/sys/kernel/sched_rr_timeslice_ms`). The default: CE's round-robin.
+        Rr = "rr",
+        /// Both SCHED_OTHER (CFS/EEVDF): the kernel shares the CPU in short slices weighted by
+        /// nice; latlab's default before it followed the seed.
+        Other = "other",
+    }
 }
 
 impl Arbitration {
-    /// Every choice.
-    pub const ALL: [Arbitration; 3] = [Arbitration::Fifo, Arbitration::Rr, Arbitration::Other];
-    /// The name on the command line and in records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arbitration::Fifo => "fifo",
-            Arbitration::Rr => "rr",
-            Arbitration::Other => "other",
-        }
-    }
     /// Level 2's scheduling (and so the load's) under this arbitration, below `l1`. When
     /// level 1 is not real-time, neither is level 2: it must never outrank level 1.
     pub fn level2(self, l1: Sched) -> Sched {
@@ -180,15 +172,6 @@ pub fn levels(
     let derived = arbitration.level2(l1);
     let l2 = sched(l2_policy.unwrap_or(derived.policy), l2_priority.unwrap_or(priority_below(l1)));
     (l1, l2)
-}
-
-impl latlab_model::experiment::Choice for Arbitration {
-    fn names() -> Vec<&'static str> {
-        Arbitration::ALL.map(Arbitration::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        Arbitration::ALL.into_iter().find(|a| a.name() == s)
-    }
 }
 
 #[cfg(test)]

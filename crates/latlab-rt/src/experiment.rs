@@ -23,6 +23,7 @@ impl From<RtError> for ExperimentError {
 impl Experiment for Rt {
     type Config = RtConfig;
     const NAME: &'static str = "rt";
+    const DOCS: &'static str = "docs/experiments/rt.md";
     const ABOUT: &'static str = "wake-up chain determinism, unloaded and loaded, with a quick MF/SF sweep (seed 001)";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
         ("unloaded.l1.latency.p99", "L1 p99"),

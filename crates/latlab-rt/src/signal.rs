@@ -10,44 +10,21 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 
-/// Which wake path level 2 uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SignalKind {
-    /// `eventfd(2)`: a counter in the kernel; read blocks until non-zero.
-    Eventfd,
-    /// A raw `futex(2)` on a shared counter.
-    Futex,
-    /// A `pipe(2)`: one byte per notification.
-    Pipe,
-    /// `std::sync::Condvar` with a mutex-protected counter.
-    Condvar,
-    /// No level 2 (level 1 only, as cyclictest measures).
-    None,
-}
-
-impl SignalKind {
-    /// Every wake path.
-    pub const ALL: [SignalKind; 5] =
-        [SignalKind::Eventfd, SignalKind::Futex, SignalKind::Pipe, SignalKind::Condvar, SignalKind::None];
-    /// Its name on the command line and in records.
-    pub const fn name(self) -> &'static str {
-        match self {
-            SignalKind::Eventfd => "eventfd",
-            SignalKind::Futex => "futex",
-            SignalKind::Pipe => "pipe",
-            SignalKind::Condvar => "condvar",
-            SignalKind::None => "none",
-        }
-    }
-}
-
-impl latlab_model::experiment::Choice for SignalKind {
-    fn names() -> Vec<&'static str> {
-        SignalKind::ALL.map(SignalKind::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        SignalKind::ALL.into_iter().find(|k| k.name() == s)
+latlab_model::choice! {
+    /// Which wake path level 2 uses.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum SignalKind {
+        /// `eventfd(2)`: a counter in the kernel; read blocks until non-zero.
+        Eventfd = "eventfd",
+        /// A raw `futex(2)` on a shared counter.
+        Futex = "futex",
+        /// A `pipe(2)`: one byte per notification.
+        Pipe = "pipe",
+        /// `std::sync::Condvar` with a mutex-protected counter.
+        Condvar = "condvar",
+        /// No level 2 (level 1 only, as cyclictest measures).
+        None = "none",
     }
 }
 

@@ -14,34 +14,15 @@ use latlab_sys::change::{Undo, write_restoring};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// What `latlab rt` does with RT throttling while a real-time load runs (`--rt-throttling`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Throttling {
-    /// Lift it for the run (root), restore it afterwards.
-    Lift,
-    /// Leave the kernel's setting: loaded figures then show the throttling's hold.
-    Keep,
-}
-
-impl Throttling {
-    /// Every choice.
-    pub const ALL: [Throttling; 2] = [Throttling::Lift, Throttling::Keep];
-    /// The name on the command line and in records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Throttling::Lift => "lift",
-            Throttling::Keep => "keep",
-        }
-    }
-}
-
-impl latlab_model::experiment::Choice for Throttling {
-    fn names() -> Vec<&'static str> {
-        Throttling::ALL.map(Throttling::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        Throttling::ALL.into_iter().find(|t| t.name() == s)
+latlab_model::choice! {
+    /// What `latlab rt` does with RT throttling while a real-time load runs (`--rt-throttling`).
+    #[derive(Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Throttling {
+        /// Lift it for the run (root), restore it afterwards.
+        Lift = "lift",
+        /// Leave the kernel's setting: loaded figures then show the throttling's hold.
+        Keep = "keep",
     }
 }
 

@@ -88,6 +88,7 @@ pub struct Selftest;
 impl latlab_model::experiment::Experiment for Selftest {
     type Config = SelftestConfig;
     const NAME: &'static str = "selftest";
+    const DOCS: &'static str = "docs/experiments/selftest.md";
     const ABOUT: &'static str = "clock and timer trustworthiness, scheduling granted";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
         ("clock.read_cost.mean", "clock read"),

@@ -47,6 +47,7 @@ pub struct StallCpu;
 impl Experiment for StallCpu {
     type Config = CpuConfig;
     const NAME: &'static str = "stall";
+    const DOCS: &'static str = "docs/experiments/stall.md";
     const MODE: &'static str = "cpu";
     const ABOUT: &'static str = "typing probe stalls and echo latency under CPU load at two policies (seed 003)";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -92,6 +93,7 @@ pub struct Idle;
 impl Experiment for Idle {
     type Config = IdleConfig;
     const NAME: &'static str = "idle";
+    const DOCS: &'static str = "docs/experiments/stall.md";
     const ABOUT: &'static str = "idle lost time: every interval taken from a lowest-priority thread (seed 003, §3.1)";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[("idle.lost_fraction", "idle lost time")];
     fn suite_configs(_: bool) -> Vec<IdleConfig> {
@@ -129,6 +131,7 @@ pub struct StallMem;
 impl Experiment for StallMem {
     type Config = MemConfig;
     const NAME: &'static str = "stall";
+    const DOCS: &'static str = "docs/experiments/stall.md";
     const MODE: &'static str = "mem";
     const ABOUT: &'static str = "warm start: a keystroke to a server whose working set was paged out (seed 003, §4.2)";
     const HEADLINE: &'static [(&'static str, &'static str)] =
@@ -164,6 +167,7 @@ pub struct StallNet;
 impl Experiment for StallNet {
     type Config = NetConfig;
     const NAME: &'static str = "stall";
+    const DOCS: &'static str = "docs/experiments/stall.md";
     const MODE: &'static str = "net";
     const ABOUT: &'static str = "RTT under network load between namespaces on an HTB-shaped link (seed 003)";
     const HEADLINE: &'static [(&'static str, &'static str)] =
@@ -224,6 +228,7 @@ pub struct StallPressure;
 impl Experiment for StallPressure {
     type Config = PressureConfig;
     const NAME: &'static str = "stall";
+    const DOCS: &'static str = "docs/experiments/stall.md";
     const MODE: &'static str = "pressure";
     const ABOUT: &'static str =
         "warm start under memory pressure: a server beside a memory hog in one memory cgroup (seed 003, §4.2)";

@@ -101,6 +101,7 @@ pub struct StartupBuiltin;
 impl Experiment for StartupBuiltin {
     type Config = BuiltinRun;
     const NAME: &'static str = "startup";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const ABOUT: &'static str =
         "launch plans (seed 004): record and measure the built-in file-heavy launch cold, warm and cold + prefetch";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -171,6 +172,7 @@ pub struct StartupMeasure;
 impl Experiment for StartupMeasure {
     type Config = MeasureRun;
     const NAME: &'static str = "startup";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "measure";
     const ABOUT: &'static str = "a command's launch cold, warm and cold + prefetch (seed 004)";
     fn suite_configs(_: bool) -> Vec<MeasureRun> {
@@ -233,6 +235,7 @@ pub struct StartupPreload;
 impl Experiment for StartupPreload {
     type Config = crate::preload_measure::PreloadMeasureConfig;
     const NAME: &'static str = "startup";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "preload";
     const ABOUT: &'static str = "Superfetch proper (seed 004): a library of ranked launch plans preloaded while the machine is idle; a launch after memory pressure with and without it";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[
@@ -306,6 +309,7 @@ pub struct StartupRecord;
 impl Experiment for StartupRecord {
     type Config = RecordRun;
     const NAME: &'static str = "startup";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "record";
     const ABOUT: &'static str = "learn a launch plan: the files and page ranges a launch reads (seed 004)";
     fn suite_configs(_: bool) -> Vec<RecordRun> {
@@ -386,6 +390,7 @@ pub struct StartupIo;
 impl Experiment for StartupIo {
     type Config = IoRun;
     const NAME: &'static str = "startup";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "io";
     const ABOUT: &'static str = "disk I/O per process of a scenario (seed 004)";
     fn suite_configs(_: bool) -> Vec<IoRun> {

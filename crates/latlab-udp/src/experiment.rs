@@ -21,6 +21,7 @@ impl From<UdpError> for ExperimentError {
 impl Experiment for Udp {
     type Config = UdpConfig;
     const NAME: &'static str = "udp";
+    const DOCS: &'static str = "docs/experiments/udp.md";
     const ABOUT: &'static str =
         "UDP interval timing on loopback, then seed 002's hold-and-release pattern through the relay";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[

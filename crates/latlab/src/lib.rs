@@ -10,19 +10,28 @@ use std::io::Write;
 /// Exit codes.
 pub use latlab_model::exit;
 
-/// Parse the command line and run; returns the process exit code.
+/// Parse the command line and run latlab's own experiments; returns the process exit code.
 pub fn main_exit_code() -> i32 {
-    use clap::Parser;
+    run_with(&registry::Registry::standard(), std::env::args_os())
+}
+
+/// Parse `args` (the program's name first) against the grammar of `registry`'s experiments and
+/// run; returns the process exit code. A test runs an experiment of its own this way.
+pub fn run_with<I, T>(registry: &registry::Registry, args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     latlab_sys::platform::limit_malloc_arenas();
-    let cli = match cli::Cli::try_parse() {
-        Ok(c) => c,
+    let matches = match cli::command(registry).try_get_matches_from(args) {
+        Ok(m) => m,
         Err(e) => {
             let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
             let _ = e.print();
             return code;
         }
     };
-    match run(cli) {
+    match run(registry, &matches) {
         Ok(code) => code,
         Err(e) => {
             if is_broken_pipe(&e) {
@@ -46,7 +55,17 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
-/// Run a parsed command line; returns the exit code for outcomes that are not errors.
-pub fn run(cli: cli::Cli) -> anyhow::Result<i32> {
-    commands::dispatch(cli)
+/// Run a parsed command line; returns the exit code for outcomes that are not errors. An
+/// experiment's own subcommand goes to its registry entry, the rest to [`cli::Cli`]'s.
+fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i32> {
+    use clap::FromArgMatches;
+    if let Some((name, sub)) = m.subcommand()
+        && let Some(c) = registry.commands().find(|c| c.name() == name)
+    {
+        let global = cli::Global::from_arg_matches(m).map_err(|e| commands::usage(e.to_string()))?;
+        commands::set_checkpoint(global.checkpoint);
+        return c.run(sub, &global.db, global.strict);
+    }
+    let cli = cli::Cli::from_arg_matches(m).map_err(|e| commands::usage(e.to_string()))?;
+    commands::dispatch(cli, registry)
 }

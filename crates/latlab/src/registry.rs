@@ -1,45 +1,115 @@
-//! Every experiment, in the order `latlab suite` runs those it runs: one line each. Their short configurations,
-//! headline figures and skips live in their own crates (see `latlab_model::experiment`).
+//! Every experiment latlab knows, one line each, in the order `latlab suite` runs those it runs;
+//! an experiment whose command line is a file of its own ([`ExperimentCli`]) brings its
+//! subcommand with its line. Their short configurations, headline figures, figures, docs and
+//! skips live in their own crates (see `latlab_model::experiment`).
 
+use crate::cli::ExperimentCli;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
-use latlab_model::experiment::{Short, SuiteEntry};
+use latlab_model::experiment::{Experiment, Short, SuiteEntry};
 use latlab_model::figure::Figure;
 use latlab_model::record::RunRecord;
-use latlab_monitor::experiment::Monitor;
 use latlab_rt::experiment::Rt;
-use latlab_selftest::Selftest;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin, StartupPreload};
 use latlab_udp::experiment::Udp;
 
-/// Every experiment, in the order the suite runs them (`strict` from `--strict`); the suite
-/// runs those with short configurations (`SuiteEntry::in_suite`).
-pub fn experiments(strict: bool) -> Vec<Box<dyn SuiteEntry>> {
-    experiments_for(strict, false)
+/// The experiments latlab knows: [`Registry::standard`] is the binary's; a test adds its own.
+#[derive(Default)]
+pub struct Registry {
+    entries: Vec<Entry>,
 }
 
-/// Every suite entry, scaled down for a small board when `small` (`Experiment::small`).
-pub fn experiments_for(strict: bool, small: bool) -> Vec<Box<dyn SuiteEntry>> {
-    vec![
-        Short::<Selftest>::entry_for(strict, small),
-        Short::<Rt>::entry_for(strict, small),
-        Short::<Udp>::entry_for(strict, small),
-        Short::<DisplayOps>::entry_for(strict, small),
-        Short::<DisplayCache>::entry_for(strict, small),
-        Short::<DisplayPipeline>::entry_for(strict, small),
-        Short::<DisplayLatency>::entry_for(strict, small),
-        Short::<DisplayCapacity>::entry_for(strict, small),
-        Short::<StallCpu>::entry_for(strict, small),
-        Short::<Idle>::entry_for(strict, small),
-        Short::<StallMem>::entry_for(strict, small),
-        Short::<StallPressure>::entry_for(strict, small),
-        Short::<StallNet>::entry_for(strict, small),
-        Short::<Boot>::entry_for(strict, small),
-        Short::<BootMeasure>::entry_for(strict, small),
-        Short::<StartupBuiltin>::entry_for(strict, small),
-        Short::<StartupPreload>::entry_for(strict, small),
-        Short::<Monitor>::entry_for(strict, small),
-    ]
+/// One experiment: its suite entry (built for `--strict` and a small board), and its
+/// subcommand when its command line is a file of its own.
+struct Entry {
+    make: fn(bool, bool) -> Box<dyn SuiteEntry>,
+    command: Option<Box<dyn Command>>,
+}
+
+impl Registry {
+    /// Every experiment of latlab, in the order the suite runs them.
+    pub fn standard() -> Self {
+        Registry::default()
+            .with_cli::<crate::cli::selftest::SelftestArgs>()
+            .with::<Rt>()
+            .with::<Udp>()
+            .with::<DisplayOps>()
+            .with::<DisplayCache>()
+            .with::<DisplayPipeline>()
+            .with::<DisplayLatency>()
+            .with::<DisplayCapacity>()
+            .with::<StallCpu>()
+            .with::<Idle>()
+            .with::<StallMem>()
+            .with::<StallPressure>()
+            .with::<StallNet>()
+            .with::<Boot>()
+            .with::<BootMeasure>()
+            .with::<StartupBuiltin>()
+            .with::<StartupPreload>()
+            .with_cli::<crate::cli::monitor::MonitorArgs>()
+    }
+
+    /// Add experiment `E`, whose subcommand the CLI's grammar already has.
+    pub fn with<E: Experiment>(mut self) -> Self {
+        self.entries.push(Entry { make: Short::<E>::entry_for, command: None });
+        self
+    }
+
+    /// Add the experiment `A` runs, with `A` as its subcommand (`latlab NAME`).
+    pub fn with_cli<A: ExperimentCli>(mut self) -> Self {
+        self.entries.push(Entry {
+            make: Short::<A::E>::entry_for,
+            command: Some(Box::new(Cli::<A>(std::marker::PhantomData))),
+        });
+        self
+    }
+
+    /// Every entry, in order (`strict` from `--strict`; `small`: scaled down for a small board).
+    pub fn experiments_for(&self, strict: bool, small: bool) -> Vec<Box<dyn SuiteEntry>> {
+        self.entries.iter().map(|e| (e.make)(strict, small)).collect()
+    }
+
+    /// Every entry at its usual size.
+    pub fn experiments(&self, strict: bool) -> Vec<Box<dyn SuiteEntry>> {
+        self.experiments_for(strict, false)
+    }
+
+    /// The subcommands experiments brought.
+    pub(crate) fn commands(&self) -> impl Iterator<Item = &dyn Command> {
+        self.entries.iter().filter_map(|e| e.command.as_deref())
+    }
+}
+
+/// An experiment's own subcommand, as the grammar and the dispatch see it.
+pub(crate) trait Command {
+    /// Its name (`Experiment::NAME`).
+    fn name(&self) -> &'static str;
+    /// Its grammar.
+    fn grammar(&self) -> clap::Command;
+    /// Run it from its parsed arguments.
+    fn run(&self, m: &clap::ArgMatches, db: &std::path::Path, strict: bool) -> anyhow::Result<i32>;
+}
+
+struct Cli<A>(std::marker::PhantomData<fn() -> A>);
+
+impl<A: ExperimentCli> Command for Cli<A> {
+    fn name(&self) -> &'static str {
+        A::E::NAME
+    }
+    fn grammar(&self) -> clap::Command {
+        A::augment_args(clap::Command::new(A::E::NAME)).about(capitalised(A::E::ABOUT)).long_about(A::HELP)
+    }
+    fn run(&self, m: &clap::ArgMatches, db: &std::path::Path, strict: bool) -> anyhow::Result<i32> {
+        let a = <A as clap::FromArgMatches>::from_arg_matches(m).map_err(|e| crate::commands::usage(e.to_string()))?;
+        crate::commands::measure::<A::E>(db, a.config(strict))
+    }
+}
+
+/// `s` with its first letter a capital, as `--help` lists subcommands.
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// The study figures of a stored run: those every entry of its experiment declares
@@ -50,9 +120,11 @@ pub fn figures(entries: &[Box<dyn SuiteEntry>], r: &RunRecord) -> Vec<Figure> {
 
 #[cfg(test)]
 mod tests {
+    use super::Registry;
+
     #[test]
     fn entries_are_unique_and_names_valid() {
-        let e = super::experiments(false);
+        let e = Registry::standard().experiments(false);
         let mut keys: Vec<_> = e.iter().map(|x| (x.name(), x.mode())).collect();
         keys.sort();
         keys.dedup();
@@ -62,12 +134,18 @@ mod tests {
         // Only the monitor, which runs for days, stays out of the suite.
         let out: Vec<_> = e.iter().filter(|x| !x.in_suite()).map(|x| x.name()).collect();
         assert_eq!(out, ["monitor"]);
+        // Every experiment names its docs, a file that exists.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for x in &e {
+            assert!(root.join(x.docs()).is_file(), "{} {}: no docs at '{}'", x.name(), x.mode(), x.docs());
+        }
     }
 
     #[test]
     fn a_small_board_gets_the_same_entries_scaled_down() {
-        let full = super::experiments_for(false, false);
-        let small = super::experiments_for(false, true);
+        let r = Registry::standard();
+        let full = r.experiments_for(false, false);
+        let small = r.experiments_for(false, true);
         let names = |v: &[Box<dyn latlab_model::experiment::SuiteEntry>]| {
             v.iter().map(|e| (e.name(), e.mode())).collect::<Vec<_>>()
         };

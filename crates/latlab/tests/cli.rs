@@ -341,7 +341,7 @@ fn metrics_match_the_docs(d: &Path, require_all: bool) {
         let documented = docs::documented(&docs::read_doc(doc));
         assert!(!documented.is_empty(), "{doc} has no metric table");
         for m in docs::mismatches(&documented, names, require_all && !skipped.contains(doc)) {
-            bad.push(format!("docs/experiments/{doc}: {m}"));
+            bad.push(format!("{doc}: {m}"));
         }
     }
     assert!(bad.is_empty(), "the docs and the metrics differ:\n{}", bad.join("\n"));

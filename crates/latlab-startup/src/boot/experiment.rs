@@ -135,6 +135,7 @@ struct NotATrace {
 impl Experiment for Boot {
     type Config = BootFile;
     const NAME: &'static str = "boot";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const ABOUT: &'static str = "boot-trace analysis of this machine's boot (systemd-analyze), or where it has none, of seed 004's bundled excerpt as a check of the reader";
     const HEADLINE: &'static [(&'static str, &'static str)] =
         &[("boot.autostart_ms", "auto-start"), ("boot.slowest_ms", "slowest service")];
@@ -221,6 +222,7 @@ impl From<crate::boot::measure::BootMeasureError> for ExperimentError {
 impl Experiment for BootMeasure {
     type Config = crate::boot::measure::BootMeasureConfig;
     const NAME: &'static str = "boot";
+    const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "measure";
     const ABOUT: &'static str = "a boot run for real (seed 004): services in dependency order, cold, warm and cold + boot-plan prefetch; time to target, each service's start and ready, the critical path";
     const HEADLINE: &'static [(&'static str, &'static str)] = &[

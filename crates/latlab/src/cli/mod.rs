@@ -13,7 +13,9 @@ use std::path::PathBuf;
 
 mod codec;
 mod display;
+pub mod monitor;
 mod rt;
+pub mod selftest;
 mod stall;
 mod startup;
 mod udp;
@@ -39,6 +41,25 @@ pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
     named(T::names(), T::from_choice)
 }
 
+/// An experiment's command line in a file of its own (`cli/NAME.rs`): its arguments, and the
+/// configuration they make. Its registry line (`Registry::with_cli`) adds it as `latlab NAME`
+/// and runs it through the one runner; nothing else in the binary names it.
+pub trait ExperimentCli: clap::Args + 'static {
+    /// The experiment these arguments run.
+    type E: latlab_model::experiment::Experiment;
+    /// `latlab NAME --help`'s paragraph (`-h` shows the experiment's `ABOUT`).
+    const HELP: &'static str;
+    /// The configuration (`strict` from `--strict`); its `validate` checks the ranges.
+    fn config(self, strict: bool) -> <Self::E as latlab_model::experiment::Experiment>::Config;
+}
+
+/// The whole grammar: the commands around the experiments and every subcommand the registry's
+/// experiments bring.
+pub fn command(registry: &crate::registry::Registry) -> clap::Command {
+    use clap::CommandFactory;
+    registry.commands().fold(Cli::command(), |c, e| c.subcommand(e.grammar()))
+}
+
 /// A duration in the form `--help` shows and [`parse_duration_ns`] reads back (`1ms`, `10s`).
 pub fn dur(ns: u64) -> String {
     humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
@@ -56,6 +77,18 @@ fn checkpoint_secs(s: &str) -> Result<f64, String> {
 #[derive(Debug, Parser)]
 #[command(name = "latlab", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+/// The options every subcommand takes.
+#[derive(Debug, Args)]
+pub struct Global {
     /// SQLite database holding the runs.
     #[arg(long, global = true, env = "LATLAB_DB", default_value = latlab_output::defaults::DB_FILE)]
     pub db: PathBuf,
@@ -70,21 +103,13 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "SECS", default_value_t = latlab_output::defaults::CHECKPOINT_SECS,
           value_parser = checkpoint_secs)]
     pub checkpoint: f64,
-
-    /// The subcommand.
-    #[command(subcommand)]
-    pub command: Command,
 }
 
-/// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run every registered experiment with short defaults, store the runs, write the HTML
     /// report and print a summary with the papers' figures beside this machine's.
     Suite(SuiteArgs),
-    /// Measure how far this machine's clock and timers can be trusted, and what scheduling
-    /// it grants. Stored as a run.
-    Selftest(SelftestArgs),
     /// Wake-up chain determinism (seed 001): a periodic stimulus wakes level 1 (SCHED_FIFO 80,
     /// the ISR analog), which signals level 2 (SCHED_RR 79 beside the Polygons load, the APP
     /// analog); unloaded and under load. `latlab rt sweep` finds the maximum and saturation
@@ -129,12 +154,6 @@ pub enum Command {
     /// intervals over the rounds, and a verdict (helps, no effect detectable, hurts, mixed).
     /// Every change to the machine is undone. `--list` names the remedies.
     Tune(TuneArgs),
-    /// Watch latency for days, as real-time teams run cyclictest on every board they ship: a
-    /// timer probe on absolute deadlines, measured in windows (default 5 minutes) stored as
-    /// they close, an optional idle/load schedule, and the windows served in the OpenMetrics
-    /// format for Prometheus (`--metrics-listen`). Ctrl-C stops; a run whose process died is
-    /// resumed by the next one with the same settings.
-    Monitor(MonitorArgs),
     /// Merge the runs of other latlab databases (other machines') into this one: each run keeps
     /// the machine it was measured on, a run already here is refused and named, and the
     /// sources are only read. `latlab report` then compares the hosts.
@@ -183,70 +202,6 @@ pub struct SuiteArgs {
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
     u64::try_from(d.as_nanos()).map_err(|_| format!("'{s}' is too long"))
-}
-
-/// `latlab monitor`.
-#[derive(Debug, Args)]
-pub struct MonitorArgs {
-    /// Interval of the timer probe.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::INTERVAL_NS))]
-    pub interval: u64,
-    /// Window length: each window's summary and buckets are stored as it closes.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::WINDOW_NS))]
-    pub window: u64,
-    /// Stop after this long (default: run until Ctrl-C).
-    #[arg(long, value_parser = parse_duration_ns)]
-    pub duration: Option<u64>,
-    /// Alternate idle and load, repeating, e.g. `idle=2h,load=3h30m`; the load is --load.
-    #[arg(long, default_value = "")]
-    pub schedule: String,
-    /// Spinners (or polygon threads) during the schedule's load (0: one per CPU).
-    #[arg(long, default_value_t = 0)]
-    pub load_spinners: usize,
-    /// The load the schedule switches on: `spinners` (busy processes), `polygons` (seed 001's
-    /// drawing threads), `link` (a paced TCP stream over loopback at --load-rate).
-    #[arg(long, default_value = "spinners", value_parser = choice::<latlab_monitor::load::LoadKind>())]
-    pub load: latlab_monitor::load::LoadKind,
-    /// Rate of the `link` load, e.g. 100mbit, 10mbit, 56kbit.
-    #[arg(long, default_value = latlab_monitor::load::format_rate(latlab_monitor::defaults::LINK_LOAD_BPS), value_parser = latlab_monitor::load::parse_rate)]
-    pub load_rate: u64,
-    /// Real-time priority of the probe (SCHED_FIFO; refused without the privilege, then the
-    /// default policy, with a warning).
-    #[arg(long, default_value_t = latlab_monitor::defaults::RT_PRIORITY)]
-    pub priority: i32,
-    /// Pin the probe to this CPU.
-    #[arg(long)]
-    pub cpu: Option<usize>,
-    /// Probes to run at once: `rt` (timer wake-ups), `chain` (the thread the timer wakes, as
-    /// `latlab rt`'s level 2; needs rt), `idle` (time taken from a lowest-priority thread,
-    /// Endo's method), `udp` (round trips to `--peer`).
-    #[arg(long, value_delimiter = ',', default_value = "rt", value_parser = choice::<latlab_monitor::run::Probe>())]
-    pub probes: Vec<latlab_monitor::run::Probe>,
-    /// How the timer wakes the chain's second level (`latlab rt --signal`'s paths).
-    #[arg(long, default_value = latlab_monitor::defaults::WAKE.name(), value_parser = choice::<latlab_rt::signal::SignalKind>())]
-    pub wake: latlab_rt::signal::SignalKind,
-    /// The udp probe's peer: a `latlab udp serve` address (host:port).
-    #[arg(long, value_name = "ADDR")]
-    pub peer: Option<String>,
-    /// Interval of the udp probe.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_INTERVAL_NS))]
-    pub udp_interval: u64,
-    /// How long a udp request waits for its reply before it is counted lost.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_WAIT_NS))]
-    pub udp_wait: u64,
-    /// Shared key of the peer (`udp serve --key`): every request carries an HMAC-SHA256.
-    #[arg(long)]
-    pub key: Option<String>,
-    /// A gap longer than this is an interruption of the idle probe.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::IDLE_THRESHOLD_NS))]
-    pub idle_threshold: u64,
-    /// CPU the idle probe watches (default: the last one).
-    #[arg(long)]
-    pub idle_cpu: Option<usize>,
-    /// Serve the windows in the OpenMetrics text format on http://ADDR/metrics (and
-    /// /healthz) for Prometheus to scrape; loopback unless told otherwise.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = latlab_monitor::defaults::METRICS_LISTEN)]
-    pub metrics_listen: Option<String>,
 }
 
 /// `latlab import`.
@@ -343,16 +298,23 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+        // With every experiment's own subcommand too.
+        let whole = command(&crate::registry::Registry::standard());
+        whole.clone().debug_assert();
+        for name in ["selftest", "monitor"] {
+            assert!(whole.find_subcommand(name).is_some(), "{name}");
+        }
     }
 
     #[test]
     fn db_defaults_and_overrides() {
         let c = Cli::try_parse_from(["latlab", "runs"]).unwrap();
-        assert!(c.db.ends_with(latlab_output::defaults::DB_FILE) || std::env::var("LATLAB_DB").is_ok());
+        assert!(c.global.db.ends_with(latlab_output::defaults::DB_FILE) || std::env::var("LATLAB_DB").is_ok());
         let c = Cli::try_parse_from(["latlab", "--db", "/tmp/x.db", "runs", "--json"]).unwrap();
-        assert_eq!(c.db, PathBuf::from("/tmp/x.db"));
+        assert_eq!(c.global.db, PathBuf::from("/tmp/x.db"));
         // Parsed here; the selftest's configuration refuses it (exit 2, a CLI test).
-        assert!(Cli::try_parse_from(["latlab", "selftest", "--fifo-priority", "100"]).is_ok());
+        let whole = command(&crate::registry::Registry::standard());
+        assert!(whole.try_get_matches_from(["latlab", "selftest", "--fifo-priority", "100"]).is_ok());
         assert!(Cli::try_parse_from(["latlab", "export", "1", "--format", "xml"]).is_err());
     }
 

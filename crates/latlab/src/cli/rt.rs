@@ -5,23 +5,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use latlab_rt::signal::SignalKind;
 use latlab_sys::platform::Policy;
 
-/// `latlab selftest`.
-#[derive(Debug, Args)]
-pub struct SelftestArgs {
-    /// Wake-ups per sleep-accuracy case.
-    #[arg(long, default_value_t = latlab_selftest::SelftestConfig::default().sleep_samples)]
-    pub samples: usize,
-    /// SCHED_FIFO priority to ask for (1–99).
-    #[arg(long, default_value_t = latlab_selftest::SelftestConfig::default().fifo_priority)]
-    pub fifo_priority: i32,
-    /// Leave /dev/cpu_dma_latency at the system default instead of holding it at 0.
-    #[arg(long)]
-    pub no_dma_latency: bool,
-    /// Do not lock memory (mlockall).
-    #[arg(long)]
-    pub no_mlock: bool,
-}
-
 /// `latlab rt`.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]

@@ -1,20 +1,20 @@
 //! `latlab completions SHELL` and `latlab man`: generated from the clap grammar.
 
-use crate::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::cli::{CompletionsArgs, ManArgs};
+use crate::registry::Registry;
 use anyhow::Context;
-use clap::CommandFactory;
 
-pub fn completions(a: CompletionsArgs) -> anyhow::Result<i32> {
-    let mut cmd = Cli::command();
+pub fn completions(registry: &Registry, a: CompletionsArgs) -> anyhow::Result<i32> {
+    let mut cmd = crate::cli::command(registry);
     let mut text = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "latlab", &mut text);
     super::out(&String::from_utf8_lossy(&text))?;
     Ok(crate::exit::OK)
 }
 
-pub fn man(a: ManArgs) -> anyhow::Result<i32> {
+pub fn man(registry: &Registry, a: ManArgs) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&a.output).with_context(|| format!("cannot create '{}'", a.output.display()))?;
-    let cmd = Cli::command();
+    let cmd = crate::cli::command(registry);
     clap_mangen::generate_to(cmd, &a.output).with_context(|| format!("cannot write into '{}'", a.output.display()))?;
     let pages = std::fs::read_dir(&a.output)?
         .filter_map(Result::ok)

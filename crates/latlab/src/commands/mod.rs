@@ -10,12 +10,10 @@ mod completions;
 mod display;
 mod export;
 mod import;
-mod monitor;
 mod remedies;
 mod report;
 mod rt;
 mod runs;
-mod selftest;
 mod stall;
 mod startup;
 mod suite;
@@ -23,6 +21,7 @@ mod tune;
 mod udp;
 
 use crate::cli::{Cli, Command};
+use crate::registry::Registry;
 use anyhow::Context;
 use latlab_model::checkpoint::Checkpoint;
 use latlab_model::experiment::{Experiment, RunContext};
@@ -31,13 +30,13 @@ use latlab_output::progress::Progress;
 use latlab_output::store::Store;
 use std::path::Path;
 
-pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
-    let db = cli.db.clone();
-    let _ = CHECKPOINT_SECS.set(cli.checkpoint);
+pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
+    let db = cli.global.db.clone();
+    let strict = cli.global.strict;
+    set_checkpoint(cli.global.checkpoint);
     match cli.command {
-        Command::Suite(a) => suite::run(&db, cli.strict, a),
-        Command::Selftest(a) => selftest::run(&db, cli.strict, a),
-        Command::Rt(a) => rt::run(&db, cli.strict, *a),
+        Command::Suite(a) => suite::run(&db, strict, registry, a),
+        Command::Rt(a) => rt::run(&db, strict, *a),
         Command::Udp(a) => udp::run(&db, *a),
         Command::Codec(a) => codec::run(a),
         Command::Display(a) => display::run(&db, a),
@@ -47,15 +46,14 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Idle(a) => stall::idle(&db, a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
-        Command::Report(a) => report::run(&db, a),
+        Command::Report(a) => report::run(&db, registry, a),
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),
-        Command::Tune(a) => tune::run(&db, cli.strict, a),
+        Command::Tune(a) => tune::run(&db, strict, a),
         Command::Clean(a) => clean::run(a),
         Command::Import(a) => import::run(&db, a),
-        Command::Monitor(a) => monitor::run(&db, cli.strict, a),
-        Command::Completions(a) => completions::completions(a),
-        Command::Man(a) => completions::man(a),
+        Command::Completions(a) => completions::completions(registry, a),
+        Command::Man(a) => completions::man(registry, a),
     }
 }
 
@@ -68,7 +66,7 @@ pub fn usage(why: String) -> latlab_model::experiment::ExperimentError {
 /// configuration (exit 2), say what runs, install the Ctrl-C handler, show progress, store
 /// every record, print their Markdown (or the run's own text), and return the exit code for
 /// their status.
-pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> {
+pub(crate) fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> {
     E::validate(&cfg).map_err(usage)?;
     install_interrupt()?;
     eprintln!("{}", E::announce(&cfg));
@@ -110,7 +108,12 @@ pub fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> 
     Ok(code)
 }
 
-/// `--checkpoint`, set once by [`dispatch`].
+/// Set `--checkpoint` (once; the first call wins).
+pub fn set_checkpoint(secs: f64) {
+    let _ = CHECKPOINT_SECS.set(secs);
+}
+
+/// `--checkpoint`, set once by [`dispatch`] or an experiment's own subcommand.
 static CHECKPOINT_SECS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
 
 /// The checkpoint handle for a measuring command's run into `db`.

@@ -2,13 +2,19 @@
 
 use super::open_existing;
 use crate::cli::ReportArgs;
+use crate::registry::Registry;
 use anyhow::Context;
 use latlab_model::record::RunRecord;
 use latlab_output::store::Store;
 use std::path::Path;
 
 /// Load the runs named (or the latest of each experiment) and write the report.
-pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::Result<Vec<RunRecord>> {
+pub fn write_report(
+    store: &Store,
+    registry: &Registry,
+    specs: &[String],
+    output: &Path,
+) -> anyhow::Result<Vec<RunRecord>> {
     let ids = if specs.is_empty() {
         store.latest_per_experiment()?
     } else {
@@ -19,7 +25,7 @@ pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::R
     }
     let runs = ids.iter().map(|&id| store.load(id)).collect::<Result<Vec<_>, _>>()?;
     // Every experiment's headline figures: a run's line on the first screen shows those it has.
-    let entries = crate::registry::experiments(false);
+    let entries = registry.experiments(false);
     let headlines: Vec<(&str, &str)> = entries.iter().flat_map(|e| e.headline().iter().copied()).collect();
     // Each run's study figures, as the experiments of its name declare them.
     let figures = |r: &RunRecord| crate::registry::figures(&entries, r);
@@ -28,9 +34,9 @@ pub fn write_report(store: &Store, specs: &[String], output: &Path) -> anyhow::R
     Ok(runs)
 }
 
-pub fn run(db: &Path, a: ReportArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Path, registry: &Registry, a: ReportArgs) -> anyhow::Result<i32> {
     let store = open_existing(db)?;
-    let runs = write_report(&store, &a.runs, &a.output)?;
+    let runs = write_report(&store, registry, &a.runs, &a.output)?;
     eprintln!(
         "wrote {} ({} run{}: {})",
         a.output.display(),

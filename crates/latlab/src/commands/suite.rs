@@ -4,7 +4,7 @@
 use super::report::write_report;
 use super::{install_interrupt, open_store, out, save, usage};
 use crate::cli::SuiteArgs;
-use crate::registry::experiments_for;
+use crate::registry::Registry;
 use latlab_model::experiment::{ExperimentError, RunContext};
 use latlab_model::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
 use latlab_output::progress::Progress;
@@ -32,7 +32,7 @@ fn preflight() {
     }
 }
 
-pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Path, strict: bool, registry: &Registry, a: SuiteArgs) -> anyhow::Result<i32> {
     let small = match a.small.as_str() {
         "yes" => Some("--small yes".to_string()),
         "no" => None,
@@ -44,7 +44,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
         );
     }
     let (all, outside): (Vec<_>, Vec<_>) =
-        experiments_for(strict, small.is_some()).into_iter().partition(|e| e.in_suite());
+        registry.experiments_for(strict, small.is_some()).into_iter().partition(|e| e.in_suite());
     let mut names: Vec<&str> = Vec::new();
     for e in &all {
         if !names.contains(&e.name()) {
@@ -105,7 +105,7 @@ pub fn run(db: &Path, strict: bool, a: SuiteArgs) -> anyhow::Result<i32> {
     let ids: Vec<String> = done.iter().filter_map(|(r, _)| r.id.map(|i| i.to_string())).collect();
     if !ids.is_empty() {
         let store = open_store(db)?;
-        write_report(&store, &ids, &a.output)?;
+        write_report(&store, registry, &ids, &a.output)?;
         eprintln!("wrote {}", a.output.display());
     }
     let mut text = summary(&done, &a.output, db);

@@ -140,24 +140,28 @@ pub fn mismatches(docs: &[Documented], emitted: &BTreeSet<String>, require_all: 
     bad
 }
 
-/// The docs file of each experiment (as records name them).
+/// The docs file of each experiment (as records name them), from the workspace's root: the
+/// one its crate declares (`Experiment::DOCS`), through the registry.
 pub fn doc_of(experiment: &str) -> &'static str {
-    match experiment {
-        "selftest" => "selftest.md",
-        "rt" => "rt.md",
-        "udp" => "udp.md",
-        "display" => "display.md",
-        "stall" | "idle" => "stall.md",
-        "startup" | "boot" => "boot.md",
-        "tune" => "../tuning.md",
-        "monitor" => "monitor.md",
-        other => panic!("no docs file for experiment '{other}': add one to docs/experiments and here"),
-    }
+    doc_of_in(&latlab::registry::Registry::standard(), experiment)
 }
 
-/// Read `docs/experiments/NAME`.
-pub fn read_doc(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/experiments").join(name);
+/// [`doc_of`] in `registry`.
+pub fn doc_of_in(registry: &latlab::registry::Registry, experiment: &str) -> &'static str {
+    if experiment == "tune" {
+        return "docs/tuning.md";
+    }
+    registry
+        .experiments(false)
+        .iter()
+        .find(|e| e.name() == experiment)
+        .map(|e| e.docs())
+        .unwrap_or_else(|| panic!("no experiment '{experiment}' in the registry"))
+}
+
+/// Read `PATH` (from the workspace's root).
+pub fn read_doc(path: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 

@@ -1,0 +1,116 @@
+//! Tests of `capacity.rs`.
+
+use super::*;
+
+const MS: u64 = 1_000_000;
+
+fn level(n: usize, p95_ms: u64) -> Figures {
+    Figures {
+        sessions: n,
+        worst_p95_ns: Some(p95_ms * MS),
+        down_bps: 1000.0 * n as f64,
+        server_cores: Some(0.1 * n as f64),
+        major_faults: Some(0),
+        ..Figures::default()
+    }
+}
+
+#[test]
+fn the_mix_parses_and_every_prefix_keeps_it() {
+    let mix = parse_mix("typist=8,menu=1,scroller=1").unwrap();
+    assert_eq!(mix, vec![(UserKind::Typist, 8), (UserKind::Menu, 1), (UserKind::Scroller, 1)]);
+    let ten = assign(&mix, 10);
+    assert_eq!(ten[0], UserKind::Typist, "one user is a typist");
+    assert_eq!(ten.iter().filter(|k| **k == UserKind::Typist).count(), 8);
+    assert_eq!(ten.iter().filter(|k| **k == UserKind::Menu).count(), 1);
+    let forty = assign(&mix, 40);
+    assert_eq!(forty.iter().filter(|k| **k == UserKind::Scroller).count(), 4);
+    assert_eq!(assign(&mix, 0), vec![]);
+    assert!(parse_mix("typist=8,dancer=1").unwrap_err().contains("unknown user 'dancer'"));
+    assert!(parse_mix("typist=x").unwrap_err().contains("whole number"));
+    assert!(parse_mix("typist=0").unwrap_err().contains("empty"));
+    assert_eq!(parse_mix("banner").unwrap(), vec![(UserKind::Banner, 1)]);
+}
+
+#[test]
+fn the_ramp_stops_at_the_first_level_over_100_ms_and_names_the_limit() {
+    // Latency breaks at 16 with the server's CPU at 1.9 of 2 cores: CPU.
+    let mut levels = vec![level(1, 5), level(4, 8), level(8, 40)];
+    let mut l16 = level(16, 140);
+    l16.server_cores = Some(1.9);
+    levels.push(l16);
+    assert_eq!(answer(&levels, None, 2), (8, Limit::Cpu));
+    assert!(broken(&levels[3], None).unwrap().contains("p95 was 140 ms"));
+    // The same with major faults: memory.
+    levels[3].major_faults = Some(120);
+    assert_eq!(answer(&levels, None, 2).1, Limit::Memory);
+    // Latency broken with nothing at its end: unclear, not a guess.
+    levels[3] = level(16, 140);
+    assert_eq!(answer(&levels, None, 2), (8, Limit::Unclear));
+    // Every level held: not reached, and all of the ramp held.
+    assert_eq!(answer(&levels[..3], None, 2), (8, Limit::NotReached));
+}
+
+#[test]
+fn lost_keys_failed_sessions_and_a_full_link_break_a_level() {
+    let mut f = level(4, 10);
+    assert_eq!(broken(&f, None), None);
+    f.lost_keys = 2;
+    assert!(broken(&f, None).unwrap().contains("2 keys never showed"));
+    f.lost_keys = 0;
+    f.failed = 1;
+    assert!(broken(&f, None).unwrap().contains("1 sessions failed"));
+    f.failed = 0;
+    // 4 KB/s is 32 kbit/s: 57 % of a 56 kbit/s link holds, 91 % of 35 kbit/s does not.
+    assert_eq!(broken(&f, Some(56_000)), None);
+    assert!(broken(&f, Some(35_000)).unwrap().contains("the link carried"));
+    assert_eq!(answer(&[level(1, 5), f], Some(35_000), 2), (1, Limit::Link));
+    // No typist in the level: latency cannot break it.
+    let watchers = Figures { worst_p95_ns: None, ..level(4, 0) };
+    assert_eq!(broken(&watchers, None), None);
+}
+
+#[test]
+fn bytes_on_the_link_add_each_segments_headers_and_the_rate_is_the_difference() {
+    // 10 display PDUs in 12 segments, 4 input PDUs in 4; then a run twice as long.
+    let one =
+        net::ClientReport { bytes: 5_000, segments: 12, input_bytes: 100, input_segments: 4, ..Default::default() };
+    let two =
+        net::ClientReport { bytes: 9_000, segments: 22, input_bytes: 200, input_segments: 8, ..Default::default() };
+    let t1 = traffic(&Outcome::Watched(one));
+    assert_eq!((t1.down, t1.up, t1.down_link, t1.up_link), (5_000.0, 100.0, 5_840.0, 380.0));
+    let r = traffic(&Outcome::Watched(two)).rate_over(&t1, 2.0, UserKind::Banner);
+    assert_eq!(r.kind, UserKind::Banner);
+    // (9,000 + 22·70 − 5,840) / 2 s and (200 + 8·70 − 380) / 2 s.
+    assert_eq!((r.down, r.up, r.down_link, r.up_link), (2_000.0, 50.0, 2_350.0, 190.0));
+    let failed = traffic(&Outcome::Failed("x".into()));
+    assert_eq!(failed.down_link, 0.0);
+}
+
+#[test]
+fn an_in_process_ramp_runs_and_records_its_levels() {
+    let mut cfg = CapacityConfig::short();
+    cfg.server_exe = None;
+    cfg.ramp = vec![1, 3];
+    cfg.seconds = 1.0;
+    cfg.per_kind = false;
+    (cfg.session.width, cfg.session.height) = (480, 360);
+    let (rec, said) = run_capacity(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
+    assert!(said.starts_with("this server takes"), "{said}");
+    let t = rec.tables.iter().find(|t| t.name == "capacity.ramp").unwrap();
+    assert!(!t.rows.is_empty());
+    assert!(t.rows.iter().all(|r| r.len() == t.columns.len()));
+    assert!(rec.get_metric("capacity.users").is_some());
+    assert!(rec.get_metric("capacity.n1.down_bytes_per_session").is_some());
+    // In-process: no server memory figures, and the record says why.
+    assert!(rec.get_metric("capacity.n1.server_pss").is_none());
+    assert!(rec.warnings.iter().any(|w| w.contains("in this process")));
+}
+
+#[test]
+fn proc_figures_read_for_this_process() {
+    let pid = std::process::id();
+    assert!(pss_kib(pid).is_some_and(|k| k > 0));
+    assert!(cpu_and_faults(pid).is_some());
+    assert_eq!(pss_kib(0x7FFF_FFF0), None);
+}

@@ -1,5 +1,6 @@
 //! Tests of `ncrush.rs`.
 
+use super::tables::*;
 use super::*;
 use proptest::prelude::*;
 

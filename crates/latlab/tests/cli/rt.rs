@@ -1,0 +1,94 @@
+//! `latlab rt` from the command line: runs, exports, the histogram and sweep, without privileges.
+
+use super::*;
+
+#[test]
+fn rt_run_export_histogram_and_sweep() {
+    let _one = rt_throttling_lock();
+    let before = rt_runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["rt", "--rate", "2000", "--duration", "200ms", "--no-mlock"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("# latlab rt #1").and(predicate::str::contains("Fig. 11, APP start, loaded")));
+    let json = latlab(d).args(["export", "rt", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let m = |n: &str| {
+        rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("{n}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(m("unloaded.l1.latency.count") + m("unloaded.l1.missed"), m("unloaded.pulses"));
+    assert_eq!(m("loaded.pulses"), 400.0);
+    assert!(m("loaded.l2.latency.p99") >= m("loaded.l2.latency.p50"));
+    // RT throttling: lifted for the run where it was on and this is root, put back after it.
+    let on = before.as_deref().is_some_and(|v| v.trim() != "-1");
+    if on && nix::unistd::geteuid().is_root() {
+        assert_eq!(m("rt_throttling.lifted"), 1.0);
+        assert_eq!(m("rt_throttling.restored"), 1.0);
+    }
+    assert_eq!(rt_runtime(), before, "sched_rt_runtime_us after the run");
+
+    let out = latlab(d)
+        .args(["rt", "--rate", "1000", "--duration", "100ms", "--load", "none", "--histogram-format", "cyclictest"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let h = String::from_utf8(out).unwrap();
+    assert!(h.starts_with("# Histogram\n000000 "), "{h}");
+    assert!(h.contains("# Total: ") && h.contains("# Max Latencies: "));
+    assert_eq!(h.lines().nth(1).unwrap().matches('\t').count(), 1, "unloaded L1 and L2 columns");
+
+    latlab(d)
+        .args(["rt", "sweep", "--start", "1000", "--max", "2000", "--step", "100ms"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Frequency sweep under load").and(predicate::str::contains("Fig. 8, SF")));
+    latlab(d).args(["rt", "--load", "bogus"]).assert().code(2).stderr(
+        predicate::str::contains("invalid value 'bogus' for '--load")
+            .and(predicate::str::contains("unknown load 'bogus'")),
+    );
+    latlab(d)
+        .args(["rt", "--cpu", "4096"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("CPU 4096 does not exist"));
+}
+
+#[test]
+fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
+    let _one = rt_throttling_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let out = unprivileged(d, &["rt", "--rate", "1000", "--duration", "100ms", "--load", "none"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: sched.fifo: asked for fifo:80, got other"), "{err}");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("| l1.sched.fifo | fifo:80 | other | **no** |"), "{md}");
+    assert!(md.contains("`unloaded.l1.latency.p50`"), "a completed run: {md}");
+    // Loaded, with RT throttling on: it cannot be lifted without root, the run says so,
+    // measures all the same, and judges the loaded rows not comparable.
+    if rt_runtime().is_some_and(|v| v.trim() != "-1") {
+        let out = unprivileged(d, &["rt", "--rate", "1000", "--duration", "100ms"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("rt_throttling.lift"), "{err}");
+        let md = String::from_utf8_lossy(&out.stdout);
+        let row =
+            md.lines().find(|l| l.starts_with("| 001 | Fig. 11, APP start, loaded, against CE 3.0")).expect("the row");
+        assert!(row.contains("**not comparable here**") && row.contains("could not be lifted"), "{row}");
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| 001 | Fig. 11, APP start, unloaded, against CE 3.0"))
+            .expect("the row");
+        assert!(!row.contains("could not be lifted"), "{row}");
+    }
+    let out = unprivileged(d, &["--strict", "rt", "--rate", "1000", "--duration", "100ms"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 pub const CELL_SIDES: [usize; 3] = [16, 32, 64];
 
 /// The three caches' shape: cells in each, at a colour depth that sets each cell's bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Geometry {
     /// Cells per cache (16×16, 32×32, 64×64).
     pub cells: [usize; 3],

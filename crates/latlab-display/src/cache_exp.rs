@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What the cache experiment sweeps.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheConfig {
     /// Animation frame counts to run.
     pub frame_counts: Vec<u32>,

@@ -112,7 +112,7 @@ pub fn assign(mix: &Mix, n: usize) -> Vec<UserKind> {
 }
 
 /// What `display capacity` does.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct CapacityConfig {
     /// The users.
     pub mix: Mix,
@@ -571,6 +571,8 @@ mod server;
 use record::record;
 use server::ServerProc;
 pub use server::{cpu_and_faults, pss_kib};
+
+latlab_model::serialize_by_name!(UserKind);
 
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 pub const TILE: usize = 64;
 
 /// What the server does with damage.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct EncoderConfig {
     /// Drawing orders and the bitmap cache (true), or bitmap updates only.
     pub orders: bool,

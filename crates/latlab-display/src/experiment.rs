@@ -31,32 +31,7 @@ impl From<NetError> for ExperimentError {
     }
 }
 
-impl Choice for Codec {
-    fn names() -> Vec<&'static str> {
-        Codec::ALL.map(Codec::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        Codec::from_name(s)
-    }
-}
-
-impl Choice for Crypto {
-    fn names() -> Vec<&'static str> {
-        Crypto::ALL.map(Crypto::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        Crypto::from_name(s)
-    }
-}
-
-impl Choice for PolicyKind {
-    fn names() -> Vec<&'static str> {
-        PolicyKind::ALL.map(PolicyKind::name).to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        PolicyKind::from_name(s)
-    }
-}
+latlab_model::choice!(impl Codec, Crypto, PolicyKind);
 
 impl Choice for WorkloadKind {
     fn names() -> Vec<&'static str> {
@@ -315,7 +290,7 @@ impl Default for LatencyConfig {
 }
 
 /// One client session: against `latlab display serve` on a host, or an in-process server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ViewRun {
     /// The session (workload, screen, codec, cipher, …).
     pub session: SessionConfig,

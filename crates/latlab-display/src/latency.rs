@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// One condition of the sweep.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub enum Condition {
     /// Loopback, nothing else running.
     Unloaded,
@@ -93,7 +93,7 @@ impl Condition {
 }
 
 /// What `display latency` does.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct LatencyConfig {
     /// The conditions, in order.
     pub conditions: Vec<Condition>,
@@ -117,7 +117,7 @@ pub struct LatencyConfig {
 
 /// Where the server thread and the spinning load are put, and how the server is scheduled:
 /// the hooks `latlab tune` uses for seed 003 §4.1's remedies.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Placement {
     /// A cgroup file the server thread writes its thread id to as it starts (v1 `tasks`: the
     /// thread alone; v2 `cgroup.procs`: the whole process).

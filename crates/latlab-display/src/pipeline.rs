@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use crate::paper::PEAK_BYTES_PER_S as PAPER_PEAK_BYTES_PER_S;
 
 /// What the pipeline experiment runs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct PipelineConfig {
     /// Seconds of the main slide-show run.
     pub seconds: u64,

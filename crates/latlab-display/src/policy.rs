@@ -441,5 +441,7 @@ impl Policy for Opt {
     }
 }
 
+latlab_model::serialize_by_name!(PolicyKind);
+
 #[cfg(test)]
 mod tests;

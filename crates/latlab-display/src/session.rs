@@ -13,7 +13,7 @@ use crate::workload::{FrameOut, WorkloadKind};
 use thiserror::Error;
 
 /// What a session runs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct SessionConfig {
     /// Screen width.
     pub width: usize,

@@ -511,3 +511,5 @@ mod tests {
         assert_eq!(decode_input(&[0, 3, 0]).unwrap(), vec![], "the fuzzer's input: a 1-byte length");
     }
 }
+
+latlab_model::serialize_by_name!(Codec, Crypto);

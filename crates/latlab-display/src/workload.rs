@@ -28,7 +28,7 @@ pub trait Workload: Send {
 }
 
 /// The workloads and their parameters.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum WorkloadKind {
     /// Typing into a document at `wpm` words ([`crate::defaults::CHARS_PER_WORD`] characters)
     /// a minute.

@@ -121,7 +121,7 @@ impl std::fmt::Debug for RunContext {
 /// One experiment (or one mode of an experiment with its own configuration).
 pub trait Experiment: 'static {
     /// The validated configuration. `Default` is the documented defaults (the full run).
-    type Config: Default + Clone + std::fmt::Debug + Send + Sync + 'static;
+    type Config: Default + Clone + std::fmt::Debug + serde::Serialize + Send + Sync + 'static;
 
     /// The name records carry and `suite --only` takes.
     const NAME: &'static str;
@@ -175,6 +175,22 @@ pub trait Experiment: 'static {
         let _ = rec;
         Vec::new()
     }
+}
+
+/// The key of `config` that holds a run's whole configuration, as run ([`run`] puts it there).
+pub const SETTINGS: &str = "settings";
+
+/// Run experiment `E` with `cfg`, the one way every runner does (the suite, `commands::measure`,
+/// `latlab tune`): each of its records carries the whole configuration as `config.settings`
+/// ([`SETTINGS`]). The other keys of `config` are facts the run found (the CPUs, the swap, the
+/// cgroup, the best policy, …), some of them a setting repeated under the name older versions
+/// gave it, which readers of old records still find there.
+pub fn run<E: Experiment>(cfg: &E::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+    let mut outcome = E::run(cfg, ctx)?;
+    for r in outcome.records.iter_mut().filter(|r| r.experiment == E::NAME) {
+        r.config(SETTINGS, cfg);
+    }
+    Ok(outcome)
 }
 
 /// An experiment as the suite holds it: object-safe, with its short configuration built in.
@@ -264,7 +280,7 @@ impl<E: Experiment> SuiteEntry for Short<E> {
             if crate::interrupt::stop_requested() {
                 break;
             }
-            all.records.extend(E::run(cfg, ctx)?.records);
+            all.records.extend(run::<E>(cfg, ctx)?.records);
         }
         Ok(all)
     }
@@ -304,8 +320,21 @@ pub trait Choice: Sized + Clone + Send + Sync + 'static {
 /// assert_eq!(Load::from_choice("link"), Some(Load::Link));
 /// assert_eq!(Load::ALL.map(Load::name), ["spinners", "link"]);
 /// ```
+///
+/// A type that has `ALL` and `name()` of its own (variants with data: `Codec::Rdp(…)`) gets its
+/// `Choice` alone: `latlab_model::choice!(impl Codec, Crypto);`.
 #[macro_export]
 macro_rules! choice {
+    (impl $($t:ty),+ $(,)?) => {$(
+        impl $crate::experiment::Choice for $t {
+            fn names() -> Vec<&'static str> {
+                <$t>::ALL.map(<$t>::name).to_vec()
+            }
+            fn from_choice(s: &str) -> Option<Self> {
+                <$t>::ALL.into_iter().find(|c| c.name() == s)
+            }
+        }
+    )+};
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
@@ -338,6 +367,19 @@ macro_rules! choice {
             }
         }
     };
+}
+
+/// Store a named choice (any type with a `name(self) -> &'static str`, such as those of
+/// [`choice!`]) in records by its name: `latlab_model::serialize_by_name!(Codec, Crypto);`.
+#[macro_export]
+macro_rules! serialize_by_name {
+    ($($t:ty),+ $(,)?) => {$(
+        impl $crate::__serde::Serialize for $t {
+            fn serialize<S: $crate::__serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+    )+};
 }
 
 #[cfg(test)]

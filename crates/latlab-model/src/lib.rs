@@ -39,6 +39,9 @@ pub mod value;
 pub mod verdict;
 pub mod window;
 
+#[doc(hidden)]
+pub use serde as __serde;
+
 /// latlab's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

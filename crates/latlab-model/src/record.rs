@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version tag written into every JSON export (`"schema"`), bumped on incompatible changes.
-pub const SCHEMA: &str = "latlab.run/6";
+pub const SCHEMA: &str = "latlab.run/7";
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,6 @@ use crate::run::{self, MonitorConfig, MonitorError, Probe};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::numfmt::sig;
 use latlab_udp::peer::Peer;
-use std::net::ToSocketAddrs;
 
 /// `latlab monitor`.
 pub struct Monitor;
@@ -65,11 +64,7 @@ impl Experiment for Monitor {
         };
         let echo: Option<Box<dyn Echo>> = match &cfg.peer {
             Some(peer) => {
-                let target = peer
-                    .to_socket_addrs()
-                    .map_err(|e| ExperimentError::Config(format!("--peer '{peer}': {e}")))?
-                    .next()
-                    .ok_or_else(|| ExperimentError::Config(format!("--peer '{peer}' names no address")))?;
+                let target = latlab_udp::resolve(peer).map_err(|e| ExperimentError::failed(format!("--peer: {e}")))?;
                 let key = cfg.key.as_ref().map(|k| k.as_bytes().to_vec());
                 let p = Peer::connect(target, latlab_udp::defaults::SIZE, key)
                     .map_err(|e| ExperimentError::failed(format!("cannot open a socket to '{peer}': {e}")))?;

@@ -13,7 +13,7 @@ use crate::probes::{self, Echo, EchoConfig, EchoTotals, Wake};
 use crate::schedule::{Schedule, State};
 use crate::summary;
 use crate::window::{BUCKETS_NS, Window};
-use latlab_model::experiment::BoxError;
+use latlab_model::experiment::{BoxError, SETTINGS};
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::sink::RunSink;
 use latlab_model::window::WindowRow;
@@ -244,7 +244,9 @@ fn resumable(store: &mut dyn RunSink, cfg: &MonitorConfig) -> Result<Option<RunR
     if rec.status != RunStatus::Incomplete {
         return Ok(None);
     }
-    let same = rec.config.get("monitor") == Some(&serde_json::to_value(cfg).unwrap_or_default());
+    // Older versions kept the settings under `monitor`.
+    let stored = rec.config.get(SETTINGS).or_else(|| rec.config.get("monitor"));
+    let same = stored == Some(&serde_json::to_value(cfg).unwrap_or_default());
     let gone =
         rec.config.get("pid").and_then(|p| p.as_u64()).is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
     Ok((same && gone).then_some(rec))
@@ -281,7 +283,7 @@ pub fn run(
         }
         None => {
             let mut r = latlab_sys::record::begin("monitor");
-            r.config("monitor", cfg);
+            r.config(SETTINGS, cfg);
             r.finish(RunStatus::Incomplete);
             let id = store.write(None, &r)?;
             (r, id)

@@ -330,7 +330,6 @@ pub fn run(cfg: &RtConfig, progress: Arc<AtomicU64>) -> Result<Outcome, RtError>
 pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpoint) -> Result<Outcome, RtError> {
     cfg.validate().map_err(RtError::Config)?;
     let mut rec = latlab_sys::record::begin("rt");
-    rec.config("rt", cfg);
     let mut caps = Capabilities::new(cfg.strict);
     let with_l2 = cfg.signal != SignalKind::None;
 

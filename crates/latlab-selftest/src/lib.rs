@@ -237,7 +237,6 @@ fn clock_read_cost(reads: usize) -> (f64, Vec<i64>) {
 /// Run the selftest; returns the record (complete, or interrupted with what was measured).
 pub fn run(cfg: &SelftestConfig, progress: Option<Arc<AtomicU64>>) -> Result<RunRecord, CapabilityRefused> {
     let mut rec = latlab_sys::record::begin("selftest");
-    rec.config("selftest", cfg);
     let mut caps = Capabilities::new(cfg.strict);
     let progress = progress.unwrap_or_default();
 

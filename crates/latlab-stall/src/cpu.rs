@@ -34,7 +34,7 @@ pub enum StallError {
 }
 
 /// What `latlab stall` sweeps.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct CpuConfig {
     /// Spinning processes per level.
     pub loads: Vec<usize>,

@@ -13,7 +13,7 @@ use latlab_sys::platform::{Capability, Policy, Sched, set_affinity, set_sched};
 use latlab_sys::record::Finish;
 
 /// What the idle watcher does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct IdleConfig {
     /// Seconds per pass.
     pub seconds: u64,

@@ -43,7 +43,7 @@ impl From<SwapError> for MemError {
 }
 
 /// What the warm-start test does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MemConfig {
     /// The server's working set, MiB.
     pub working_set_mib: usize,

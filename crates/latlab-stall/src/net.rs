@@ -51,7 +51,7 @@ impl From<LabError> for NetError {
 }
 
 /// What the network sweep runs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct NetConfig {
     /// Link rate, bit/s (each direction).
     pub rate_bps: u64,

@@ -30,7 +30,7 @@ use crate::mem::MemError;
 use latlab_model::numfmt::sig;
 
 /// What the pressure test does.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PressureConfig {
     /// The memory group both run in, MiB.
     pub limit_mib: usize,

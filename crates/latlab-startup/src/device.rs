@@ -74,7 +74,7 @@ pub fn whole_disk(dev: &str) -> Option<String> {
 /// How a throttled disk reads: at most so many bytes and/or so many requests per second. An
 /// IOPS limit models a rotating disk (slow random access, fast sequential reads, which
 /// prefetching turns random reads into); a bytes limit models a slow bus or flash card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Limit {
     /// Read bytes per second.
     pub bytes_per_s: Option<u64>,

@@ -10,7 +10,7 @@ use crate::learn::{RecordConfig, StartupError, learn, record_run};
 use crate::measure::{MeasureConfig, builtin, builtin_steps, describe_fixture, measure, measure_run, measure_steps};
 use crate::plan::Plan;
 use crate::trace::TracerChoice;
-use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::figure::Figure;
 use latlab_model::record::RunRecord;
 use std::path::PathBuf;
@@ -23,15 +23,6 @@ impl From<StartupError> for ExperimentError {
             e @ (StartupError::Refused(_) | StartupError::InMemory(_)) => ExperimentError::skipped(e),
             e => ExperimentError::failed(e),
         }
-    }
-}
-
-impl Choice for TracerChoice {
-    fn names() -> Vec<&'static str> {
-        vec!["auto", "fanotify", "ptrace"]
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        s.parse().ok()
     }
 }
 
@@ -65,7 +56,7 @@ pub(crate) fn check_counts(runs: usize, threads: usize) -> Result<(), String> {
 }
 
 /// The built-in file-heavy launch, recorded and then measured cold, warm and cold + prefetch.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct BuiltinRun {
     /// The launcher: latlab's own `startup fixture-app`, the data directory appended.
     pub app: Vec<String>,
@@ -137,11 +128,13 @@ impl Experiment for StartupBuiltin {
 }
 
 /// `latlab startup measure`: a command's launch cold, warm and cold + prefetch.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct MeasureRun {
     /// The launch.
     pub launch: LaunchSpec,
-    /// The plan; `None`: learn one first (stored as a `startup record` run).
+    /// The plan; `None`: learn one first (stored as a `startup record` run). Not in the
+    /// record's settings: a plan lists every page it reads (the record keeps its size).
+    #[serde(skip)]
     pub plan: Option<Plan>,
     /// Launches per state.
     pub runs: usize,
@@ -279,7 +272,7 @@ impl Experiment for StartupPreload {
 }
 
 /// `latlab startup record`: learn a launch plan and write it to a file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct RecordRun {
     /// The launch.
     pub launch: LaunchSpec,
@@ -368,7 +361,7 @@ impl Experiment for StartupRecord {
 }
 
 /// `latlab startup io`: disk I/O per process while a command runs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct IoRun {
     /// The launch (the scenario ends at readiness).
     pub launch: LaunchSpec,

@@ -36,8 +36,15 @@ impl Ready {
     }
 }
 
+/// Stored as the run record names it ([`Ready::describe`]).
+impl serde::Serialize for Ready {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.describe())
+    }
+}
+
 /// What to launch and when it is ready.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct LaunchSpec {
     /// Program and arguments.
     pub command: Vec<String>,

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What to measure.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct PreloadMeasureConfig {
     /// The application launcher (the data directory is appended): latlab's own
     /// `startup fixture-app`.

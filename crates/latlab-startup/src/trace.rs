@@ -10,28 +10,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Which tracer to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TracerChoice {
-    /// fanotify, and ptrace when fanotify is refused.
-    Auto,
-    /// fanotify only.
-    Fanotify,
-    /// ptrace only.
-    Ptrace,
-}
-
-impl std::str::FromStr for TracerChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(Self::Auto),
-            "fanotify" => Ok(Self::Fanotify),
-            "ptrace" => Ok(Self::Ptrace),
-            o => Err(format!("unknown tracer '{o}': auto, fanotify or ptrace")),
-        }
+latlab_model::choice! {
+    /// Which tracer to use.
+    pub enum TracerChoice {
+        /// fanotify, and ptrace when fanotify is refused.
+        Auto = "auto",
+        /// fanotify only.
+        Fanotify = "fanotify",
+        /// ptrace only.
+        Ptrace = "ptrace",
     }
 }
+latlab_model::serialize_by_name!(TracerChoice);
 
 /// Why a tracer cannot be used here.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -407,6 +397,7 @@ pub(crate) fn ptrace_loop(
 mod tests {
     use super::*;
     use crate::launch::{LaunchSpec, Ready, launch};
+    use latlab_model::experiment::Choice;
     use std::time::Duration;
 
     fn files(n: usize, tag: &str) -> (PathBuf, Vec<PathBuf>) {
@@ -521,8 +512,9 @@ mod tests {
 
     #[test]
     fn tracer_names_parse_and_mounts_are_found() {
-        assert_eq!("ptrace".parse::<TracerChoice>(), Ok(TracerChoice::Ptrace));
-        assert!("strace".parse::<TracerChoice>().unwrap_err().contains("auto, fanotify or ptrace"));
+        assert_eq!(TracerChoice::from_choice("ptrace"), Some(TracerChoice::Ptrace));
+        assert_eq!(TracerChoice::from_choice("strace"), None);
+        assert_eq!(TracerChoice::choice_list(), "auto, fanotify, ptrace");
         assert!(mount_points().iter().any(|m| m == "/"));
         assert!(descends_from(std::process::id() as i32, 1) || parent_of(std::process::id() as i32) == Some(1));
     }

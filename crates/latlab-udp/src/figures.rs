@@ -13,7 +13,9 @@ pub fn figures(r: &RunRecord) -> Vec<Figure> {
 /// period the detector found and the gaps the paper's phones showed.
 fn fig_002_gaps(r: &RunRecord) -> Option<Figure> {
     let s = r.get_series("recv_gap")?;
-    let interval = r.config.get("udp")?.get("interval_ns")?.as_f64()?;
+    // Older records kept the configuration under `udp`.
+    let settings = r.config.get(latlab_model::experiment::SETTINGS).or_else(|| r.config.get("udp"))?;
+    let interval = settings.get("interval_ns")?.as_f64()?;
     if interval <= 0.0 || s.values.is_empty() {
         return None;
     }
@@ -83,4 +85,31 @@ fn fig_002_dejitter(r: &RunRecord) -> Option<Figure> {
         "Read the delay where the curve reaches the share of late packets you can bear: that is the latency the seed's fix (playing out by sender timestamp) adds. The seed proposes the fix without measuring it, so there is no paper point.",
         vec![chart],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use latlab_model::record::{RunRecord, Series};
+
+    /// A udp record with a few receive gaps, its interval stored under `key` as a version stored it.
+    fn record(key: &str) -> RunRecord {
+        let mut r = RunRecord::new("udp", 0, Default::default());
+        r.config(key, serde_json::json!({ "interval_ns": 1_000_000 }));
+        r.series.push(Series {
+            name: "recv_gap".into(),
+            unit: "ns".into(),
+            description: "gap".into(),
+            values: vec![1_000_000, 2_000_000, 1_000_000],
+        });
+        r
+    }
+
+    #[test]
+    fn the_gaps_figure_reads_the_interval_from_new_and_old_records() {
+        // latlab.run/7 keeps the configuration in `settings`; earlier versions in `udp`.
+        for key in [latlab_model::experiment::SETTINGS, "udp"] {
+            assert!(super::fig_002_gaps(&record(key)).is_some(), "{key}");
+        }
+        assert!(super::fig_002_gaps(&record("other")).is_none());
+    }
 }

@@ -199,7 +199,6 @@ pub fn run_checkpointed(
 ) -> Result<RunRecord, UdpError> {
     cfg.validate().map_err(UdpError::Config)?;
     let mut rec = latlab_sys::record::begin("udp");
-    rec.config("udp", cfg);
     rec.config("keyed", cfg.key.is_some());
     let mut player = None;
     let (target, same_clock, refl, _relay) = match &cfg.mode {
@@ -327,8 +326,39 @@ pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCo
     rec
 }
 
+/// A peer's address from `HOST`, `HOST:PORT`, `V6` or `[V6]:PORT`, with [`DEFAULT_PORT`] when none
+/// is given; the first address a name resolves to.
+pub fn resolve(host: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{SocketAddr, ToSocketAddrs};
+    // Already has a port: an IP socket address, `[v6]:port`, or `name:port`.
+    let has_port =
+        host.parse::<SocketAddr>().is_ok() || host.starts_with('[') || (host.contains(':') && !host.contains("::"));
+    let with_port = if has_port {
+        host.to_string()
+    } else if host.parse::<std::net::Ipv6Addr>().is_ok() {
+        format!("[{host}]:{DEFAULT_PORT}")
+    } else {
+        format!("{host}:{DEFAULT_PORT}")
+    };
+    with_port
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve '{host}': {e}"))?
+        .next()
+        .ok_or_else(|| format!("'{host}' resolves to no address"))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn addresses_get_the_default_port() {
+        use super::resolve;
+        assert_eq!(resolve("127.0.0.1").unwrap().to_string(), "127.0.0.1:4848");
+        assert_eq!(resolve("127.0.0.1:9").unwrap().to_string(), "127.0.0.1:9");
+        assert_eq!(resolve("::1").unwrap().to_string(), "[::1]:4848");
+        assert_eq!(resolve("[::1]:9").unwrap().to_string(), "[::1]:9");
+        assert_eq!(resolve("198.18.0.2").unwrap().port(), 4848);
+    }
+
     use super::*;
 
     #[test]

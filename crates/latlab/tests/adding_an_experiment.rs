@@ -49,6 +49,9 @@ fn a_new_experiment_is_a_subcommand_a_suite_entry_a_figure_and_documented() {
     assert!(runs.iter().all(|r| r.experiment == "example" && r.status.as_str() == "complete"));
     assert_eq!(runs[0].config["rounds"], 4);
     assert_eq!(runs[1].config["rounds"], u64::from(example::SUITE_ROUNDS));
+    // The runner stores the whole configuration with every record, whichever runner it was.
+    assert_eq!(runs[0].config["settings"], serde_json::json!({ "rounds": 4 }));
+    assert_eq!(runs[1].config["settings"]["rounds"], u64::from(example::SUITE_ROUNDS));
     // Its docs, named by its crate, document every metric its runs emit, and nothing more.
     let path = docs::doc_of_in(&registry(), "example");
     assert_eq!(path, "crates/latlab/tests/example/example.md");

@@ -141,7 +141,7 @@ fn selftest_store_export_report_compare() {
 
     let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(rec["schema"], "latlab.run/6");
+    assert_eq!(rec["schema"], "latlab.run/7");
     assert_eq!(rec["experiment"], "selftest");
     assert!(rec["machine"]["info"]["cpus"].as_u64().unwrap() >= 1);
     assert!(rec["machine"]["info"]["kernel_release"].is_string());

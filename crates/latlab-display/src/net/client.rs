@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The client's receive settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ViewConfig {
     /// Receive buffer, bytes: `SO_RCVBUF` and the client's own buffer.
     pub rcvbuf: usize,
@@ -31,7 +31,7 @@ pub struct ViewConfig {
 /// Seed 000's cures on the client, each a code path of the receiving loop. The default, none,
 /// is the seed's client: each PDU copied from the receive buffer into a data buffer, the MAC
 /// checked, one thread doing everything.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Cures {
     /// Decrypt and decompress each PDU where it lies in the receive buffer: no copy into a
     /// data buffer (the seed: "the receiving buffer can be used directly as the input buffer

@@ -89,7 +89,7 @@ impl From<DecodeError> for NetError {
 }
 
 /// How the server paces frames.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Pace {
     /// Each frame at its deadline on the real clock (the user's view).
     RealTime,

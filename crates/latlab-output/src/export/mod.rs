@@ -295,7 +295,7 @@ mod tests {
         let back: RunRecord = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["schema"], "latlab.run/6");
+        assert_eq!(v["schema"], "latlab.run/7");
     }
 
     #[test]

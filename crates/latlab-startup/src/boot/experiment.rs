@@ -12,13 +12,20 @@ use latlab_model::record::RunRecord;
 use std::path::PathBuf;
 
 /// `latlab boot analyze`: a boot trace file, or (the suite) this machine's own boot.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct BootFile {
     /// The trace; `None`: this machine's boot from `systemd-analyze blame`, and where there
     /// is none, the bundled xperf excerpt of seed 004's trace as a check of the parser.
     pub file: Option<PathBuf>,
-    /// Instead of a file: a stored `boot measure` run (its id and record) to analyse.
+    /// Instead of a file: a stored `boot measure` run (its id and record) to analyse; stored
+    /// as the run's id.
+    #[serde(rename = "measured_run", serialize_with = "run_id")]
     pub measured: Option<(i64, latlab_model::record::RunRecord)>,
+}
+
+/// A stored run given as input, in a record: its id.
+fn run_id<S: serde::Serializer>(m: &Option<(i64, latlab_model::record::RunRecord)>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&m.as_ref().map(|(id, _)| *id), s)
 }
 
 /// This machine's boot as `systemd-analyze blame` prints it, or why there is none.

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What to boot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub enum BootSource {
     /// A `latlab.boot/1` file.
     File(PathBuf),
@@ -37,7 +37,7 @@ pub enum BootSource {
 }
 
 /// How to measure.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct BootMeasureConfig {
     /// The boot.
     pub source: BootSource,

@@ -194,8 +194,20 @@ pub struct SuiteArgs {
     pub only: Vec<String>,
     /// Scale the short configurations down for a small board: auto (when this machine has one
     /// CPU or less than 1 GiB of memory), yes, or no.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "yes", "no"])]
-    pub small: String,
+    #[arg(long, default_value = Small::Auto.name(), value_parser = choice::<Small>())]
+    pub small: Small,
+}
+
+latlab_model::choice! {
+    /// `latlab suite --small`.
+    pub enum Small {
+        /// When this machine has one CPU or less than 1 GiB of memory.
+        Auto = "auto",
+        /// Always.
+        Yes = "yes",
+        /// Never.
+        No = "no",
+    }
 }
 
 /// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.

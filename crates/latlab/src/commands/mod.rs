@@ -79,7 +79,7 @@ pub(crate) fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Resul
         checkpoint: ckpt.clone(),
         runs: Some(std::sync::Arc::new(std::sync::Mutex::new(open_store(db)?))),
     };
-    let result = E::run(&cfg, &ctx);
+    let result = latlab_model::experiment::run::<E>(&cfg, &ctx);
     if let Some(p) = progress {
         p.finish();
     }

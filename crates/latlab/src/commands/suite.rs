@@ -3,7 +3,7 @@
 
 use super::report::write_report;
 use super::{install_interrupt, open_store, out, save, usage};
-use crate::cli::SuiteArgs;
+use crate::cli::{Small, SuiteArgs};
 use crate::registry::Registry;
 use latlab_model::experiment::{ExperimentError, RunContext};
 use latlab_model::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
@@ -33,10 +33,10 @@ fn preflight() {
 }
 
 pub fn run(db: &Path, strict: bool, registry: &Registry, a: SuiteArgs) -> anyhow::Result<i32> {
-    let small = match a.small.as_str() {
-        "yes" => Some("--small yes".to_string()),
-        "no" => None,
-        _ => latlab_sys::machine::small_board().map(|why| format!("a small board: {why}")),
+    let small = match a.small {
+        Small::Yes => Some("--small yes".to_string()),
+        Small::No => None,
+        Small::Auto => latlab_sys::machine::small_board().map(|why| format!("a small board: {why}")),
     };
     if let Some(why) = &small {
         eprintln!(

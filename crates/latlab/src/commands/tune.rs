@@ -117,7 +117,7 @@ fn ab<E: Experiment>(
                 } else {
                     None
                 };
-                let outcome = E::run(&cfg, &ctx);
+                let outcome = latlab_model::experiment::run::<E>(&cfg, &ctx);
                 // Undo before anything else can fail: the machine is put back first.
                 let (what, undo_errors) = match applied {
                     Some((undo, what)) => (what, undo.undo()),

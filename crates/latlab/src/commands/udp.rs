@@ -6,27 +6,14 @@ use anyhow::Context;
 use latlab_sys::interrupt::stop_requested;
 use latlab_udp::experiment::Udp;
 use latlab_udp::relay::Impairment;
-use latlab_udp::{DEFAULT_PORT, Mode, UdpConfig};
-use std::net::{SocketAddr, ToSocketAddrs};
+use latlab_udp::{Mode, UdpConfig};
+use std::net::SocketAddr;
 use std::path::Path;
 
-/// Resolve HOST, HOST:PORT or [V6]:PORT, with the default port.
+/// A peer's address (`latlab_udp::resolve`; a name that does not resolve may be the network's
+/// fault, so an error, not a usage error).
 fn resolve(host: &str) -> anyhow::Result<SocketAddr> {
-    // Already has a port: an IP socket address, `[v6]:port`, or `name:port`.
-    let has_port =
-        host.parse::<SocketAddr>().is_ok() || host.starts_with('[') || (host.contains(':') && !host.contains("::"));
-    let with_port = if has_port {
-        host.to_string()
-    } else if host.parse::<std::net::Ipv6Addr>().is_ok() {
-        format!("[{host}]:{DEFAULT_PORT}")
-    } else {
-        format!("{host}:{DEFAULT_PORT}")
-    };
-    with_port
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve '{host}'"))?
-        .next()
-        .ok_or_else(|| anyhow::anyhow!("'{host}' resolves to no address"))
+    latlab_udp::resolve(host).map_err(anyhow::Error::msg)
 }
 
 fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
@@ -120,19 +107,5 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
             wait_for_ctrl_c()?;
             Ok(crate::exit::OK)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::resolve;
-
-    #[test]
-    fn addresses_get_the_default_port() {
-        assert_eq!(resolve("127.0.0.1").unwrap().to_string(), "127.0.0.1:4848");
-        assert_eq!(resolve("127.0.0.1:9").unwrap().to_string(), "127.0.0.1:9");
-        assert_eq!(resolve("::1").unwrap().to_string(), "[::1]:4848");
-        assert_eq!(resolve("[::1]:9").unwrap().to_string(), "[::1]:9");
-        assert_eq!(resolve("198.18.0.2").unwrap().port(), 4848);
     }
 }

@@ -22,8 +22,8 @@ pub const SLEEP: Duration = Duration::from_millis(1);
 /// How long asking for a 1 ms sleep takes.
 pub struct Example;
 
-/// Its configuration.
-#[derive(Debug, Clone)]
+/// Its configuration (stored whole in each record's `config.settings`).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ExampleConfig {
     /// Sleeps timed.
     pub rounds: u32,

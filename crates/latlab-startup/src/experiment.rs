@@ -204,11 +204,11 @@ impl Experiment for StartupMeasure {
     }
 }
 
-impl Default for crate::preload_measure::PreloadMeasureConfig {
+impl Default for crate::preload::measure::PreloadMeasureConfig {
     /// The built-in applications, the default rounds and the preloader's defaults.
     fn default() -> Self {
         let b = BuiltinRun::default();
-        crate::preload_measure::PreloadMeasureConfig {
+        crate::preload::measure::PreloadMeasureConfig {
             app: b.app,
             parent: b.parent,
             spec: d::PRELOAD_FIXTURE,
@@ -226,7 +226,7 @@ impl Default for crate::preload_measure::PreloadMeasureConfig {
 pub struct StartupPreload;
 
 impl Experiment for StartupPreload {
-    type Config = crate::preload_measure::PreloadMeasureConfig;
+    type Config = crate::preload::measure::PreloadMeasureConfig;
     const NAME: &'static str = "startup";
     const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "preload";
@@ -237,7 +237,7 @@ impl Experiment for StartupPreload {
         ("preload.speedup", "preloader speedup"),
     ];
     fn suite_configs(_: bool) -> Vec<Self::Config> {
-        vec![crate::preload_measure::PreloadMeasureConfig { runs: d::SUITE_PRELOAD_RUNS, ..Default::default() }]
+        vec![crate::preload::measure::PreloadMeasureConfig { runs: d::SUITE_PRELOAD_RUNS, ..Default::default() }]
     }
     fn validate(cfg: &Self::Config) -> Result<(), String> {
         if cfg.apps == 0 || cfg.runs == 0 {
@@ -252,7 +252,7 @@ impl Experiment for StartupPreload {
         Ok(())
     }
     fn steps(cfg: &Self::Config) -> u64 {
-        crate::preload_measure::steps(cfg.apps, cfg.runs)
+        crate::preload::measure::steps(cfg.apps, cfg.runs)
     }
     fn announce(cfg: &Self::Config) -> String {
         format!(
@@ -264,7 +264,7 @@ impl Experiment for StartupPreload {
         )
     }
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        Ok(crate::preload_measure::run_preload_measure(cfg, &ctx.progress)?.into())
+        Ok(crate::preload::measure::run_preload_measure(cfg, &ctx.progress)?.into())
     }
     fn figures(rec: &RunRecord) -> Vec<Figure> {
         crate::figures::preload(rec)
@@ -402,8 +402,8 @@ impl Experiment for StartupIo {
         format!("startup io: `{}`, every process's counters each {} ms", cfg.launch.command.join(" "), cfg.interval_ms)
     }
     fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
+        use crate::io::files::{files_table, observe_with_files};
         use crate::io::io_run;
-        use crate::iofiles::{files_table, observe_with_files};
         let begun = latlab_sys::record::begin("startup");
         let (tracker, l, reaped, files) =
             observe_with_files(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;

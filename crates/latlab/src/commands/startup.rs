@@ -90,8 +90,8 @@ fn measure_cmd(db: &Path, a: StartupMeasure) -> anyhow::Result<i32> {
 }
 
 fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
+    use latlab_startup::preload::preloader;
     use latlab_startup::preload::{self, Library};
-    use latlab_startup::preloader;
     match c {
         PreloadCommand::Launch { library, tracer, launch } => {
             let spec = launch_spec(&launch, None)?;
@@ -138,7 +138,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
         }
         PreloadCommand::Measure { runs, apps, idle_below } => measure::<latlab_startup::experiment::StartupPreload>(
             db,
-            latlab_startup::preload_measure::PreloadMeasureConfig { runs, apps, idle_below, ..Default::default() },
+            latlab_startup::preload::measure::PreloadMeasureConfig { runs, apps, idle_below, ..Default::default() },
         ),
     }
 }
@@ -149,11 +149,11 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
 fn preload_pass(
     library: &Path,
     budget_mib: Option<u64>,
-    cfg: &latlab_startup::preloader::PreloadConfig,
+    cfg: &latlab_startup::preload::preloader::PreloadConfig,
     watching: bool,
 ) -> anyhow::Result<i32> {
+    use latlab_startup::preload::preloader;
     use latlab_startup::preload::{self, Library};
-    use latlab_startup::preloader;
     let lib = Library::load(library)?;
     if lib.entries.is_empty() {
         let why = format!(

@@ -15,8 +15,8 @@ use crate::fixture::{Fixture, FixtureSpec};
 use crate::launch::{LaunchSpec, Ready, launch, launch_in};
 use crate::learn::{RecordConfig, StartupError, evict_all, learn};
 use crate::plan::Plan;
+use crate::preload::preloader::{Machine, PreloadConfig, PreloadReport, preload};
 use crate::preload::{Entry, Library};
-use crate::preloader::{Machine, PreloadConfig, PreloadReport, preload};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_model::verdict::Judgement;
@@ -179,7 +179,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
     let ranked: Vec<(&Entry, f64)> = lib.ranked(now);
     let top = ranked[0].0.clone();
     let files: Vec<PathBuf> = lib.entries.iter().flat_map(|e| e.plan.files.iter().map(|f| f.path.clone())).collect();
-    let budget = crate::preloader::default_budget_pages();
+    let budget = crate::preload::preloader::default_budget_pages();
     let pcfg = PreloadConfig {
         idle_below: cfg.idle_below,
         check_every: cfg.check_every,

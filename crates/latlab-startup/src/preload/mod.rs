@@ -1,6 +1,6 @@
 //! The library of `latlab startup preload` (seed 004's Superfetch proper): launch plans for
 //! many commands (up to 123, as the seed's Superfetch kept), each ranked by how often and how
-//! recently it was launched; the preloader that reads them is [`crate::preloader`].
+//! recently it was launched; the preloader that reads them is [`crate::preload::preloader`].
 //!
 //! The library is a JSON file (`"schema": "latlab.preload/1"`). The ranking is a launch
 //! count decayed with a half-life ([`crate::defaults::PRELOAD_HALF_LIFE_H`]): each launch adds
@@ -10,6 +10,9 @@
 use crate::plan::Plan;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+pub mod measure;
+pub mod preloader;
 
 /// The library format's name and version.
 pub const SCHEMA: &str = "latlab.preload/1";

@@ -23,9 +23,7 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
     }
     let name = a.remedy.as_deref().unwrap_or_default();
     let remedy = remedies::find(name).map_err(super::usage)?;
-    if a.rounds == 0 || a.rounds > 100 {
-        return Err(super::usage(format!("--rounds {}: 1 to 100", a.rounds)).into());
-    }
+    latlab_output::tune::check_rounds(a.rounds).map_err(super::usage)?;
     // The experiment's own command line, parsed by its own parser.
     let mut argv: Vec<String> = vec!["latlab".into()];
     argv.extend(remedy.about.command.iter().map(|s| s.to_string()));

@@ -32,6 +32,17 @@ pub enum FlentError {
     Column(&'static str),
 }
 
+/// The flent exporter.
+pub struct Flent;
+
+impl super::Exporter for Flent {
+    fn render(&self, run: &RunRecord) -> Result<Vec<u8>, super::ExportError> {
+        let mut text = serde_json::to_vec(&to_flent(run)?).map_err(std::io::Error::other)?;
+        text.push(b'\n');
+        Ok(text)
+    }
+}
+
 /// The flent JSON of a `stall net` run.
 pub fn to_flent(rec: &RunRecord) -> Result<Value, FlentError> {
     let run = rec.id.map_or_else(|| "(unsaved)".to_string(), |i| format!("#{i}"));

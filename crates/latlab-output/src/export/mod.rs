@@ -1,13 +1,28 @@
 //! Exporters of a stored run — the one list `latlab export --format` reads: JSON (the whole
-//! self-describing record), CSV (raw samples, long format), a Markdown summary, and flent's
-//! data file for runs with a network timeline. Each is a pure function of a [`RunRecord`].
+//! self-describing record), CSV (raw samples, long format), a Markdown summary, flent's data
+//! file for runs with a network timeline, and a monitor run's windows. Each is a file of its
+//! own behind one trait, [`Exporter`], a pure function of a [`RunRecord`].
 
+mod csv;
 pub mod flent;
+mod json;
+mod markdown;
+mod windows;
 
-use latlab_model::record::{RunRecord, fmt_ns, fmt_value};
+pub use csv::write_csv;
+pub use markdown::markdown;
+pub use windows::windows_csv;
+
+/// One export format: a pure function of a run record (one file each: `json.rs`, `csv.rs`,
+/// `markdown.rs`, `flent.rs`, `windows.rs`).
+pub trait Exporter {
+    /// The run in this format, or why it has none.
+    fn render(&self, run: &RunRecord) -> Result<Vec<u8>, ExportError>;
+}
+
+use latlab_model::record::RunRecord;
 #[cfg(test)]
 use latlab_sys::record::Finish;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -27,6 +42,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// Its exporter.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        match self {
+            Format::Json => &json::Json,
+            Format::Csv => &csv::Csv,
+            Format::Markdown => &markdown::Markdown,
+            Format::Flent => &flent::Flent,
+            Format::Windows => &windows::Windows,
+        }
+    }
+
     /// Every exporter, in the order `--help` lists them.
     pub const ALL: [Format; 5] = [Format::Json, Format::Csv, Format::Markdown, Format::Flent, Format::Windows];
     /// Its name on the command line.
@@ -81,73 +107,14 @@ pub enum ExportError {
 pub fn export(run: &RunRecord, format: Format, w: &mut dyn Write) -> Result<(), ExportError> {
     // Serialize first so a run without a form writes nothing, and a write error (a closed
     // pipe) reaches the caller as itself.
-    let text = render(run, format)?;
+    let text = format.exporter().render(run)?;
     Ok(w.write_all(&text)?)
-}
-
-fn render(run: &RunRecord, format: Format) -> Result<Vec<u8>, ExportError> {
-    Ok(match format {
-        Format::Json => {
-            let mut text = serde_json::to_vec_pretty(run).map_err(io::Error::other)?;
-            text.push(b'\n');
-            text
-        }
-        Format::Csv => {
-            let mut v = Vec::new();
-            write_csv(run, &mut v)?;
-            v
-        }
-        Format::Markdown => markdown(run).into_bytes(),
-        Format::Flent => {
-            let mut text = serde_json::to_vec(&flent::to_flent(run)?).map_err(io::Error::other)?;
-            text.push(b'\n');
-            text
-        }
-        Format::Windows => return Err(ExportError::Windows),
-    })
-}
-
-/// A monitor run's windows as CSV: one row per probe and window, times in ns since the Unix
-/// epoch, then the samples in each bucket (not cumulative; the columns name their upper
-/// bounds in seconds, as Prometheus's `le` does).
-pub fn windows_csv(windows: &[crate::store::WindowRow], bounds_ns: &[u64], w: &mut dyn Write) -> io::Result<()> {
-    let mut head =
-        String::from("probe,start_ns,end_ns,state,count,sum_ns,min_ns,p50_ns,p99_ns,p999_ns,max_ns,missed,lost");
-    for b in bounds_ns {
-        head += &format!(",le_{}", *b as f64 / 1e9);
-    }
-    head += ",le_+Inf\n";
-    w.write_all(head.as_bytes())?;
-    for x in windows {
-        let mut line = format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            x.probe,
-            x.start_ns,
-            x.end_ns,
-            x.state,
-            x.count,
-            x.sum_ns,
-            x.min_ns,
-            x.p50_ns,
-            x.p99_ns,
-            x.p999_ns,
-            x.max_ns,
-            x.missed,
-            x.lost
-        );
-        for b in &x.buckets {
-            line += &format!(",{b}");
-        }
-        line.push('\n');
-        w.write_all(line.as_bytes())?;
-    }
-    Ok(())
 }
 
 /// Write `run` in `format` to the file `path`: flent files gzip-compressed when the name ends
 /// in `.gz`, as flent's own `.flent.gz` files are. A run without a form creates no file.
 pub fn export_file(run: &RunRecord, format: Format, path: &Path) -> Result<(), ExportError> {
-    let text = render(run, format)?;
+    let text = format.exporter().render(run)?;
     let f = std::fs::File::create(path)?;
     if format == Format::Flent && path.extension().is_some_and(|e| e == "gz") {
         let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::default());
@@ -158,112 +125,6 @@ pub fn export_file(run: &RunRecord, format: Format, path: &Path) -> Result<(), E
         f.write_all(&text)?;
     }
     Ok(())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
-/// CSV of every raw sample (long format, so series of different lengths fit one file).
-pub fn write_csv(run: &RunRecord, w: &mut dyn Write) -> io::Result<()> {
-    let mut w = io::BufWriter::new(w);
-    writeln!(w, "series,unit,index,value")?;
-    for s in &run.series {
-        let (name, unit) = (csv_field(&s.name), csv_field(&s.unit));
-        for (i, v) in s.values.iter().enumerate() {
-            writeln!(w, "{name},{unit},{i},{v}")?;
-        }
-    }
-    w.flush()
-}
-
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-/// Markdown summary: what ran, where, what it got, its metrics and the paper rows.
-pub fn markdown(run: &RunRecord) -> String {
-    let mut o = String::new();
-    let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
-    let mode = if run.mode().is_empty() { String::new() } else { format!(" {}", run.mode()) };
-    let _ = writeln!(o, "# latlab {}{mode}{id} — {}\n", run.experiment, run.status.as_str());
-    if !run.status.meaning().is_empty() {
-        let _ = writeln!(o, "> {}: {}\n", run.status.as_str(), run.status.meaning());
-    }
-    let m = &run.machine.info;
-    let _ = writeln!(
-        o,
-        "- started: {}\n- duration: {}\n- latlab: {}{}\n- machine: {}{} · {} CPUs · kernel {} ({}) · clocksource {} · virtualization {}\n",
-        latlab_model::record::fmt_unix_ns(run.started_at_ns),
-        fmt_ns(run.duration_ns() as f64),
-        run.latlab_version,
-        run.git_commit.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),
-        m.arch.as_deref().map(|a| format!("{a} · ")).unwrap_or_default(),
-        m.cpu_model.as_deref().unwrap_or("unknown CPU"),
-        m.cpus,
-        m.kernel_release.as_deref().unwrap_or("?"),
-        m.preemption.as_deref().unwrap_or("?"),
-        m.clocksource.as_deref().unwrap_or("?"),
-        m.virtualization.as_deref().unwrap_or("?"),
-    );
-    if !run.capabilities.is_empty() {
-        let _ = writeln!(o, "## Capabilities\n\n| knob | requested | obtained | granted |\n|---|---|---|---|");
-        for c in &run.capabilities {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} |",
-                md_escape(&c.name),
-                md_escape(&c.requested),
-                md_escape(&c.obtained),
-                if c.granted { "yes" } else { "**no**" }
-            );
-        }
-        o.push('\n');
-    }
-    if !run.paper.is_empty() {
-        let _ = writeln!(o, "## Paper vs here\n\n{}\n", latlab_model::verdict::tally(&run.paper));
-        for line in latlab_model::verdict::study_lines(&run.paper) {
-            let _ = writeln!(o, "- {}", md_escape(&line));
-        }
-        o.push('\n');
-        o.push_str("| seed | figure | paper (setting) | here | verdict | note |\n|---|---|---|---|---|---|\n");
-        for p in &run.paper {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} ({}) | {} | **{}**: {} | {} |",
-                p.seed,
-                md_escape(&p.figure),
-                md_escape(&p.paper_value),
-                md_escape(&p.paper_setting),
-                md_escape(&p.here_value),
-                p.judgement.verdict.as_str(),
-                md_escape(&p.judgement.basis),
-                md_escape(&p.note)
-            );
-        }
-        o.push('\n');
-    }
-    let _ = writeln!(o, "## Metrics\n\n| metric | value |\n|---|---:|");
-    for mt in &run.metrics {
-        let _ = writeln!(o, "| `{}` | {} |", mt.name, fmt_value(mt.value, &mt.unit));
-    }
-    for t in &run.tables {
-        let _ = writeln!(o, "\n## {}\n", md_escape(&t.title));
-        let (head, rows) = t.formatted();
-        let head: Vec<String> = head.iter().map(|h| md_escape(h)).collect();
-        let _ = writeln!(o, "| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
-        for r in rows {
-            let cells: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
-            let _ = writeln!(o, "| {} |", cells.join(" | "));
-        }
-    }
-    if !run.warnings.is_empty() {
-        let _ = writeln!(o, "\n## Warnings\n");
-        for w in &run.warnings {
-            let _ = writeln!(o, "- {}", md_escape(w));
-        }
-    }
-    o
 }
 
 #[cfg(test)]

@@ -11,13 +11,10 @@
 
 use crate::fb::{Area, Framebuffer};
 use crate::render::Canvas;
-use crate::workload::{BLACK, DESKTOP, LINE_H, MENUS, Rng, WHITE, sentence, window};
+use crate::workload::{BLACK, DESKTOP, LINE_H, MENUS, PAGE_DOWN, Rng, WHITE, sentence, window};
 
 /// Font size of the document's text, px.
 const TEXT_SIZE: u32 = 12;
-
-/// Page Down's scancode (set 1), the key that asks for a large update.
-pub const PAGE_DOWN: u8 = 0x51;
 
 /// Set-1 scancodes of the characters the typist types.
 const SCANCODES: [(char, u8); 27] = [

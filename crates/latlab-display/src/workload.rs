@@ -180,6 +180,10 @@ impl Rng {
     }
 }
 
+/// Page Down's scancode (set 1): the key the scroll workload holds, on which the editor pages
+/// (a large update).
+pub const PAGE_DOWN: u8 = 0x51;
+
 pub(crate) const DESKTOP: Rgb = [0, 128, 128];
 pub(crate) const WHITE: Rgb = [255, 255, 255];
 pub(crate) const BLACK: Rgb = [0, 0, 0];

@@ -14,8 +14,7 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-/// Any error, boxed, with its source chain.
-pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+pub use crate::error::BoxError;
 
 /// Why an experiment produced no records.
 #[derive(Debug, thiserror::Error)]

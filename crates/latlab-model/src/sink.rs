@@ -3,7 +3,7 @@
 //! its kind read back to resume it. The runner gives one (`latlab_output`'s store); the
 //! experiment never opens a database itself.
 
-use crate::experiment::BoxError;
+use crate::error::BoxError;
 use crate::record::RunRecord;
 use crate::window::WindowRow;
 

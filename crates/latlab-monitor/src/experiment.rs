@@ -5,7 +5,8 @@
 
 use crate::export::{self, Exported};
 use crate::probes::{Echo, Wake};
-use crate::run::{self, MonitorConfig, MonitorError, Probe};
+use crate::run;
+use crate::settings::{MonitorConfig, MonitorError, Probe};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::numfmt::sig;
 use latlab_udp::peer::Peer;

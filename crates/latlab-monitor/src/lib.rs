@@ -8,8 +8,8 @@
 //! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
 //! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `load.rs`
 //! (the schedule's load: spinners, polygons or a link), `export.rs`
-//! (OpenMetrics), `run.rs` (the settings and probes, the threads, the runner's store as a sink,
-//! resuming), `summary.rs` (the run's record: per-probe metrics and the long-run tables),
+//! (OpenMetrics), `settings.rs` (the settings, the probes, where they are checked), `run.rs`
+//! (the threads, the runner's store as a sink, resuming), `summary.rs` (the run's record: per-probe metrics and the long-run tables),
 //! `figures.rs` (the worst wake-up per window, for the report), `experiment.rs` (the monitor under
 //! the experiment contract: what the runner checks, says, and drives).
 
@@ -22,5 +22,6 @@ pub mod load;
 pub mod probes;
 pub mod run;
 pub mod schedule;
+pub mod settings;
 pub mod summary;
 pub mod window;

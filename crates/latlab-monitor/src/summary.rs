@@ -3,7 +3,9 @@
 //! long-run tables.
 
 use crate::defaults as d;
-use crate::run::{MonitorError, Probe, ProbeDone};
+use crate::engine::Totals;
+use crate::probes::EchoTotals;
+use crate::settings::{MonitorError, Probe};
 use crate::window::BUCKETS_NS;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, RunRecord, RunStatus, Series, Table, TablePlot};
@@ -217,5 +219,25 @@ fn what_of(probe: &str) -> &'static str {
         "udp" => "round trip",
         "chain" => "second-level wake-up latency",
         _ => "wake-up latency",
+    }
+}
+
+/// What each probe's thread reported at its end.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ProbeDone {
+    pub(crate) rt: Option<Totals>,
+    pub(crate) chain: Option<Totals>,
+    pub(crate) idle: Option<Totals>,
+    pub(crate) udp: Option<(EchoTotals, u64)>,
+}
+
+impl ProbeDone {
+    pub(crate) fn or(self, o: Self) -> Self {
+        Self {
+            rt: self.rt.or(o.rt),
+            chain: self.chain.or(o.chain),
+            idle: self.idle.or(o.idle),
+            udp: self.udp.or(o.udp),
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! public specifications so that streams from other RDP implementations decode here and
 //! ours decode there.
 //!
-//! - bulk compression ([`bulk`]): MPPC for RDP 4.0 and 5.0 ([`mppc`], MS-RDPBCGR 3.1.8,
+//! - bulk compression ([`bulk`], at a search [`level`]): MPPC for RDP 4.0 and 5.0 ([`mppc`], MS-RDPBCGR 3.1.8,
 //!   RFC 2118), RDP 6.0 ([`ncrush`], MS-RDPEGDI 3.1.8.1) and RDP 6.1 ([`xcrush`], 3.1.8.2);
 //! - the interleaved RLE bitmap codec ([`rle`], MS-RDPBCGR 2.2.9.1.1.3.1.2.4);
 //! - drawing orders, cache-bitmap orders, bitmap updates, the bitmap cache capability set
@@ -39,6 +39,7 @@ pub mod bits;
 pub mod bulk;
 pub mod corpus;
 pub mod framing;
+pub mod level;
 mod lz;
 pub mod mppc;
 pub mod ncrush;

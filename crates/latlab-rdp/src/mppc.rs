@@ -19,7 +19,7 @@
 //! compression type.
 
 use crate::bits::{BitReader, BitWriter};
-use crate::bulk::{Level, Search};
+use crate::level::{Level, Search};
 use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
 
 /// History size and code limits of one MPPC variant.

@@ -21,7 +21,7 @@
 //! spec's printed values in the tests.
 
 use crate::bits::{LsbReader, LsbWriter};
-use crate::bulk::{Level, Search};
+use crate::level::{Level, Search};
 use crate::{BulkError, CompressionType, PACKET_AT_FRONT, PACKET_COMPRESSED, PACKET_FLUSHED};
 
 const HISTORY: usize = 65536;

@@ -22,7 +22,7 @@
 //! input as is. A block of more than 16,382 bytes (3.1.8.2.1) is
 //! sent uncompressed, outside the histories.
 
-use crate::bulk::Level;
+use crate::level::Level;
 use crate::mppc::{MppcCompressor, MppcDecompressor};
 use crate::{BulkError, CompressionType, PACKET_COMPRESSED, PACKET_FLUSHED};
 

@@ -2,6 +2,7 @@
 //! the load, and the sweep. Parsed and validated by the binary; defaults live in
 //! `latlab_rt::defaults` with their reasons.
 
+use crate::arbitration::Arbitration;
 use crate::defaults as d;
 use crate::signal::SignalKind;
 use latlab_sys::defaults;
@@ -120,24 +121,7 @@ impl std::str::FromStr for LoadSpec {
     }
 }
 
-latlab_model::choice! {
-    /// How level 2 and the polygons load, at one priority, share the CPU (`--arbitration`): the
-    /// seed's CE 3.0 → CE .NET change was in exactly this arbitration.
-    #[derive(Serialize)]
-    #[serde(rename_all = "lowercase")]
-    pub enum Arbitration {
-        /// Both SCHED_FIFO just below level 1: by sched(7), whoever holds the CPU keeps it
-        /// until it blocks or a higher priority arrives.
-        Fifo = "fifo",
-        /// Both SCHED_RR just below level 1: they take turns in time slices (100 ms by default,
-        /// `/proc/sys/kernel/sched_rr_timeslice_ms`). The default: CE's round-robin.
-        Rr = "rr",
-        /// Both SCHED_OTHER (CFS/EEVDF): the kernel shares the CPU in short slices weighted by
-        /// nice; latlab's default before it followed the seed.
-        Other = "other",
-    }
-}
-
+/// Arbitration as the two levels' scheduling.
 impl Arbitration {
     /// Level 2's scheduling (and so the load's) under this arbitration, below `l1`. When
     /// level 1 is not real-time, neither is level 2: it must never outrank level 1.

@@ -16,7 +16,7 @@ pub const SUITE_PHASE_NS: u64 = 3_000_000_000;
 /// 0)`, quantum 0) and Polygons "at top priority", contending with it "at the highest
 /// priority level"; CE shares one priority round-robin, as SCHED_RR does (Linux's slice is
 /// 100 ms, CE's default quantum too). `fifo` and `other` are the rest of the matrix.
-pub const ARBITRATION: crate::config::Arbitration = crate::config::Arbitration::Rr;
+pub const ARBITRATION: crate::arbitration::Arbitration = crate::arbitration::Arbitration::Rr;
 
 /// Level 2's real-time priority below level 1's: one, so level 1 always preempts it and
 /// nothing else of latlab's sits between them.

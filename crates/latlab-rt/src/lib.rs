@@ -17,6 +17,7 @@
 //! |---|---|
 //! | `chain.rs` | The wake-up chain: level 1 (the paper's ISR_TEST) sleeps to each absolute stimulus deadline, timestamps, … |
 //! | `config.rs` | Configuration of `latlab rt` |
+//! | `arbitration.rs` | How level 2 and the load share the CPU (`--arbitration`) |
 //! | `cyclictest.rs` | cyclictest's `-h` histogram text, so scripts written for cyclictest can plot latlab's runs |
 //! | `defaults.rs` | Every default of `latlab rt` (seed 001), each with the reason it has that value |
 //! | `experiment.rs` | `latlab rt` as an `Experiment` |
@@ -29,6 +30,7 @@
 //! | `sweep.rs` | The frequency sweep (the paper's Figure 8, after Dupre and Barcos) |
 //! | `throttle.rs` | RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps |
 
+pub mod arbitration;
 pub mod chain;
 pub mod config;
 pub mod cyclictest;

@@ -4,6 +4,7 @@
 pub mod cli;
 mod commands;
 pub mod registry;
+mod runner;
 
 use std::io::Write;
 
@@ -23,7 +24,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     latlab_sys::platform::limit_malloc_arenas();
-    let matches = match cli::command(registry).try_get_matches_from(args) {
+    let matches = match registry.grammar().try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => {
             let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
@@ -62,10 +63,10 @@ fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i3
     if let Some((name, sub)) = m.subcommand()
         && let Some(c) = registry.commands().find(|c| c.name() == name)
     {
-        let global = cli::Global::from_arg_matches(m).map_err(|e| commands::usage(e.to_string()))?;
-        commands::set_checkpoint(global.checkpoint);
+        let global = cli::Global::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
+        runner::set_checkpoint(global.checkpoint);
         return c.run(sub, &global.db, global.strict);
     }
-    let cli = cli::Cli::from_arg_matches(m).map_err(|e| commands::usage(e.to_string()))?;
+    let cli = cli::Cli::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
     commands::dispatch(cli, registry)
 }

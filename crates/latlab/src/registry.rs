@@ -75,6 +75,13 @@ impl Registry {
         self.experiments_for(strict, false)
     }
 
+    /// The whole grammar: the commands around the experiments (`cli::Cli`) and every
+    /// subcommand an experiment brought.
+    pub fn grammar(&self) -> clap::Command {
+        use clap::CommandFactory;
+        self.commands().fold(crate::cli::Cli::command(), |c, e| c.subcommand(e.grammar()))
+    }
+
     /// The subcommands experiments brought.
     pub(crate) fn commands(&self) -> impl Iterator<Item = &dyn Command> {
         self.entries.iter().filter_map(|e| e.command.as_deref())
@@ -101,8 +108,8 @@ impl<A: ExperimentCli> Command for Cli<A> {
         A::augment_args(clap::Command::new(A::E::NAME)).about(capitalised(A::E::ABOUT)).long_about(A::HELP)
     }
     fn run(&self, m: &clap::ArgMatches, db: &std::path::Path, strict: bool) -> anyhow::Result<i32> {
-        let a = <A as clap::FromArgMatches>::from_arg_matches(m).map_err(|e| crate::commands::usage(e.to_string()))?;
-        crate::commands::measure::<A::E>(db, a.config(strict))
+        let a = <A as clap::FromArgMatches>::from_arg_matches(m).map_err(|e| crate::runner::usage(e.to_string()))?;
+        crate::runner::measure::<A::E>(db, a.config(strict))
     }
 }
 

@@ -314,7 +314,7 @@ fn apply_record(
     pdu: &[u8],
     dec: &Decoder,
     rep: &mut ClientReport,
-    watch: Option<&mut super::typist::Watch>,
+    watch: Option<&mut super::watch::Watch>,
 ) -> Result<bool, NetError> {
     let words: Vec<u64> =
         pdu[5..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
@@ -422,7 +422,7 @@ pub(crate) fn receive(
     cfg: &SessionConfig,
     vc: &ViewConfig,
     start: u64,
-    mut watch: Option<&mut super::typist::Watch>,
+    mut watch: Option<&mut super::watch::Watch>,
 ) -> Result<ClientReport, NetError> {
     let mut rep = ClientReport::default();
     let mut rx = new_receiver(cfg, vc);

@@ -6,7 +6,8 @@
 //! pressure between keys). At the end, one `K` record per key with the server's times, then
 //! the end record.
 
-use super::server::{flush, push};
+use super::report::ServerReport;
+use super::send::{flush, idle, push};
 use super::*;
 use crate::editor::Editor;
 use crate::encoder::Encoder;
@@ -156,7 +157,7 @@ pub(crate) fn serve_echo(
             )));
         }
         if now - activity >= bounds.idle_ns {
-            return Err(super::server::idle(bounds.idle_ns));
+            return Err(idle(bounds.idle_ns));
         }
         // Wait for input, or for room to send.
         let mut flags = nix::poll::PollFlags::empty();

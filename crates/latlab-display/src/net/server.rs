@@ -2,6 +2,8 @@
 //! (or flat out), encode, frame and write, drop frames a slow client cannot take, count the
 //! input that comes back, and report.
 
+use super::report::ServerReport;
+use super::send::{flush, push};
 use super::*;
 use crate::encoder::Encoder;
 use crate::fb::Framebuffer;
@@ -11,69 +13,6 @@ use crate::workload::FrameOut;
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use std::io::{BufRead, BufReader};
 use std::net::Shutdown;
-
-/// What the server did.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ServerReport {
-    /// Frames the workload rendered.
-    pub frames: u64,
-    /// Frames taken: encoded and sent (those with no change send nothing).
-    pub sent: u64,
-    /// Frames dropped because the client had not taken the previous ones.
-    pub dropped: u64,
-    /// Display PDUs written.
-    pub display_pdus: u64,
-    /// Their bytes.
-    pub display_bytes: u64,
-    /// Input PDUs received.
-    pub input_pdus: u64,
-    /// Their bytes.
-    pub input_bytes: u64,
-    /// Input events received.
-    pub input_events: u64,
-    /// Input events the script has (what should have arrived).
-    pub input_expected: u64,
-    /// Input PDUs that did not parse (counted and dropped).
-    pub input_malformed: u64,
-    /// Server CPU: rendering, ns.
-    pub render_ns: u64,
-    /// Server CPU: encoding, compressing and encrypting, ns.
-    pub encode_ns: u64,
-    /// Server CPU: writing, ns.
-    pub send_ns: u64,
-    /// MemBlt orders whose bitmap was in the client's cache (the encoder's count).
-    pub cache_hits: u64,
-    /// Cache Bitmap orders sent: bitmaps that were not in the cache.
-    pub cache_misses: u64,
-    /// `write` calls that moved bytes.
-    pub writes: u64,
-    /// Wall time of the session, ns.
-    pub wall_ns: u64,
-    /// Hash of the final screen.
-    pub screen_hash: u64,
-    /// Echo sessions: keys pressed (key-down events applied).
-    pub keys: u64,
-    /// Echo sessions with a working set: times it was paged out.
-    pub pageouts: u64,
-    /// …and the mean fraction of it still resident after a page-out (1: none left memory).
-    pub resident_after: f64,
-}
-
-impl ServerReport {
-    /// One line on the session, as `display serve` prints it when a client leaves.
-    pub fn summary(&self) -> String {
-        format!(
-            "{} frames ({} dropped), {} display PDUs, {} bytes; {} of {} input events; {:.1} % of a core",
-            self.frames,
-            self.dropped,
-            self.display_pdus,
-            self.display_bytes,
-            self.input_events,
-            self.input_expected,
-            100.0 * (self.render_ns + self.encode_ns + self.send_ns) as f64 / self.wall_ns.max(1) as f64
-        )
-    }
-}
 
 /// What the input reader counted.
 #[derive(Debug, Default)]
@@ -120,69 +59,6 @@ fn read_input(mut s: TcpStream, early: &[u8]) -> InputCount {
             Ok(n) => tail += n,
         }
     }
-}
-
-/// Write as much of `pending[*at..]` as the socket takes now; false at end of stream.
-pub(crate) fn push(s: &mut TcpStream, pending: &[u8], at: &mut usize, writes: &mut u64) -> Result<(), NetError> {
-    while *at < pending.len() {
-        match s.write(&pending[*at..]) {
-            Ok(0) => return Err(NetError::Protocol("the client closed the connection".into())),
-            Ok(n) => {
-                *at += n;
-                *writes += 1;
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(IoFailed::new("sending display PDUs", e).into()),
-        }
-    }
-    Ok(())
-}
-
-/// Flush `pending` until `deadline` (monotonic ns; `None`: until all is sent, failing once
-/// the client has taken nothing for `idle_ns`).
-pub(crate) fn flush(
-    s: &mut TcpStream,
-    pending: &mut Vec<u8>,
-    at: &mut usize,
-    writes: &mut u64,
-    deadline: Option<u64>,
-    idle_ns: u64,
-) -> Result<(), NetError> {
-    let mut progress = monotonic_now();
-    loop {
-        let before = *at;
-        push(s, pending, at, writes)?;
-        if *at == pending.len() {
-            pending.clear();
-            *at = 0;
-            return Ok(());
-        }
-        if latlab_sys::interrupt::stop_requested() {
-            return Err(NetError::Protocol("interrupted".into()));
-        }
-        let now = monotonic_now();
-        if *at > before {
-            progress = now;
-        } else if now - progress >= idle_ns {
-            return Err(idle(idle_ns));
-        }
-        let timeout_ms = match deadline {
-            Some(d) => {
-                if now >= d {
-                    return Ok(());
-                }
-                (d - now).div_ceil(1_000_000)
-            }
-            None => (progress + idle_ns - now).div_ceil(1_000_000).min(1000),
-        };
-        wait(s, nix::poll::PollFlags::POLLOUT, timeout_ms).doing("waiting to send")?;
-    }
-}
-
-/// The error of a session whose client went quiet for `idle_ns`.
-pub(crate) fn idle(idle_ns: u64) -> NetError {
-    NetError::Protocol(format!("the client took nothing for {:.1} s (idle timeout)", idle_ns as f64 / 1e9))
 }
 
 /// Serve one connection: read the hello, run the session it asks for, report. For callers

@@ -7,11 +7,13 @@
 //! latency into stages.
 
 use super::client::{open_session, receive};
+use super::watch::{Shared, Watch};
 use super::*;
-use crate::editor::{Keystroke, Layout, PAGE_DOWN, cells_of, expected_page, key_gap_ns, script};
-use crate::fb::{Area, Framebuffer, pixel_of};
-use crate::typometer::{Detector, Seen};
+use crate::editor::{Keystroke, Layout, cells_of, expected_page, key_gap_ns, script};
+use crate::fb::{Area, pixel_of};
+use crate::typometer::Detector;
 use crate::wire::{Input, encode_input};
+use crate::workload::PAGE_DOWN;
 use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now};
 use latlab_sys::platform::{Capability, Policy, Sched, set_sched};
 use std::net::Shutdown;
@@ -93,102 +95,6 @@ pub struct TypingReport {
     pub pages: Vec<KeyRecord>,
     /// What the client's threads were granted, when FIFO was asked for.
     pub fifo: Option<Capability>,
-}
-
-/// Shared between the typist and the receiving thread.
-#[derive(Debug, Default)]
-struct Shared {
-    /// When typing starts (set by the receiver once the first screen is checked), ns.
-    start_ns: AtomicU64,
-    /// Keys resolved (shown or lost) and pages resolved.
-    keys_done: AtomicU64,
-    pages_done: AtomicU64,
-    /// When each page was asked for (0: not yet).
-    page_at: Vec<AtomicU64>,
-    /// The receiver ended (its error or the end record).
-    ended: std::sync::atomic::AtomicBool,
-}
-
-/// What the receiving thread watches for.
-pub struct Watch {
-    shared: Arc<Shared>,
-    script: Vec<Keystroke>,
-    cells: Vec<Option<Area>>,
-    detector: Detector,
-    seen: Vec<Seen>,
-    /// Per key: (read, shown).
-    shown: Vec<Option<(u64, u64)>>,
-    pages: Vec<(Area, Vec<u8>)>,
-    /// Per page: (read, shown).
-    page_shown: Vec<Option<(u64, u64)>>,
-    next_page: usize,
-    page_timeout_ns: u64,
-    server: Vec<[u64; 3]>,
-    lead_ns: u64,
-}
-
-impl Watch {
-    /// The first screen is checked: typing may start.
-    pub(crate) fn frame_checked(&mut self) {
-        if self.shared.start_ns.load(Ordering::Acquire) != 0 {
-            return;
-        }
-        let start = monotonic_now() + self.lead_ns;
-        for (i, (k, cell)) in self.script.iter().zip(&self.cells).enumerate() {
-            if let Some(c) = cell {
-                self.detector.expect(i as u64, *c, start + k.at_ns);
-            }
-        }
-        self.shared.start_ns.store(start, Ordering::Release);
-    }
-
-    /// A server's key record.
-    pub(crate) fn server_key(&mut self, k: u64, received: u64, sent: u64, bytes: u64) -> Result<(), NetError> {
-        if k as usize != self.server.len() || self.server.len() > self.script.len() + self.pages.len() {
-            return Err(NetError::Protocol(format!("key record {k} out of order")));
-        }
-        self.server.push([received, sent, bytes]);
-        Ok(())
-    }
-
-    /// Look at the screen after a batch read at `read_ns`, now `now_ns`.
-    pub(crate) fn look(&mut self, fb: &Framebuffer, read_ns: u64, now_ns: u64) {
-        if self.shared.start_ns.load(Ordering::Relaxed) == 0 {
-            return;
-        }
-        self.seen.clear();
-        let missed = self.detector.missed();
-        self.detector.check(fb, now_ns, &mut self.seen);
-        for s in &self.seen {
-            self.shown[s.key as usize] = Some((read_ns, now_ns));
-        }
-        let resolved = self.seen.len() as u64 + self.detector.missed() - missed;
-        if resolved > 0 {
-            self.shared.keys_done.fetch_add(resolved, Ordering::Release);
-        }
-        let p = self.next_page;
-        if p < self.pages.len() {
-            let at = self.shared.page_at[p].load(Ordering::Acquire);
-            if at != 0 && now_ns >= at {
-                let (area, want) = &self.pages[p];
-                if region_equals(fb, *area, want) {
-                    self.page_shown[p] = Some((read_ns, now_ns));
-                    self.next_page += 1;
-                } else if now_ns - at > self.page_timeout_ns {
-                    self.next_page += 1;
-                }
-                if self.next_page > p {
-                    self.shared.pages_done.store(self.next_page as u64, Ordering::Release);
-                }
-            }
-        }
-    }
-}
-
-/// Whether `fb`'s `area` holds exactly `want` (rows of `area.w` pixels).
-fn region_equals(fb: &Framebuffer, area: Area, want: &[u8]) -> bool {
-    let row = area.w * fb.ps;
-    (0..area.h).all(|r| fb.row(area.x, area.y + r, area.w) == &want[r * row..(r + 1) * row])
 }
 
 /// Time before the first key, after the first screen is shown: the session's opening frame

@@ -178,7 +178,7 @@ impl Workload for Document {
                         let l = self.lines[(self.top + j) % self.lines.len()].clone();
                         self.text_line(c, j, &l);
                     }
-                    let code = crate::editor::PAGE_DOWN;
+                    let code = PAGE_DOWN;
                     out.input.push(Input::Key { code, up: false });
                     out.input.push(Input::Key { code, up: true });
                 }

@@ -53,13 +53,6 @@ pub trait ExperimentCli: clap::Args + 'static {
     fn config(self, strict: bool) -> <Self::E as latlab_model::experiment::Experiment>::Config;
 }
 
-/// The whole grammar: the commands around the experiments and every subcommand the registry's
-/// experiments bring.
-pub fn command(registry: &crate::registry::Registry) -> clap::Command {
-    use clap::CommandFactory;
-    registry.commands().fold(Cli::command(), |c, e| c.subcommand(e.grammar()))
-}
-
 /// A duration in the form `--help` shows and [`parse_duration_ns`] reads back (`1ms`, `10s`).
 pub fn dur(ns: u64) -> String {
     humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
@@ -311,7 +304,7 @@ mod tests {
     fn cli_is_consistent() {
         Cli::command().debug_assert();
         // With every experiment's own subcommand too.
-        let whole = command(&crate::registry::Registry::standard());
+        let whole = crate::registry::Registry::standard().grammar();
         whole.clone().debug_assert();
         for name in ["selftest", "monitor"] {
             assert!(whole.find_subcommand(name).is_some(), "{name}");
@@ -325,7 +318,7 @@ mod tests {
         let c = Cli::try_parse_from(["latlab", "--db", "/tmp/x.db", "runs", "--json"]).unwrap();
         assert_eq!(c.global.db, PathBuf::from("/tmp/x.db"));
         // Parsed here; the selftest's configuration refuses it (exit 2, a CLI test).
-        let whole = command(&crate::registry::Registry::standard());
+        let whole = crate::registry::Registry::standard().grammar();
         assert!(whole.try_get_matches_from(["latlab", "selftest", "--fifo-priority", "100"]).is_ok());
         assert!(Cli::try_parse_from(["latlab", "export", "1", "--format", "xml"]).is_err());
     }

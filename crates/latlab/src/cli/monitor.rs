@@ -3,7 +3,7 @@
 use super::{ExperimentCli, choice, dur, parse_duration_ns};
 use clap::Args;
 use latlab_monitor::experiment::Monitor;
-use latlab_monitor::run::MonitorConfig;
+use latlab_monitor::settings::MonitorConfig;
 use latlab_sys::platform::{Policy, Sched};
 
 /// `latlab monitor`'s arguments.
@@ -41,8 +41,8 @@ pub struct MonitorArgs {
     /// Probes to run at once: `rt` (timer wake-ups), `chain` (the thread the timer wakes, as
     /// `latlab rt`'s level 2; needs rt), `idle` (time taken from a lowest-priority thread,
     /// Endo's method), `udp` (round trips to `--peer`).
-    #[arg(long, value_delimiter = ',', default_value = "rt", value_parser = choice::<latlab_monitor::run::Probe>())]
-    pub probes: Vec<latlab_monitor::run::Probe>,
+    #[arg(long, value_delimiter = ',', default_value = "rt", value_parser = choice::<latlab_monitor::settings::Probe>())]
+    pub probes: Vec<latlab_monitor::settings::Probe>,
     /// How the timer wakes the chain's second level (`latlab rt --signal`'s paths).
     #[arg(long, default_value = latlab_monitor::defaults::WAKE.name(), value_parser = choice::<latlab_rt::signal::SignalKind>())]
     pub wake: latlab_rt::signal::SignalKind,

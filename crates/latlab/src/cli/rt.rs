@@ -86,8 +86,8 @@ pub struct RtCommon {
     /// How level 2 and the load share their one priority: rr (both SCHED_RR just below level
     /// 1, as the seed's CE shared "the highest priority level"), fifo, or other (both
     /// SCHED_OTHER). See docs/experiments/rt.md.
-    #[arg(long, value_parser = choice::<latlab_rt::config::Arbitration>(), default_value = latlab_rt::defaults::ARBITRATION.name())]
-    pub arbitration: latlab_rt::config::Arbitration,
+    #[arg(long, value_parser = choice::<latlab_rt::arbitration::Arbitration>(), default_value = latlab_rt::defaults::ARBITRATION.name())]
+    pub arbitration: latlab_rt::arbitration::Arbitration,
     /// Level 2 scheduling policy, overriding --arbitration's.
     #[arg(long, value_parser = choice::<Policy>())]
     pub l2_policy: Option<Policy>,

@@ -8,10 +8,12 @@ use std::path::Path;
 
 pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
     match a.command {
-        BootCommand::Analyze { file, run: None } => super::measure::<Boot>(db, BootFile { file, measured: None }),
+        BootCommand::Analyze { file, run: None } => {
+            crate::runner::measure::<Boot>(db, BootFile { file, measured: None })
+        }
         BootCommand::Analyze { run: Some(id), .. } => {
-            let rec = super::open_existing(db)?.load(id).with_context(|| format!("cannot load run #{id}"))?;
-            super::measure::<Boot>(db, BootFile { file: None, measured: Some((id, rec)) })
+            let rec = crate::runner::open_existing(db)?.load(id).with_context(|| format!("cannot load run #{id}"))?;
+            crate::runner::measure::<Boot>(db, BootFile { file: None, measured: Some((id, rec)) })
         }
         BootCommand::Measure { file, runs, threads, apply_recommendations, throttle_mbps, throttle_iops } => {
             // NaN and negatives become 0 B/s, which `validate` refuses.
@@ -21,7 +23,7 @@ pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {
             // The built-in boot is made to show its advice verified: always applied there.
             let apply_recommendations = apply_recommendations || file.is_none();
             let source = file.map_or(d.source, BootSource::File);
-            super::measure::<BootMeasure>(
+            crate::runner::measure::<BootMeasure>(
                 db,
                 BootMeasureConfig { source, runs, threads, apply_recommendations, throttle },
             )

@@ -7,7 +7,7 @@ use latlab_sys::leftovers::{self, Places};
 pub fn run(a: CleanArgs) -> anyhow::Result<i32> {
     let found = leftovers::find(&Places::here());
     if found.is_empty() {
-        super::out("nothing left behind by latlab\n")?;
+        crate::runner::out("nothing left behind by latlab\n")?;
         return Ok(crate::exit::OK);
     }
     let mut text = String::new();
@@ -27,6 +27,6 @@ pub fn run(a: CleanArgs) -> anyhow::Result<i32> {
             }
         }
     }
-    super::out(&text)?;
+    crate::runner::out(&text)?;
     Ok(if failed > 0 { crate::exit::ERROR } else { crate::exit::OK })
 }

@@ -1,8 +1,8 @@
 //! `latlab codec`: bulk compression over packet files and a throughput bench on the built-in
 //! corpus. Framing: `latlab_rdp::framing` (docs/codec.md).
 
-use super::out;
 use crate::cli::{CodecArgs, CodecCommand};
+use crate::runner::out;
 use anyhow::Context;
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::{Compressor, Decompressor, Level};

@@ -1,7 +1,7 @@
 //! `latlab compare A B`: differences of medians and p99 with bootstrap intervals.
 
-use super::{open_existing, out};
 use crate::cli::CompareArgs;
+use crate::runner::{open_existing, out};
 use latlab_output::compare::compare;
 use std::path::Path;
 

@@ -5,16 +5,16 @@ use crate::registry::Registry;
 use anyhow::Context;
 
 pub fn completions(registry: &Registry, a: CompletionsArgs) -> anyhow::Result<i32> {
-    let mut cmd = crate::cli::command(registry);
+    let mut cmd = registry.grammar();
     let mut text = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "latlab", &mut text);
-    super::out(&String::from_utf8_lossy(&text))?;
+    crate::runner::out(&String::from_utf8_lossy(&text))?;
     Ok(crate::exit::OK)
 }
 
 pub fn man(registry: &Registry, a: ManArgs) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&a.output).with_context(|| format!("cannot create '{}'", a.output.display()))?;
-    let cmd = crate::cli::command(registry);
+    let cmd = registry.grammar();
     clap_mangen::generate_to(cmd, &a.output).with_context(|| format!("cannot write into '{}'", a.output.display()))?;
     let pages = std::fs::read_dir(&a.output)?
         .filter_map(Result::ok)

@@ -1,7 +1,7 @@
 //! `latlab display`: cache, ops, pipeline, latency, capacity and view from the arguments; serve.
 
-use super::{install_interrupt, measure};
 use crate::cli::{DisplayArgs, DisplayCommand};
+use crate::runner::{install_interrupt, measure};
 use latlab_display::cache::Geometry;
 use latlab_display::cache_exp::{CacheConfig, frames_around};
 use latlab_display::capacity::CapacityConfig;
@@ -56,7 +56,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         }
         DisplayCommand::Serve(s) => {
             let limits = s.limits();
-            limits.validate().map_err(super::usage)?;
+            limits.validate().map_err(crate::runner::usage)?;
             install_interrupt()?;
             latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
             let listener = std::net::TcpListener::bind(&s.listen)

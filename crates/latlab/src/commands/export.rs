@@ -1,8 +1,8 @@
 //! `latlab export`: one stored run in one of core's exporters (JSON, CSV, Markdown, flent), or
 //! a monitor run's windows as CSV.
 
-use super::open_existing;
 use crate::cli::ExportArgs;
+use crate::runner::open_existing;
 use anyhow::Context;
 use latlab_output::export::{export, export_file};
 use std::path::Path;

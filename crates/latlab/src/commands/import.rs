@@ -1,8 +1,8 @@
 //! `latlab import`: other hosts' databases merged into this one (core's `fleet::import`), a
 //! line per source saying what was copied and what was refused.
 
-use super::open_store;
 use crate::cli::ImportArgs;
+use crate::runner::open_store;
 use latlab_output::fleet;
 use latlab_output::progress::Progress;
 use std::path::Path;

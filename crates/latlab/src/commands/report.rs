@@ -1,8 +1,8 @@
 //! `latlab report`: render stored runs into one HTML file, without measuring anything.
 
-use super::open_existing;
 use crate::cli::ReportArgs;
 use crate::registry::Registry;
+use crate::runner::open_existing;
 use anyhow::Context;
 use latlab_model::record::RunRecord;
 use latlab_output::store::Store;

@@ -35,7 +35,7 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
 }
 
 pub fn run(db: &Path, strict: bool, a: RtArgs) -> anyhow::Result<i32> {
-    super::measure::<Rt>(db, config(strict, &a)?)
+    crate::runner::measure::<Rt>(db, config(strict, &a)?)
 }
 
 /// The configuration `latlab rt` (or `rt sweep`) runs with these arguments.
@@ -43,7 +43,7 @@ pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
     Ok(match &a.command {
         None => RtConfig {
             period_ns: match a.rate {
-                Some(r) => latlab_rt::config::period_of_rate(r).map_err(super::usage)?,
+                Some(r) => latlab_rt::config::period_of_rate(r).map_err(crate::runner::usage)?,
                 None => a.period,
             },
             phase_ns: a.duration,

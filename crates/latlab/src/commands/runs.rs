@@ -1,7 +1,7 @@
 //! `latlab runs` and `latlab show`: what is stored.
 
-use super::{open_existing, out};
 use crate::cli::{RunsArgs, ShowArgs};
+use crate::runner::{open_existing, out};
 use latlab_model::record::{fmt_ns, fmt_unix_ns};
 use latlab_output::export::markdown;
 use std::fmt::Write;

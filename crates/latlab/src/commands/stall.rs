@@ -1,7 +1,7 @@
 //! `latlab stall` (CPU, mem, net) and `latlab idle` from the arguments.
 
-use super::measure;
 use crate::cli::{IdleArgs, StallArgs, StallCommand};
+use crate::runner::measure;
 use latlab_stall::cpu::CpuConfig;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_stall::idle::IdleConfig;

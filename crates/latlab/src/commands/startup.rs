@@ -1,8 +1,8 @@
 //! `latlab startup record | measure | io` from the arguments (and the hidden built-in
 //! application). A plan stored with a run is read from the database here.
 
-use super::{measure, open_existing, out};
 use crate::cli::{LaunchArgs, PreloadCommand, StartupArgs, StartupCommand, StartupMeasure};
+use crate::runner::{measure, open_existing, out};
 use anyhow::Context;
 use latlab_startup::experiment::{
     BuiltinRun, IoRun, MeasureRun, RecordRun, StartupBuiltin, StartupIo, StartupMeasure as Measure, StartupRecord,
@@ -45,13 +45,14 @@ fn launch_spec(a: &LaunchArgs, fallback: Option<&[String]>) -> anyhow::Result<La
     let ready = match (&a.ready, a.port) {
         (Some(r), _) => Ready::Line(
             regex::Regex::new(r)
-                .map_err(|e| super::usage(format!("--ready '{r}' is not a regular expression: {e}")))?,
+                .map_err(|e| crate::runner::usage(format!("--ready '{r}' is not a regular expression: {e}")))?,
         ),
         (None, Some(p)) => Ready::Port(p),
         (None, None) => Ready::Exit,
     };
-    let timeout = Duration::try_from_secs_f64(a.timeout)
-        .map_err(|_| super::usage(format!("--timeout must be a positive number of seconds, not {}", a.timeout)))?;
+    let timeout = Duration::try_from_secs_f64(a.timeout).map_err(|_| {
+        crate::runner::usage(format!("--timeout must be a positive number of seconds, not {}", a.timeout))
+    })?;
     let command = match (a.command.is_empty(), fallback) {
         (true, Some(c)) => c.to_vec(),
         _ => a.command.clone(),
@@ -96,7 +97,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
         PreloadCommand::Launch { library, tracer, launch } => {
             let spec = launch_spec(&launch, None)?;
             if spec.command.is_empty() {
-                return Err(super::usage(
+                return Err(crate::runner::usage(
                     "no command given: put it after `--`, e.g. `latlab startup preload launch -- /usr/bin/app`".into(),
                 )
                 .into());
@@ -118,9 +119,9 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
                 budget_pages: 0,
                 top,
             };
-            cfg.validate().map_err(super::usage)?;
+            cfg.validate().map_err(crate::runner::usage)?;
             if every == Some(0) {
-                return Err(super::usage("--every must be at least 1 second".into()).into());
+                return Err(crate::runner::usage("--every must be at least 1 second".into()).into());
             }
             latlab_sys::interrupt::install().map_err(anyhow::Error::msg)?;
             loop {

@@ -2,9 +2,9 @@
 //! summarized with the papers' figures beside this machine's.
 
 use super::report::write_report;
-use super::{install_interrupt, open_store, out, save, usage};
 use crate::cli::{Small, SuiteArgs};
 use crate::registry::Registry;
+use crate::runner::{install_interrupt, open_store, out, save, usage};
 use latlab_model::experiment::{ExperimentError, RunContext};
 use latlab_model::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
 use latlab_output::progress::Progress;

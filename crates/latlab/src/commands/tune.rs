@@ -3,8 +3,8 @@
 //! bootstrap interval, and the verdict. Machine changes are undone after each remedy run.
 
 use super::remedies::{self, Plan};
-use super::{install_interrupt, out, save};
 use crate::cli::{Cli, Command, DisplayCommand, StallCommand, TuneArgs};
+use crate::runner::{install_interrupt, out, save};
 use anyhow::Context;
 use latlab_display::experiment::{DisplayLatency, DisplayPipeline};
 use latlab_model::experiment::{Experiment, RunContext};
@@ -22,8 +22,8 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
         return Ok(crate::exit::OK);
     }
     let name = a.remedy.as_deref().unwrap_or_default();
-    let remedy = remedies::find(name).map_err(super::usage)?;
-    latlab_output::tune::check_rounds(a.rounds).map_err(super::usage)?;
+    let remedy = remedies::find(name).map_err(crate::runner::usage)?;
+    latlab_output::tune::check_rounds(a.rounds).map_err(crate::runner::usage)?;
     // The experiment's own command line, parsed by its own parser.
     let mut argv: Vec<String> = vec!["latlab".into()];
     argv.extend(remedy.about.command.iter().map(|s| s.to_string()));
@@ -33,7 +33,11 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
         argv.extend(a.experiment_args.iter().cloned());
     }
     let cli = <Cli as clap::Parser>::try_parse_from(&argv).map_err(|e| {
-        super::usage(format!("the options after -- are `latlab {}`'s: {}", remedy.about.command.join(" "), e.render()))
+        crate::runner::usage(format!(
+            "the options after -- are `latlab {}`'s: {}",
+            remedy.about.command.join(" "),
+            e.render()
+        ))
     })?;
     let info = remedy.info();
     let headlines = remedy.headlines();
@@ -69,7 +73,7 @@ pub fn run(db: &Path, strict: bool, a: TuneArgs) -> anyhow::Result<i32> {
     let mut text = format!("{}\n\n", latlab_output::tune::verdict_line(&rec));
     text.push_str(&latlab_output::export::markdown(&rec));
     out(&text)?;
-    Ok(super::status_code(&rec))
+    Ok(crate::runner::status_code(&rec))
 }
 
 /// Run `rounds` pairs of experiment `E`: the baseline and the remedy (with its machine
@@ -83,7 +87,7 @@ fn ab<E: Experiment>(
 ) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)> {
     let (mut a, b) = (base.clone(), base);
     (arms.baseline)(&mut a);
-    E::validate(&a).map_err(super::usage)?;
+    E::validate(&a).map_err(crate::runner::usage)?;
     // Refused before anything is measured: apply the remedy once and undo it at once, so a
     // missing requirement (root, a controller, a kernel) stops the A/B before its first run.
     let (undo, _) =

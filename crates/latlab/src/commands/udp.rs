@@ -1,7 +1,7 @@
 //! `latlab udp` (loopback), `udp serve`, `udp probe HOST`, `udp relay`.
 
-use super::{install_interrupt, measure};
 use crate::cli::{UdpArgs, UdpCommand, UdpSend};
+use crate::runner::{install_interrupt, measure};
 use anyhow::Context;
 use latlab_sys::interrupt::stop_requested;
 use latlab_udp::experiment::Udp;
@@ -100,7 +100,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 hold_every_ns: r.hold_every,
                 seed: r.seed,
             };
-            imp.validate().map_err(|e| super::usage(format!("--{e}")))?;
+            imp.validate().map_err(|e| crate::runner::usage(format!("--{e}")))?;
             let relay =
                 latlab_udp::relay::spawn(listen, to, imp, 64).with_context(|| format!("cannot listen on {listen}"))?;
             eprintln!("udp relay: {} → {to} (Ctrl-C stops)", relay.listen);

@@ -4,6 +4,10 @@
 //! skips live in their own crates (see `latlab_model::experiment`).
 
 use crate::cli::ExperimentCli;
+use crate::commands::display::{tuned_latency, tuned_pipeline};
+use crate::commands::rt::tuned as rt_tuned;
+use crate::commands::stall::tuned_pressure;
+use crate::commands::udp::tuned as udp_tuned;
 use latlab_display::experiment::{DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline};
 use latlab_model::experiment::{Experiment, Short, SuiteEntry};
 use latlab_model::figure::Figure;
@@ -11,7 +15,9 @@ use latlab_model::record::RunRecord;
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::experiment::{Boot, BootMeasure, StartupBuiltin, StartupPreload};
+use latlab_sys::remedy::{About, Remedy};
 use latlab_udp::experiment::Udp;
+use std::path::Path;
 
 /// The experiments latlab knows: [`Registry::standard`] is the binary's; a test adds its own.
 #[derive(Default)]
@@ -24,6 +30,7 @@ pub struct Registry {
 struct Entry {
     make: fn(bool, bool) -> Box<dyn SuiteEntry>,
     command: Option<Box<dyn Command>>,
+    tune: Option<Box<dyn Tunable>>,
 }
 
 impl Registry {
@@ -32,16 +39,21 @@ impl Registry {
         Registry::default()
             .with_cli::<crate::cli::selftest::SelftestArgs>()
             .with::<Rt>()
+            .with_remedies::<Rt>(latlab_rt::remedies::all, rt_tuned)
             .with::<Udp>()
+            .with_remedies::<Udp>(latlab_udp::remedies::all, udp_tuned)
             .with::<DisplayOps>()
             .with::<DisplayCache>()
             .with::<DisplayPipeline>()
+            .with_remedies::<DisplayPipeline>(latlab_display::remedies::pipeline, tuned_pipeline)
             .with::<DisplayLatency>()
+            .with_remedies::<DisplayLatency>(latlab_display::remedies::latency, tuned_latency)
             .with::<DisplayCapacity>()
             .with::<StallCpu>()
             .with::<Idle>()
             .with::<StallMem>()
             .with::<StallPressure>()
+            .with_remedies::<StallPressure>(latlab_stall::remedies::all, tuned_pressure)
             .with::<StallNet>()
             .with::<Boot>()
             .with::<BootMeasure>()
@@ -52,7 +64,7 @@ impl Registry {
 
     /// Add experiment `E`, whose subcommand the CLI's grammar already has.
     pub fn with<E: Experiment>(mut self) -> Self {
-        self.entries.push(Entry { make: Short::<E>::entry_for, command: None });
+        self.entries.push(Entry { make: Short::<E>::entry_for, command: None, tune: None });
         self
     }
 
@@ -61,8 +73,33 @@ impl Registry {
         self.entries.push(Entry {
             make: Short::<A::E>::entry_for,
             command: Some(Box::new(Cli::<A>(std::marker::PhantomData))),
+            tune: None,
         });
         self
+    }
+
+    /// Give the experiment `E` added last its remedies for `latlab tune`: those its crate
+    /// declares, and `config`, the configuration a command line of `E` makes (`None` for a
+    /// command line of another experiment).
+    pub fn with_remedies<E: Experiment>(
+        mut self,
+        remedies: fn() -> Vec<Remedy<E::Config>>,
+        config: ConfigOf<E>,
+    ) -> Self {
+        let last = self.entries.last_mut().expect("with_remedies follows the experiment's own line");
+        assert_eq!((last.make)(false, false).name(), E::NAME, "with_remedies follows the experiment's own line");
+        last.tune = Some(Box::new(Tune::<E> { remedies, config }));
+        self
+    }
+
+    /// Every remedy `latlab tune` knows, in the registry's order, with the experiment it is
+    /// measured with.
+    pub(crate) fn remedies(&self) -> Vec<(About, &dyn Tunable)> {
+        self.entries
+            .iter()
+            .filter_map(|e| e.tune.as_deref())
+            .flat_map(|t| t.remedies().into_iter().map(move |a| (a, t)))
+            .collect()
     }
 
     /// Every entry, in order (`strict` from `--strict`; `small`: scaled down for a small board).
@@ -117,6 +154,83 @@ impl<A: ExperimentCli> Command for Cli<A> {
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// The configuration a parsed command line makes for experiment `E`, or `None` when the
+/// command line is another experiment's.
+pub type ConfigOf<E> = fn(crate::cli::Command, bool) -> anyhow::Result<Option<<E as Experiment>::Config>>;
+
+/// An experiment's remedies, as `latlab tune` sees them.
+pub(crate) trait Tunable {
+    /// What each remedy is.
+    fn remedies(&self) -> Vec<About>;
+    /// Run the A/B of `remedy` on the configuration `command` makes.
+    fn ab(
+        &self,
+        db: &Path,
+        remedy: &str,
+        command: crate::cli::Command,
+        strict: bool,
+        rounds: usize,
+    ) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)>;
+    /// Whether the two arms of `remedy` make different configurations from the defaults, each
+    /// valid (`None`: the remedy needs what this machine lacks). For the tests.
+    #[cfg(test)]
+    fn arms_differ(&self, remedy: &str) -> Result<Option<bool>, String>;
+}
+
+struct Tune<E: Experiment> {
+    remedies: fn() -> Vec<Remedy<E::Config>>,
+    config: ConfigOf<E>,
+}
+
+impl<E: Experiment> Tune<E> {
+    fn find(&self, remedy: &str) -> anyhow::Result<Remedy<E::Config>> {
+        (self.remedies)()
+            .into_iter()
+            .find(|r| r.about.name == remedy)
+            .ok_or_else(|| anyhow::anyhow!("{remedy} is not a remedy of {}", E::NAME))
+    }
+}
+
+impl<E: Experiment> Tunable for Tune<E> {
+    fn remedies(&self) -> Vec<About> {
+        (self.remedies)().into_iter().map(|r| r.about).collect()
+    }
+    fn ab(
+        &self,
+        db: &Path,
+        remedy: &str,
+        command: crate::cli::Command,
+        strict: bool,
+        rounds: usize,
+    ) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)> {
+        let r = self.find(remedy)?;
+        let base = (self.config)(command, strict)?
+            .ok_or_else(|| anyhow::anyhow!("{remedy} is measured with `latlab {}`", r.about.command.join(" ")))?;
+        crate::runner::ab::<E>(db, remedy, base, &r.arms, rounds)
+    }
+    #[cfg(test)]
+    fn arms_differ(&self, remedy: &str) -> Result<Option<bool>, String> {
+        let r = self.find(remedy).map_err(|e| e.to_string())?;
+        let (mut a, mut b) = (E::Config::default(), E::Config::default());
+        (r.arms.baseline)(&mut a);
+        match (r.arms.remedy)(&mut b) {
+            Ok((undo, _)) => {
+                let errors = undo.undo();
+                if !errors.is_empty() {
+                    return Err(errors.join("; "));
+                }
+            }
+            Err(latlab_sys::change::ChangeError::Needs { .. }) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        }
+        for c in [&a, &b] {
+            E::validate(c)?;
+        }
+        let json = |c: &E::Config| serde_json::to_value(c).map_err(|e| e.to_string());
+        Ok(Some(json(&a)? != json(&b)?))
+    }
 }
 
 /// The study figures of a stored run: those every entry of its experiment declares

@@ -8,6 +8,7 @@ use latlab_model::experiment::{Experiment, RunContext};
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_output::progress::Progress;
 use latlab_output::store::Store;
+use latlab_sys::remedy::Arms;
 use std::path::Path;
 
 /// An invalid configuration or command line: exit code 2 (`ExperimentError::exit_code`).
@@ -128,4 +129,80 @@ pub fn install_interrupt() -> anyhow::Result<()> {
 /// Exit code for a stored run.
 pub fn status_code(rec: &RunRecord) -> i32 {
     rec.status.exit_code()
+}
+
+/// `latlab tune`'s runner: run `rounds` pairs of experiment `E`: the baseline and the remedy (with its machine
+/// change applied for that run only), in A B, B A, A B … order. Every run is stored, marked with its arm and round.
+pub fn ab<E: Experiment>(
+    db: &Path,
+    remedy: &str,
+    base: E::Config,
+    arms: &Arms<E::Config>,
+    rounds: usize,
+) -> anyhow::Result<(Vec<RunRecord>, Vec<RunRecord>)> {
+    let (mut a, b) = (base.clone(), base);
+    (arms.baseline)(&mut a);
+    E::validate(&a).map_err(usage)?;
+    // Refused before anything is measured: apply the remedy once and undo it at once, so a
+    // missing requirement (root, a controller, a kernel) stops the A/B before its first run.
+    let (undo, _) =
+        (arms.remedy)(&mut b.clone()).with_context(|| format!("the remedy {remedy} cannot be applied here"))?;
+    let errors = undo.undo();
+    if !errors.is_empty() {
+        anyhow::bail!("trying the remedy {remedy}: it could not be undone cleanly: {}", errors.join("; "));
+    }
+    install_interrupt()?;
+    eprintln!("tune {remedy}: {rounds} rounds of baseline then remedy; {}", E::announce(&a));
+    let steps = E::steps(&a) * 2 * rounds as u64;
+    let progress = (steps > 0).then(|| Progress::new(&format!("tune {remedy}"), steps));
+    let ctx =
+        RunContext { progress: progress.as_ref().map(Progress::counter).unwrap_or_default(), ..Default::default() };
+    let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
+    let result = (|| -> anyhow::Result<()> {
+        for round in 1..=rounds {
+            // A B, then B A: interleaved, and each arm goes first as often as the other, so
+            // neither a linear drift nor running second (warm caches, a settled CPU
+            // frequency) favours one arm.
+            let order = if round % 2 == 1 { ["baseline", "remedy"] } else { ["remedy", "baseline"] };
+            for arm in order {
+                if latlab_sys::interrupt::stop_requested() {
+                    return Ok(());
+                }
+                let mut cfg = if arm == "baseline" { a.clone() } else { b.clone() };
+                let applied = if arm == "remedy" {
+                    Some((arms.remedy)(&mut cfg).with_context(|| format!("applying the remedy {remedy}"))?)
+                } else {
+                    None
+                };
+                let outcome = latlab_model::experiment::run::<E>(&cfg, &ctx);
+                // Undo before anything else can fail: the machine is put back first.
+                let (what, undo_errors) = match applied {
+                    Some((undo, what)) => (what, undo.undo()),
+                    None => (String::new(), Vec::new()),
+                };
+                for mut rec in outcome?.records {
+                    rec.config("tune.remedy", remedy);
+                    rec.config("tune.arm", arm);
+                    rec.config("tune.round", round);
+                    if !what.is_empty() {
+                        rec.config("tune.change", &what);
+                    }
+                    for e in &undo_errors {
+                        rec.warn(format!("the machine was not fully put back: {e}"));
+                    }
+                    save(db, &mut rec)?;
+                    if arm == "baseline" { &mut a_runs } else { &mut b_runs }.push(rec);
+                }
+                if !undo_errors.is_empty() {
+                    anyhow::bail!("undoing {remedy} failed: {}", undo_errors.join("; "));
+                }
+            }
+        }
+        Ok(())
+    })();
+    if let Some(p) = progress {
+        p.finish();
+    }
+    result?;
+    Ok((a_runs, b_runs))
 }

@@ -123,3 +123,19 @@ pub fn latency_config(l: crate::cli::DisplayLatency) -> LatencyConfig {
     (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);
     cfg
 }
+
+/// The configuration a `latlab display pipeline` command line makes, for `latlab tune`.
+pub fn tuned_pipeline(c: crate::cli::Command, _strict: bool) -> anyhow::Result<Option<PipelineConfig>> {
+    Ok(match c {
+        crate::cli::Command::Display(DisplayArgs { command: DisplayCommand::Pipeline(p) }) => Some(pipeline_config(p)),
+        _ => None,
+    })
+}
+
+/// The configuration a `latlab display latency` command line makes, for `latlab tune`.
+pub fn tuned_latency(c: crate::cli::Command, _strict: bool) -> anyhow::Result<Option<LatencyConfig>> {
+    Ok(match c {
+        crate::cli::Command::Display(DisplayArgs { command: DisplayCommand::Latency(l) }) => Some(latency_config(l)),
+        _ => None,
+    })
+}

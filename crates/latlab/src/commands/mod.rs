@@ -7,18 +7,17 @@ mod clean;
 mod codec;
 mod compare;
 mod completions;
-mod display;
+pub(crate) mod display;
 mod export;
 mod import;
-mod remedies;
 mod report;
-mod rt;
+pub(crate) mod rt;
 mod runs;
-mod stall;
+pub(crate) mod stall;
 mod startup;
 mod suite;
 mod tune;
-mod udp;
+pub(crate) mod udp;
 
 use crate::cli::{Cli, Command};
 use crate::registry::Registry;
@@ -42,7 +41,7 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(&db, registry, a),
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),
-        Command::Tune(a) => tune::run(&db, strict, a),
+        Command::Tune(a) => tune::run(&db, strict, registry, a),
         Command::Clean(a) => clean::run(a),
         Command::Import(a) => import::run(&db, a),
         Command::Completions(a) => completions::completions(registry, a),

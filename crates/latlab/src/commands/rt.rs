@@ -63,3 +63,11 @@ pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
         },
     })
 }
+
+/// The configuration a `latlab rt` command line makes, for `latlab tune` (`None`: another command).
+pub fn tuned(c: crate::cli::Command, strict: bool) -> anyhow::Result<Option<RtConfig>> {
+    match c {
+        crate::cli::Command::Rt(r) => config(strict, &r).map(Some),
+        _ => Ok(None),
+    }
+}

@@ -65,3 +65,14 @@ pub fn pressure_config(p: crate::cli::StallPressure) -> PressureConfig {
         server_low_mib: p.server_low,
     }
 }
+
+/// The configuration a `latlab stall pressure` command line makes, for `latlab tune`.
+pub fn tuned_pressure(c: crate::cli::Command, _strict: bool) -> anyhow::Result<Option<PressureConfig>> {
+    Ok(match c {
+        crate::cli::Command::Stall(s) => match s.command {
+            Some(crate::cli::StallCommand::Pressure(p)) => Some(pressure_config(p)),
+            _ => None,
+        },
+        _ => None,
+    })
+}

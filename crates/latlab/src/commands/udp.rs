@@ -109,3 +109,15 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
         }
     }
 }
+
+/// The configuration a loopback `latlab udp` command line makes, for `latlab tune` (`None`:
+/// another command, or `udp probe`, `serve`, `relay`).
+pub fn tuned(c: crate::cli::Command, _strict: bool) -> anyhow::Result<Option<UdpConfig>> {
+    match c {
+        crate::cli::Command::Udp(u) if u.command.is_none() => Ok(Some(loopback_config(&u))),
+        crate::cli::Command::Udp(_) => {
+            anyhow::bail!("the udp remedies are measured with a loopback `latlab udp` run (not probe, serve or relay)")
+        }
+        _ => Ok(None),
+    }
+}

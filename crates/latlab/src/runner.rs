@@ -31,7 +31,7 @@ pub(crate) fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Resul
     let ctx = RunContext {
         progress: progress.as_ref().map(Progress::counter).unwrap_or_default(),
         checkpoint: ckpt.clone(),
-        runs: Some(std::sync::Arc::new(std::sync::Mutex::new(open_store(db)?))),
+        runs: Some(latlab_output::checkpoint::run_sink(db)),
     };
     let result = latlab_model::experiment::run::<E>(&cfg, &ctx);
     if let Some(p) = progress {

@@ -1,5 +1,5 @@
 //! How hard the bulk compressors search for matches ([`Level`]), and the search each level
-//! buys per format ([`Search`]); `bulk.rs` hands the level on with the compressors.
+//! buys per format (`Search`); `bulk.rs` hands the level on with the compressors.
 
 /// How hard the compressors search for matches: speed against bytes on the wire. Every
 /// level writes the same formats, and any decoder reads any level's stream.

@@ -145,12 +145,6 @@ impl Table {
         self
     }
 
-    /// Add a row (one value per column).
-    pub fn push(&mut self, row: Vec<serde_json::Value>) {
-        debug_assert_eq!(row.len(), self.columns.len(), "a row of table {} has the wrong width", self.name);
-        self.rows.push(row);
-    }
-
     /// Drawn by the report as curves of the columns `ys` against the column `x`.
     pub fn plot(mut self, x: &str, ys: &[&str]) -> Self {
         self.plot =

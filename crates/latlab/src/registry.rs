@@ -28,6 +28,8 @@ pub struct Registry {
 /// One experiment: its suite entry (built for `--strict` and a small board), and its
 /// subcommand when its command line is a file of its own.
 struct Entry {
+    /// `Experiment::NAME`.
+    name: &'static str,
     make: fn(bool, bool) -> Box<dyn SuiteEntry>,
     command: Option<Box<dyn Command>>,
     tune: Option<Box<dyn Tunable>>,
@@ -64,13 +66,14 @@ impl Registry {
 
     /// Add experiment `E`, whose subcommand the CLI's grammar already has.
     pub fn with<E: Experiment>(mut self) -> Self {
-        self.entries.push(Entry { make: Short::<E>::entry_for, command: None, tune: None });
+        self.entries.push(Entry { name: E::NAME, make: Short::<E>::entry_for, command: None, tune: None });
         self
     }
 
     /// Add the experiment `A` runs, with `A` as its subcommand (`latlab NAME`).
     pub fn with_cli<A: ExperimentCli>(mut self) -> Self {
         self.entries.push(Entry {
+            name: A::E::NAME,
             make: Short::<A::E>::entry_for,
             command: Some(Box::new(Cli::<A>(std::marker::PhantomData))),
             tune: None,
@@ -87,7 +90,7 @@ impl Registry {
         config: ConfigOf<E>,
     ) -> Self {
         let last = self.entries.last_mut().expect("with_remedies follows the experiment's own line");
-        assert_eq!((last.make)(false, false).name(), E::NAME, "with_remedies follows the experiment's own line");
+        assert_eq!(last.name, E::NAME, "with_remedies follows the experiment's own line");
         last.tune = Some(Box::new(Tune::<E> { remedies, config }));
         self
     }

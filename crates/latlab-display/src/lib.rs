@@ -20,6 +20,7 @@
 //! | `paper.rs` | The published figures of seeds 000 and 003 that both a paper row and a report figure read |
 //! | `pipeline.rs` | `latlab display pipeline`: where the client's CPU goes (seed 000) |
 //! | `policy.rs` | Eviction policies for the server's mirror of the client's bitmap cache |
+//! | `rdp/` | latlab as a real RDP client, measuring real servers (issue #38) |
 //! | `remedies.rs` | Seeds 000 and 003's remedies measured with `latlab display` (`latlab tune`) |
 //! | `render.rs` | The server's drawing surface |
 //! | `session.rs` | One display session on virtual time, server and client in one thread |
@@ -43,6 +44,7 @@ pub mod ops;
 pub mod paper;
 pub mod pipeline;
 pub mod policy;
+pub mod rdp;
 pub mod remedies;
 pub mod render;
 pub mod session;

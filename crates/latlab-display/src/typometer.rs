@@ -2,6 +2,11 @@
 //! (issue #17): a key counts as shown when the cell where its glyph must appear first holds a
 //! pixel that is not the background, on the client's framebuffer after a blit. Nothing the
 //! protocol carries tags the key; keys whose pixels never appear are counted, not dropped.
+//!
+//! On a real server's screen (`--rdp`) the background is not known and a caret may blink in
+//! the next cell: there a cell holds a glyph when it is not one colour (an empty cell and a
+//! block caret are) and is not the caret as [`learn_cells`] saw it, and the cells themselves
+//! are found from where the first keys drew ([`learn_cells`]).
 
 use crate::fb::{Area, Framebuffer};
 use std::collections::VecDeque;
@@ -23,10 +28,63 @@ pub struct Seen {
     pub latency_ns: u64,
 }
 
+/// What counts as a glyph in a cell.
+#[derive(Debug)]
+enum Ink {
+    /// Any pixel but this background.
+    Background(u32),
+    /// More than one colour, and not the caret's pixels.
+    Mixed { caret: Vec<u8>, scratch: Vec<u8> },
+}
+
+/// Where typing draws on a real screen, found from the first keys: the cell of the first key,
+/// and the advance to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cells {
+    /// The first key's cell.
+    pub first: Area,
+    /// Pixels from one cell to the next (the cell's width).
+    pub advance: usize,
+}
+
+impl Cells {
+    /// The cell of the `i`-th key after the first.
+    pub fn cell(&self, i: usize) -> Area {
+        Area::new(self.first.x + i * self.advance, self.first.y, self.advance, self.first.h)
+    }
+
+    /// How many cells fit on the line, keeping one for the caret.
+    pub fn per_line(&self, width: usize) -> usize {
+        ((width.saturating_sub(self.first.x)) / self.advance.max(1)).saturating_sub(1)
+    }
+}
+
+/// Find the cells from three screens within `roi`: before any key, after one key and after a
+/// second (each once the screen settled). Typing one key changes its cell (and the caret's
+/// next cell); the second key's change starts one advance further right.
+pub fn learn_cells(before: &Framebuffer, one: &Framebuffer, two: &Framebuffer, roi: Area) -> Result<Cells, String> {
+    let d1 = before.diff(one, roi).ok_or("the first key changed nothing on the screen (is a text field focused?)")?;
+    let d2 = one.diff(two, roi).ok_or("the second key changed nothing on the screen")?;
+    if d2.x <= d1.x {
+        return Err(format!(
+            "typing does not move right: the first key drew at x={}, the second at x={} (right-to-left text or a              field that scrolls are not supported)",
+            d1.x, d2.x
+        ));
+    }
+    let advance = d2.x - d1.x;
+    if advance > d1.w || advance < 3 || d1.h < 5 {
+        return Err(format!(
+            "the changes do not look like typed glyphs: first {}x{} at ({}, {}), advance {advance} px (something              else animates here: give a region of interest)",
+            d1.w, d1.h, d1.x, d1.y
+        ));
+    }
+    Ok(Cells { first: Area::new(d1.x, d1.y, advance, d1.h), advance })
+}
+
 /// Watches the cells where typed glyphs must appear.
 #[derive(Debug)]
 pub struct Detector {
-    background: u32,
+    ink: Ink,
     timeout_ns: u64,
     pending: VecDeque<Expected>,
     missed: u64,
@@ -36,7 +94,14 @@ impl Detector {
     /// A detector for a document whose background is pixel value `background`; a key not
     /// seen within `timeout_ns` of its intended time counts as missed.
     pub fn new(background: u32, timeout_ns: u64) -> Self {
-        Self { background, timeout_ns, pending: VecDeque::new(), missed: 0 }
+        Self { ink: Ink::Background(background), timeout_ns, pending: VecDeque::new(), missed: 0 }
+    }
+
+    /// A detector for a screen whose background is not known: a cell holds a glyph when it is
+    /// not one colour and not `caret` (the caret cell's pixels, as [`Framebuffer::read`] gives
+    /// them).
+    pub fn mixed(caret: Vec<u8>, timeout_ns: u64) -> Self {
+        Self { ink: Ink::Mixed { caret, scratch: Vec::new() }, timeout_ns, pending: VecDeque::new(), missed: 0 }
     }
 
     /// Key `key`, meant to be sent at `intended_ns`, must draw its glyph in `cell`. Keys are
@@ -45,12 +110,24 @@ impl Detector {
         self.pending.push_back(Expected { key, cell, intended_ns });
     }
 
-    /// Whether `cell` of `fb` holds any pixel other than the background.
-    pub fn inked(&self, fb: &Framebuffer, cell: Area) -> bool {
+    /// Whether `cell` of `fb` holds a glyph: any pixel other than the background, or (on a
+    /// real server's screen) more than one colour and not the caret.
+    pub fn inked(&mut self, fb: &Framebuffer, cell: Area) -> bool {
         let c = fb.clip(cell);
-        let bg = self.background.to_le_bytes();
-        let bg = &bg[..fb.ps];
-        (c.y..c.y + c.h).any(|y| fb.row(c.x, y, c.w).chunks_exact(fb.ps).any(|p| p != bg))
+        match &mut self.ink {
+            Ink::Background(bg) => {
+                let bg = bg.to_le_bytes();
+                let bg = &bg[..fb.ps];
+                (c.y..c.y + c.h).any(|y| fb.row(c.x, y, c.w).chunks_exact(fb.ps).any(|p| p != bg))
+            }
+            Ink::Mixed { caret, scratch } => {
+                if c.is_empty() || fb.solid(c).is_some() {
+                    return false;
+                }
+                fb.read(c, scratch);
+                scratch != caret
+            }
+        }
     }
 
     /// After a blit at `now_ns`: every waiting key whose cell is inked is seen (several keys

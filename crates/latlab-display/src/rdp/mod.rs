@@ -1,0 +1,21 @@
+//! latlab as a real RDP client (issue #38): it connects to a real server (Windows Remote
+//! Desktop Services, xrdp, FreeRDP's shadow server…) with IronRDP's connector and measures it
+//! as `display latency`, `display ops` and `display pipeline` measure latlab's own stream.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `trust.rs` | the target, credentials (file, environment, prompt) and known hosts |
+//! | `connect.rs` | the connection sequence and what the server presented |
+//! | `fastpath.rs` | fast-path output: headers, latlab's bulk decompression, reassembly |
+//! | `session.rs` | the active phase: decoding into latlab's framebuffer, stage CPU, input |
+//! | `keys.rs` | the keys typed, as scancodes |
+//! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
+//! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
+
+pub mod connect;
+pub mod fastpath;
+pub mod keys;
+pub mod local;
+pub mod session;
+pub mod trust;
+pub mod typing;

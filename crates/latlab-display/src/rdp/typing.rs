@@ -1,0 +1,164 @@
+//! Key to screen on a real server: type letters on absolute deadlines into whatever has focus,
+//! and time each key from its intended send time to the first decoded screen where its glyph
+//! is in its cell ([`crate::typometer`]'s detector in its mixed-ink mode, robust to a blinking
+//! caret). The cells are found from where two warm-up keys drew; a full line is cleared with
+//! Backspace (which every text field takes), and the schedule starts again after it.
+
+use super::keys;
+use super::session::{RdpSession, SessionError};
+use crate::fb::{Area, Framebuffer};
+use crate::typometer::{Cells, Detector, Seen, learn_cells};
+use latlab_sys::clock::{monotonic_now, thread_cpu_now};
+
+/// What to type and how long to wait.
+#[derive(Debug, Clone, Copy)]
+pub struct TypingPlan {
+    /// Keys timed.
+    pub keys: usize,
+    /// From one key's intended time to the next.
+    pub interval_ns: u64,
+    /// A key not seen this long after its intended time is lost.
+    pub timeout_ns: u64,
+    /// The screen counts as settled after this long without an update.
+    pub settle_ns: u64,
+    /// Where typing draws, if the user knows (else the whole screen).
+    pub roi: Option<Area>,
+    /// Most keys on one line before it is cleared.
+    pub max_per_line: usize,
+}
+
+/// What the typing measured.
+#[derive(Debug, Clone, Default)]
+pub struct TypingResult {
+    /// Latency of each key seen, ns, in key order.
+    pub latencies_ns: Vec<u64>,
+    /// Keys never seen within the timeout.
+    pub lost: u64,
+    /// The cells learned: first key's cell and the advance.
+    pub cells: Option<Cells>,
+    /// Screen checks the detector made, and their CPU time (the detector's own cost).
+    pub checks: u64,
+    /// See `checks`.
+    pub detect_ns: u64,
+    /// How late the sends were after their deadlines (wake-up error), ns.
+    pub send_late_ns: Vec<u64>,
+}
+
+/// Pump until no update came for `quiet_ns` (or `max_ns` passed); returns whether it settled.
+pub fn settle(s: &mut RdpSession, quiet_ns: u64, max_ns: u64) -> Result<bool, SessionError> {
+    let start = monotonic_now();
+    let mut last = start;
+    loop {
+        let now = monotonic_now();
+        if now.saturating_sub(last) >= quiet_ns {
+            return Ok(true);
+        }
+        if now - start >= max_ns {
+            return Ok(false);
+        }
+        s.pump_until((now + 5_000_000).min(start + max_ns), &mut |_, t| last = t)?;
+    }
+}
+
+fn backspaces(s: &mut RdpSession, n: usize) -> Result<(), SessionError> {
+    let keys = vec![keys::BACKSPACE; n];
+    for chunk in keys.chunks(16) {
+        s.type_keys(chunk)?;
+    }
+    Ok(())
+}
+
+/// Learn where typing draws: two warm-up keys, each left to settle; then erase them.
+pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), String> {
+    let err = |e: SessionError| e.to_string();
+    let quiet = plan.settle_ns;
+    let max = plan.timeout_ns.max(quiet * 4);
+    settle(s, quiet, max * 4).map_err(err)?;
+    let roi = plan.roi.unwrap_or(Area::new(0, 0, s.screen().width, s.screen().height));
+    let before = s.screen().clone();
+    let mut shots: Vec<Framebuffer> = Vec::new();
+    for k in [keys::letter(11), keys::letter(12)] {
+        s.type_keys(&[k]).map_err(err)?;
+        settle(s, quiet, max).map_err(err)?;
+        shots.push(s.screen().clone());
+    }
+    let cells = learn_cells(&before, &shots[0], &shots[1], roi)?;
+    let mut caret = Vec::new();
+    shots[1].read(cells.cell(2), &mut caret);
+    backspaces(s, 2).map_err(err)?;
+    settle(s, quiet, max).map_err(err)?;
+    if s.screen().diff(&before, cells.cell(0)).is_some() {
+        return Err("Backspace did not erase the warm-up keys: the focused field does not take it".into());
+    }
+    Ok((cells, caret))
+}
+
+/// Type `plan.keys` letters and time each to its glyph.
+pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, String> {
+    let err = |e: SessionError| e.to_string();
+    let (cells, caret) = learn(s, plan)?;
+    let per_line = cells.per_line(s.screen().width).min(plan.max_per_line).max(1);
+    let mut det = Detector::mixed(caret, plan.timeout_ns);
+    let mut out = TypingResult { cells: Some(cells), ..Default::default() };
+    let mut seen: Vec<Seen> = Vec::new();
+    let mut lat = vec![None; plan.keys];
+    let (mut checks, mut detect_ns) = (0u64, 0u64);
+    let mut base = monotonic_now() + plan.interval_ns;
+    let mut line_start = 0;
+    for k in 0..plan.keys {
+        let pos = k - line_start;
+        if pos == per_line {
+            // Wait for the line's keys, clear it, and start the schedule again.
+            let until = monotonic_now() + plan.timeout_ns;
+            while det.waiting() > 0 && monotonic_now() < until {
+                s.pump_until(monotonic_now() + 5_000_000, &mut |fb, t| {
+                    let c = thread_cpu_now();
+                    det.check(fb, t, &mut seen);
+                    checks += 1;
+                    detect_ns += thread_cpu_now().saturating_sub(c);
+                })
+                .map_err(err)?;
+            }
+            det.check(s.screen(), monotonic_now().max(until), &mut seen);
+            backspaces(s, per_line).map_err(err)?;
+            settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
+            line_start = k;
+            base = monotonic_now() + plan.interval_ns;
+        }
+        let pos = k - line_start;
+        let deadline = base + pos as u64 * plan.interval_ns;
+        det.expect(k as u64, cells.cell(pos), deadline);
+        s.pump_until(deadline, &mut |fb, t| {
+            let c = thread_cpu_now();
+            det.check(fb, t, &mut seen);
+            checks += 1;
+            detect_ns += thread_cpu_now().saturating_sub(c);
+        })
+        .map_err(err)?;
+        let sent = s.type_keys(&[keys::letter(k)]).map_err(err)?;
+        out.send_late_ns.push(sent.saturating_sub(deadline));
+    }
+    let until = monotonic_now() + plan.timeout_ns;
+    while det.waiting() > 0 && monotonic_now() < until {
+        s.pump_until(monotonic_now() + 5_000_000, &mut |fb, t| {
+            let c = thread_cpu_now();
+            det.check(fb, t, &mut seen);
+            checks += 1;
+            detect_ns += thread_cpu_now().saturating_sub(c);
+        })
+        .map_err(err)?;
+    }
+    for x in seen {
+        if let Some(slot) = lat.get_mut(x.key as usize) {
+            *slot = Some(x.latency_ns);
+        }
+    }
+    out.latencies_ns = lat.iter().flatten().copied().collect();
+    out.lost = (plan.keys - out.latencies_ns.len()) as u64;
+    out.checks = checks;
+    out.detect_ns = detect_ns;
+    // Leave the field as it was found.
+    backspaces(s, plan.keys - line_start).map_err(err)?;
+    settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
+    Ok(out)
+}

@@ -198,3 +198,25 @@ pub const MAX_SESSIONS: usize = 64;
 /// longest is closed, so idle connections cannot keep a real viewer out. A waiting connection
 /// holds a socket and nothing else until its first bytes (then at most a 1 KiB hello).
 pub const MAX_WAITING: usize = 256;
+
+// ---- `--rdp`: a real RDP server (issue #38) ---------------------------------------------
+
+/// Keys timed per condition on a real server: 100, enough for a p95 and a p99 over a few
+/// seconds of typing at 75 wpm.
+pub const RDP_KEYS: usize = 100;
+/// Colour depth asked of a real server: 16 bpp, the deepest that stays on interleaved RLE
+/// (MS-RDPBCGR 2.2.9.1.1.3.1.2.4), the bitmap codec latlab owns; at 32 bpp servers switch to
+/// the planar codec (MS-RDPEGDI 2.2.2.5), which latlab does not decode.
+pub const RDP_BPP: u32 = 16;
+/// Seconds per UI operation of `display ops --rdp`: 10 s, as `display ops` runs each of its own.
+pub const RDP_OP_SECONDS: f64 = 10.0;
+/// A key whose glyph is not on the screen 2 s after its intended time is lost (twenty times
+/// seed 003's 100 ms threshold: a key that late is not a slow key but a missing one).
+pub const RDP_KEY_TIMEOUT_NS: u64 = 2_000_000_000;
+/// The screen counts as settled after 300 ms without an update: longer than a caret's blink
+/// half-period is not needed, since the detector ignores the caret, but longer than the
+/// servers' capture periods (FreeRDP's shadow server polls the X screen every few tens of ms).
+pub const RDP_SETTLE_NS: u64 = 300_000_000;
+/// Keys typed on one line before it is erased with Backspace: 40, inside the narrowest usual
+/// terminal (80 columns) after a prompt.
+pub const RDP_KEYS_PER_LINE: usize = 40;

@@ -242,8 +242,74 @@ mod tests {
     #[test]
     fn cells_off_the_screen_are_clipped_not_a_panic() {
         let fb = page();
-        let d = Detector::new(BG, 1);
+        let mut d = Detector::new(BG, 1);
         assert!(!d.inked(&fb, Area::new(60, 30, 20, 20)));
         assert!(!d.inked(&fb, Area::new(100, 100, 5, 5)));
+    }
+
+    /// A terminal line: dark background, a block caret, glyphs as light strokes in 6×13 cells.
+    fn terminal() -> Framebuffer {
+        let mut fb = Framebuffer::new(120, 40, 16);
+        fb.fill(Area::new(0, 0, 120, 40), 0);
+        fb
+    }
+    fn glyph(fb: &mut Framebuffer, cell: Area) {
+        fb.fill(cell, 0);
+        fb.fill(Area::new(cell.x + 1, cell.y + 2, 1, 8), 0xffff);
+        fb.fill(Area::new(cell.x + 2, cell.y + 9, 3, 1), 0xffff);
+    }
+    fn caret(fb: &mut Framebuffer, cell: Area, on: bool) {
+        fb.fill(cell, if on { 0xffff } else { 0 });
+    }
+
+    #[test]
+    fn cells_are_learned_from_two_keys_and_a_blinking_caret_is_not_a_glyph() {
+        let cell = |i: usize| Area::new(30 + 6 * i, 10, 6, 13);
+        let mut before = terminal();
+        caret(&mut before, cell(0), true);
+        let mut one = before.clone();
+        glyph(&mut one, cell(0));
+        caret(&mut one, cell(1), true);
+        let mut two = one.clone();
+        glyph(&mut two, cell(1));
+        caret(&mut two, cell(2), true);
+        let roi = Area::new(0, 0, 120, 40);
+        let cells = learn_cells(&before, &one, &two, roi).unwrap();
+        assert_eq!(cells, Cells { first: cell(0), advance: 6 });
+        assert_eq!(cells.cell(2), cell(2));
+        assert_eq!(cells.per_line(120), (120 - 30) / 6 - 1);
+        let mut caret_px = Vec::new();
+        two.read(cell(2), &mut caret_px);
+        let mut d = Detector::mixed(caret_px, 1_000_000);
+        // The caret blinking in the cell of the next key is not the key.
+        d.expect(7, cells.cell(2), 100);
+        let mut out = Vec::new();
+        let mut fb = two.clone();
+        d.check(&fb, 200, &mut out);
+        caret(&mut fb, cell(2), false);
+        d.check(&fb, 300, &mut out);
+        caret(&mut fb, cell(2), true);
+        d.check(&fb, 400, &mut out);
+        assert!(out.is_empty(), "a caret on or off is not a glyph");
+        glyph(&mut fb, cell(2));
+        d.check(&fb, 500, &mut out);
+        assert_eq!(out, vec![Seen { key: 7, latency_ns: 400 }]);
+    }
+
+    #[test]
+    fn learning_refuses_what_is_not_typing() {
+        let before = terminal();
+        let mut one = before.clone();
+        glyph(&mut one, Area::new(30, 10, 6, 13));
+        let roi = Area::new(0, 0, 120, 40);
+        assert!(learn_cells(&before, &before, &one, roi).unwrap_err().contains("changed nothing"));
+        assert!(learn_cells(&before, &one, &one, roi).unwrap_err().contains("second key"));
+        let mut left = one.clone();
+        glyph(&mut left, Area::new(10, 10, 6, 13));
+        assert!(learn_cells(&before, &one, &left, roi).unwrap_err().contains("does not move right"));
+        // A change far to the right is not the next cell: something else animates.
+        let mut far = one.clone();
+        glyph(&mut far, Area::new(100, 10, 6, 13));
+        assert!(learn_cells(&before, &one, &far, roi).unwrap_err().contains("region of interest"));
     }
 }

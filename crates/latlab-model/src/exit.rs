@@ -9,5 +9,9 @@ pub const ERROR: i32 = 1;
 pub const USAGE: i32 = 2;
 /// `--strict` and the machine refused a requested capability.
 pub const CAPABILITY: i32 = 3;
+/// The peer measured (a remote server) is out of reach or does not speak its protocol.
+pub const UNREACHABLE: i32 = 4;
+/// The peer refused latlab: credentials, or a certificate unlike the known host's.
+pub const REFUSED: i32 = 5;
 /// Interrupted by Ctrl-C (128 + SIGINT); what was measured is stored as an `interrupted` run.
 pub const INTERRUPTED: i32 = 130;

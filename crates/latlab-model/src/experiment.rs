@@ -30,6 +30,14 @@ pub enum ExperimentError {
     /// The configuration (or the command line) does not make sense (exit code 2).
     #[error("{0}")]
     Config(String),
+    /// The peer the experiment measures (a remote server) could not be reached or does not
+    /// speak its protocol (exit code 4).
+    #[error(transparent)]
+    Unreachable(BoxError),
+    /// The peer refused latlab: its credentials, or a certificate that does not match the
+    /// known-hosts file (exit code 5).
+    #[error(transparent)]
+    Refused(BoxError),
     /// The experiment failed.
     #[error(transparent)]
     Failed(BoxError),
@@ -47,11 +55,14 @@ impl ExperimentError {
     }
 
     /// The process's exit code for this error: 2 for a bad configuration, 3 for a capability
-    /// refused under `--strict`, 1 otherwise.
+    /// refused under `--strict`, 4 for a peer out of reach, 5 for a peer that refused latlab,
+    /// 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
             ExperimentError::Config(_) => crate::exit::USAGE,
             ExperimentError::Capability(_) => crate::exit::CAPABILITY,
+            ExperimentError::Unreachable(_) => crate::exit::UNREACHABLE,
+            ExperimentError::Refused(_) => crate::exit::REFUSED,
             ExperimentError::Skipped(_) | ExperimentError::Failed(_) => crate::exit::ERROR,
         }
     }

@@ -43,7 +43,8 @@ pub fn tcp_counts(sock: &impl AsRawFd) -> io::Result<TcpCounts> {
         segs_in: info.tcpi_segs_in as u64,
         segs_out: info.tcpi_segs_out as u64,
         bytes_in: info.tcpi_bytes_received,
-        bytes_out: info.tcpi_bytes_acked,
+        // Linux counts the SYN in bytes_acked (snd_una − ISN): one byte no application sent.
+        bytes_out: info.tcpi_bytes_acked.saturating_sub(1),
         retrans: info.tcpi_total_retrans as u64,
     })
 }

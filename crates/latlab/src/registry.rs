@@ -51,6 +51,7 @@ impl Registry {
             .with::<DisplayLatency>()
             .with_remedies::<DisplayLatency>(latlab_display::remedies::latency, tuned_latency)
             .with::<DisplayCapacity>()
+            .with::<latlab_display::rdp::experiment::DisplayRdp>()
             .with::<StallCpu>()
             .with::<Idle>()
             .with::<StallMem>()

@@ -1,5 +1,6 @@
 //! A real RDP server on this machine, started and stopped by latlab: an Xvfb display running
-//! xterm, shared by FreeRDP's shadow server (Debian's `freerdp2-shadow-x11`) on a loopback
+//! two xterms (a shell to type into at the top, `less` on a long document to page through
+//! below), shared by FreeRDP's shadow server (Debian's `freerdp2-shadow-x11`) on a loopback
 //! port, TLS without authentication. What the suite and the tests measure when the packages
 //! are installed; dropping it kills all three, on failure too.
 
@@ -32,6 +33,12 @@ pub fn missing() -> Option<String> {
     })
 }
 
+/// Where the pointer goes to give the shell keyboard focus (with no window manager, X gives
+/// the keyboard to the window under the pointer).
+pub const SHELL_AT: (u16, u16) = (300, 100);
+/// Where the pointer goes to give the document (`less`) keyboard focus.
+pub const DOCUMENT_AT: (u16, u16) = (300, 600);
+
 /// A running shadow server over its own Xvfb display.
 pub struct LocalShadow {
     /// The loopback port it listens on.
@@ -39,6 +46,7 @@ pub struct LocalShadow {
     /// The X display number.
     pub display: u32,
     children: Vec<Child>,
+    document: std::path::PathBuf,
 }
 
 fn free_port() -> std::io::Result<u16> {
@@ -71,7 +79,12 @@ impl LocalShadow {
         }
         let display = free_display().ok_or("no free X display number in 40..400")?;
         let port = free_port().map_err(|e| format!("no free port: {e}"))?;
-        let mut me = Self { port, display, children: Vec::new() };
+        let document = std::env::temp_dir().join(format!("latlab-rdp-document-{}-{display}.txt", std::process::id()));
+        let text: String = (1..=20_000)
+            .map(|i| format!("{i:6}  the quick brown fox jumps over the lazy dog {}\n", i * 7919 % 10007))
+            .collect();
+        std::fs::write(&document, text).map_err(|e| format!("{}: {e}", document.display()))?;
+        let mut me = Self { port, display, children: Vec::new(), document };
         let d = format!(":{display}");
         let spawn = |cmd: &mut Command, name: &str| {
             cmd.stdin(Stdio::null())
@@ -84,9 +97,25 @@ impl LocalShadow {
         me.children.push(spawn(Command::new("Xvfb").args([&d, "-screen", "0", &screen, "-nolisten", "tcp"]), "Xvfb")?);
         let sock = format!("/tmp/.X11-unix/X{display}");
         wait_for("Xvfb", Duration::from_secs(10), || std::path::Path::new(&sock).exists())?;
-        // A plain terminal at the top left: a fixed font, no blinking, no scroll bar.
+        // Plain terminals: a fixed font, no blinking, no scroll bar; a shell at the top and a
+        // long document in `less` below.
         me.children.push(spawn(
-            Command::new("xterm").env("DISPLAY", &d).args(["-geometry", "100x30+0+0", "-fn", "fixed", "+sb"]),
+            Command::new("xterm").env("DISPLAY", &d).args(["-geometry", "100x24+0+0", "-fn", "fixed", "+sb"]),
+            "xterm",
+        )?);
+        let doc = me.document.display().to_string();
+        me.children.push(spawn(
+            Command::new("xterm").env("DISPLAY", &d).args([
+                "-geometry",
+                "100x24+0+400",
+                "-fn",
+                "fixed",
+                "+sb",
+                "-e",
+                "less",
+                "-S",
+                &doc,
+            ]),
             "xterm",
         )?);
         me.children.push(spawn(
@@ -129,6 +158,7 @@ impl Drop for LocalShadow {
             let _ = c.kill();
             let _ = c.wait();
         }
+        let _ = std::fs::remove_file(&self.document);
         let _ = std::fs::remove_file(format!("/tmp/.X{}-lock", self.display));
         let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{}", self.display));
     }

@@ -10,9 +10,11 @@
 //! | `session.rs` | the active phase: decoding into latlab's framebuffer, stage CPU, input |
 //! | `keys.rs` | the keys typed, as scancodes |
 //! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
+//! | `experiment.rs` | `display latency|ops|pipeline --rdp` as one `Experiment` and its record |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
 
 pub mod connect;
+pub mod experiment;
 pub mod fastpath;
 pub mod keys;
 pub mod local;

@@ -193,7 +193,16 @@ impl RdpSession {
         deadline_ns: u64,
         drawn: &mut dyn FnMut(&Framebuffer, u64),
     ) -> Result<(), SessionError> {
+        let mut chunk = [0u8; 16384];
         loop {
+            // Plaintext rustls already decrypted comes first: the socket may have nothing more.
+            loop {
+                match self.tls.conn.reader().read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                    Err(_) => break,
+                }
+            }
             while let Some((action, len)) = self.next_frame()? {
                 let frame: Vec<u8> = self.buf.drain(..len).collect();
                 self.apply(action, &frame, drawn)?;
@@ -202,9 +211,12 @@ impl RdpSession {
             if now >= deadline_ns {
                 return Ok(());
             }
-            let wait = Duration::from_nanos((deadline_ns - now).max(50_000));
-            self.tls.sock.tcp.set_read_timeout(Some(wait))?;
-            let mut chunk = [0u8; 16384];
+            // Wait for bytes with poll (hrtimer precision) rather than the socket's receive
+            // timeout (jiffies: 4 ms here), so a key goes out on its deadline.
+            if !self.tls.conn.wants_write() && !self.readable(deadline_ns - now)? {
+                continue;
+            }
+            self.tls.sock.tcp.set_read_timeout(Some(Duration::from_millis(200)))?;
             let t = thread_cpu_now();
             let r = self.tls.read(&mut chunk);
             self.tls_ns += thread_cpu_now().saturating_sub(t);
@@ -220,6 +232,21 @@ impl RdpSession {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+
+    /// Whether the socket has bytes within `wait_ns` (sleeping to the end of a sub-millisecond
+    /// wait, which poll cannot express).
+    fn readable(&self, wait_ns: u64) -> Result<bool, SessionError> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        let ms = wait_ns / 1_000_000;
+        let mut fds = [PollFd::new(self.tls.sock.tcp.as_fd(), PollFlags::POLLIN)];
+        let n = poll(&mut fds, PollTimeout::try_from(ms.min(60_000) as i32).unwrap_or(PollTimeout::MAX))
+            .map_err(io::Error::from)?;
+        if n == 0 && ms == 0 {
+            latlab_sys::clock::clock_nanosleep_abs(monotonic_now() + wait_ns);
+        }
+        Ok(n > 0)
     }
 
     fn next_frame(&self) -> Result<Option<(Action, usize)>, SessionError> {

@@ -162,3 +162,41 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
     settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
     Ok(out)
 }
+
+/// One Page Down: from its send to the last update before the screen settled, and the
+/// display bytes in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Send to the whole update on the screen, ns.
+    pub latency_ns: u64,
+    /// Fast-path bytes of the update.
+    pub bytes: u64,
+}
+
+/// Press Page Down `n` times, each once the screen settled; a press that changes nothing
+/// within `timeout_ns` is counted as lost (the second value).
+pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64) -> Result<(Vec<Page>, u64), String> {
+    let err = |e: SessionError| e.to_string();
+    let mut pages = Vec::new();
+    let mut lost = 0;
+    for _ in 0..n {
+        settle(s, settle_ns, timeout_ns).map_err(err)?;
+        let b0 = s.counts.fastpath_bytes;
+        let sent = s.type_keys(&[keys::PAGE_DOWN]).map_err(err)?;
+        let mut last: Option<u64> = None;
+        loop {
+            let now = monotonic_now();
+            match last {
+                Some(l) if now.saturating_sub(l) >= settle_ns => break,
+                None if now.saturating_sub(sent) >= timeout_ns => break,
+                _ => {}
+            }
+            s.pump_until(now + 5_000_000, &mut |_, t| last = Some(t)).map_err(err)?;
+        }
+        match last {
+            Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts.fastpath_bytes - b0 }),
+            None => lost += 1,
+        }
+    }
+    Ok((pages, lost))
+}

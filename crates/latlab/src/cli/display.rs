@@ -75,6 +75,9 @@ pub struct DisplayPipeline {
     /// The client's settings and seed 000's cures, for every run.
     #[command(flatten)]
     pub client: ClientArgs,
+    /// A real RDP server instead of latlab's own stream.
+    #[command(flatten)]
+    pub real: RdpArgs,
 }
 
 /// The display client's receive settings, speed and seed 000's cures.
@@ -118,13 +121,86 @@ impl ClientArgs {
     }
 }
 
+/// A real RDP server to measure instead of latlab's own stream (issue #38).
+#[derive(Debug, Args, Default)]
+pub struct RdpArgs {
+    /// Measure a real RDP server: HOST[:PORT] (port 3389 by default), or `local` for FreeRDP's
+    /// shadow server over an Xvfb display running xterm, started here and stopped after.
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub rdp: Option<String>,
+    /// File with the server's credentials: `user=`, `password=`, `domain=` lines, mode 600
+    /// (else LATLAB_RDP_USER / LATLAB_RDP_PASSWORD / LATLAB_RDP_DOMAIN, else a prompt).
+    #[arg(long, value_name = "FILE", requires = "rdp")]
+    pub rdp_credentials: Option<std::path::PathBuf>,
+    /// Known-hosts file the server's certificate is checked against (trust on first use;
+    /// default ~/.config/latlab/rdp_known_hosts).
+    #[arg(long, value_name = "FILE", requires = "rdp", conflicts_with = "insecure")]
+    pub known_hosts: Option<std::path::PathBuf>,
+    /// Accept the server's certificate without checking it.
+    #[arg(long, requires = "rdp")]
+    pub insecure: bool,
+    /// Colour depth asked of the server: 15, 16 or 24.
+    #[arg(long, default_value_t = latlab_display::defaults::RDP_BPP, requires = "rdp")]
+    pub rdp_bpp: u32,
+    /// Bulk compression offered: none, mppc8, mppc64, ncrush, xcrush.
+    #[arg(long, default_value = "xcrush", requires = "rdp")]
+    pub rdp_compression: String,
+    /// Keys timed per condition.
+    #[arg(long, default_value_t = latlab_display::defaults::RDP_KEYS, requires = "rdp")]
+    pub keys: usize,
+    /// Where typing draws on the remote screen, X,Y,W,H (default: found from two warm-up keys
+    /// anywhere on the screen).
+    #[arg(long, value_name = "X,Y,W,H", value_parser = parse_roi, requires = "rdp")]
+    pub roi: Option<[usize; 4]>,
+}
+
+fn parse_roi(s: &str) -> Result<[usize; 4], String> {
+    let v: Vec<usize> =
+        s.split(',').map(|x| x.trim().parse::<usize>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
+    <[usize; 4]>::try_from(v)
+        .ok()
+        .filter(|r| r[2] > 0 && r[3] > 0)
+        .ok_or(format!("'{s}': X,Y,W,H with W and H above 0"))
+}
+
+impl RdpArgs {
+    /// The configuration of a real-server run in `mode`, if `--rdp` was given.
+    pub fn config(
+        &self,
+        mode: latlab_display::rdp::experiment::RdpMode,
+    ) -> Result<Option<latlab_display::rdp::experiment::RdpConfig>, String> {
+        use latlab_display::rdp::experiment::{RdpConfig, Server};
+        let Some(host) = &self.rdp else { return Ok(None) };
+        let server = if host == "local" {
+            Server::Local
+        } else {
+            Server::Remote(latlab_display::rdp::trust::Target::parse(host)?)
+        };
+        Ok(Some(RdpConfig {
+            server,
+            mode,
+            bpp: self.rdp_bpp,
+            compression: (self.rdp_compression != "none").then(|| self.rdp_compression.clone()),
+            keys: self.keys,
+            roi: self.roi,
+            credentials: self.rdp_credentials.clone(),
+            known_hosts: if self.insecure {
+                None
+            } else {
+                Some(self.known_hosts.clone().unwrap_or_else(latlab_display::rdp::trust::default_known_hosts))
+            },
+            ..RdpConfig::default()
+        }))
+    }
+}
+
 /// `latlab display latency`.
 #[derive(Debug, Args)]
 pub struct DisplayLatency {
     /// Conditions, comma-separated: unloaded, cpu, mem, or a link rate (10mbit, 1mbit, 56kbit;
-    /// add _bulk for competing transfers each way).
-    #[arg(long, value_delimiter = ',', value_parser = parse_condition,
-          default_value = latlab_display::defaults::LATENCY_CONDITIONS.join(","))]
+    /// add _bulk for competing transfers each way). Default: unloaded, cpu, mem, 10mbit, 1mbit,
+    /// 56kbit, 10mbit_bulk (with --rdp: unloaded, cpu).
+    #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
     pub conditions: Vec<latlab_display::latency::Condition>,
     /// Typing speed, words a minute (5.29 characters a word, as the study counts).
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
@@ -156,6 +232,9 @@ pub struct DisplayLatency {
     /// Keep the client's threads at the default policy instead of SCHED_FIFO.
     #[arg(long)]
     pub no_fifo: bool,
+    /// A real RDP server instead of latlab's own stream.
+    #[command(flatten)]
+    pub real: RdpArgs,
 }
 
 fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
@@ -305,6 +384,12 @@ pub struct DisplayOps {
     /// Seed of the scripts.
     #[arg(long, default_value_t = latlab_display::defaults::SEED)]
     pub seed: u64,
+    /// Seconds of each operation on a real server (`--rdp`).
+    #[arg(long, default_value_t = latlab_display::defaults::RDP_OP_SECONDS, requires = "rdp")]
+    pub op_seconds: f64,
+    /// A real RDP server instead of latlab's own stream.
+    #[command(flatten)]
+    pub real: RdpArgs,
 }
 
 /// `latlab display cache`.

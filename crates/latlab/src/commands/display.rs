@@ -12,6 +12,7 @@ use latlab_display::latency::LatencyConfig;
 use latlab_display::net::{self, Pace};
 use latlab_display::ops::OpsConfig;
 use latlab_display::pipeline::PipelineConfig;
+use latlab_display::rdp::experiment::{DisplayRdp, RdpMode};
 use latlab_display::session::SessionConfig;
 use std::path::Path;
 
@@ -33,6 +34,10 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             measure::<DisplayCache>(db, cfg)
         }
         DisplayCommand::Ops(o) => {
+            if let Some(mut cfg) = o.real.config(RdpMode::Ops).map_err(crate::runner::usage)? {
+                cfg.op_seconds = o.op_seconds;
+                return measure::<DisplayRdp>(db, cfg);
+            }
             let d = OpsConfig::default();
             let cfg = OpsConfig {
                 workloads: if o.workloads.is_empty() { d.workloads.clone() } else { o.workloads },
@@ -45,8 +50,20 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             };
             measure::<DisplayOps>(db, cfg)
         }
-        DisplayCommand::Pipeline(p) => measure::<DisplayPipeline>(db, pipeline_config(p)),
-        DisplayCommand::Latency(l) => measure::<DisplayLatency>(db, latency_config(l)),
+        DisplayCommand::Pipeline(p) => match p.real.config(RdpMode::Pipeline).map_err(crate::runner::usage)? {
+            Some(cfg) => measure::<DisplayRdp>(db, cfg),
+            None => measure::<DisplayPipeline>(db, pipeline_config(p)),
+        },
+        DisplayCommand::Latency(l) => match l.real.config(RdpMode::Latency).map_err(crate::runner::usage)? {
+            Some(mut cfg) => {
+                if !l.conditions.is_empty() {
+                    cfg.conditions = l.conditions;
+                }
+                (cfg.wpm, cfg.spinners, cfg.pages) = (l.wpm, l.spinners, l.pages);
+                measure::<DisplayRdp>(db, cfg)
+            }
+            None => measure::<DisplayLatency>(db, latency_config(l)),
+        },
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
             (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
@@ -116,7 +133,10 @@ pub fn pipeline_config(p: crate::cli::DisplayPipeline) -> PipelineConfig {
 
 /// The configuration `latlab display latency` runs with these arguments.
 pub fn latency_config(l: crate::cli::DisplayLatency) -> LatencyConfig {
-    let mut cfg = LatencyConfig { conditions: l.conditions, ..LatencyConfig::default() };
+    let mut cfg = LatencyConfig::default();
+    if !l.conditions.is_empty() {
+        cfg.conditions = l.conditions;
+    }
     (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) = (l.wpm, l.seconds, l.pages, !l.no_fifo);
     (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
     cfg.allow_swapfile = !l.no_swapfile;

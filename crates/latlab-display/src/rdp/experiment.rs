@@ -1,0 +1,477 @@
+//! `display latency|ops|pipeline --rdp`: one experiment that measures a real RDP server —
+//! key to screen under each condition, bytes and packets per UI operation on the real wire,
+//! and the client's CPU per stage on the real stream — and names the server in every record.
+
+use super::connect::{ClientSettings, ConnectError, connect};
+use super::keys;
+use super::local::{self, LocalShadow};
+use super::session::{RdpSession, SessionError};
+use super::trust::{Credentials, Target, Trust};
+use super::typing::{TypingPlan, measure, page_downs, settle};
+use crate::fb::Area;
+use crate::latency::Condition;
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
+use latlab_model::record::{RunRecord, RunStatus};
+use latlab_model::stats::summarize;
+use latlab_sys::clock::monotonic_now;
+use latlab_sys::record::{Finish, begin};
+use latlab_sys::spin::{SpinLoad, SpinSched};
+use std::path::PathBuf;
+
+/// Which server.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Server {
+    /// FreeRDP's shadow server over Xvfb and xterm, started here by latlab.
+    Local,
+    /// A server the user names.
+    Remote(Target),
+}
+
+/// What is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum RdpMode {
+    /// Key to screen under each condition.
+    Latency,
+    /// Bytes and packets per UI operation.
+    Ops,
+    /// The client's CPU per stage per MB of the stream.
+    Pipeline,
+}
+
+/// A UI operation driven by input (seed 003 §3.3's operations a remote desktop can be sent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Op {
+    /// No input: what a blinking caret and clocks cost.
+    Idle,
+    /// Letters at the typing rate (erased with Backspace every line).
+    Typing,
+    /// The mouse moving in a circle at 50 events a second.
+    Mouse,
+    /// Page Down twice a second (scrolls a focused document; a shell prompt ignores it).
+    PageDown,
+    /// Keyboard menu navigation: F10, Down arrows, Escape (menus of a focused application).
+    Menu,
+}
+
+impl Op {
+    /// Every operation, in order.
+    pub const ALL: [Op; 5] = [Op::Idle, Op::Typing, Op::Mouse, Op::PageDown, Op::Menu];
+    /// The name in metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Idle => "idle",
+            Op::Typing => "typing",
+            Op::Mouse => "mouse",
+            Op::PageDown => "page_down",
+            Op::Menu => "menu",
+        }
+    }
+}
+
+/// `display … --rdp`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RdpConfig {
+    /// The server.
+    pub server: Server,
+    /// What to measure.
+    pub mode: RdpMode,
+    /// Conditions of `latency` (unloaded and cpu apply to a real server).
+    pub conditions: Vec<Condition>,
+    /// Keys timed per condition.
+    pub keys: usize,
+    /// Typing rate, words a minute.
+    pub wpm: u32,
+    /// Spinning processes of `cpu`.
+    pub spinners: usize,
+    /// Colour depth asked for.
+    pub bpp: u32,
+    /// Bulk compression offered.
+    pub compression: Option<String>,
+    /// Seconds per operation of `ops`.
+    pub op_seconds: f64,
+    /// Page Downs per condition of `latency`.
+    pub pages: u32,
+    /// The credentials file, if given (else the environment or a prompt).
+    pub credentials: Option<PathBuf>,
+    /// The known-hosts file, or none for `--insecure`.
+    pub known_hosts: Option<PathBuf>,
+    /// Where typing draws, if known.
+    pub roi: Option<[usize; 4]>,
+}
+
+impl Default for RdpConfig {
+    fn default() -> Self {
+        Self {
+            server: Server::Local,
+            mode: RdpMode::Latency,
+            conditions: vec![Condition::Unloaded, Condition::Cpu],
+            keys: crate::defaults::RDP_KEYS,
+            wpm: crate::defaults::LATENCY_WPM,
+            spinners: crate::defaults::LATENCY_SPINNERS,
+            bpp: crate::defaults::RDP_BPP,
+            compression: Some("xcrush".into()),
+            op_seconds: crate::defaults::RDP_OP_SECONDS,
+            pages: crate::defaults::LATENCY_PAGES,
+            credentials: None,
+            known_hosts: Some(super::trust::default_known_hosts()),
+            roi: None,
+        }
+    }
+}
+
+impl RdpConfig {
+    /// Check the configuration.
+    pub fn validate(&self) -> Result<(), String> {
+        for c in &self.conditions {
+            match c {
+                Condition::Unloaded => {}
+                Condition::Cpu if self.server == Server::Local || self.spinners > 0 => {}
+                other => {
+                    return Err(format!(
+                        "--rdp measures the conditions unloaded and cpu (spinners on this machine, which load the \
+                         server when it runs here); {} needs the server inside latlab's network namespaces or its \
+                         memory under latlab's control, which a real server is not yet",
+                        other.name()
+                    ));
+                }
+            }
+        }
+        if !(4..=10_000).contains(&self.keys) {
+            return Err(format!("--keys {}: from 4 to 10000", self.keys));
+        }
+        if !matches!(self.bpp, 15 | 16 | 24) {
+            return Err(format!("--rdp-bpp {}: 15, 16 or 24 (latlab's decoder draws these depths)", self.bpp));
+        }
+        if let Some(c) = &self.compression {
+            latlab_rdp::CompressionType::from_name(c)
+                .ok_or(format!("--rdp-compression {c}: none, mppc8, mppc64, ncrush or xcrush"))?;
+        }
+        if !(1..=1000).contains(&self.wpm) {
+            return Err(format!("--wpm {}: from 1 to 1000", self.wpm));
+        }
+        if !(0.5..=3600.0).contains(&self.op_seconds) {
+            return Err(format!("--op-seconds {}: from 0.5 to 3600", self.op_seconds));
+        }
+        Ok(())
+    }
+
+    fn interval_ns(&self) -> u64 {
+        (60e9 / (self.wpm as f64 * crate::defaults::CHARS_PER_WORD)) as u64
+    }
+
+    fn settings(&self) -> ClientSettings {
+        ClientSettings {
+            desktop: super::local::SCREEN,
+            bpp: self.bpp,
+            compression: self.compression.as_deref().and_then(latlab_rdp::CompressionType::from_name),
+        }
+    }
+}
+
+fn open(cfg: &RdpConfig, target: &Target) -> Result<RdpSession, ExperimentError> {
+    let trust = cfg.known_hosts.clone().map_or(Trust::Insecure, Trust::KnownHosts);
+    let creds = || match cfg.server {
+        // The local shadow server asks for no credentials.
+        Server::Local => Ok(Credentials { user: "latlab".into(), password: String::new(), domain: None }),
+        Server::Remote(_) => Credentials::resolve(cfg.credentials.as_deref()).map(|(c, _)| c),
+    };
+    let conn = connect(target, &trust, creds, &cfg.settings()).map_err(|e| match e {
+        ConnectError::Unreachable(..) | ConnectError::NotRdp(..) => ExperimentError::Unreachable(e.into()),
+        ConnectError::Auth(..) | ConnectError::Certificate(..) => ExperimentError::Refused(e.into()),
+        ConnectError::Protocol(..) => ExperimentError::failed(e),
+    })?;
+    RdpSession::new(conn).map_err(ExperimentError::failed)
+}
+
+fn plan(cfg: &RdpConfig) -> TypingPlan {
+    TypingPlan {
+        keys: cfg.keys,
+        interval_ns: cfg.interval_ns(),
+        timeout_ns: crate::defaults::RDP_KEY_TIMEOUT_NS,
+        settle_ns: crate::defaults::RDP_SETTLE_NS,
+        roi: cfg.roi.map(|[x, y, w, h]| Area::new(x, y, w, h)),
+        max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
+    }
+}
+
+fn failed(e: SessionError) -> ExperimentError {
+    ExperimentError::failed(e)
+}
+
+/// Run it.
+pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+    let local = match &cfg.server {
+        Server::Local => Some(LocalShadow::start().map_err(ExperimentError::skipped)?),
+        Server::Remote(_) => None,
+    };
+    let target = match (&cfg.server, &local) {
+        (Server::Remote(t), _) => t.clone(),
+        (Server::Local, Some(l)) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
+        (Server::Local, None) => unreachable!("started above"),
+    };
+    let mut rec = begin("display");
+    rec.mode = "rdp".into();
+    let mut s = open(cfg, &target)?;
+    let id = &s.server;
+    rec.config("server", id.target.clone());
+    if local.is_some() {
+        rec.config("server_product", LocalShadow::product());
+    }
+    rec.config("security", id.security.clone());
+    rec.config("tls", id.tls.clone());
+    rec.config("cert_subject", id.cert_subject.clone());
+    rec.config("cert_fingerprint", id.cert_fingerprint.clone());
+    rec.config("trust", id.trust.clone());
+    rec.config("desktop", format!("{}x{}", id.desktop.0, id.desktop.1));
+    rec.config("bpp", id.bpp);
+    rec.config("compression_negotiated", id.compression.clone());
+    rec.config("channels", id.channels.clone());
+    rec.config("fastpath_input", id.fastpath_input);
+    rec.config("rdp_mode", format!("{:?}", cfg.mode).to_lowercase());
+    match cfg.mode {
+        RdpMode::Latency | RdpMode::Pipeline => {
+            let conditions =
+                if cfg.mode == RdpMode::Pipeline { vec![Condition::Unloaded] } else { cfg.conditions.clone() };
+            for c in conditions {
+                if latlab_sys::interrupt::stop_requested() {
+                    break;
+                }
+                let _load = match c {
+                    Condition::Cpu => Some(
+                        SpinLoad::start(
+                            cfg.spinners,
+                            SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 },
+                        )
+                        .map_err(ExperimentError::failed)?,
+                    ),
+                    _ => None,
+                };
+                focus(cfg, &mut s, local::SHELL_AT)?;
+                typing(&mut rec, cfg, &mut s, &c.name())?;
+                if cfg.pages > 0 && cfg.mode == RdpMode::Latency {
+                    focus(cfg, &mut s, local::DOCUMENT_AT)?;
+                    pages(&mut rec, cfg, &mut s, &c.name())?;
+                }
+                ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        RdpMode::Ops => {
+            for op in Op::ALL {
+                if latlab_sys::interrupt::stop_requested() {
+                    break;
+                }
+                let at = if matches!(op, Op::PageDown | Op::Menu) { local::DOCUMENT_AT } else { local::SHELL_AT };
+                focus(cfg, &mut s, at)?;
+                ops(&mut rec, cfg, &mut s, op)?;
+                ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+    let t = s.stage_times();
+    for (k, v) in [
+        ("receive", t.receive_ns),
+        ("decrypt", t.decrypt_ns),
+        ("decompress", t.decompress_ns),
+        ("decode", t.decode_ns),
+        ("blit", t.blit_ns),
+        ("slow_path", t.slow_path_ns),
+    ] {
+        rec.metric(&format!("rdp.cpu.{k}"), v, "ns");
+        let mb = s.counts.fastpath_bytes as f64 / 1e6;
+        if mb > 0.0 {
+            rec.metric(&format!("rdp.cpu_per_mb.{k}"), v as f64 / mb, "ns/MB");
+        }
+    }
+    rec.metric("rdp.fastpath_bytes", s.counts.fastpath_bytes, "B");
+    rec.metric("rdp.slowpath_bytes", s.counts.slowpath_bytes, "B");
+    rec.metric("rdp.updates_not_drawn", s.counts.not_drawn, "count");
+    for (k, (n, b)) in &s.counts.updates {
+        rec.metric(&format!("rdp.updates.{k}.count"), *n, "count");
+        rec.metric(&format!("rdp.updates.{k}.bytes"), *b, "B");
+    }
+    if let Some(c) = s.compression_used() {
+        rec.config("compression_used", c);
+    }
+    s.close();
+    drop(local);
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec.into())
+}
+
+/// On the local server, give the keyboard to the window at `at` (no window manager: focus
+/// follows the pointer). A remote server's focus is the user's to set.
+fn focus(cfg: &RdpConfig, s: &mut RdpSession, at: (u16, u16)) -> Result<(), ExperimentError> {
+    if cfg.server == Server::Local {
+        s.mouse_to(at.0, at.1).map_err(failed)?;
+        settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
+    }
+    Ok(())
+}
+
+fn pages(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -> Result<(), ExperimentError> {
+    let (pages, lost) =
+        page_downs(s, cfg.pages as usize, crate::defaults::RDP_SETTLE_NS, crate::defaults::RDP_KEY_TIMEOUT_NS)
+            .map_err(ExperimentError::failed)?;
+    let p = format!("rdp.latency.{name}.page");
+    if let Some(sm) = summarize(&pages.iter().map(|x| x.latency_ns as i64).collect::<Vec<_>>()) {
+        rec.metric(&format!("{p}.latency"), sm.p50, "ns");
+        rec.metric(&format!("{p}.latency_max"), sm.max, "ns");
+    }
+    if !pages.is_empty() {
+        rec.metric(&format!("{p}.bytes"), pages.iter().map(|x| x.bytes).sum::<u64>() / pages.len() as u64, "B");
+    }
+    rec.metric(&format!("{p}.lost"), lost, "count");
+    Ok(())
+}
+
+fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -> Result<(), ExperimentError> {
+    let r = measure(s, &plan(cfg)).map_err(ExperimentError::failed)?;
+    let p = format!("rdp.latency.{name}");
+    let lat: Vec<i64> = r.latencies_ns.iter().map(|&v| v as i64).collect();
+    if let Some(sm) = summarize(&lat) {
+        for (q, v) in [("min", sm.min), ("p50", sm.p50), ("p95", sm.p95), ("p99", sm.p99), ("max", sm.max)] {
+            rec.metric(&format!("{p}.{q}"), v, "ns");
+        }
+    }
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + r.lost;
+    rec.metric(&format!("{p}.keys"), cfg.keys as u64, "count");
+    rec.metric(&format!("{p}.lost"), r.lost, "count");
+    rec.metric(&format!("{p}.over_threshold"), over as f64 / cfg.keys as f64, "ratio");
+    if r.checks > 0 {
+        rec.metric(&format!("{p}.detector_ns_per_check"), r.detect_ns as f64 / r.checks as f64, "ns");
+        rec.metric(&format!("{p}.detector_ns_per_key"), r.detect_ns as f64 / cfg.keys as f64, "ns");
+    }
+    if let Some(late) = summarize(&r.send_late_ns.iter().map(|&v| v as i64).collect::<Vec<_>>()) {
+        rec.metric(&format!("{p}.send_late_p99"), late.p99, "ns");
+    }
+    if let Some(c) = r.cells {
+        rec.config(
+            "typing_cell",
+            format!("{}x{} at ({}, {}), advance {}", c.first.w, c.first.h, c.first.x, c.first.y, c.advance),
+        );
+    }
+    Ok(())
+}
+
+/// Header bytes a TCP segment carries on the wire: IPv4 (20) and TCP with timestamps (32), as
+/// seed 003 counted TCP/IP headers (Ethernet's framing not included).
+pub const TCP_IP_HEADER: u64 = 52;
+
+fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<(), ExperimentError> {
+    settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
+    let before = s.tcp().map_err(ExperimentError::failed)?;
+    let (fp0, sp0, in0) = (s.counts.fastpath_bytes, s.counts.slowpath_bytes, s.counts.input_bytes);
+    let start = monotonic_now();
+    let end = start + (cfg.op_seconds * 1e9) as u64;
+    let step = match op {
+        Op::Idle => end - start,
+        Op::Typing => cfg.interval_ns(),
+        Op::Mouse => 20_000_000,
+        Op::PageDown | Op::Menu => 500_000_000,
+    };
+    let (mut i, mut typed) = (0u64, 0usize);
+    loop {
+        let due = start + i * step;
+        if due >= end {
+            break;
+        }
+        s.pump_until(due, &mut |_, _| {}).map_err(failed)?;
+        match op {
+            Op::Idle => {}
+            Op::Typing => {
+                if typed == crate::defaults::RDP_KEYS_PER_LINE {
+                    s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
+                    typed = 0;
+                } else {
+                    s.type_keys(&[keys::letter(typed)]).map_err(failed)?;
+                    typed += 1;
+                }
+            }
+            Op::Mouse => {
+                let a = i as f64 * 0.2;
+                s.mouse_to((400.0 + 150.0 * a.cos()) as u16, (300.0 + 150.0 * a.sin()) as u16).map_err(failed)?;
+            }
+            Op::PageDown => {
+                s.type_keys(&[keys::PAGE_DOWN]).map_err(failed)?;
+            }
+            Op::Menu => {
+                let k = match i % 4 {
+                    0 => keys::F10,
+                    3 => keys::ESCAPE,
+                    _ => keys::DOWN,
+                };
+                s.type_keys(&[k]).map_err(failed)?;
+            }
+        }
+        i += 1;
+    }
+    s.pump_until(end, &mut |_, _| {}).map_err(failed)?;
+    if typed > 0 {
+        s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
+    }
+    let secs = (monotonic_now() - start) as f64 / 1e9;
+    let after = s.tcp().map_err(ExperimentError::failed)?;
+    let p = format!("rdp.ops.{}", op.name());
+    let (segs_in, segs_out) = (after.segs_in - before.segs_in, after.segs_out - before.segs_out);
+    let (bin, bout) = (after.bytes_in - before.bytes_in, after.bytes_out - before.bytes_out);
+    rec.metric(&format!("{p}.down_bytes_per_s"), (bin + segs_in * TCP_IP_HEADER) as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.up_bytes_per_s"), (bout + segs_out * TCP_IP_HEADER) as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.down_packets_per_s"), segs_in as f64 / secs, "1/s");
+    rec.metric(&format!("{p}.up_packets_per_s"), segs_out as f64 / secs, "1/s");
+    rec.metric(&format!("{p}.display_bytes_per_s"), (s.counts.fastpath_bytes - fp0) as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.control_bytes_per_s"), (s.counts.slowpath_bytes - sp0) as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.input_bytes_per_s"), (s.counts.input_bytes - in0) as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.retransmits"), after.retrans - before.retrans, "count");
+    Ok(())
+}
+
+/// A real RDP server, measured (issue #38).
+pub struct DisplayRdp;
+
+impl Experiment for DisplayRdp {
+    type Config = RdpConfig;
+    const NAME: &'static str = "display";
+    const DOCS: &'static str = "docs/experiments/rdp.md";
+    const MODE: &'static str = "rdp";
+    const ABOUT: &'static str =
+        "remote display on a real RDP server: key to screen, bytes per operation, client CPU per stage";
+    const HEADLINE: &'static [(&'static str, &'static str)] =
+        &[("rdp.latency.unloaded.p95", "key to screen p95 on the real server, unloaded")];
+    fn suite_configs(_: bool) -> Vec<RdpConfig> {
+        vec![RdpConfig { keys: 40, conditions: vec![Condition::Unloaded], known_hosts: None, ..RdpConfig::default() }]
+    }
+    fn small(mut cfg: RdpConfig) -> RdpConfig {
+        cfg.keys = cfg.keys.min(20);
+        cfg.op_seconds = cfg.op_seconds.min(2.0);
+        cfg
+    }
+    fn validate(cfg: &RdpConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+    fn steps(cfg: &RdpConfig) -> u64 {
+        match cfg.mode {
+            RdpMode::Latency => cfg.conditions.len() as u64,
+            RdpMode::Pipeline => 1,
+            RdpMode::Ops => Op::ALL.len() as u64,
+        }
+    }
+    fn announce(cfg: &RdpConfig) -> String {
+        let who = match &cfg.server {
+            Server::Local => "FreeRDP's shadow server over Xvfb (started here)".to_owned(),
+            Server::Remote(t) => format!("the RDP server at {t}"),
+        };
+        match cfg.mode {
+            RdpMode::Ops => format!("display ops --rdp: {} operations of {} s on {who}", Op::ALL.len(), cfg.op_seconds),
+            _ => format!(
+                "display --rdp: {} keys at {} wpm under {} on {who}",
+                cfg.keys,
+                cfg.wpm,
+                cfg.conditions.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+    fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+        run(cfg, ctx)
+    }
+}

@@ -220,3 +220,6 @@ pub const RDP_SETTLE_NS: u64 = 300_000_000;
 /// Keys typed on one line before it is erased with Backspace: 40, inside the narrowest usual
 /// terminal (80 columns) after a prompt.
 pub const RDP_KEYS_PER_LINE: usize = 40;
+/// How long a real server may take to draw its first picture after the connection: 15 s
+/// (xrdp starts or attaches to an X session after the login; a Windows logon takes seconds).
+pub const RDP_FIRST_PICTURE_NS: u64 = 15_000_000_000;

@@ -148,6 +148,22 @@ impl Framebuffer {
         Some(u32::from_le_bytes(v))
     }
 
+    /// The screen as a binary PPM image (P6, 8 bits a channel), for a user to look at what
+    /// the client decoded (`--rdp-snapshot`).
+    pub fn to_ppm(&self) -> Vec<u8> {
+        let mut out = format!("P6\n{} {}\n255\n", self.width, self.height).into_bytes();
+        for px in self.data.chunks_exact(self.ps) {
+            let v = px.iter().rev().fold(0u32, |v, &b| v << 8 | b as u32);
+            let (r, g, b) = match self.bpp {
+                8 => (((v >> 5) & 7) * 255 / 7, ((v >> 2) & 7) * 255 / 7, (v & 3) * 255 / 3),
+                16 => (((v >> 11) & 31) * 255 / 31, ((v >> 5) & 63) * 255 / 63, (v & 31) * 255 / 31),
+                _ => ((v >> 16) & 255, (v >> 8) & 255, v & 255),
+            };
+            out.extend_from_slice(&[r as u8, g as u8, b as u8]);
+        }
+        out
+    }
+
     /// A 64-bit hash of every pixel (xxh3): equal screens give equal hashes.
     pub fn hash(&self) -> u64 {
         xxh3_64(&self.data)

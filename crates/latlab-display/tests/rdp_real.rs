@@ -35,6 +35,7 @@ fn types_into_xterm_through_the_shadow_server_and_finds_every_glyph() {
         settle_ns: 300_000_000,
         roi: None,
         max_per_line: 20,
+        snapshot_dir: None,
     };
     let r = measure(&mut s, &plan).expect("typing");
     eprintln!("{:?} cells {:?} stages {:?} counts {:?}", r.latencies_ns, r.cells, s.stage_times(), s.counts);

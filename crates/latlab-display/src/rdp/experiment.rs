@@ -97,6 +97,8 @@ pub struct RdpConfig {
     pub known_hosts: Option<PathBuf>,
     /// Where typing draws, if known.
     pub roi: Option<[usize; 4]>,
+    /// Where to write the screens typing was learned from (PPM), if anywhere.
+    pub snapshot_dir: Option<PathBuf>,
 }
 
 impl Default for RdpConfig {
@@ -115,6 +117,7 @@ impl Default for RdpConfig {
             credentials: None,
             known_hosts: Some(super::trust::default_known_hosts()),
             roi: None,
+            snapshot_dir: None,
         }
     }
 }
@@ -191,6 +194,7 @@ fn plan(cfg: &RdpConfig) -> TypingPlan {
         settle_ns: crate::defaults::RDP_SETTLE_NS,
         roi: cfg.roi.map(|[x, y, w, h]| Area::new(x, y, w, h)),
         max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
+        snapshot_dir: cfg.snapshot_dir.clone(),
     }
 }
 

@@ -182,7 +182,8 @@ impl FastPathReader {
         each: &mut impl FnMut(UpdateCode, &[u8]) -> Result<(), FastPathError>,
     ) -> Result<(), FastPathError> {
         self.plain.clear();
-        if let Some(f) = flags {
+        // Flags without compressed, at-front or flushed say nothing: plain data, and no type.
+        if let Some(f) = flags.filter(|f| f & 0xE0 != 0) {
             // Every packet the server flagged goes through the decompressor: an uncompressed
             // one may still reset the history (flushed, at front).
             let t = thread_cpu_now();

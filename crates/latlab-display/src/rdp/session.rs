@@ -117,6 +117,8 @@ impl RdpSession {
         let (w, h) = (result.desktop_size.width, result.desktop_size.height);
         let compression = result.compression_type.map(from_iron);
         let fastpath_input = !result.input_flags.is_empty();
+        let (refresh_rect_support, suppress_output_support) =
+            (result.refresh_rect_support, result.suppress_output_support);
         let stage = ActiveStageBuilder {
             static_channels: result.static_channels,
             user_channel_id: result.user_channel_id,
@@ -128,8 +130,13 @@ impl RdpSession {
             pointer_software_rendering: false,
         }
         .build();
+        // Ask for the whole screen, as a client that reconnects to a session does: some servers
+        // (xrdp reconnecting to a running session) send nothing until something changes.
+        let redraw = stage
+            .request_full_redraw(w, h, refresh_rect_support, suppress_output_support)
+            .map_err(|e| SessionError::Slow(format!("{e:#}")))?;
         let tcp_at_start = tcp_counts(&tls.sock.tcp)?;
-        Ok(Self {
+        let mut me = Self {
             tls,
             buf: leftover,
             stage,
@@ -142,7 +149,11 @@ impl RdpSession {
             slow_ns: 0,
             fastpath_input,
             tcp_at_start,
-        })
+        };
+        for f in redraw {
+            me.write(&f)?;
+        }
+        Ok(me)
     }
 
     /// The screen as latlab decoded it.
@@ -298,10 +309,13 @@ impl RdpSession {
                 self.counts.slowpath_frames += 1;
                 self.counts.slowpath_bytes += frame.len() as u64;
                 let t = thread_cpu_now();
-                let out = self
-                    .stage
-                    .process(&mut self.iron_image, Action::X224, frame, None)
-                    .map_err(|e| SessionError::Slow(format!("{e:#}")))?;
+                let out = self.stage.process(&mut self.iron_image, Action::X224, frame, None).map_err(|e| {
+                    SessionError::Slow(format!(
+                        "{e:#} (frame of {} bytes: {:02x?})",
+                        frame.len(),
+                        &frame[..frame.len().min(48)]
+                    ))
+                })?;
                 self.slow_ns += thread_cpu_now().saturating_sub(t);
                 for o in out {
                     match o {

@@ -11,7 +11,7 @@ use crate::typometer::{Cells, Detector, Seen, learn_cells};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
 /// What to type and how long to wait.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct TypingPlan {
     /// Keys timed.
     pub keys: usize,
@@ -25,6 +25,8 @@ pub struct TypingPlan {
     pub roi: Option<Area>,
     /// Most keys on one line before it is cleared.
     pub max_per_line: usize,
+    /// Where to write the screens the cells were learned from (PPM), if anywhere.
+    pub snapshot_dir: Option<std::path::PathBuf>,
 }
 
 /// What the typing measured.
@@ -73,6 +75,18 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     let err = |e: SessionError| e.to_string();
     let quiet = plan.settle_ns;
     let max = plan.timeout_ns.max(quiet * 4);
+    // A server may draw nothing for a while after the connection (xrdp attaching to its X
+    // session): wait for a first picture before waiting for quiet.
+    let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
+    while s.counts.updates.get("bitmap").is_none_or(|b| b.0 == 0) {
+        if monotonic_now() >= until {
+            return Err(format!(
+                "the server drew nothing in {} s after the connection",
+                crate::defaults::RDP_FIRST_PICTURE_NS / 1_000_000_000
+            ));
+        }
+        s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {}).map_err(err)?;
+    }
     settle(s, quiet, max * 4).map_err(err)?;
     let roi = plan.roi.unwrap_or(Area::new(0, 0, s.screen().width, s.screen().height));
     let before = s.screen().clone();
@@ -82,7 +96,20 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
         settle(s, quiet, max).map_err(err)?;
         shots.push(s.screen().clone());
     }
-    let cells = learn_cells(&before, &shots[0], &shots[1], roi)?;
+    if let Some(dir) = &plan.snapshot_dir {
+        for (name, fb) in [("before", &before), ("one", &shots[0]), ("two", &shots[1])] {
+            let p = dir.join(format!("rdp-{name}.ppm"));
+            std::fs::write(&p, fb.to_ppm()).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+    }
+    let cells = learn_cells(&before, &shots[0], &shots[1], roi).map_err(|e| {
+        let c = &s.counts;
+        format!(
+            "{e}; the server sent {} fast-path PDUs ({} bytes; updates {:?}) and {} slow-path frames, {} updates latlab \
+             does not draw",
+            c.fastpath_pdus, c.fastpath_bytes, c.updates, c.slowpath_frames, c.not_drawn
+        )
+    })?;
     let mut caret = Vec::new();
     shots[1].read(cells.cell(2), &mut caret);
     backspaces(s, 2).map_err(err)?;

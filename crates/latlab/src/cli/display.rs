@@ -152,6 +152,10 @@ pub struct RdpArgs {
     /// anywhere on the screen).
     #[arg(long, value_name = "X,Y,W,H", value_parser = parse_roi, requires = "rdp")]
     pub roi: Option<[usize; 4]>,
+    /// Write the screens typing was learned from (rdp-before/one/two.ppm) into DIR, to see
+    /// what latlab decoded when the cells are not found.
+    #[arg(long, value_name = "DIR", requires = "rdp")]
+    pub rdp_snapshot: Option<std::path::PathBuf>,
 }
 
 fn parse_roi(s: &str) -> Result<[usize; 4], String> {
@@ -183,6 +187,7 @@ impl RdpArgs {
             compression: (self.rdp_compression != "none").then(|| self.rdp_compression.clone()),
             keys: self.keys,
             roi: self.roi,
+            snapshot_dir: self.rdp_snapshot.clone(),
             credentials: self.rdp_credentials.clone(),
             known_hosts: if self.insecure {
                 None

@@ -6,6 +6,8 @@ mod display;
 mod docs;
 #[path = "cli/monitor.rs"]
 mod monitor;
+#[path = "cli/rdp.rs"]
+mod rdp;
 #[path = "cli/rt.rs"]
 mod rt;
 #[path = "cli/stall.rs"]

@@ -33,6 +33,9 @@ pub enum ConnectError {
     /// The certificate does not match the known-hosts file.
     #[error("{0}")]
     Certificate(String),
+    /// No credentials were given and none could be asked for.
+    #[error("{0}")]
+    NoCredentials(String),
     /// The connection sequence failed for another reason.
     #[error("RDP connection to {0} failed: {1}")]
     Protocol(String, String),
@@ -254,18 +257,20 @@ impl rustls::client::danger::ServerCertVerifier for AfterHandshake {
     }
 }
 
+/// An error and its causes, joined by ": ".
+fn chain(e: &ironrdp_connector::ConnectorError) -> String {
+    let mut s = format!("{e:#}");
+    let mut src = std::error::Error::source(e);
+    while let Some(x) = src {
+        s.push_str(": ");
+        s.push_str(&x.to_string());
+        src = x.source();
+    }
+    s
+}
+
 fn classify(target: &str, e: ironrdp_connector::ConnectorError) -> ConnectError {
-    let text = format!("{e:#}");
-    let chain = {
-        let mut s = text.clone();
-        let mut src = std::error::Error::source(&e);
-        while let Some(x) = src {
-            s.push_str(": ");
-            s.push_str(&x.to_string());
-            src = x.source();
-        }
-        s
-    };
+    let chain = chain(&e);
     match e.kind() {
         ConnectorErrorKind::Credssp(_) | ConnectorErrorKind::AccessDenied => ConnectError::Auth(target.into(), chain),
         _ if chain.contains("LogonFailure") || chain.contains("logon failure") => {
@@ -299,16 +304,11 @@ pub fn connect(
     // none (no user name in the X.224 cookie) and is given them before CredSSP.
     let mut framed = ironrdp_blocking::Framed::new(Wire { tcp, counts: WireCounts::default() });
     let mut connector = ClientConnector::new(config(settings), client_addr);
-    let should_upgrade = ironrdp_blocking::connect_begin(&mut framed, &mut connector).map_err(|e| {
-        let text = format!("{e:#}");
-        if text.contains("UnexpectedEof")
-            || text.contains("not enough bytes")
-            || matches!(e.kind(), ConnectorErrorKind::Decode(_))
-        {
-            ConnectError::NotRdp(name.clone(), text)
-        } else {
-            classify(&name, e)
-        }
+    // Before TLS only the X.224 negotiation runs: a failure there other than a refusal the
+    // protocol itself states means the peer does not speak RDP.
+    let should_upgrade = ironrdp_blocking::connect_begin(&mut framed, &mut connector).map_err(|e| match e.kind() {
+        ConnectorErrorKind::Negotiation(_) => classify(&name, e),
+        _ => ConnectError::NotRdp(name.clone(), chain(&e)),
     })?;
     let security = match &connector.state {
         ClientConnectorState::EnhancedSecurityUpgrade { selected_protocol } => format!("{selected_protocol}"),
@@ -365,7 +365,7 @@ pub fn connect(
         .ok_or_else(|| ConnectError::Protocol(name.clone(), "certificate public key is not whole bytes".into()))?
         .to_vec();
 
-    let creds = creds().map_err(|e| ConnectError::Auth(name.clone(), e))?;
+    let creds = creds().map_err(ConnectError::NoCredentials)?;
     connector.config.credentials =
         ironrdp_connector::Credentials::UsernamePassword { username: creds.user, password: creds.password };
     connector.config.domain = creds.domain;

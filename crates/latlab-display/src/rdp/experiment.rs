@@ -181,6 +181,7 @@ fn open(cfg: &RdpConfig, target: &Target) -> Result<RdpSession, ExperimentError>
     let conn = connect(target, &trust, creds, &cfg.settings()).map_err(|e| match e {
         ConnectError::Unreachable(..) | ConnectError::NotRdp(..) => ExperimentError::Unreachable(e.into()),
         ConnectError::Auth(..) | ConnectError::Certificate(..) => ExperimentError::Refused(e.into()),
+        ConnectError::NoCredentials(why) => ExperimentError::Config(why),
         ConnectError::Protocol(..) => ExperimentError::failed(e),
     })?;
     RdpSession::new(conn).map_err(ExperimentError::failed)

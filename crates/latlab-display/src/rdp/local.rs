@@ -97,10 +97,11 @@ impl LocalShadow {
         me.children.push(spawn(Command::new("Xvfb").args([&d, "-screen", "0", &screen, "-nolisten", "tcp"]), "Xvfb")?);
         let sock = format!("/tmp/.X11-unix/X{display}");
         wait_for("Xvfb", Duration::from_secs(10), || std::path::Path::new(&sock).exists())?;
-        // Plain terminals: a fixed font, no blinking, no scroll bar; a shell at the top and a
-        // long document in `less` below.
+        // Plain terminals: a fixed font, no blinking, no scroll bar; a shell at the top (under
+        // the pointer where X starts it, the middle of the screen, so a client that moves no
+        // pointer types into it) and a long document in `less` below.
         me.children.push(spawn(
-            Command::new("xterm").env("DISPLAY", &d).args(["-geometry", "100x24+0+0", "-fn", "fixed", "+sb"]),
+            Command::new("xterm").env("DISPLAY", &d).args(["-geometry", "100x32+0+0", "-fn", "fixed", "+sb"]),
             "xterm",
         )?);
         let doc = me.document.display().to_string();

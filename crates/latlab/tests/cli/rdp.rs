@@ -1,0 +1,141 @@
+//! `display … --rdp` from the command line (issue #38): a real RDP server measured, and each
+//! way a connection fails given its own exit code and a message that says what to do.
+
+use super::*;
+use latlab_display::rdp::local::{LocalShadow, missing};
+use latlab_model::testing::skip;
+
+fn metric(rec: &serde_json::Value, n: &str) -> f64 {
+    rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("no metric {n}"))["value"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn an_unreachable_or_non_rdp_server_exits_4_and_no_credentials_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    latlab(d)
+        .args(["display", "latency", "--rdp", &format!("127.0.0.1:{port}"), "--insecure"])
+        .env("LATLAB_RDP_USER", "u")
+        .env("LATLAB_RDP_PASSWORD", "p")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("cannot reach 127.0.0.1"));
+    // A server that answers with something else and hangs up.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        use std::io::Write;
+        if let Ok((mut c, _)) = l.accept() {
+            let _ = c.write_all(b"HTTP/1.0 400 Bad Request\r\n\r\n");
+        }
+    });
+    latlab(d)
+        .args(["display", "ops", "--rdp", &format!("127.0.0.1:{port}"), "--insecure"])
+        .env("LATLAB_RDP_USER", "u")
+        .env("LATLAB_RDP_PASSWORD", "p")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("does not speak RDP"));
+    t.join().unwrap();
+    // Options that make no sense are usage errors before anything connects.
+    latlab(d)
+        .args(["display", "latency", "--rdp", "host:0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("HOST[:PORT]"));
+    latlab(d)
+        .args(["display", "latency", "--rdp", "local", "--conditions", "mem"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unloaded and cpu"));
+    latlab(d).args(["display", "latency", "--insecure"]).assert().code(2);
+}
+
+#[test]
+fn no_credentials_and_no_terminal_is_a_usage_error_after_the_certificate_check() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = LocalShadow::start().unwrap();
+    latlab(d)
+        .args(["display", "latency", "--rdp", &server.target(), "--insecure", "--keys", "4"])
+        .env_remove("LATLAB_RDP_USER")
+        .env_remove("LATLAB_RDP_PASSWORD")
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--rdp-credentials"));
+}
+
+#[test]
+fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["display", "latency", "--rdp", "local", "--keys", "24", "--conditions", "unloaded", "--pages", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("# latlab display rdp #1"));
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(metric(&rec, "rdp.latency.unloaded.keys"), 24.0);
+    assert_eq!(metric(&rec, "rdp.latency.unloaded.lost"), 0.0, "every glyph found");
+    assert!(metric(&rec, "rdp.latency.unloaded.p50") > 0.0);
+    assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0, "Page Down in less redrew the page");
+    assert!(metric(&rec, "rdp.updates.bitmap.count") > 0.0, "latlab decoded the server's bitmaps");
+    let cfg = &rec["config"];
+    assert_eq!(cfg["desktop"], "1024x768");
+    assert_eq!(cfg["bpp"], 16);
+    assert!(cfg["server_product"].as_str().unwrap().contains("FreeRDP"), "{cfg}");
+    assert!(cfg["cert_fingerprint"].as_str().unwrap().starts_with("sha256:"));
+    assert_eq!(cfg["compression_negotiated"], "xcrush");
+
+    latlab(d).args(["display", "ops", "--rdp", "local", "--op-seconds", "1"]).assert().success();
+    let json = latlab(d).args(["export", "2", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(metric(&rec, "rdp.ops.typing.display_bytes_per_s") > 0.0, "typing echoed");
+    assert!(
+        metric(&rec, "rdp.ops.typing.up_bytes_per_s") > metric(&rec, "rdp.ops.typing.input_bytes_per_s"),
+        "headers count"
+    );
+    assert!(metric(&rec, "rdp.ops.page_down.display_bytes_per_s") > metric(&rec, "rdp.ops.idle.display_bytes_per_s"));
+}
+
+#[test]
+fn a_changed_certificate_exits_5_before_any_credential_is_sent() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = LocalShadow::start().unwrap();
+    let kh = d.join("known_hosts");
+    std::fs::write(&kh, format!("{} sha256:{}\n", server.target(), "00".repeat(32))).unwrap();
+    latlab(d)
+        .args(["display", "latency", "--rdp", &server.target(), "--known-hosts", kh.to_str().unwrap(), "--keys", "4"])
+        .env("LATLAB_RDP_USER", "u")
+        .env("LATLAB_RDP_PASSWORD", "p")
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains("changed").and(predicate::str::contains("line 1")));
+    // With no line for it, the server is trusted on first use and written down.
+    std::fs::write(&kh, "").unwrap();
+    latlab(d)
+        .args(["display", "pipeline", "--rdp", &server.target(), "--known-hosts", kh.to_str().unwrap(), "--keys", "4"])
+        .env("LATLAB_RDP_USER", "u")
+        .env("LATLAB_RDP_PASSWORD", "p")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("trusting"));
+    let text = std::fs::read_to_string(&kh).unwrap();
+    assert!(text.starts_with(&server.target()) && text.contains("sha256:"), "{text}");
+}

@@ -7,12 +7,12 @@ fn main() {
         return;
     }
     let out = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output();
-    if let Ok(o) = out {
-        if o.status.success() {
-            let c = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            if !c.is_empty() {
-                println!("cargo:rustc-env=LATLAB_GIT_COMMIT={c}");
-            }
+    if let Ok(o) = out
+        && o.status.success()
+    {
+        let c = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if !c.is_empty() {
+            println!("cargo:rustc-env=LATLAB_GIT_COMMIT={c}");
         }
     }
 }

@@ -169,11 +169,11 @@ impl Channel {
     /// RC4: after every 4,096 packets the key is updated and the cipher restarted (5.3.7).
     fn after_packet(&mut self) {
         self.count = self.count.wrapping_add(1);
-        if let State::Rc4 { initial, current, rc4, .. } = &mut self.state {
-            if self.count.is_multiple_of(KEY_UPDATE_INTERVAL) {
-                *current = update_key(initial, current);
-                **rc4 = Rc4::new(&(*current).into());
-            }
+        if let State::Rc4 { initial, current, rc4, .. } = &mut self.state
+            && self.count.is_multiple_of(KEY_UPDATE_INTERVAL)
+        {
+            *current = update_key(initial, current);
+            **rc4 = Rc4::new(&(*current).into());
         }
     }
 

@@ -146,29 +146,28 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
         rec.capabilities.push(c);
     }
     put(&mut rec, "idle", &base, "as the machine is");
-    if let Some(cmd) = &cfg.with {
-        if !latlab_sys::interrupt::stop_requested() {
-            rec.config("with", cmd);
-            use std::os::unix::process::CommandExt;
-            let mut child = std::process::Command::new("sh")
-                .args(["-c", cmd])
-                .process_group(0)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .map_err(|e| format!("starting `{cmd}`: {e}"))?;
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            let (with, _) = pass(cfg, cpu);
-            // The whole group: the shell and whatever it started.
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(child.id() as i32),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-            let _ = child.wait();
-            put(&mut rec, "idle.with", &with, &format!("while `{cmd}` ran"));
-            let more = with.lost_fraction() / base.lost_fraction().max(1e-12) - 1.0;
-            rec.metric("idle.with.extra_lost", more, "ratio");
-            rec.paper.push(PaperRow {
+    if let Some(cmd) = &cfg.with
+        && !latlab_sys::interrupt::stop_requested()
+    {
+        rec.config("with", cmd);
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", cmd])
+            .process_group(0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting `{cmd}`: {e}"))?;
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (with, _) = pass(cfg, cpu);
+        // The whole group: the shell and whatever it started.
+        let _ =
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL);
+        let _ = child.wait();
+        put(&mut rec, "idle.with", &with, &format!("while `{cmd}` ran"));
+        let more = with.lost_fraction() / base.lost_fraction().max(1e-12) - 1.0;
+        rec.metric("idle.with.extra_lost", more, "ratio");
+        rec.paper.push(PaperRow {
                 seed: "003".into(),
                 figure: "Figure 1: idle-state activity".into(),
                 paper_setting: "NT 4.0 TSE against NT 4.0 Workstation, idle, Endo et al.'s lost-time method".into(),
@@ -187,7 +186,6 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
                     100.0 * more
                 )),
             });
-        }
     }
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec)

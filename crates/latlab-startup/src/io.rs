@@ -211,10 +211,10 @@ impl IoTracker {
             self.procs.iter().map(|(k, t)| (*k, t.last.minus(t.first))).collect();
         // A sampled child that ended was added whole to its parent when reaped.
         for t in self.procs.values().filter(|t| t.ended) {
-            if let Some(pk) = self.parent(t.ppid, t.start) {
-                if let Some(g) = growth.get_mut(&pk) {
-                    *g = g.minus(t.last);
-                }
+            if let Some(pk) = self.parent(t.ppid, t.start)
+                && let Some(g) = growth.get_mut(&pk)
+            {
+                *g = g.minus(t.last);
             }
         }
         let mut rows: Vec<IoRow> = self

@@ -266,14 +266,14 @@ fn watch_output(
                 let _ = tx.send(Event::Ready(Instant::now()));
                 let _ = killpg(pid, Signal::SIGKILL);
             }
-            if let Some(k) = &keep {
-                if let Ok(mut k) = k.lock() {
-                    k.push_str(&line);
-                    if k.len() > 4096 {
-                        let cut = k.len() - 2048;
-                        let cut = (cut..k.len()).find(|&i| k.is_char_boundary(i)).unwrap_or(k.len());
-                        k.drain(..cut);
-                    }
+            if let Some(k) = &keep
+                && let Ok(mut k) = k.lock()
+            {
+                k.push_str(&line);
+                if k.len() > 4096 {
+                    let cut = k.len() - 2048;
+                    let cut = (cut..k.len()).find(|&i| k.is_char_boundary(i)).unwrap_or(k.len());
+                    k.drain(..cut);
                 }
             }
         }

@@ -231,10 +231,11 @@ fn fanotify_reader(fan: &nix::sys::fanotify::Fanotify, stop: &AtomicBool) -> Vec
         let Ok(events) = fan.read_events() else { continue };
         for ev in events {
             let Some(fd) = ev.fd() else { continue };
-            if ev.pid() != me && descends_from(ev.pid(), me) {
-                if let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) {
-                    keep_opened(&mut out, &mut seen, link, ev.pid(), fd);
-                }
+            if ev.pid() != me
+                && descends_from(ev.pid(), me)
+                && let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+            {
+                keep_opened(&mut out, &mut seen, link, ev.pid(), fd);
             }
             if ev.mask().contains(MaskFlags::FAN_OPEN_PERM) {
                 let _ = fan.write_response(FanotifyResponse::new(fd, Response::FAN_ALLOW));
@@ -341,10 +342,12 @@ pub(crate) fn ptrace_loop(
                     Ok(Stop::Exit { rval, is_error }) => {
                         if let Some((arch, nr)) = entered.remove(&pid) {
                             let opens = open_calls(arch).unwrap_or_default();
-                            if !is_error && rval >= 0 && opens.contains(&nr) {
-                                if let Ok(link) = std::fs::read_link(format!("/proc/{pid}/fd/{rval}")) {
-                                    keep(&mut out, &mut seen, link);
-                                }
+                            if !is_error
+                                && rval >= 0
+                                && opens.contains(&nr)
+                                && let Ok(link) = std::fs::read_link(format!("/proc/{pid}/fd/{rval}"))
+                            {
+                                keep(&mut out, &mut seen, link);
                             }
                         }
                     }

@@ -144,10 +144,10 @@ pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path
                 break;
             }
             for pid in left {
-                if let Err(e) = std::fs::write(root.join("cgroup.procs"), pid.to_string()) {
-                    if std::path::Path::new(&format!("/proc/{pid}")).exists() {
-                        errors.push(format!("{pid}: {e}"));
-                    }
+                if let Err(e) = std::fs::write(root.join("cgroup.procs"), pid.to_string())
+                    && std::path::Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    errors.push(format!("{pid}: {e}"));
                 }
             }
         }

@@ -138,14 +138,14 @@ pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
     let mut v = Vec::new();
     for e in d.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        if let Some((comm, ppid)) = comm_and_parent(proc, pid) {
-            if FORKED_NAMES.contains(&comm.as_str()) {
-                let parent = comm_and_parent(proc, ppid).map(|(c, _)| c).unwrap_or_default();
-                if parent != "latlab" && !parent.starts_with("latlab-") {
-                    v.push(Leftover::Process { pid, cmd: comm });
-                }
-                continue;
+        if let Some((comm, ppid)) = comm_and_parent(proc, pid)
+            && FORKED_NAMES.contains(&comm.as_str())
+        {
+            let parent = comm_and_parent(proc, ppid).map(|(c, _)| c).unwrap_or_default();
+            if parent != "latlab" && !parent.starts_with("latlab-") {
+                v.push(Leftover::Process { pid, cmd: comm });
             }
+            continue;
         }
         let Ok(env) = std::fs::read(e.path().join("environ")) else { continue };
         let key = format!("{OWNER_ENV}=");

@@ -206,10 +206,10 @@ pub fn spawn(listen: SocketAddr, to: SocketAddr, imp: Impairment, max_clients: u
                         if let Ok(h) = std::thread::Builder::new().name("latlab-relay-back".into()).spawn(move || {
                             let mut b = vec![0u8; 65_536];
                             while !stop.load(Ordering::Relaxed) {
-                                if let Ok(n) = up.recv(&mut b) {
-                                    if front.send_to(&b[..n], from).is_ok() {
-                                        stats.replies.fetch_add(1, Ordering::Relaxed);
-                                    }
+                                if let Ok(n) = up.recv(&mut b)
+                                    && front.send_to(&b[..n], from).is_ok()
+                                {
+                                    stats.replies.fetch_add(1, Ordering::Relaxed);
                                 }
                             }
                         }) {

@@ -60,12 +60,12 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// experiment's own subcommand goes to its registry entry, the rest to [`cli::Cli`]'s.
 fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i32> {
     use clap::FromArgMatches;
-    if let Some((name, sub)) = m.subcommand() {
-        if let Some(c) = registry.commands().find(|c| c.name() == name) {
-            let global = cli::Global::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
-            runner::set_checkpoint(global.checkpoint);
-            return c.run(sub, &global.db, global.strict);
-        }
+    if let Some((name, sub)) = m.subcommand()
+        && let Some(c) = registry.commands().find(|c| c.name() == name)
+    {
+        let global = cli::Global::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
+        runner::set_checkpoint(global.checkpoint);
+        return c.run(sub, &global.db, global.strict);
     }
     let cli = cli::Cli::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
     commands::dispatch(cli, registry)

@@ -209,10 +209,10 @@ pub fn serve_bounded(
                         if stream.set_nonblocking(true).is_err() {
                             continue;
                         }
-                        if waiting.len() >= limits.max_waiting {
-                            if let Some(old) = waiting.pop_front() {
-                                refuse(old, "too many connections waiting for their hello", &stats.waiting_dropped);
-                            }
+                        if waiting.len() >= limits.max_waiting
+                            && let Some(old) = waiting.pop_front()
+                        {
+                            refuse(old, "too many connections waiting for their hello", &stats.waiting_dropped);
                         }
                         waiting.push_back(Waiting { stream, peer, since: Instant::now(), hello: Vec::new() });
                     }

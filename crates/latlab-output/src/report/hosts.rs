@@ -124,10 +124,10 @@ fn one(exp: &str, rs: &[&RunRecord]) -> HostsCtx {
         .iter()
         .filter_map(|r| r.get_series(&series_name).map(|s| Series { name: host_name(&r.machine), ..s.clone() }))
         .collect();
-    if named.len() >= 2 {
-        if let Some(chart) = plots::cdf(&named.iter().collect::<Vec<_>>()) {
-            plots.push(Plot::one(format!("{exp}: {series_name} on {} hosts (CDF)", named.len()), chart));
-        }
+    if named.len() >= 2
+        && let Some(chart) = plots::cdf(&named.iter().collect::<Vec<_>>())
+    {
+        plots.push(Plot::one(format!("{exp}: {series_name} on {} hosts (CDF)", named.len()), chart));
     }
     let note = if ranked.len() > picked.len() {
         format!(

@@ -274,10 +274,10 @@ impl BootSpec {
                     c.push(d);
                     return Some(c);
                 }
-                if mark[d] == 0 {
-                    if let Some(c) = visit(s, d, mark, stack) {
-                        return Some(c);
-                    }
+                if mark[d] == 0
+                    && let Some(c) = visit(s, d, mark, stack)
+                {
+                    return Some(c);
                 }
             }
             stack.pop();

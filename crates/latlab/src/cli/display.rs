@@ -124,7 +124,7 @@ impl ClientArgs {
 /// A real RDP server to measure instead of latlab's own stream (issue #38).
 #[derive(Debug, Args, Default)]
 pub struct RdpArgs {
-    /// Measure a real RDP server: HOST[:PORT] (port 3389 by default), or `local` for FreeRDP's
+    /// Measure a real RDP server: `HOST[:PORT]` (port 3389 by default), or `local` for FreeRDP's
     /// shadow server over an Xvfb display running xterm, started here and stopped after.
     #[arg(long, value_name = "HOST[:PORT]")]
     pub rdp: Option<String>,

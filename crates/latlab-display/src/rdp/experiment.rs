@@ -437,7 +437,7 @@ pub struct DisplayRdp;
 impl Experiment for DisplayRdp {
     type Config = RdpConfig;
     const NAME: &'static str = "display";
-    const DOCS: &'static str = "docs/experiments/rdp.md";
+    const DOCS: &'static str = "docs/experiments/display.md";
     const MODE: &'static str = "rdp";
     const ABOUT: &'static str =
         "remote display on a real RDP server: key to screen, bytes per operation, client CPU per stage";

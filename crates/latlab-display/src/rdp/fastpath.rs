@@ -173,6 +173,36 @@ impl FastPathReader {
         Ok(())
     }
 
+    /// Append `data`, decompressed when `flags` say so, to `self.plain`. Every packet the
+    /// server flagged goes through the one decompressor of the connection, fast-path or
+    /// slow-path (MS-RDPBCGR 3.1.8: one history per direction); flags without compressed,
+    /// at-front or flushed say nothing (plain data, and no type).
+    fn bulk_into(&mut self, data: &[u8], flags: Option<u8>) -> Result<(), FastPathError> {
+        if let Some(f) = flags.filter(|f| f & 0xE0 != 0) {
+            let t = thread_cpu_now();
+            self.ensure_decompressor(f)?;
+            let d = self.decompressor.as_mut().expect("made above");
+            let out = d.decompress(data, f)?;
+            let n = out.len();
+            self.plain.extend_from_slice(out);
+            if f & 0x20 != 0 {
+                self.decompress_ns += thread_cpu_now().saturating_sub(t);
+                self.compressed_bytes.0 += data.len() as u64;
+                self.compressed_bytes.1 += n as u64;
+            }
+        } else {
+            self.plain.extend_from_slice(data);
+        }
+        Ok(())
+    }
+
+    /// A slow-path packet's data through the connection's decompressor (see `bulk_into`).
+    pub fn bulk(&mut self, data: &[u8], flags: u8) -> Result<Vec<u8>, FastPathError> {
+        self.plain.clear();
+        self.bulk_into(data, Some(flags))?;
+        Ok(std::mem::take(&mut self.plain))
+    }
+
     fn update(
         &mut self,
         code: UpdateCode,
@@ -182,23 +212,7 @@ impl FastPathReader {
         each: &mut impl FnMut(UpdateCode, &[u8]) -> Result<(), FastPathError>,
     ) -> Result<(), FastPathError> {
         self.plain.clear();
-        // Flags without compressed, at-front or flushed say nothing: plain data, and no type.
-        if let Some(f) = flags.filter(|f| f & 0xE0 != 0) {
-            // Every packet the server flagged goes through the decompressor: an uncompressed
-            // one may still reset the history (flushed, at front).
-            let t = thread_cpu_now();
-            self.ensure_decompressor(f)?;
-            let d = self.decompressor.as_mut().expect("made above");
-            let out = d.decompress(data, f)?;
-            self.plain.extend_from_slice(out);
-            if f & 0x20 != 0 {
-                self.decompress_ns += thread_cpu_now().saturating_sub(t);
-                self.compressed_bytes.0 += data.len() as u64;
-                self.compressed_bytes.1 += self.plain.len() as u64;
-            }
-        } else {
-            self.plain.extend_from_slice(data);
-        }
+        self.bulk_into(data, flags)?;
         match frag {
             FRAG_SINGLE => {
                 if self.fragment.is_some() {

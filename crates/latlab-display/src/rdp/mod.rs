@@ -7,6 +7,7 @@
 //! | `trust.rs` | the target, credentials (file, environment, prompt) and known hosts |
 //! | `connect.rs` | the connection sequence and what the server presented |
 //! | `fastpath.rs` | fast-path output: headers, latlab's bulk decompression, reassembly |
+//! | `slowpath.rs` | slow-path data PDUs: Update PDUs read by latlab, the rest rebuilt for IronRDP |
 //! | `session.rs` | the active phase: decoding into latlab's framebuffer, stage CPU, input |
 //! | `keys.rs` | the keys typed, as scancodes |
 //! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
@@ -19,5 +20,6 @@ pub mod fastpath;
 pub mod keys;
 pub mod local;
 pub mod session;
+pub mod slowpath;
 pub mod trust;
 pub mod typing;

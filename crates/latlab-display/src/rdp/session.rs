@@ -6,6 +6,7 @@
 
 use super::connect::{Connection, ServerIdentity, Tls, from_iron};
 use super::fastpath::{FastPathError, FastPathReader, UpdateCode};
+use super::slowpath::{PDUTYPE2_UPDATE, share_data, uncompressed};
 use crate::decoder::{DecodeError, Decoder};
 use crate::fb::Framebuffer;
 use ironrdp_pdu::Action;
@@ -76,6 +77,8 @@ pub struct SessionCounts {
     /// Updates of a kind latlab's decoder does not draw (drawing orders, surface commands,
     /// palettes, slow-path graphics): counted, not drawn.
     pub not_drawn: u64,
+    /// Updates latlab drew on its screen (bitmaps, fast-path or slow-path).
+    pub pictures: u64,
     /// Input PDUs sent, and their bytes.
     pub input_pdus: u64,
     /// See `input_pdus`.
@@ -98,6 +101,7 @@ pub struct RdpSession {
     tls_ns: u64,
     slow_ns: u64,
     fastpath_input: bool,
+    io_channel: u16,
     tcp_at_start: TcpCounts,
 }
 
@@ -117,6 +121,7 @@ impl RdpSession {
         let (w, h) = (result.desktop_size.width, result.desktop_size.height);
         let compression = result.compression_type.map(from_iron);
         let fastpath_input = !result.input_flags.is_empty();
+        let io_channel = result.io_channel_id;
         let (refresh_rect_support, suppress_output_support) =
             (result.refresh_rect_support, result.suppress_output_support);
         let stage = ActiveStageBuilder {
@@ -125,7 +130,9 @@ impl RdpSession {
             io_channel_id: result.io_channel_id,
             message_channel_id: result.message_channel_id,
             share_id: result.share_id,
-            compression_type: result.compression_type,
+            // latlab decompresses every packet itself (one history for both paths) and hands
+            // IronRDP uncompressed frames.
+            compression_type: None,
             enable_server_pointer: true,
             pointer_software_rendering: false,
         }
@@ -148,6 +155,7 @@ impl RdpSession {
             tls_ns: 0,
             slow_ns: 0,
             fastpath_input,
+            io_channel,
             tcp_at_start,
         };
         for f in redraw {
@@ -302,12 +310,24 @@ impl RdpSession {
                     Ok(())
                 })?;
                 if drew {
+                    self.counts.pictures += 1;
                     drawn(&self.decoder.fb, monotonic_now());
                 }
             }
             Action::X224 => {
                 self.counts.slowpath_frames += 1;
                 self.counts.slowpath_bytes += frame.len() as u64;
+                let mut rebuilt = None;
+                if let Some(sd) = share_data(frame, self.io_channel) {
+                    let plain = self.fast.bulk(sd.data, sd.flags)?;
+                    if sd.pdu_type2 == PDUTYPE2_UPDATE {
+                        return self.slow_update(&plain, drawn);
+                    }
+                    if sd.flags & 0x20 != 0 {
+                        rebuilt = Some(uncompressed(frame, &sd, &plain));
+                    }
+                }
+                let frame = rebuilt.as_deref().unwrap_or(frame);
                 let t = thread_cpu_now();
                 let out = self.stage.process(&mut self.iron_image, Action::X224, frame, None).map_err(|e| {
                     SessionError::Slow(format!(
@@ -333,6 +353,31 @@ impl RdpSession {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A slow-path Update PDU's data (updateType first), decompressed: bitmaps are drawn by
+    /// latlab's decoder as fast-path ones are.
+    fn slow_update(&mut self, plain: &[u8], drawn: &mut dyn FnMut(&Framebuffer, u64)) -> Result<(), SessionError> {
+        let kind = match plain.first().copied() {
+            Some(0) => "slow_orders",
+            Some(1) => "slow_bitmap",
+            Some(2) => "slow_palette",
+            Some(3) => "slow_synchronize",
+            _ => "slow_other",
+        };
+        let e = self.counts.updates.entry(kind).or_default();
+        e.0 += 1;
+        e.1 += plain.len() as u64;
+        match kind {
+            "slow_bitmap" => {
+                self.decoder.apply(plain)?;
+                self.counts.pictures += 1;
+                drawn(&self.decoder.fb, monotonic_now());
+            }
+            "slow_synchronize" => {}
+            _ => self.counts.not_drawn += 1,
         }
         Ok(())
     }

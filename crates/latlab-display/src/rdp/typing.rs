@@ -78,7 +78,7 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     // A server may draw nothing for a while after the connection (xrdp attaching to its X
     // session): wait for a first picture before waiting for quiet.
     let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
-    while s.counts.updates.get("bitmap").is_none_or(|b| b.0 == 0) {
+    while s.counts.pictures == 0 {
         if monotonic_now() >= until {
             return Err(format!(
                 "the server drew nothing in {} s after the connection",

@@ -113,7 +113,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 17;
                 x ^= x << 5;
-                if x % 5 == 0 {
+                if x.is_multiple_of(5) {
                     *b = x as u8;
                 }
             }

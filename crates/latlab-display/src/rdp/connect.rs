@@ -296,6 +296,20 @@ pub fn connect(
         .next()
         .ok_or_else(|| unreachable(&"no address"))?;
     let tcp = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).map_err(|e| unreachable(&e))?;
+    connect_over(tcp, target, trust, creds, settings)
+}
+
+/// [`connect`] over a TCP connection already made (through a shaped link's relay, say) to
+/// the server `target` names.
+pub fn connect_over(
+    tcp: TcpStream,
+    target: &Target,
+    trust: &Trust,
+    creds: impl FnOnce() -> Result<Credentials, String>,
+    settings: &ClientSettings,
+) -> Result<Connection, ConnectError> {
+    let name = target.to_string();
+    let unreachable = |e: &dyn std::fmt::Display| ConnectError::Unreachable(name.clone(), e.to_string());
     tcp.set_read_timeout(Some(CONNECT_TIMEOUT)).map_err(|e| unreachable(&e))?;
     tcp.set_nodelay(true).map_err(|e| unreachable(&e))?;
     let client_addr = tcp.local_addr().map_err(|e| unreachable(&e))?;

@@ -2,9 +2,10 @@
 //! key to screen under each condition, bytes and packets per UI operation on the real wire,
 //! and the client's CPU per stage on the real stream — and names the server in every record.
 
-use super::connect::{ClientSettings, ConnectError, connect};
+use super::connect::{ClientSettings, ConnectError, connect, connect_over};
 use super::keys;
-use super::local::{self, LocalShadow};
+use super::link::{Relay, connect_from};
+use super::local::{self, LocalShadow, LocalXrdp};
 use super::session::{RdpSession, SessionError};
 use super::trust::{Credentials, Target, Trust};
 use super::typing::{TypingPlan, measure, page_downs, settle};
@@ -14,6 +15,7 @@ use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext}
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::stats::summarize;
 use latlab_sys::clock::monotonic_now;
+use latlab_sys::netlab::NetLab;
 use latlab_sys::record::{Finish, begin};
 use latlab_sys::spin::{SpinLoad, SpinSched};
 use std::path::PathBuf;
@@ -23,6 +25,8 @@ use std::path::PathBuf;
 pub enum Server {
     /// FreeRDP's shadow server over Xvfb and xterm, started here by latlab.
     Local,
+    /// xrdp with a session for an account made for the run, started here by latlab.
+    LocalXrdp,
     /// A server the user names.
     Remote(Target),
 }
@@ -127,13 +131,13 @@ impl RdpConfig {
     pub fn validate(&self) -> Result<(), String> {
         for c in &self.conditions {
             match c {
-                Condition::Unloaded => {}
-                Condition::Cpu if self.server == Server::Local || self.spinners > 0 => {}
+                Condition::Unloaded | Condition::Cpu | Condition::Link { bulk: false, .. } => {}
                 other => {
                     return Err(format!(
-                        "--rdp measures the conditions unloaded and cpu (spinners on this machine, which load the \
-                         server when it runs here); {} needs the server inside latlab's network namespaces or its \
-                         memory under latlab's control, which a real server is not yet",
+                        "--rdp measures the conditions unloaded, cpu (spinners on this machine, which load the \
+                         server when it runs here) and a link rate (the server reached through a shaped link \
+                         between namespaces); {} needs the server's memory under latlab's control or competing \
+                         flows on that link, which a real server's run does not have yet",
                         other.name()
                     ));
                 }
@@ -171,20 +175,114 @@ impl RdpConfig {
     }
 }
 
-fn open(cfg: &RdpConfig, target: &Target) -> Result<RdpSession, ExperimentError> {
+/// Open a session to `target`, straight or through `link` (a shaped lab and its relay). The
+/// credentials are asked for once, at the first connection whose certificate passed, and kept
+/// in `remembered` for the next.
+fn open(
+    cfg: &RdpConfig,
+    target: &Target,
+    local: Option<Credentials>,
+    remembered: &mut Option<Credentials>,
+    link: Option<&(NetLab, Relay)>,
+) -> Result<RdpSession, ExperimentError> {
     let trust = cfg.known_hosts.clone().map_or(Trust::Insecure, Trust::KnownHosts);
-    let creds = || match cfg.server {
-        // The local shadow server asks for no credentials.
-        Server::Local => Ok(Credentials { user: "latlab".into(), password: String::new(), domain: None }),
-        Server::Remote(_) => Credentials::resolve(cfg.credentials.as_deref()).map(|(c, _)| c),
+    let creds = || {
+        let c = match (&cfg.server, local, remembered.clone()) {
+            // The local shadow server asks for no credentials; a local xrdp's account is latlab's.
+            (Server::Local, ..) => Credentials { user: "latlab".into(), password: String::new(), domain: None },
+            (Server::LocalXrdp, Some(c), _) => c,
+            (_, _, Some(c)) => c,
+            _ => Credentials::resolve(cfg.credentials.as_deref())?.0,
+        };
+        *remembered = Some(c.clone());
+        Ok(c)
     };
-    let conn = connect(target, &trust, creds, &cfg.settings()).map_err(|e| match e {
+    let kind = |e: ConnectError| match e {
         ConnectError::Unreachable(..) | ConnectError::NotRdp(..) => ExperimentError::Unreachable(e.into()),
         ConnectError::Auth(..) | ConnectError::Certificate(..) => ExperimentError::Refused(e.into()),
         ConnectError::NoCredentials(why) => ExperimentError::Config(why),
         ConnectError::Protocol(..) => ExperimentError::failed(e),
-    })?;
+    };
+    let conn = match link {
+        None => connect(target, &trust, creds, &cfg.settings()).map_err(kind)?,
+        Some((lab, relay)) => {
+            let tcp = connect_from(&lab.client, relay.addr, super::connect::CONNECT_TIMEOUT)
+                .map_err(|e| ExperimentError::Unreachable(format!("{target} through the shaped link: {e}").into()))?;
+            connect_over(tcp, target, &trust, creds, &cfg.settings()).map_err(kind)?
+        }
+    };
     RdpSession::new(conn).map_err(ExperimentError::failed)
+}
+
+/// What the sessions of a run counted, added up.
+#[derive(Default)]
+struct Totals {
+    stages: [u64; 6],
+    display: u64,
+    fastpath: u64,
+    slowpath: u64,
+    not_drawn: u64,
+    updates: std::collections::BTreeMap<&'static str, (u64, u64)>,
+}
+
+impl Totals {
+    fn add(&mut self, s: &RdpSession) {
+        let t = s.stage_times();
+        for (a, b) in self.stages.iter_mut().zip([
+            t.receive_ns,
+            t.decrypt_ns,
+            t.decompress_ns,
+            t.decode_ns,
+            t.blit_ns,
+            t.slow_path_ns,
+        ]) {
+            *a += b;
+        }
+        let c = &s.counts;
+        (self.display, self.fastpath, self.slowpath) =
+            (self.display + c.display_bytes, self.fastpath + c.fastpath_bytes, self.slowpath + c.slowpath_bytes);
+        self.not_drawn += c.not_drawn;
+        for (k, (n, b)) in &c.updates {
+            let e = self.updates.entry(k).or_default();
+            (e.0, e.1) = (e.0 + n, e.1 + b);
+        }
+    }
+
+    fn record(&self, rec: &mut RunRecord) {
+        let names = ["receive", "decrypt", "decompress", "decode", "blit", "slow_path"];
+        for (k, v) in names.iter().zip(self.stages) {
+            rec.metric(&format!("rdp.cpu.{k}"), v, "ns");
+            if self.display > 0 {
+                rec.metric(&format!("rdp.cpu_per_mb.{k}"), v as f64 / (self.display as f64 / 1e6), "ns/MB");
+            }
+        }
+        rec.metric("rdp.display_bytes", self.display, "B");
+        rec.metric("rdp.fastpath_bytes", self.fastpath, "B");
+        rec.metric("rdp.slowpath_bytes", self.slowpath, "B");
+        rec.metric("rdp.updates_not_drawn", self.not_drawn, "count");
+        for (k, (n, b)) in &self.updates {
+            rec.metric(&format!("rdp.updates.{k}.count"), *n, "count");
+            rec.metric(&format!("rdp.updates.{k}.bytes"), *b, "B");
+        }
+    }
+}
+
+fn identify(rec: &mut RunRecord, s: &RdpSession, product: Option<String>) {
+    let id = &s.server;
+    rec.config("server", id.target.clone());
+    if let Some(p) = product {
+        rec.config("server_product", p);
+    }
+    rec.config("security", id.security.clone());
+    rec.config("tls", id.tls.clone());
+    rec.config("cert_subject", id.cert_subject.clone());
+    rec.config("cert_fingerprint", id.cert_fingerprint.clone());
+    rec.config("trust", id.trust.clone());
+    rec.config("desktop", format!("{}x{}", id.desktop.0, id.desktop.1));
+    rec.config("bpp", id.bpp);
+    rec.config("compression_negotiated", id.compression.clone());
+    rec.config("channels", id.channels.clone());
+    rec.config("fastpath_input", id.fastpath_input);
 }
 
 fn plan(cfg: &RdpConfig) -> TypingPlan {
@@ -205,42 +303,55 @@ fn failed(e: SessionError) -> ExperimentError {
 
 /// Run it.
 pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-    let local = match &cfg.server {
-        Server::Local => Some(LocalShadow::start().map_err(ExperimentError::skipped)?),
-        Server::Remote(_) => None,
+    let (shadow, xrdp) = match &cfg.server {
+        Server::Local => (Some(LocalShadow::start().map_err(ExperimentError::skipped)?), None),
+        Server::LocalXrdp => (None, Some(LocalXrdp::start().map_err(ExperimentError::skipped)?)),
+        Server::Remote(_) => (None, None),
     };
-    let target = match (&cfg.server, &local) {
-        (Server::Remote(t), _) => t.clone(),
-        (Server::Local, Some(l)) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
-        (Server::Local, None) => unreachable!("started above"),
+    let target = match (&cfg.server, &shadow, &xrdp) {
+        (Server::Remote(t), ..) => t.clone(),
+        (_, Some(l), _) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
+        (_, _, Some(x)) => Target::parse(&x.target()).map_err(ExperimentError::Config)?,
+        _ => unreachable!("started above"),
     };
     let mut rec = begin("display");
     rec.mode = "rdp".into();
-    let mut s = open(cfg, &target)?;
-    let id = &s.server;
-    rec.config("server", id.target.clone());
-    if local.is_some() {
-        rec.config("server_product", LocalShadow::product());
-    }
-    rec.config("security", id.security.clone());
-    rec.config("tls", id.tls.clone());
-    rec.config("cert_subject", id.cert_subject.clone());
-    rec.config("cert_fingerprint", id.cert_fingerprint.clone());
-    rec.config("trust", id.trust.clone());
-    rec.config("desktop", format!("{}x{}", id.desktop.0, id.desktop.1));
-    rec.config("bpp", id.bpp);
-    rec.config("compression_negotiated", id.compression.clone());
-    rec.config("channels", id.channels.clone());
-    rec.config("fastpath_input", id.fastpath_input);
     rec.config("rdp_mode", format!("{:?}", cfg.mode).to_lowercase());
-    match cfg.mode {
-        RdpMode::Latency | RdpMode::Pipeline => {
-            let conditions =
-                if cfg.mode == RdpMode::Pipeline { vec![Condition::Unloaded] } else { cfg.conditions.clone() };
-            for c in conditions {
-                if latlab_sys::interrupt::stop_requested() {
-                    break;
+    let product = shadow.as_ref().map(|_| LocalShadow::product()).or(xrdp.as_ref().map(|_| LocalXrdp::product()));
+    let local_creds = xrdp.as_ref().map(LocalXrdp::credentials);
+    let mut remembered = None;
+    let mut totals = Totals::default();
+    let mut identified = false;
+    let steps: Vec<Option<Condition>> = match cfg.mode {
+        RdpMode::Latency => cfg.conditions.iter().copied().map(Some).collect(),
+        RdpMode::Pipeline => vec![Some(Condition::Unloaded)],
+        RdpMode::Ops => vec![None],
+    };
+    for step in steps {
+        if latlab_sys::interrupt::stop_requested() {
+            break;
+        }
+        let link = match step {
+            Some(Condition::Link { rate_bps, .. }) => match NetLab::create(rate_bps, None) {
+                Ok(lab) => {
+                    let relay = Relay::start(&lab, &target.to_string()).map_err(ExperimentError::failed)?;
+                    Some((lab, relay))
                 }
+                Err(e) => {
+                    rec.warn(format!("{}: not measured: {e}", step.map(|c| c.name()).unwrap_or_default()));
+                    ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    continue;
+                }
+            },
+            _ => None,
+        };
+        let mut s = open(cfg, &target, local_creds.clone(), &mut remembered, link.as_ref())?;
+        if !identified {
+            identify(&mut rec, &s, product.clone());
+            identified = true;
+        }
+        match step {
+            Some(c) => {
                 let _load = match c {
                     Condition::Cpu => Some(
                         SpinLoad::start(
@@ -259,46 +370,28 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                 }
                 ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-        }
-        RdpMode::Ops => {
-            for op in Op::ALL {
-                if latlab_sys::interrupt::stop_requested() {
-                    break;
+            None => {
+                for op in Op::ALL {
+                    if latlab_sys::interrupt::stop_requested() {
+                        break;
+                    }
+                    let at = if matches!(op, Op::PageDown | Op::Menu) { local::DOCUMENT_AT } else { local::SHELL_AT };
+                    focus(cfg, &mut s, at)?;
+                    ops(&mut rec, cfg, &mut s, op)?;
+                    ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
-                let at = if matches!(op, Op::PageDown | Op::Menu) { local::DOCUMENT_AT } else { local::SHELL_AT };
-                focus(cfg, &mut s, at)?;
-                ops(&mut rec, cfg, &mut s, op)?;
-                ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
-    }
-    let t = s.stage_times();
-    for (k, v) in [
-        ("receive", t.receive_ns),
-        ("decrypt", t.decrypt_ns),
-        ("decompress", t.decompress_ns),
-        ("decode", t.decode_ns),
-        ("blit", t.blit_ns),
-        ("slow_path", t.slow_path_ns),
-    ] {
-        rec.metric(&format!("rdp.cpu.{k}"), v, "ns");
-        let mb = s.counts.fastpath_bytes as f64 / 1e6;
-        if mb > 0.0 {
-            rec.metric(&format!("rdp.cpu_per_mb.{k}"), v as f64 / mb, "ns/MB");
+        if let Some(c) = s.compression_used() {
+            rec.config("compression_used", c);
         }
+        totals.add(&s);
+        s.close();
+        drop(link);
     }
-    rec.metric("rdp.fastpath_bytes", s.counts.fastpath_bytes, "B");
-    rec.metric("rdp.slowpath_bytes", s.counts.slowpath_bytes, "B");
-    rec.metric("rdp.updates_not_drawn", s.counts.not_drawn, "count");
-    for (k, (n, b)) in &s.counts.updates {
-        rec.metric(&format!("rdp.updates.{k}.count"), *n, "count");
-        rec.metric(&format!("rdp.updates.{k}.bytes"), *b, "B");
-    }
-    if let Some(c) = s.compression_used() {
-        rec.config("compression_used", c);
-    }
-    s.close();
-    drop(local);
+    totals.record(&mut rec);
+    drop(shadow);
+    drop(xrdp);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok(rec.into())
 }
@@ -306,7 +399,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
 /// On the local server, give the keyboard to the window at `at` (no window manager: focus
 /// follows the pointer). A remote server's focus is the user's to set.
 fn focus(cfg: &RdpConfig, s: &mut RdpSession, at: (u16, u16)) -> Result<(), ExperimentError> {
-    if cfg.server == Server::Local {
+    if matches!(cfg.server, Server::Local | Server::LocalXrdp) {
         s.mouse_to(at.0, at.1).map_err(failed)?;
         settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     }
@@ -366,7 +459,8 @@ pub const TCP_IP_HEADER: u64 = 52;
 fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<(), ExperimentError> {
     settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     let before = s.tcp().map_err(ExperimentError::failed)?;
-    let (fp0, sp0, in0) = (s.counts.fastpath_bytes, s.counts.slowpath_bytes, s.counts.input_bytes);
+    let (db0, sp0, in0) =
+        (s.counts.display_bytes, s.counts.slowpath_bytes + s.counts.fastpath_bytes, s.counts.input_bytes);
     let start = monotonic_now();
     let end = start + (cfg.op_seconds * 1e9) as u64;
     let step = match op {
@@ -424,8 +518,10 @@ fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Resu
     rec.metric(&format!("{p}.up_bytes_per_s"), (bout + segs_out * TCP_IP_HEADER) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.down_packets_per_s"), segs_in as f64 / secs, "1/s");
     rec.metric(&format!("{p}.up_packets_per_s"), segs_out as f64 / secs, "1/s");
-    rec.metric(&format!("{p}.display_bytes_per_s"), (s.counts.fastpath_bytes - fp0) as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.control_bytes_per_s"), (s.counts.slowpath_bytes - sp0) as f64 / secs, "B/s");
+    let display = s.counts.display_bytes - db0;
+    let all = s.counts.slowpath_bytes + s.counts.fastpath_bytes - sp0;
+    rec.metric(&format!("{p}.display_bytes_per_s"), display as f64 / secs, "B/s");
+    rec.metric(&format!("{p}.control_bytes_per_s"), all.saturating_sub(display) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.input_bytes_per_s"), (s.counts.input_bytes - in0) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.retransmits"), after.retrans - before.retrans, "count");
     Ok(())
@@ -464,6 +560,7 @@ impl Experiment for DisplayRdp {
     fn announce(cfg: &RdpConfig) -> String {
         let who = match &cfg.server {
             Server::Local => "FreeRDP's shadow server over Xvfb (started here)".to_owned(),
+            Server::LocalXrdp => "xrdp with a session of its own (started here)".to_owned(),
             Server::Remote(t) => format!("the RDP server at {t}"),
         };
         match cfg.mode {

@@ -164,3 +164,184 @@ impl Drop for LocalShadow {
         let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{}", self.display));
     }
 }
+
+/// What a local xrdp needs, and the Debian packages that hold it.
+pub const XRDP_NEEDS: [(&str, &str); 4] =
+    [("xrdp", "xrdp"), ("xrdp-sesman", "xrdp"), ("Xorg", "xserver-xorg-core"), ("xterm", "xterm")];
+/// The module xrdp's Xorg sessions load (Debian's `xorgxrdp`).
+pub const XORGXRDP_MODULE: &str = "/usr/lib/xorg/modules/libxorgxrdp.so";
+/// The port xrdp finds its session manager on (sesman.ini's ListenPort; xrdp reads it there).
+pub const SESMAN_PORT: u16 = 3350;
+
+/// What is missing to start a local xrdp, as advice; `None` if nothing.
+pub fn xrdp_missing() -> Option<String> {
+    let mut lack: Vec<&str> = XRDP_NEEDS.iter().filter(|(p, _)| !on_path(p)).map(|(_, k)| *k).collect();
+    if !std::path::Path::new(XORGXRDP_MODULE).exists() {
+        lack.push("xorgxrdp");
+    }
+    lack.dedup();
+    if !lack.is_empty() {
+        return Some(format!("no local xrdp: apt-get install {}", lack.join(" ")));
+    }
+    if !latlab_sys::platform::is_root() {
+        return Some(
+            "a local xrdp needs root: latlab adds a local account for its session and runs xrdp-sesman".into(),
+        );
+    }
+    if std::net::TcpStream::connect(("127.0.0.1", SESMAN_PORT)).is_ok()
+        || std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()
+    {
+        return Some(format!(
+            "an xrdp-sesman already listens on port {SESMAN_PORT}: latlab starts its own; stop that one, or measure \
+             the running xrdp with --rdp HOST[:PORT]"
+        ));
+    }
+    None
+}
+
+/// xrdp on this machine, started and stopped by latlab: a local account made for the run
+/// (its `~/.xsession` runs the same two xterms as [`LocalShadow`]), `xrdp-sesman` and `xrdp`
+/// on a loopback port. Dropping it stops both, kills the account's session (Xorg, xterms) and
+/// removes the account.
+pub struct LocalXrdp {
+    /// The port xrdp listens on.
+    pub port: u16,
+    /// The account made for the run.
+    pub user: String,
+    password: String,
+    children: Vec<Child>,
+    locks_before: Vec<std::path::PathBuf>,
+}
+
+fn x_locks() -> Vec<std::path::PathBuf> {
+    std::fs::read_dir("/tmp")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(".X") && n.ends_with("-lock"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    if out.status.success() { Ok(()) } else { Err(format!("{what}: {}", String::from_utf8_lossy(&out.stderr).trim())) }
+}
+
+impl LocalXrdp {
+    /// Make the account, start sesman and xrdp; returns once xrdp's port accepts.
+    pub fn start() -> Result<Self, String> {
+        if let Some(m) = xrdp_missing() {
+            return Err(m);
+        }
+        let port = free_port().map_err(|e| format!("no free port: {e}"))?;
+        let user = format!("latlabrdp{}", std::process::id());
+        let mut raw = [0u8; 12];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut raw))
+            .map_err(|e| format!("/dev/urandom: {e}"))?;
+        let password: String = raw.iter().map(|b| format!("{b:02x}")).collect::<String>() + "-Aa1";
+        let mut me = Self { port, user: user.clone(), password, children: Vec::new(), locks_before: x_locks() };
+        run(Command::new("useradd").args(["-m", "-s", "/bin/sh", &user]), "useradd")?;
+        let mut chpasswd = Command::new("chpasswd")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("chpasswd: {e}"))?;
+        std::io::Write::write_all(
+            chpasswd.stdin.as_mut().expect("piped"),
+            format!("{user}:{}\n", me.password).as_bytes(),
+        )
+        .map_err(|e| format!("chpasswd: {e}"))?;
+        let ok = chpasswd.wait_with_output().map_err(|e| format!("chpasswd: {e}"))?;
+        if !ok.status.success() {
+            return Err(format!("chpasswd: {}", String::from_utf8_lossy(&ok.stderr).trim()));
+        }
+        let home = std::path::PathBuf::from(format!("/home/{user}"));
+        let doc = home.join("document.txt");
+        let text: String = (1..=20_000)
+            .map(|i| format!("{i:6}  the quick brown fox jumps over the lazy dog {}\n", i * 7919 % 10007))
+            .collect();
+        std::fs::write(&doc, text).map_err(|e| format!("{}: {e}", doc.display()))?;
+        let session = format!(
+            "#!/bin/sh\nxterm -geometry 100x24+0+440 -fn fixed +sb -e less -S {} &\nexec xterm -geometry 100x32+0+0 -fn fixed +sb\n",
+            doc.display()
+        );
+        let xs = home.join(".xsession");
+        std::fs::write(&xs, session).map_err(|e| format!("{}: {e}", xs.display()))?;
+        run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
+        run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
+        let _ = std::fs::create_dir_all("/run/xrdp/sockdir");
+        let spawn = |cmd: &mut Command, name: &str| {
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("{name}: {e}"))
+        };
+        me.children.push(spawn(Command::new("xrdp-sesman").arg("--nodaemon"), "xrdp-sesman")?);
+        wait_for("xrdp-sesman", Duration::from_secs(10), || {
+            std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()
+                || std::net::TcpStream::connect(("127.0.0.1", SESMAN_PORT)).is_ok()
+        })?;
+        me.children.push(spawn(Command::new("xrdp").args(["--nodaemon", "--port", &port.to_string()]), "xrdp")?);
+        wait_for("xrdp", Duration::from_secs(10), || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok())?;
+        Ok(me)
+    }
+
+    /// The target string (`127.0.0.1:PORT`).
+    pub fn target(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The account's credentials (never stored in a record).
+    pub fn credentials(&self) -> super::trust::Credentials {
+        super::trust::Credentials { user: self.user.clone(), password: self.password.clone(), domain: None }
+    }
+
+    /// xrdp's name and version, as it prints them.
+    pub fn product() -> String {
+        Command::new("xrdp")
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|s| s.lines().next().map(|l| l.trim().to_owned()))
+            .unwrap_or_else(|| "xrdp".into())
+    }
+}
+
+impl Drop for LocalXrdp {
+    fn drop(&mut self) {
+        for c in self.children.iter_mut().rev() {
+            let _ =
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(c.id() as i32), nix::sys::signal::Signal::SIGTERM);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        for c in self.children.iter_mut().rev() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        // The session sesman started for the account: Xorg, the xterms, chansrv.
+        let _ = Command::new("pkill").args(["-TERM", "-u", &self.user]).status();
+        std::thread::sleep(Duration::from_millis(500));
+        let _ = Command::new("pkill").args(["-KILL", "-u", &self.user]).status();
+        std::thread::sleep(Duration::from_millis(200));
+        let _ =
+            Command::new("userdel").args(["-r", "-f", &self.user]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        for lock in x_locks() {
+            if !self.locks_before.contains(&lock) {
+                if let Some(n) =
+                    lock.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix(".X")?.strip_suffix("-lock"))
+                {
+                    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
+                }
+                let _ = std::fs::remove_file(&lock);
+            }
+        }
+    }
+}

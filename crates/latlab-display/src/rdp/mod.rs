@@ -12,12 +12,14 @@
 //! | `keys.rs` | the keys typed, as scancodes |
 //! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
 //! | `experiment.rs` | `display latency|ops|pipeline --rdp` as one `Experiment` and its record |
+//! | `link.rs` | a server reached through a shaped link between namespaces (a relay) |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
 
 pub mod connect;
 pub mod experiment;
 pub mod fastpath;
 pub mod keys;
+pub mod link;
 pub mod local;
 pub mod session;
 pub mod slowpath;

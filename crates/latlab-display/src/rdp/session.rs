@@ -68,7 +68,10 @@ pub struct SessionCounts {
     pub fastpath_pdus: u64,
     /// Their bytes (after TLS).
     pub fastpath_bytes: u64,
-    /// Slow-path frames (X.224: control PDUs and virtual channels).
+    /// Bytes of display updates, fast-path PDUs and slow-path Update PDUs together (the
+    /// display channel: xrdp sends its bitmaps slow-path).
+    pub display_bytes: u64,
+    /// Slow-path frames (X.224: control PDUs, slow-path updates and virtual channels).
     pub slowpath_frames: u64,
     /// Their bytes.
     pub slowpath_bytes: u64,
@@ -286,6 +289,7 @@ impl RdpSession {
             Action::FastPath => {
                 self.counts.fastpath_pdus += 1;
                 self.counts.fastpath_bytes += frame.len() as u64;
+                self.counts.display_bytes += frame.len() as u64;
                 let mut drew = false;
                 let (decoder, counts) = (&mut self.decoder, &mut self.counts);
                 let mut orders = Vec::new();
@@ -321,6 +325,7 @@ impl RdpSession {
                 if let Some(sd) = share_data(frame, self.io_channel) {
                     let plain = self.fast.bulk(sd.data, sd.flags)?;
                     if sd.pdu_type2 == PDUTYPE2_UPDATE {
+                        self.counts.display_bytes += frame.len() as u64;
                         return self.slow_update(&plain, drawn);
                     }
                     if sd.flags & 0x20 != 0 {

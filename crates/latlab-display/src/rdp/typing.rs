@@ -196,7 +196,7 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
 pub struct Page {
     /// Send to the whole update on the screen, ns.
     pub latency_ns: u64,
-    /// Fast-path bytes of the update.
+    /// Display bytes of the update (fast-path and slow-path updates).
     pub bytes: u64,
 }
 
@@ -208,7 +208,7 @@ pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64)
     let mut lost = 0;
     for _ in 0..n {
         settle(s, settle_ns, timeout_ns).map_err(err)?;
-        let b0 = s.counts.fastpath_bytes;
+        let b0 = s.counts.display_bytes;
         let sent = s.type_keys(&[keys::PAGE_DOWN]).map_err(err)?;
         let mut last: Option<u64> = None;
         loop {
@@ -221,7 +221,7 @@ pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64)
             s.pump_until(now + 5_000_000, &mut |_, t| last = Some(t)).map_err(err)?;
         }
         match last {
-            Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts.fastpath_bytes - b0 }),
+            Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts.display_bytes - b0 }),
             None => lost += 1,
         }
     }

@@ -124,8 +124,9 @@ impl ClientArgs {
 /// A real RDP server to measure instead of latlab's own stream (issue #38).
 #[derive(Debug, Args, Default)]
 pub struct RdpArgs {
-    /// Measure a real RDP server: `HOST[:PORT]` (port 3389 by default), or `local` for FreeRDP's
-    /// shadow server over an Xvfb display running xterm, started here and stopped after.
+    /// Measure a real RDP server: `HOST[:PORT]` (port 3389 by default); `local` for FreeRDP's
+    /// shadow server over an Xvfb display running xterm, or `local-xrdp` for xrdp with a
+    /// session for an account made for the run (root), started here and stopped after.
     #[arg(long, value_name = "HOST[:PORT]")]
     pub rdp: Option<String>,
     /// File with the server's credentials: `user=`, `password=`, `domain=` lines, mode 600
@@ -175,10 +176,10 @@ impl RdpArgs {
     ) -> Result<Option<latlab_display::rdp::experiment::RdpConfig>, String> {
         use latlab_display::rdp::experiment::{RdpConfig, Server};
         let Some(host) = &self.rdp else { return Ok(None) };
-        let server = if host == "local" {
-            Server::Local
-        } else {
-            Server::Remote(latlab_display::rdp::trust::Target::parse(host)?)
+        let server = match host.as_str() {
+            "local" => Server::Local,
+            "local-xrdp" => Server::LocalXrdp,
+            h => Server::Remote(latlab_display::rdp::trust::Target::parse(h)?),
         };
         Ok(Some(RdpConfig {
             server,

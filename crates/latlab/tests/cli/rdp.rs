@@ -51,7 +51,7 @@ fn an_unreachable_or_non_rdp_server_exits_4_and_no_credentials_exits_2() {
         .args(["display", "latency", "--rdp", "local", "--conditions", "mem"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("unloaded and cpu"));
+        .stderr(predicate::str::contains("unloaded, cpu"));
     latlab(d).args(["display", "latency", "--insecure"]).assert().code(2);
 }
 
@@ -81,7 +81,18 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
-        .args(["display", "latency", "--rdp", "local", "--keys", "24", "--conditions", "unloaded", "--pages", "2"])
+        .args([
+            "display",
+            "latency",
+            "--rdp",
+            "local",
+            "--keys",
+            "24",
+            "--conditions",
+            "unloaded,10mbit",
+            "--pages",
+            "2",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("# latlab display rdp #1"));
@@ -91,6 +102,11 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
     assert_eq!(metric(&rec, "rdp.latency.unloaded.lost"), 0.0, "every glyph found");
     assert!(metric(&rec, "rdp.latency.unloaded.p50") > 0.0);
     assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0, "Page Down in less redrew the page");
+    if nix::unistd::geteuid().is_root() {
+        // Through the shaped link between namespaces (a relay in the server's namespace).
+        assert_eq!(metric(&rec, "rdp.latency.10mbit.lost"), 0.0);
+        assert!(metric(&rec, "rdp.latency.10mbit.p50") > 0.0);
+    }
     assert!(metric(&rec, "rdp.updates.bitmap.count") > 0.0, "latlab decoded the server's bitmaps");
     let cfg = &rec["config"];
     assert_eq!(cfg["desktop"], "1024x768");
@@ -138,4 +154,27 @@ fn a_changed_certificate_exits_5_before_any_credential_is_sent() {
         .stderr(predicate::str::contains("trusting"));
     let text = std::fs::read_to_string(&kh).unwrap();
     assert!(text.starts_with(&server.target()) && text.contains("sha256:"), "{text}");
+}
+
+#[test]
+fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
+    if let Some(why) = latlab_display::rdp::local::xrdp_missing() {
+        return skip(&why);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["display", "latency", "--rdp", "local-xrdp", "--keys", "20", "--conditions", "unloaded", "--pages", "1"])
+        .assert()
+        .success();
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(metric(&rec, "rdp.latency.unloaded.lost"), 0.0, "every glyph found");
+    assert!(metric(&rec, "rdp.updates.slow_bitmap.count") > 0.0, "xrdp's slow-path bitmaps decoded by latlab");
+    assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0);
+    assert!(rec["config"]["server_product"].as_str().unwrap().contains("xrdp"));
+    // The account, its session and the servers are gone.
+    let users = std::fs::read_to_string("/etc/passwd").unwrap();
+    assert!(!users.contains("latlabrdp"), "the run's account was removed");
+    assert!(latlab_display::rdp::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
 }

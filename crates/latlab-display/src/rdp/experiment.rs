@@ -217,6 +217,7 @@ fn open(
 /// What the sessions of a run counted, added up.
 #[derive(Default)]
 struct Totals {
+    /// CPU per stage: receive, decrypt, decompress, decode, blit, slow_path.
     stages: [u64; 6],
     display: u64,
     fastpath: u64,
@@ -322,6 +323,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     let mut remembered = None;
     let mut totals = Totals::default();
     let mut identified = false;
+    let mut op_figures = Vec::new();
     let steps: Vec<Option<Condition>> = match cfg.mode {
         RdpMode::Latency => cfg.conditions.iter().copied().map(Some).collect(),
         RdpMode::Pipeline => vec![Some(Condition::Unloaded)],
@@ -377,7 +379,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     }
                     let at = if matches!(op, Op::PageDown | Op::Menu) { local::DOCUMENT_AT } else { local::SHELL_AT };
                     focus(cfg, &mut s, at)?;
-                    ops(&mut rec, cfg, &mut s, op)?;
+                    let f = ops(&mut rec, cfg, &mut s, op)?;
+                    op_figures.push((op, f));
                     ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             }
@@ -390,6 +393,11 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         drop(link);
     }
     totals.record(&mut rec);
+    let named = match (&product, &target) {
+        (Some(p), t) => format!("{p} at {t}"),
+        (None, t) => format!("the server at {t}"),
+    };
+    super::paper::rows(&mut rec, &named, &op_figures, &totals.stages);
     drop(shadow);
     drop(xrdp);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
@@ -452,11 +460,26 @@ fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) 
     Ok(())
 }
 
+/// What one operation moved, for the paper rows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpFigure {
+    /// Seconds it ran.
+    pub seconds: f64,
+    /// Bytes on the wire each way, headers included.
+    pub down_wire: u64,
+    /// See `down_wire`.
+    pub up_wire: u64,
+    /// Display update bytes (after TLS).
+    pub display: u64,
+    /// Input PDUs sent (a key press and release is one).
+    pub inputs: u64,
+}
+
 /// Header bytes a TCP segment carries on the wire: IPv4 (20) and TCP with timestamps (32), as
 /// seed 003 counted TCP/IP headers (Ethernet's framing not included).
 pub const TCP_IP_HEADER: u64 = 52;
 
-fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<(), ExperimentError> {
+fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<OpFigure, ExperimentError> {
     settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     let before = s.tcp().map_err(ExperimentError::failed)?;
     let (db0, sp0, in0) =
@@ -465,9 +488,12 @@ fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Resu
     let end = start + (cfg.op_seconds * 1e9) as u64;
     let step = match op {
         Op::Idle => end - start,
-        Op::Typing => cfg.interval_ns(),
+        // Seed 003's display figures are for a typist at 100 wpm.
+        Op::Typing => (60e9 / (crate::defaults::CAPACITY_WPM as f64 * crate::defaults::CHARS_PER_WORD)) as u64,
         Op::Mouse => 20_000_000,
-        Op::PageDown | Op::Menu => 500_000_000,
+        // Page Down held, at the key repeat the seed measured (20 a second).
+        Op::PageDown => crate::defaults::SCROLL_REPEAT_MS * 1_000_000,
+        Op::Menu => 500_000_000,
     };
     let (mut i, mut typed) = (0u64, 0usize);
     loop {
@@ -524,7 +550,13 @@ fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Resu
     rec.metric(&format!("{p}.control_bytes_per_s"), all.saturating_sub(display) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.input_bytes_per_s"), (s.counts.input_bytes - in0) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.retransmits"), after.retrans - before.retrans, "count");
-    Ok(())
+    Ok(OpFigure {
+        seconds: secs,
+        down_wire: bin + segs_in * TCP_IP_HEADER,
+        up_wire: bout + segs_out * TCP_IP_HEADER,
+        display: s.counts.display_bytes - db0,
+        inputs: if op == Op::Idle { 0 } else { i },
+    })
 }
 
 /// A real RDP server, measured (issue #38).

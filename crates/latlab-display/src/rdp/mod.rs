@@ -13,6 +13,7 @@
 //! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
 //! | `experiment.rs` | `display latency|ops|pipeline --rdp` as one `Experiment` and its record |
 //! | `link.rs` | a server reached through a shaped link between namespaces (a relay) |
+//! | `paper.rs` | seeds 003 and 000 beside a real server |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
 
 pub mod connect;
@@ -21,6 +22,7 @@ pub mod fastpath;
 pub mod keys;
 pub mod link;
 pub mod local;
+pub mod paper;
 pub mod session;
 pub mod slowpath;
 pub mod trust;

@@ -38,9 +38,9 @@ fn types_into_xterm_through_the_shadow_server_and_finds_every_glyph() {
         snapshot_dir: None,
     };
     let r = measure(&mut s, &plan).expect("typing");
-    eprintln!("{:?} cells {:?} stages {:?} counts {:?}", r.latencies_ns, r.cells, s.stage_times(), s.counts);
+    eprintln!("{:?} cells {:?} stages {:?} counts {:?}", r.latencies_ns, r.cells, s.stage_times(), s.counts());
     assert_eq!(r.lost, 0, "every key's glyph was found");
     assert_eq!(r.latencies_ns.len(), 30);
-    assert!(s.counts.updates.get("bitmap").is_some_and(|b| b.0 > 0), "the server sent bitmaps latlab decoded");
+    assert!(s.counts().updates.get("bitmap").is_some_and(|b| b.0 > 0), "the server sent bitmaps latlab decoded");
     s.close();
 }

@@ -3,9 +3,9 @@
 //! and the client's CPU per stage on the real stream — and names the server in every record.
 
 use super::connect::{ClientSettings, ConnectError, connect, connect_over};
-use super::keys;
 use super::link::{Relay, connect_from};
 use super::local::{self, LocalShadow, LocalXrdp};
+use super::ops::{Op, ops};
 use super::session::{RdpSession, SessionError};
 use super::trust::{Credentials, Target, Trust};
 use super::typing::{TypingPlan, measure, page_downs, settle};
@@ -14,7 +14,6 @@ use crate::latency::Condition;
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::stats::summarize;
-use latlab_sys::clock::monotonic_now;
 use latlab_sys::netlab::NetLab;
 use latlab_sys::record::{Finish, begin};
 use latlab_sys::spin::{SpinLoad, SpinSched};
@@ -40,36 +39,6 @@ pub enum RdpMode {
     Ops,
     /// The client's CPU per stage per MB of the stream.
     Pipeline,
-}
-
-/// A UI operation driven by input (seed 003 §3.3's operations a remote desktop can be sent).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Op {
-    /// No input: what a blinking caret and clocks cost.
-    Idle,
-    /// Letters at the typing rate (erased with Backspace every line).
-    Typing,
-    /// The mouse moving in a circle at 50 events a second.
-    Mouse,
-    /// Page Down twice a second (scrolls a focused document; a shell prompt ignores it).
-    PageDown,
-    /// Keyboard menu navigation: F10, Down arrows, Escape (menus of a focused application).
-    Menu,
-}
-
-impl Op {
-    /// Every operation, in order.
-    pub const ALL: [Op; 5] = [Op::Idle, Op::Typing, Op::Mouse, Op::PageDown, Op::Menu];
-    /// The name in metrics.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Idle => "idle",
-            Op::Typing => "typing",
-            Op::Mouse => "mouse",
-            Op::PageDown => "page_down",
-            Op::Menu => "menu",
-        }
-    }
 }
 
 /// `display … --rdp`.
@@ -239,7 +208,7 @@ impl Totals {
         ]) {
             *a += b;
         }
-        let c = &s.counts;
+        let c = s.counts();
         (self.display, self.fastpath, self.slowpath) =
             (self.display + c.display_bytes, self.fastpath + c.fastpath_bytes, self.slowpath + c.slowpath_bytes);
         self.not_drawn += c.not_drawn;
@@ -458,105 +427,6 @@ fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) 
         );
     }
     Ok(())
-}
-
-/// What one operation moved, for the paper rows.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct OpFigure {
-    /// Seconds it ran.
-    pub seconds: f64,
-    /// Bytes on the wire each way, headers included.
-    pub down_wire: u64,
-    /// See `down_wire`.
-    pub up_wire: u64,
-    /// Display update bytes (after TLS).
-    pub display: u64,
-    /// Input PDUs sent (a key press and release is one).
-    pub inputs: u64,
-}
-
-/// Header bytes a TCP segment carries on the wire: IPv4 (20) and TCP with timestamps (32), as
-/// seed 003 counted TCP/IP headers (Ethernet's framing not included).
-pub const TCP_IP_HEADER: u64 = 52;
-
-fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<OpFigure, ExperimentError> {
-    settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
-    let before = s.tcp().map_err(ExperimentError::failed)?;
-    let (db0, sp0, in0) =
-        (s.counts.display_bytes, s.counts.slowpath_bytes + s.counts.fastpath_bytes, s.counts.input_bytes);
-    let start = monotonic_now();
-    let end = start + (cfg.op_seconds * 1e9) as u64;
-    let step = match op {
-        Op::Idle => end - start,
-        // Seed 003's display figures are for a typist at 100 wpm.
-        Op::Typing => (60e9 / (crate::defaults::CAPACITY_WPM as f64 * crate::defaults::CHARS_PER_WORD)) as u64,
-        Op::Mouse => 20_000_000,
-        // Page Down held, at the key repeat the seed measured (20 a second).
-        Op::PageDown => crate::defaults::SCROLL_REPEAT_MS * 1_000_000,
-        Op::Menu => 500_000_000,
-    };
-    let (mut i, mut typed) = (0u64, 0usize);
-    loop {
-        let due = start + i * step;
-        if due >= end {
-            break;
-        }
-        s.pump_until(due, &mut |_, _| {}).map_err(failed)?;
-        match op {
-            Op::Idle => {}
-            Op::Typing => {
-                if typed == crate::defaults::RDP_KEYS_PER_LINE {
-                    s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
-                    typed = 0;
-                } else {
-                    s.type_keys(&[keys::letter(typed)]).map_err(failed)?;
-                    typed += 1;
-                }
-            }
-            Op::Mouse => {
-                let a = i as f64 * 0.2;
-                s.mouse_to((400.0 + 150.0 * a.cos()) as u16, (300.0 + 150.0 * a.sin()) as u16).map_err(failed)?;
-            }
-            Op::PageDown => {
-                s.type_keys(&[keys::PAGE_DOWN]).map_err(failed)?;
-            }
-            Op::Menu => {
-                let k = match i % 4 {
-                    0 => keys::F10,
-                    3 => keys::ESCAPE,
-                    _ => keys::DOWN,
-                };
-                s.type_keys(&[k]).map_err(failed)?;
-            }
-        }
-        i += 1;
-    }
-    s.pump_until(end, &mut |_, _| {}).map_err(failed)?;
-    if typed > 0 {
-        s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
-    }
-    let secs = (monotonic_now() - start) as f64 / 1e9;
-    let after = s.tcp().map_err(ExperimentError::failed)?;
-    let p = format!("rdp.ops.{}", op.name());
-    let (segs_in, segs_out) = (after.segs_in - before.segs_in, after.segs_out - before.segs_out);
-    let (bin, bout) = (after.bytes_in - before.bytes_in, after.bytes_out - before.bytes_out);
-    rec.metric(&format!("{p}.down_bytes_per_s"), (bin + segs_in * TCP_IP_HEADER) as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.up_bytes_per_s"), (bout + segs_out * TCP_IP_HEADER) as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.down_packets_per_s"), segs_in as f64 / secs, "1/s");
-    rec.metric(&format!("{p}.up_packets_per_s"), segs_out as f64 / secs, "1/s");
-    let display = s.counts.display_bytes - db0;
-    let all = s.counts.slowpath_bytes + s.counts.fastpath_bytes - sp0;
-    rec.metric(&format!("{p}.display_bytes_per_s"), display as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.control_bytes_per_s"), all.saturating_sub(display) as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.input_bytes_per_s"), (s.counts.input_bytes - in0) as f64 / secs, "B/s");
-    rec.metric(&format!("{p}.retransmits"), after.retrans - before.retrans, "count");
-    Ok(OpFigure {
-        seconds: secs,
-        down_wire: bin + segs_in * TCP_IP_HEADER,
-        up_wire: bout + segs_out * TCP_IP_HEADER,
-        display: s.counts.display_bytes - db0,
-        inputs: if op == Op::Idle { 0 } else { i },
-    })
 }
 
 /// A real RDP server, measured (issue #38).

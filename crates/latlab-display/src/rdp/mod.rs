@@ -8,11 +8,13 @@
 //! | `connect.rs` | the connection sequence and what the server presented |
 //! | `fastpath.rs` | fast-path output: headers, latlab's bulk decompression, reassembly |
 //! | `slowpath.rs` | slow-path data PDUs: Update PDUs read by latlab, the rest rebuilt for IronRDP |
+//! | `stream.rs` | latlab's side of the display stream: both paths into the decoder, counted |
 //! | `session.rs` | the active phase: decoding into latlab's framebuffer, stage CPU, input |
 //! | `keys.rs` | the keys typed, as scancodes |
 //! | `typing.rs` | key to screen: typing on deadlines, glyphs found on the decoded screen |
 //! | `experiment.rs` | `display latency|ops|pipeline --rdp` as one `Experiment` and its record |
 //! | `link.rs` | a server reached through a shaped link between namespaces (a relay) |
+//! | `ops.rs` | `display ops --rdp`: operations driven by input, bytes per direction and channel |
 //! | `paper.rs` | seeds 003 and 000 beside a real server |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
 
@@ -22,8 +24,10 @@ pub mod fastpath;
 pub mod keys;
 pub mod link;
 pub mod local;
+pub mod ops;
 pub mod paper;
 pub mod session;
 pub mod slowpath;
+pub mod stream;
 pub mod trust;
 pub mod typing;

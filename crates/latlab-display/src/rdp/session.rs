@@ -5,9 +5,8 @@
 //! events.
 
 use super::connect::{Connection, ServerIdentity, Tls, from_iron};
-use super::fastpath::{FastPathError, FastPathReader, UpdateCode};
-use super::slowpath::{PDUTYPE2_UPDATE, share_data, uncompressed};
-use crate::decoder::{DecodeError, Decoder};
+pub use super::stream::{DisplayStream, SessionCounts, SessionError};
+use super::stream::{Slow, frame_len};
 use crate::fb::Framebuffer;
 use ironrdp_pdu::Action;
 use ironrdp_pdu::input::fast_path::{FastPathInput, FastPathInputEvent, KeyboardFlags};
@@ -16,33 +15,8 @@ use ironrdp_session::image::DecodedImage;
 use ironrdp_session::{ActiveStage, ActiveStageBuilder, ActiveStageOutput};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use latlab_sys::tcpinfo::{TcpCounts, tcp_counts};
-use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::time::Duration;
-use thiserror::Error;
-
-/// Why a session ended early.
-#[derive(Debug, Error)]
-pub enum SessionError {
-    /// The socket failed or closed.
-    #[error("connection: {0}")]
-    Io(#[from] io::Error),
-    /// The server closed the session (logoff, another user took it, an error it reported).
-    #[error("the server ended the session: {0}")]
-    Ended(String),
-    /// A fast-path PDU did not parse or decompress.
-    #[error(transparent)]
-    FastPath(#[from] FastPathError),
-    /// An update did not decode.
-    #[error("display update: {0}")]
-    Decode(#[from] DecodeError),
-    /// IronRDP's session layer refused a slow-path frame.
-    #[error("slow-path frame: {0}")]
-    Slow(String),
-    /// The frame header is not RDP.
-    #[error("not an RDP frame: {0}")]
-    Framing(String),
-}
 
 /// CPU time per client stage, nanoseconds of the session thread (seed 000's stages).
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]
@@ -61,50 +35,19 @@ pub struct StageTimes {
     pub slow_path_ns: u64,
 }
 
-/// What the session counted.
-#[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct SessionCounts {
-    /// Fast-path output PDUs (the I/O channel's display updates).
-    pub fastpath_pdus: u64,
-    /// Their bytes (after TLS).
-    pub fastpath_bytes: u64,
-    /// Bytes of display updates, fast-path PDUs and slow-path Update PDUs together (the
-    /// display channel: xrdp sends its bitmaps slow-path).
-    pub display_bytes: u64,
-    /// Slow-path frames (X.224: control PDUs, slow-path updates and virtual channels).
-    pub slowpath_frames: u64,
-    /// Their bytes.
-    pub slowpath_bytes: u64,
-    /// Updates by kind: count and decompressed bytes.
-    pub updates: BTreeMap<&'static str, (u64, u64)>,
-    /// Updates of a kind latlab's decoder does not draw (drawing orders, surface commands,
-    /// palettes, slow-path graphics): counted, not drawn.
-    pub not_drawn: u64,
-    /// Updates latlab drew on its screen (bitmaps, fast-path or slow-path).
-    pub pictures: u64,
-    /// Input PDUs sent, and their bytes.
-    pub input_pdus: u64,
-    /// See `input_pdus`.
-    pub input_bytes: u64,
-}
-
 /// A live session.
 pub struct RdpSession {
     tls: Tls,
     buf: Vec<u8>,
     stage: ActiveStage,
     iron_image: DecodedImage,
-    fast: FastPathReader,
-    /// latlab's decoder and the framebuffer it draws.
-    pub decoder: Decoder,
+    /// latlab's side of the display stream: decompression, decoding, the framebuffer, counts.
+    pub display: DisplayStream,
     /// The server as it presented itself.
     pub server: ServerIdentity,
-    /// What crossed the session.
-    pub counts: SessionCounts,
     tls_ns: u64,
     slow_ns: u64,
     fastpath_input: bool,
-    io_channel: u16,
     tcp_at_start: TcpCounts,
 }
 
@@ -151,14 +94,11 @@ impl RdpSession {
             buf: leftover,
             stage,
             iron_image: DecodedImage::new(ironrdp_graphics::image_processing::PixelFormat::RgbA32, w, h),
-            fast: FastPathReader::new(compression),
-            decoder: Decoder::new(w as usize, h as usize, server.bpp, [0; 3], true),
+            display: DisplayStream::new(w as usize, h as usize, server.bpp, compression, io_channel),
             server,
-            counts: SessionCounts::default(),
             tls_ns: 0,
             slow_ns: 0,
             fastpath_input,
-            io_channel,
             tcp_at_start,
         };
         for f in redraw {
@@ -169,7 +109,7 @@ impl RdpSession {
 
     /// The screen as latlab decoded it.
     pub fn screen(&self) -> &Framebuffer {
-        &self.decoder.fb
+        &self.display.decoder.fb
     }
 
     /// The client's CPU per stage so far.
@@ -178,9 +118,9 @@ impl RdpSession {
         StageTimes {
             receive_ns,
             decrypt_ns: self.tls_ns.saturating_sub(receive_ns),
-            decompress_ns: self.fast.decompress_ns,
-            decode_ns: self.decoder.times.decode_ns + self.decoder.times.cache_ns,
-            blit_ns: self.decoder.times.blit_ns,
+            decompress_ns: self.display.decompress_ns(),
+            decode_ns: self.display.decoder.times.decode_ns + self.display.decoder.times.cache_ns,
+            blit_ns: self.display.decoder.times.blit_ns,
             slow_path_ns: self.slow_ns,
         }
     }
@@ -203,9 +143,14 @@ impl RdpSession {
         })
     }
 
+    /// What crossed the session.
+    pub fn counts(&self) -> &SessionCounts {
+        &self.display.counts
+    }
+
     /// The compression the server actually uses, once it sent a compressed update.
     pub fn compression_used(&self) -> Option<&'static str> {
-        self.fast.used.map(|c| c.name())
+        self.display.compression_used()
     }
 
     /// Read and apply frames until the monotonic time `deadline_ns`; after each fast-path PDU
@@ -225,9 +170,9 @@ impl RdpSession {
                     Err(_) => break,
                 }
             }
-            while let Some((action, len)) = self.next_frame()? {
+            while let Some((fast, len)) = frame_len(&self.buf)? {
                 let frame: Vec<u8> = self.buf.drain(..len).collect();
-                self.apply(action, &frame, drawn)?;
+                self.apply(if fast { Action::FastPath } else { Action::X224 }, &frame, drawn)?;
             }
             let now = monotonic_now();
             if now >= deadline_ns {
@@ -271,14 +216,6 @@ impl RdpSession {
         Ok(n > 0)
     }
 
-    fn next_frame(&self) -> Result<Option<(Action, usize)>, SessionError> {
-        match ironrdp_pdu::find_size(&self.buf) {
-            Ok(Some(info)) if info.length <= self.buf.len() => Ok(Some((info.action, info.length))),
-            Ok(_) => Ok(None),
-            Err(e) => Err(SessionError::Framing(e.to_string())),
-        }
-    }
-
     fn apply(
         &mut self,
         action: Action,
@@ -287,51 +224,20 @@ impl RdpSession {
     ) -> Result<(), SessionError> {
         match action {
             Action::FastPath => {
-                self.counts.fastpath_pdus += 1;
-                self.counts.fastpath_bytes += frame.len() as u64;
-                self.counts.display_bytes += frame.len() as u64;
-                let mut drew = false;
-                let (decoder, counts) = (&mut self.decoder, &mut self.counts);
-                let mut orders = Vec::new();
-                self.fast.read(frame, |code, data| {
-                    let e = counts.updates.entry(code.name()).or_default();
-                    e.0 += 1;
-                    e.1 += data.len() as u64;
-                    match code {
-                        UpdateCode::Bitmap => {
-                            decoder.apply(data).map_err(|e| FastPathError::Invalid(decode_reason(&e)))?;
-                            drew = true;
-                        }
-                        UpdateCode::Orders
-                        | UpdateCode::SurfaceCommands
-                        | UpdateCode::Palette
-                        | UpdateCode::Other(_) => {
-                            counts.not_drawn += 1;
-                            orders.push(code);
-                        }
-                        UpdateCode::Synchronize | UpdateCode::Pointer => {}
-                    }
-                    Ok(())
-                })?;
-                if drew {
-                    self.counts.pictures += 1;
-                    drawn(&self.decoder.fb, monotonic_now());
+                if self.display.fast_path(frame)? {
+                    drawn(&self.display.decoder.fb, monotonic_now());
                 }
             }
             Action::X224 => {
-                self.counts.slowpath_frames += 1;
-                self.counts.slowpath_bytes += frame.len() as u64;
-                let mut rebuilt = None;
-                if let Some(sd) = share_data(frame, self.io_channel) {
-                    let plain = self.fast.bulk(sd.data, sd.flags)?;
-                    if sd.pdu_type2 == PDUTYPE2_UPDATE {
-                        self.counts.display_bytes += frame.len() as u64;
-                        return self.slow_update(&plain, drawn);
+                let rebuilt = match self.display.slow_path(frame)? {
+                    Slow::Drew(drew) => {
+                        if drew {
+                            drawn(&self.display.decoder.fb, monotonic_now());
+                        }
+                        return Ok(());
                     }
-                    if sd.flags & 0x20 != 0 {
-                        rebuilt = Some(uncompressed(frame, &sd, &plain));
-                    }
-                }
+                    Slow::ToSession(rebuilt) => rebuilt,
+                };
                 let frame = rebuilt.as_deref().unwrap_or(frame);
                 let t = thread_cpu_now();
                 let out = self.stage.process(&mut self.iron_image, Action::X224, frame, None).map_err(|e| {
@@ -345,7 +251,7 @@ impl RdpSession {
                 for o in out {
                     match o {
                         ActiveStageOutput::ResponseFrame(f) if !f.is_empty() => self.write(&f)?,
-                        ActiveStageOutput::GraphicsUpdate(_) => self.counts.not_drawn += 1,
+                        ActiveStageOutput::GraphicsUpdate(_) => self.display.counts.not_drawn += 1,
                         ActiveStageOutput::Terminate(reason) => return Err(SessionError::Ended(format!("{reason:?}"))),
                         ActiveStageOutput::DeactivateAll => {
                             return Err(SessionError::Ended(
@@ -358,31 +264,6 @@ impl RdpSession {
                     }
                 }
             }
-        }
-        Ok(())
-    }
-
-    /// A slow-path Update PDU's data (updateType first), decompressed: bitmaps are drawn by
-    /// latlab's decoder as fast-path ones are.
-    fn slow_update(&mut self, plain: &[u8], drawn: &mut dyn FnMut(&Framebuffer, u64)) -> Result<(), SessionError> {
-        let kind = match plain.first().copied() {
-            Some(0) => "slow_orders",
-            Some(1) => "slow_bitmap",
-            Some(2) => "slow_palette",
-            Some(3) => "slow_synchronize",
-            _ => "slow_other",
-        };
-        let e = self.counts.updates.entry(kind).or_default();
-        e.0 += 1;
-        e.1 += plain.len() as u64;
-        match kind {
-            "slow_bitmap" => {
-                self.decoder.apply(plain)?;
-                self.counts.pictures += 1;
-                drawn(&self.decoder.fb, monotonic_now());
-            }
-            "slow_synchronize" => {}
-            _ => self.counts.not_drawn += 1,
         }
         Ok(())
     }
@@ -402,8 +283,8 @@ impl RdpSession {
         }
         let pdu = FastPathInput::new(events).map_err(|e| SessionError::Slow(e.to_string()))?;
         let bytes = ironrdp_core::encode_vec(&pdu).map_err(|e| SessionError::Slow(e.to_string()))?;
-        self.counts.input_pdus += 1;
-        self.counts.input_bytes += bytes.len() as u64;
+        self.display.counts.input_pdus += 1;
+        self.display.counts.input_bytes += bytes.len() as u64;
         self.write(&bytes)?;
         Ok(monotonic_now())
     }
@@ -450,13 +331,5 @@ impl RdpSession {
             }
         }
         let _ = self.tls.sock.tcp.shutdown(std::net::Shutdown::Both);
-    }
-}
-
-fn decode_reason(e: &DecodeError) -> &'static str {
-    match e {
-        DecodeError::Update(_) => "a bitmap update did not parse",
-        DecodeError::Rle(_) => "an interleaved-RLE bitmap did not decode",
-        DecodeError::Invalid(s) => s,
     }
 }

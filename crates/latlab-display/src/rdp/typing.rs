@@ -78,7 +78,7 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     // A server may draw nothing for a while after the connection (xrdp attaching to its X
     // session): wait for a first picture before waiting for quiet.
     let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
-    while s.counts.pictures == 0 {
+    while s.counts().pictures == 0 {
         if monotonic_now() >= until {
             return Err(format!(
                 "the server drew nothing in {} s after the connection",
@@ -103,7 +103,7 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
         }
     }
     let cells = learn_cells(&before, &shots[0], &shots[1], roi).map_err(|e| {
-        let c = &s.counts;
+        let c = s.counts();
         format!(
             "{e}; the server sent {} fast-path PDUs ({} bytes; updates {:?}) and {} slow-path frames, {} updates latlab \
              does not draw",
@@ -208,7 +208,7 @@ pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64)
     let mut lost = 0;
     for _ in 0..n {
         settle(s, settle_ns, timeout_ns).map_err(err)?;
-        let b0 = s.counts.display_bytes;
+        let b0 = s.counts().display_bytes;
         let sent = s.type_keys(&[keys::PAGE_DOWN]).map_err(err)?;
         let mut last: Option<u64> = None;
         loop {
@@ -221,7 +221,7 @@ pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64)
             s.pump_until(now + 5_000_000, &mut |_, t| last = Some(t)).map_err(err)?;
         }
         match last {
-            Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts.display_bytes - b0 }),
+            Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts().display_bytes - b0 }),
             None => lost += 1,
         }
     }

@@ -1,0 +1,199 @@
+//! latlab's side of a real server's display stream, apart from the socket: fast-path PDUs
+//! and slow-path Update PDUs through the connection's one bulk decompressor into latlab's
+//! decoder and framebuffer, with what they counted. The fuzz target drives it with any bytes.
+
+use super::fastpath::{FastPathError, FastPathReader, UpdateCode};
+use super::slowpath::{PDUTYPE2_UPDATE, share_data, uncompressed};
+use crate::decoder::{DecodeError, Decoder};
+use std::collections::BTreeMap;
+use std::io;
+use thiserror::Error;
+
+/// Why a session ended early.
+#[derive(Debug, Error)]
+pub enum SessionError {
+    /// The socket failed or closed.
+    #[error("connection: {0}")]
+    Io(#[from] io::Error),
+    /// The server closed the session (logoff, another user took it, an error it reported).
+    #[error("the server ended the session: {0}")]
+    Ended(String),
+    /// A fast-path PDU did not parse or decompress.
+    #[error(transparent)]
+    FastPath(#[from] FastPathError),
+    /// An update did not decode.
+    #[error("display update: {0}")]
+    Decode(#[from] DecodeError),
+    /// IronRDP's session layer refused a slow-path frame.
+    #[error("slow-path frame: {0}")]
+    Slow(String),
+    /// The frame header is not RDP.
+    #[error("not an RDP frame: {0}")]
+    Framing(String),
+}
+
+/// What the session counted.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct SessionCounts {
+    /// Fast-path output PDUs (the I/O channel's display updates).
+    pub fastpath_pdus: u64,
+    /// Their bytes (after TLS).
+    pub fastpath_bytes: u64,
+    /// Bytes of display updates, fast-path PDUs and slow-path Update PDUs together (the
+    /// display channel: xrdp sends its bitmaps slow-path).
+    pub display_bytes: u64,
+    /// Slow-path frames (X.224: control PDUs, slow-path updates and virtual channels).
+    pub slowpath_frames: u64,
+    /// Their bytes.
+    pub slowpath_bytes: u64,
+    /// Updates by kind: count and decompressed bytes.
+    pub updates: BTreeMap<&'static str, (u64, u64)>,
+    /// Updates of a kind latlab's decoder does not draw (drawing orders, surface commands,
+    /// palettes, slow-path graphics): counted, not drawn.
+    pub not_drawn: u64,
+    /// Updates latlab drew on its screen (bitmaps, fast-path or slow-path).
+    pub pictures: u64,
+    /// Input PDUs sent, and their bytes.
+    pub input_pdus: u64,
+    /// See `input_pdus`.
+    pub input_bytes: u64,
+}
+
+/// What a slow-path frame came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Slow {
+    /// An Update PDU latlab read itself; whether it drew.
+    Drew(bool),
+    /// A frame for IronRDP's session layer: as it came (`None`), or rebuilt uncompressed.
+    ToSession(Option<Vec<u8>>),
+}
+
+/// Decompression, decoding and the screen of one connection.
+pub struct DisplayStream {
+    fast: FastPathReader,
+    /// latlab's decoder and the framebuffer it draws.
+    pub decoder: Decoder,
+    /// What crossed the session.
+    pub counts: SessionCounts,
+    io_channel: u16,
+}
+
+impl DisplayStream {
+    /// A `width × height` screen at `bpp` for a connection that negotiated `compression`, whose
+    /// I/O channel is `io_channel`.
+    pub fn new(
+        width: usize,
+        height: usize,
+        bpp: u32,
+        compression: Option<latlab_rdp::CompressionType>,
+        io_channel: u16,
+    ) -> Self {
+        Self {
+            fast: FastPathReader::new(compression),
+            decoder: Decoder::new(width, height, bpp, [0; 3], true),
+            counts: SessionCounts::default(),
+            io_channel,
+        }
+    }
+
+    /// CPU time in bulk decompression so far, ns.
+    pub fn decompress_ns(&self) -> u64 {
+        self.fast.decompress_ns
+    }
+
+    /// The compression the server actually uses, once it sent a compressed packet.
+    pub fn compression_used(&self) -> Option<&'static str> {
+        self.fast.used.map(|c| c.name())
+    }
+
+    /// One fast-path output PDU (its whole bytes); returns whether it drew.
+    pub fn fast_path(&mut self, frame: &[u8]) -> Result<bool, SessionError> {
+        self.counts.fastpath_pdus += 1;
+        self.counts.fastpath_bytes += frame.len() as u64;
+        self.counts.display_bytes += frame.len() as u64;
+        let mut drew = false;
+        let (decoder, counts) = (&mut self.decoder, &mut self.counts);
+        self.fast.read(frame, |code, data| {
+            let e = counts.updates.entry(code.name()).or_default();
+            e.0 += 1;
+            e.1 += data.len() as u64;
+            match code {
+                UpdateCode::Bitmap => {
+                    decoder.apply(data).map_err(|e| FastPathError::Invalid(decode_reason(&e)))?;
+                    drew = true;
+                }
+                UpdateCode::Orders | UpdateCode::SurfaceCommands | UpdateCode::Palette | UpdateCode::Other(_) => {
+                    counts.not_drawn += 1;
+                }
+                UpdateCode::Synchronize | UpdateCode::Pointer => {}
+            }
+            Ok(())
+        })?;
+        if drew {
+            self.counts.pictures += 1;
+        }
+        Ok(drew)
+    }
+
+    /// One slow-path frame: an Update PDU on the I/O channel is read here; anything else goes
+    /// on to IronRDP, decompressed first when the server compressed it (every flagged packet
+    /// passes the one decompressor, so its history stays the server's).
+    pub fn slow_path(&mut self, frame: &[u8]) -> Result<Slow, SessionError> {
+        self.counts.slowpath_frames += 1;
+        self.counts.slowpath_bytes += frame.len() as u64;
+        let Some(sd) = share_data(frame, self.io_channel) else { return Ok(Slow::ToSession(None)) };
+        let plain = self.fast.bulk(sd.data, sd.flags)?;
+        if sd.pdu_type2 == PDUTYPE2_UPDATE {
+            self.counts.display_bytes += frame.len() as u64;
+            return self.slow_update(&plain).map(Slow::Drew);
+        }
+        Ok(Slow::ToSession((sd.flags & 0x20 != 0).then(|| uncompressed(frame, &sd, &plain))))
+    }
+
+    /// A slow-path Update PDU's data (updateType first), decompressed: bitmaps are drawn by
+    /// latlab's decoder as fast-path ones are.
+    fn slow_update(&mut self, plain: &[u8]) -> Result<bool, SessionError> {
+        let kind = match plain.first().copied() {
+            Some(0) => "slow_orders",
+            Some(1) => "slow_bitmap",
+            Some(2) => "slow_palette",
+            Some(3) => "slow_synchronize",
+            _ => "slow_other",
+        };
+        let e = self.counts.updates.entry(kind).or_default();
+        e.0 += 1;
+        e.1 += plain.len() as u64;
+        match kind {
+            "slow_bitmap" => {
+                self.decoder.apply(plain)?;
+                self.counts.pictures += 1;
+                Ok(true)
+            }
+            "slow_synchronize" => Ok(false),
+            _ => {
+                self.counts.not_drawn += 1;
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// The length of the first whole frame in `buf` and whether it is fast-path, once it is all
+/// there (`Ok(None)` until then).
+pub fn frame_len(buf: &[u8]) -> Result<Option<(bool, usize)>, SessionError> {
+    match ironrdp_pdu::find_size(buf) {
+        Ok(Some(info)) if info.length <= buf.len() => {
+            Ok(Some((info.action == ironrdp_pdu::Action::FastPath, info.length.max(1))))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => Err(SessionError::Framing(e.to_string())),
+    }
+}
+
+fn decode_reason(e: &DecodeError) -> &'static str {
+    match e {
+        DecodeError::Update(_) => "a bitmap update did not parse",
+        DecodeError::Rle(_) => "an interleaved-RLE bitmap did not decode",
+        DecodeError::Invalid(s) => s,
+    }
+}

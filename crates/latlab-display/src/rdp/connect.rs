@@ -124,6 +124,28 @@ impl Write for Wire {
 /// The TLS stream of a connection.
 pub type Tls = rustls::StreamOwned<rustls::ClientConnection, Wire>;
 
+/// The TLS stream, noting whether a TPKT (an MCS PDU, after CredSSP's DER messages) was sent.
+struct Watch {
+    inner: Tls,
+    tpkt_sent: bool,
+}
+
+impl Read for Watch {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+impl Write for Watch {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tpkt_sent |= buf.first() == Some(&3);
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// An open, activated connection.
 pub struct Connection {
     /// The TLS stream.
@@ -384,7 +406,8 @@ pub fn connect_over(
         ironrdp_connector::Credentials::UsernamePassword { username: creds.user, password: creds.password };
     connector.config.domain = creds.domain;
     let upgraded = ironrdp_blocking::mark_as_upgraded(should_upgrade, &mut connector);
-    let mut framed = ironrdp_blocking::Framed::new(tls);
+    let nla = connector.should_perform_credssp();
+    let mut framed = ironrdp_blocking::Framed::new(Watch { inner: tls, tpkt_sent: false });
     let outcome = ironrdp_blocking::connect_finalize(
         upgraded,
         connector,
@@ -394,9 +417,22 @@ pub fn connect_over(
         public_key,
         None,
     )
-    .map_err(|e| classify(&name, e))?;
+    .map_err(|e| {
+        // A server that refuses NLA credentials often just closes the connection: if it did
+        // so before latlab sent its first MCS PDU, CredSSP is where it stopped.
+        let in_credssp = nla && !framed.get_inner().0.tpkt_sent;
+        let chain = chain(&e);
+        if in_credssp
+            && (chain.contains("not enough bytes") || chain.contains("UnexpectedEof") || chain.contains("reset"))
+        {
+            ConnectError::Auth(name.clone(), format!("the server closed the connection during NLA (CredSSP): {chain}"))
+        } else {
+            classify(&name, e)
+        }
+    })?;
     let result = outcome.into_connected().map_err(|e| classify(&name, e))?;
-    let (tls, leftover) = framed.into_inner();
+    let (watch, leftover) = framed.into_inner();
+    let tls = watch.inner;
     let server = ServerIdentity {
         target: name,
         security,

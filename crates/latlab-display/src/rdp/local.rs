@@ -72,8 +72,15 @@ fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) -> R
 }
 
 impl LocalShadow {
-    /// Start Xvfb, an xterm on it and the shadow server; returns once the port accepts.
+    /// Start Xvfb, an xterm on it and the shadow server (TLS, no authentication); returns once
+    /// the port accepts.
     pub fn start() -> Result<Self, String> {
+        Self::start_with(None)
+    }
+
+    /// [`LocalShadow::start`], requiring NLA against the NTLM accounts of `sam_file`
+    /// (`USER:DOMAIN:LMHASH:NTHASH:::` lines) when given.
+    pub fn start_with(sam_file: Option<&std::path::Path>) -> Result<Self, String> {
         if let Some(m) = missing() {
             return Err(m);
         }
@@ -119,15 +126,13 @@ impl LocalShadow {
             ]),
             "xterm",
         )?);
-        me.children.push(spawn(
-            Command::new("freerdp-shadow-cli").env("DISPLAY", &d).args([
-                &format!("/port:{port}"),
-                "/bind-address:127.0.0.1",
-                "-auth",
-                "/sec:tls",
-            ]),
-            "freerdp-shadow-cli",
-        )?);
+        let mut args = vec![format!("/port:{port}"), "/bind-address:127.0.0.1".into()];
+        match sam_file {
+            None => args.extend(["-auth".into(), "/sec:tls".into()]),
+            Some(sam) => args.extend(["+auth".into(), "/sec:nla".into(), format!("/sam-file:{}", sam.display())]),
+        }
+        me.children
+            .push(spawn(Command::new("freerdp-shadow-cli").env("DISPLAY", &d).args(&args), "freerdp-shadow-cli")?);
         wait_for("freerdp-shadow-cli", Duration::from_secs(15), || {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
         })?;

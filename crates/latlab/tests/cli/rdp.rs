@@ -178,3 +178,59 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     assert!(!users.contains("latlabrdp"), "the run's account was removed");
     assert!(latlab_display::rdp::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
 }
+
+#[test]
+fn a_wrong_password_under_nla_exits_5_and_the_right_one_measures() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    use md4::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // FreeRDP's SAM file: USER:DOMAIN:LMHASH:NTHASH:::, the NT hash being MD4 of the UTF-16LE
+    // password.
+    let utf16: Vec<u8> = "Right-Pass-1".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+    let nt: String = md4::Md4::digest(&utf16).iter().map(|b| format!("{b:02x}")).collect();
+    let sam = d.join("sam");
+    std::fs::write(&sam, format!("typist::{}:{nt}:::\n", "0".repeat(32))).unwrap();
+    let server = LocalShadow::start_with(Some(&sam)).unwrap();
+    latlab(d)
+        .args([
+            "display",
+            "latency",
+            "--rdp",
+            &server.target(),
+            "--insecure",
+            "--keys",
+            "4",
+            "--conditions",
+            "unloaded",
+        ])
+        .env("LATLAB_RDP_USER", "typist")
+        .env("LATLAB_RDP_PASSWORD", "wrong")
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains("refused the credentials"));
+    latlab(d)
+        .args([
+            "display",
+            "latency",
+            "--rdp",
+            &server.target(),
+            "--insecure",
+            "--keys",
+            "4",
+            "--conditions",
+            "unloaded",
+            "--pages",
+            "0",
+        ])
+        .env("LATLAB_RDP_USER", "typist")
+        .env("LATLAB_RDP_PASSWORD", "Right-Pass-1")
+        .assert()
+        .success();
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(rec["config"]["security"].as_str().unwrap().to_lowercase().contains("hybrid"), "NLA: {}", rec["config"]);
+    assert!(!String::from_utf8_lossy(&json).contains("Right-Pass-1"), "the password is never stored");
+}

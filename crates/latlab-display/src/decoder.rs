@@ -147,6 +147,11 @@ impl Decoder {
     /// Pixels of a bitmap (RLE or raw, bottom-up on the wire), top-down.
     fn bitmap(&mut self, compressed: Option<bool>, data: &[u8], w: usize, h: usize) -> Result<Vec<u8>, DecodeError> {
         let ps = self.fb.ps;
+        // A bitmap is never larger than the screen it is drawn on: a hostile size must not
+        // make the client allocate gigabytes before the data is found short.
+        if w.saturating_mul(h) > self.fb.width * self.fb.height {
+            return Err(DecodeError::Invalid("a bitmap larger than the screen"));
+        }
         let mut out = Vec::with_capacity(w * h * ps);
         match compressed {
             Some(_) => {

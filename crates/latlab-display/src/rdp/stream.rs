@@ -197,3 +197,73 @@ fn decode_reason(e: &DecodeError) -> &'static str {
         DecodeError::Invalid(s) => s,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fb::Area;
+    use latlab_rdp::bitmap::{BitmapRect, encode_bitmap_update};
+
+    fn fastpath(update: &[u8]) -> Vec<u8> {
+        let n = update.len() + 6;
+        let mut f = vec![0, 0x80 | (n >> 8) as u8, n as u8, 0x01];
+        f.extend_from_slice(&(update.len() as u16).to_le_bytes());
+        f.extend_from_slice(update);
+        f
+    }
+
+    fn slowpath(update: &[u8]) -> Vec<u8> {
+        let mut user = Vec::new();
+        user.extend_from_slice(&((18 + update.len()) as u16).to_le_bytes());
+        user.extend_from_slice(&[0x17, 0, 0xEA, 0x03, 0xEA, 0x03, 0x01, 0x00, 0, 1]);
+        user.extend_from_slice(&(update.len() as u16).to_le_bytes());
+        user.extend_from_slice(&[PDUTYPE2_UPDATE, 0, 0, 0]);
+        user.extend_from_slice(update);
+        let mut f = vec![3, 0, 0, 0, 2, 0xF0, 0x80, 0x68, 0, 1, 0x03, 0xEB, 0x70];
+        f.extend_from_slice(&[0x80 | (user.len() >> 8) as u8, user.len() as u8]);
+        f.extend_from_slice(&user);
+        let n = f.len() as u16;
+        f[2..4].copy_from_slice(&n.to_be_bytes());
+        f
+    }
+
+    fn white(x: u16, y: u16, w: u16, h: u16) -> Vec<u8> {
+        encode_bitmap_update(&[BitmapRect {
+            dest: [x, y, x + w - 1, y + h - 1],
+            width: w,
+            height: h,
+            bpp: 16,
+            compressed: None,
+            data: vec![0xFF; w as usize * h as usize * 2],
+        }])
+    }
+
+    #[test]
+    fn both_paths_draw_on_the_one_screen_and_count() {
+        let mut d = DisplayStream::new(32, 16, 16, None, 1003);
+        assert!(d.fast_path(&fastpath(&white(0, 0, 4, 2))).unwrap());
+        assert_eq!(d.decoder.fb.solid(Area::new(0, 0, 4, 2)), Some(0xFFFF));
+        let f = slowpath(&white(8, 4, 4, 2));
+        assert_eq!(frame_len(&f).unwrap(), Some((false, f.len())));
+        assert_eq!(d.slow_path(&f).unwrap(), Slow::Drew(true));
+        assert_eq!(d.decoder.fb.solid(Area::new(8, 4, 4, 2)), Some(0xFFFF));
+        assert_eq!(d.counts.pictures, 2);
+        assert_eq!(d.counts.updates["bitmap"].0, 1);
+        assert_eq!(d.counts.updates["slow_bitmap"].0, 1);
+        assert_eq!(d.counts.display_bytes, (fastpath(&white(0, 0, 4, 2)).len() + f.len()) as u64);
+        // Another channel's frame goes on to IronRDP untouched.
+        let mut other = f.clone();
+        other[11] = 0xEC;
+        assert_eq!(d.slow_path(&other).unwrap(), Slow::ToSession(None));
+    }
+
+    #[test]
+    fn a_bitmap_larger_than_the_screen_is_an_error_not_an_allocation() {
+        let mut d = DisplayStream::new(32, 16, 16, None, 1003);
+        let mut huge = white(0, 0, 2, 1);
+        // width and height 65535 (TS_BITMAP_DATA's fields 5 and 6), data still 4 bytes.
+        huge[12..16].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF]);
+        assert!(d.fast_path(&fastpath(&huge)).is_err());
+        assert!(d.slow_path(&slowpath(&huge)).is_err());
+    }
+}

@@ -400,8 +400,17 @@ fn pages(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -
 }
 
 fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -> Result<(), ExperimentError> {
+    let cpu = |s: &RdpSession| {
+        let t = s.stage_times();
+        t.receive_ns + t.decrypt_ns + t.decompress_ns + t.decode_ns + t.blit_ns + t.slow_path_ns
+    };
+    let cpu0 = cpu(s);
     let r = measure(s, &plan(cfg)).map_err(ExperimentError::failed)?;
     let p = format!("rdp.latency.{name}");
+    // Where a key's time goes: the network's round trip (the kernel's smoothed RTT), latlab's
+    // own client CPU per key (every stage, warm-up and erasing included), the rest the server.
+    rec.metric(&format!("{p}.client_cpu_per_key"), (cpu(s) - cpu0) as f64 / cfg.keys as f64, "ns");
+    rec.metric(&format!("{p}.tcp_rtt"), s.tcp().map_err(ExperimentError::failed)?.rtt_ns, "ns");
     let lat: Vec<i64> = r.latencies_ns.iter().map(|&v| v as i64).collect();
     if let Some(sm) = summarize(&lat) {
         for (q, v) in [("min", sm.min), ("p50", sm.p50), ("p95", sm.p95), ("p99", sm.p99), ("max", sm.max)] {

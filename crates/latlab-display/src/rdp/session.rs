@@ -140,6 +140,7 @@ impl RdpSession {
             bytes_in: now.bytes_in - s.bytes_in,
             bytes_out: now.bytes_out - s.bytes_out,
             retrans: now.retrans - s.retrans,
+            rtt_ns: now.rtt_ns,
         })
     }
 

@@ -64,6 +64,8 @@ pub struct RdpConfig {
     pub op_seconds: f64,
     /// Page Downs per condition of `latency`.
     pub pages: u32,
+    /// The operations of `ops`, in order.
+    pub ops: Vec<Op>,
     /// The credentials file, if given (else the environment or a prompt).
     pub credentials: Option<PathBuf>,
     /// The known-hosts file, or none for `--insecure`.
@@ -87,6 +89,7 @@ impl Default for RdpConfig {
             compression: Some("xcrush".into()),
             op_seconds: crate::defaults::RDP_OP_SECONDS,
             pages: crate::defaults::LATENCY_PAGES,
+            ops: Op::ALL.to_vec(),
             credentials: None,
             known_hosts: Some(super::trust::default_known_hosts()),
             roi: None,
@@ -124,6 +127,9 @@ impl RdpConfig {
         }
         if !(1..=1000).contains(&self.wpm) {
             return Err(format!("--wpm {}: from 1 to 1000", self.wpm));
+        }
+        if self.mode == RdpMode::Ops && self.ops.is_empty() {
+            return Err("--rdp-ops: at least one operation".into());
         }
         if !(0.5..=3600.0).contains(&self.op_seconds) {
             return Err(format!("--op-seconds {}: from 0.5 to 3600", self.op_seconds));
@@ -342,7 +348,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                 ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             None => {
-                for op in Op::ALL {
+                for op in cfg.ops.iter().copied() {
                     if latlab_sys::interrupt::stop_requested() {
                         break;
                     }
@@ -465,7 +471,7 @@ impl Experiment for DisplayRdp {
         match cfg.mode {
             RdpMode::Latency => cfg.conditions.len() as u64,
             RdpMode::Pipeline => 1,
-            RdpMode::Ops => Op::ALL.len() as u64,
+            RdpMode::Ops => cfg.ops.len() as u64,
         }
     }
     fn announce(cfg: &RdpConfig) -> String {
@@ -475,7 +481,7 @@ impl Experiment for DisplayRdp {
             Server::Remote(t) => format!("the RDP server at {t}"),
         };
         match cfg.mode {
-            RdpMode::Ops => format!("display ops --rdp: {} operations of {} s on {who}", Op::ALL.len(), cfg.op_seconds),
+            RdpMode::Ops => format!("display ops --rdp: {} operations of {} s on {who}", cfg.ops.len(), cfg.op_seconds),
             _ => format!(
                 "display --rdp: {} keys at {} wpm under {} on {who}",
                 cfg.keys,

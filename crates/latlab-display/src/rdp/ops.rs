@@ -7,7 +7,7 @@ use super::session::{RdpSession, SessionError};
 use super::typing::settle;
 use latlab_model::experiment::ExperimentError;
 use latlab_model::record::RunRecord;
-use latlab_sys::clock::monotonic_now;
+use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
 /// A UI operation driven by input (seed 003 §3.3's operations a remote desktop can be sent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -27,6 +27,14 @@ pub enum Op {
 impl Op {
     /// Every operation, in order.
     pub const ALL: [Op; 5] = [Op::Idle, Op::Typing, Op::Mouse, Op::PageDown, Op::Menu];
+    /// The operation a name stands for.
+    pub fn parse(s: &str) -> Result<Op, String> {
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name() == s.trim())
+            .ok_or_else(|| format!("unknown operation '{s}': {}", Op::ALL.map(|o| o.name()).join(", ")))
+    }
+
     /// The name in metrics.
     pub fn name(self) -> &'static str {
         match self {
@@ -64,6 +72,9 @@ pub fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> 
     let (db0, sp0, in0) =
         (s.counts().display_bytes, s.counts().slowpath_bytes + s.counts().fastpath_bytes, s.counts().input_bytes);
     let start = monotonic_now();
+    // The session is one thread: its CPU is all latlab's client does (TLS, IronRDP's control
+    // PDUs, decompressing, decoding, drawing, input), the figure set beside another client's.
+    let cpu0 = thread_cpu_now();
     let end = start + (cfg.op_seconds * 1e9) as u64;
     let step = match op {
         Op::Idle => end - start,
@@ -115,6 +126,7 @@ pub fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> 
         s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
     }
     let secs = (monotonic_now() - start) as f64 / 1e9;
+    let cpu = thread_cpu_now() - cpu0;
     let after = s.tcp().map_err(ExperimentError::failed)?;
     let p = format!("rdp.ops.{}", op.name());
     let (segs_in, segs_out) = (after.segs_in - before.segs_in, after.segs_out - before.segs_out);
@@ -129,6 +141,10 @@ pub fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> 
     rec.metric(&format!("{p}.control_bytes_per_s"), all.saturating_sub(display) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.input_bytes_per_s"), (s.counts().input_bytes - in0) as f64 / secs, "B/s");
     rec.metric(&format!("{p}.retransmits"), after.retrans - before.retrans, "count");
+    rec.metric(&format!("{p}.client_cpu"), cpu as f64 / secs / 1e9, "ratio");
+    if bin > 0 {
+        rec.metric(&format!("{p}.client_cpu_per_mb"), cpu as f64 / (bin as f64 / 1e6), "ns/MB");
+    }
     Ok(OpFigure {
         seconds: secs,
         down_wire: bin + segs_in * TCP_IP_HEADER,

@@ -393,6 +393,10 @@ pub struct DisplayOps {
     /// Seconds of each operation on a real server (`--rdp`).
     #[arg(long, default_value_t = latlab_display::defaults::RDP_OP_SECONDS, requires = "rdp")]
     pub op_seconds: f64,
+    /// Operations on a real server, comma-separated: idle, typing, mouse, page_down, menu
+    /// (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = latlab_display::rdp::ops::Op::parse, requires = "rdp")]
+    pub rdp_ops: Vec<latlab_display::rdp::ops::Op>,
     /// A real RDP server instead of latlab's own stream.
     #[command(flatten)]
     pub real: RdpArgs,

@@ -36,6 +36,9 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         DisplayCommand::Ops(o) => {
             if let Some(mut cfg) = o.real.config(RdpMode::Ops).map_err(crate::runner::usage)? {
                 cfg.op_seconds = o.op_seconds;
+                if !o.rdp_ops.is_empty() {
+                    cfg.ops = o.rdp_ops;
+                }
                 return measure::<DisplayRdp>(db, cfg);
             }
             let d = OpsConfig::default();

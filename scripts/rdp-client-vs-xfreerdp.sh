@@ -7,7 +7,7 @@
 # compression and no graphics pipeline, so the server sends both the same bitmap updates.
 #
 # CPU: xfreerdp's process (utime + stime from /proc, every thread: network, decoding,
-# drawing); latlab's session thread (rdp.ops.idle.client_cpu_per_mb: TLS, control PDUs,
+# drawing, over latlab's whole run); latlab's session thread (rdp.ops.idle.client_cpu_per_mb: TLS, control PDUs,
 # decompression, decoding, drawing). Bytes: each connection's TCP payload received, from the
 # kernel (`ss -ti` for xfreerdp's, TCP_INFO for latlab's).
 #
@@ -67,23 +67,23 @@ bytes_of() {
         index($0, pid) { want = 1; next }
         want { for (i = 1; i <= NF; i++) if ($i ~ /^bytes_received:/) { split($i, a, ":"); print a[2]; exit } }'
 }
-c0=$(cpu_of "$xpid"); b0=$(bytes_of "$xpid")
+c0=$(cpu_of "$xpid"); b0=$(bytes_of "$xpid"); t0=$(date +%s%N)
 LATLAB_RDP_USER=latlab LATLAB_RDP_PASSWORD=unused "$latlab" --db "$dir/l.db" display ops --rdp "127.0.0.1:$port" \
     --insecure --rdp-ops idle --op-seconds "$seconds" --rdp-bpp 16 --rdp-compression ncrush >/dev/null
-c1=$(cpu_of "$xpid"); b1=$(bytes_of "$xpid")
+c1=$(cpu_of "$xpid"); b1=$(bytes_of "$xpid"); t1=$(date +%s%N)
 "$latlab" --db "$dir/l.db" export 1 --format json > "$dir/l.json"
-python3 - "$dir/l.json" "$c0" "$c1" "$b0" "$b1" "$ticks" <<'EOF'
+python3 - "$dir/l.json" "$c0" "$c1" "$b0" "$b1" "$ticks" "$t0" "$t1" <<'EOF'
 import json, sys
 rec = json.load(open(sys.argv[1]))
 m = {x["name"]: x["value"] for x in rec["metrics"]}
-c0, c1, b0, b1, ticks = (float(v) for v in sys.argv[2:7])
+c0, c1, b0, b1, ticks, t0, t1 = (float(v) for v in sys.argv[2:9])
 x_cpu_ns = (c1 - c0) / ticks * 1e9
 x_mb = (b1 - b0) / 1e6
 l_per_mb = m.get("rdp.ops.idle.client_cpu_per_mb")
 if x_mb <= 0 or l_per_mb is None:
     sys.exit("rdp-client-vs-xfreerdp: a client received nothing")
 x_per_mb = x_cpu_ns / x_mb
-print(f"xfreerdp: {x_cpu_ns / 1e6:.0f} ms CPU for {x_mb:.2f} MB = {x_per_mb / 1e6:.1f} ms per MB")
+print(f"xfreerdp: {x_cpu_ns / 1e6:.0f} ms CPU for {x_mb:.2f} MB = {x_per_mb / 1e6:.1f} ms per MB ({x_mb / ((t1 - t0) / 1e9) * 1e3:.0f} kB/s received, {100 * x_cpu_ns / (t1 - t0):.1f} % of a core)")
 print(f"latlab:   {l_per_mb / 1e6:.1f} ms per MB (display {m['rdp.ops.idle.display_bytes_per_s'] / 1e3:.0f} kB/s, its session at {100 * m['rdp.ops.idle.client_cpu']:.1f} % of a core)")
-print(f"latlab / xfreerdp CPU per MB: {l_per_mb / x_per_mb:.2f}")
+print(f"latlab / xfreerdp CPU per MB: {l_per_mb / x_per_mb:.2f}; CPU watching the same screen: {m['rdp.ops.idle.client_cpu'] / (x_cpu_ns / (t1 - t0)):.2f}")
 EOF

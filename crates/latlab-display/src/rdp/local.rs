@@ -49,6 +49,16 @@ pub struct LocalShadow {
     document: std::path::PathBuf,
 }
 
+/// Start `cmd` with no terminal, its output dropped.
+fn spawn(cmd: &mut Command, name: &str) -> Result<Child, String> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{name}: {e}"))
+}
+
+/// The long document `less` pages through: 20,000 numbered lines.
+fn document_text() -> String {
+    (1..=20_000).map(|i| format!("{i:6}  the quick brown fox jumps over the lazy dog {}\n", i * 7919 % 10007)).collect()
+}
+
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
@@ -87,19 +97,9 @@ impl LocalShadow {
         let display = free_display().ok_or("no free X display number in 40..400")?;
         let port = free_port().map_err(|e| format!("no free port: {e}"))?;
         let document = std::env::temp_dir().join(format!("latlab-rdp-document-{}-{display}.txt", std::process::id()));
-        let text: String = (1..=20_000)
-            .map(|i| format!("{i:6}  the quick brown fox jumps over the lazy dog {}\n", i * 7919 % 10007))
-            .collect();
-        std::fs::write(&document, text).map_err(|e| format!("{}: {e}", document.display()))?;
+        std::fs::write(&document, document_text()).map_err(|e| format!("{}: {e}", document.display()))?;
         let mut me = Self { port, display, children: Vec::new(), document };
         let d = format!(":{display}");
-        let spawn = |cmd: &mut Command, name: &str| {
-            cmd.stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("{name}: {e}"))
-        };
         let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
         me.children.push(spawn(Command::new("Xvfb").args([&d, "-screen", "0", &screen, "-nolisten", "tcp"]), "Xvfb")?);
         let sock = format!("/tmp/.X11-unix/X{display}");
@@ -268,10 +268,7 @@ impl LocalXrdp {
         }
         let home = std::path::PathBuf::from(format!("/home/{user}"));
         let doc = home.join("document.txt");
-        let text: String = (1..=20_000)
-            .map(|i| format!("{i:6}  the quick brown fox jumps over the lazy dog {}\n", i * 7919 % 10007))
-            .collect();
-        std::fs::write(&doc, text).map_err(|e| format!("{}: {e}", doc.display()))?;
+        std::fs::write(&doc, document_text()).map_err(|e| format!("{}: {e}", doc.display()))?;
         let session = format!(
             "#!/bin/sh\nxterm -geometry 100x24+0+440 -fn fixed +sb -e less -S {} &\nexec xterm -geometry 100x32+0+0 -fn fixed +sb\n",
             doc.display()
@@ -281,13 +278,6 @@ impl LocalXrdp {
         run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
         run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
         let _ = std::fs::create_dir_all("/run/xrdp/sockdir");
-        let spawn = |cmd: &mut Command, name: &str| {
-            cmd.stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("{name}: {e}"))
-        };
         me.children.push(spawn(Command::new("xrdp-sesman").arg("--nodaemon"), "xrdp-sesman")?);
         wait_for("xrdp-sesman", Duration::from_secs(10), || {
             std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()

@@ -120,6 +120,45 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     Ok((cells, caret))
 }
 
+/// The detector run on every screen the session draws, with its own cost counted.
+#[derive(Default)]
+struct Watch {
+    checks: u64,
+    detect_ns: u64,
+}
+
+impl Watch {
+    /// Pump the session until `deadline_ns`, checking each screen drawn.
+    fn pump(
+        &mut self,
+        s: &mut RdpSession,
+        det: &mut Detector,
+        seen: &mut Vec<Seen>,
+        deadline_ns: u64,
+    ) -> Result<(), SessionError> {
+        s.pump_until(deadline_ns, &mut |fb, t| {
+            let c = thread_cpu_now();
+            det.check(fb, t, seen);
+            self.checks += 1;
+            self.detect_ns += thread_cpu_now().saturating_sub(c);
+        })
+    }
+
+    /// Pump until every expected key was seen or `until_ns`.
+    fn wait(
+        &mut self,
+        s: &mut RdpSession,
+        det: &mut Detector,
+        seen: &mut Vec<Seen>,
+        until_ns: u64,
+    ) -> Result<(), SessionError> {
+        while det.waiting() > 0 && monotonic_now() < until_ns {
+            self.pump(s, det, seen, monotonic_now() + 5_000_000)?;
+        }
+        Ok(())
+    }
+}
+
 /// Type `plan.keys` letters and time each to its glyph.
 pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, String> {
     let err = |e: SessionError| e.to_string();
@@ -129,7 +168,7 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
     let mut out = TypingResult { cells: Some(cells), ..Default::default() };
     let mut seen: Vec<Seen> = Vec::new();
     let mut lat = vec![None; plan.keys];
-    let (mut checks, mut detect_ns) = (0u64, 0u64);
+    let mut watch = Watch::default();
     let mut base = monotonic_now() + plan.interval_ns;
     let mut line_start = 0;
     for k in 0..plan.keys {
@@ -137,15 +176,7 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
         if pos == per_line {
             // Wait for the line's keys, clear it, and start the schedule again.
             let until = monotonic_now() + plan.timeout_ns;
-            while det.waiting() > 0 && monotonic_now() < until {
-                s.pump_until(monotonic_now() + 5_000_000, &mut |fb, t| {
-                    let c = thread_cpu_now();
-                    det.check(fb, t, &mut seen);
-                    checks += 1;
-                    detect_ns += thread_cpu_now().saturating_sub(c);
-                })
-                .map_err(err)?;
-            }
+            watch.wait(s, &mut det, &mut seen, until).map_err(err)?;
             det.check(s.screen(), monotonic_now().max(until), &mut seen);
             backspaces(s, per_line).map_err(err)?;
             settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
@@ -155,26 +186,11 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
         let pos = k - line_start;
         let deadline = base + pos as u64 * plan.interval_ns;
         det.expect(k as u64, cells.cell(pos), deadline);
-        s.pump_until(deadline, &mut |fb, t| {
-            let c = thread_cpu_now();
-            det.check(fb, t, &mut seen);
-            checks += 1;
-            detect_ns += thread_cpu_now().saturating_sub(c);
-        })
-        .map_err(err)?;
+        watch.pump(s, &mut det, &mut seen, deadline).map_err(err)?;
         let sent = s.type_keys(&[keys::letter(k)]).map_err(err)?;
         out.send_late_ns.push(sent.saturating_sub(deadline));
     }
-    let until = monotonic_now() + plan.timeout_ns;
-    while det.waiting() > 0 && monotonic_now() < until {
-        s.pump_until(monotonic_now() + 5_000_000, &mut |fb, t| {
-            let c = thread_cpu_now();
-            det.check(fb, t, &mut seen);
-            checks += 1;
-            detect_ns += thread_cpu_now().saturating_sub(c);
-        })
-        .map_err(err)?;
-    }
+    watch.wait(s, &mut det, &mut seen, monotonic_now() + plan.timeout_ns).map_err(err)?;
     for x in seen {
         if let Some(slot) = lat.get_mut(x.key as usize) {
             *slot = Some(x.latency_ns);
@@ -182,8 +198,8 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
     }
     out.latencies_ns = lat.iter().flatten().copied().collect();
     out.lost = (plan.keys - out.latencies_ns.len()) as u64;
-    out.checks = checks;
-    out.detect_ns = detect_ns;
+    out.checks = watch.checks;
+    out.detect_ns = watch.detect_ns;
     // Leave the field as it was found.
     backspaces(s, plan.keys - line_start).map_err(err)?;
     settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;

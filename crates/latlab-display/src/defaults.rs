@@ -223,3 +223,6 @@ pub const RDP_KEYS_PER_LINE: usize = 40;
 /// How long a real server may take to draw its first picture after the connection: 15 s
 /// (xrdp starts or attaches to an X session after the login; a Windows logon takes seconds).
 pub const RDP_FIRST_PICTURE_NS: u64 = 15_000_000_000;
+/// Tries at learning where typing draws before giving up: 3 (a prompt still being drawn or a
+/// late echo spoils one try; a field that does not take typing spoils every one).
+pub const RDP_LEARN_TRIES: usize = 3;

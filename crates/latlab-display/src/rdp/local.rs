@@ -136,8 +136,15 @@ impl LocalShadow {
         wait_for("freerdp-shadow-cli", Duration::from_secs(15), || {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
         })?;
-        // xterm maps its window after the server starts; give it time to draw its prompt.
-        std::thread::sleep(Duration::from_millis(500));
+        // Each xterm draws once the program in it runs: wait for its shell (or less), then a
+        // little for the prompt.
+        for c in &me.children[1..3] {
+            let pid = c.id();
+            wait_for("xterm's shell", Duration::from_secs(15), || {
+                std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).is_ok_and(|k| !k.trim().is_empty())
+            })?;
+        }
+        std::thread::sleep(Duration::from_millis(300));
         Ok(me)
     }
 

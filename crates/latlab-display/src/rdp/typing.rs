@@ -62,6 +62,21 @@ pub fn settle(s: &mut RdpSession, quiet_ns: u64, max_ns: u64) -> Result<bool, Se
     }
 }
 
+/// After input that must change the screen: wait for the first update (up to `max_ns`), then
+/// for quiet. A loaded server may take longer than the quiet period to answer at all, so
+/// quiet alone would catch the screen before the change.
+pub fn settle_change(s: &mut RdpSession, quiet_ns: u64, max_ns: u64) -> Result<bool, SessionError> {
+    let until = monotonic_now() + max_ns;
+    let before = s.counts().pictures;
+    while s.counts().pictures == before {
+        if monotonic_now() >= until {
+            return Ok(false);
+        }
+        s.pump_until(monotonic_now() + 5_000_000, &mut |_, _| {})?;
+    }
+    settle(s, quiet_ns, until.saturating_sub(monotonic_now()).max(quiet_ns))
+}
+
 fn backspaces(s: &mut RdpSession, n: usize) -> Result<(), SessionError> {
     let keys = vec![keys::BACKSPACE; n];
     for chunk in keys.chunks(16) {
@@ -70,9 +85,30 @@ fn backspaces(s: &mut RdpSession, n: usize) -> Result<(), SessionError> {
     Ok(())
 }
 
-/// Learn where typing draws: two warm-up keys, each left to settle; then erase them.
+/// Learn where typing draws: two warm-up keys, each left to settle; then erase them. A try
+/// the screen spoils (a prompt still being drawn, a late echo on a loaded server) is erased
+/// and made again, three times at most.
 pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), String> {
-    let err = |e: SessionError| e.to_string();
+    let mut last = String::new();
+    for _ in 0..crate::defaults::RDP_LEARN_TRIES {
+        match learn_once(s, plan) {
+            Ok(found) => return Ok(found),
+            Err(Fatal(e)) => return Err(e),
+            Err(Again(e)) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Why one try at learning failed: for good, or worth another try.
+enum Failed {
+    Fatal(String),
+    Again(String),
+}
+use Failed::{Again, Fatal};
+
+fn learn_once(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), Failed> {
+    let err = |e: SessionError| Fatal(e.to_string());
     let quiet = plan.settle_ns;
     let max = plan.timeout_ns.max(quiet * 4);
     // A server may draw nothing for a while after the connection (xrdp attaching to its X
@@ -80,10 +116,10 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
     while s.counts().pictures == 0 {
         if monotonic_now() >= until {
-            return Err(format!(
+            return Err(Fatal(format!(
                 "the server drew nothing in {} s after the connection",
                 crate::defaults::RDP_FIRST_PICTURE_NS / 1_000_000_000
-            ));
+            )));
         }
         s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {}).map_err(err)?;
     }
@@ -93,29 +129,35 @@ pub fn learn(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), 
     let mut shots: Vec<Framebuffer> = Vec::new();
     for k in [keys::letter(11), keys::letter(12)] {
         s.type_keys(&[k]).map_err(err)?;
-        settle(s, quiet, max).map_err(err)?;
+        settle_change(s, quiet, max).map_err(err)?;
         shots.push(s.screen().clone());
     }
     if let Some(dir) = &plan.snapshot_dir {
         for (name, fb) in [("before", &before), ("one", &shots[0]), ("two", &shots[1])] {
             let p = dir.join(format!("rdp-{name}.ppm"));
-            std::fs::write(&p, fb.to_ppm()).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::write(&p, fb.to_ppm()).map_err(|e| Fatal(format!("{}: {e}", p.display())))?;
         }
     }
-    let cells = learn_cells(&before, &shots[0], &shots[1], roi).map_err(|e| {
-        let c = s.counts();
-        format!(
-            "{e}; the server sent {} fast-path PDUs ({} bytes; updates {:?}) and {} slow-path frames, {} updates latlab \
-             does not draw",
-            c.fastpath_pdus, c.fastpath_bytes, c.updates, c.slowpath_frames, c.not_drawn
-        )
-    })?;
+    let cells = match learn_cells(&before, &shots[0], &shots[1], roi) {
+        Ok(c) => c,
+        Err(e) => {
+            let c = s.counts();
+            let why = format!(
+                "{e}; the server sent {} fast-path PDUs ({} bytes; updates {:?}) and {} slow-path frames, {} updates \
+                 latlab does not draw",
+                c.fastpath_pdus, c.fastpath_bytes, c.updates, c.slowpath_frames, c.not_drawn
+            );
+            backspaces(s, 2).map_err(err)?;
+            settle_change(s, quiet, max).map_err(err)?;
+            return Err(Again(why));
+        }
+    };
     let mut caret = Vec::new();
     shots[1].read(cells.cell(2), &mut caret);
     backspaces(s, 2).map_err(err)?;
-    settle(s, quiet, max).map_err(err)?;
+    settle_change(s, quiet, max).map_err(err)?;
     if s.screen().diff(&before, cells.cell(0)).is_some() {
-        return Err("Backspace did not erase the warm-up keys: the focused field does not take it".into());
+        return Err(Again("Backspace did not erase the warm-up keys: the focused field does not take it".into()));
     }
     Ok((cells, caret))
 }

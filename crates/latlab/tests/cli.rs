@@ -284,6 +284,8 @@ fn ctrl_c_stops_rt_cleanly() {
 #[test]
 fn suite_leaves_database_report_and_summary() {
     let _one = rt_throttling_lock();
+    // The suite starts a real RDP server too.
+    let _server = rdp::one_server();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The startup entry measures where /var/tmp is on disk, and says why not elsewhere.

@@ -4,6 +4,15 @@
 use super::*;
 use latlab_display::rdp::local::{LocalShadow, missing};
 use latlab_model::testing::skip;
+use std::sync::Mutex;
+
+/// One real server at a time: several shadow servers, xrdp and their clients at once on two
+/// cores made the servers drop connections (FreeRDP's shadow server closed one mid-session).
+static ONE_SERVER: Mutex<()> = Mutex::new(());
+
+pub(crate) fn one_server() -> std::sync::MutexGuard<'static, ()> {
+    ONE_SERVER.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn metric(rec: &serde_json::Value, n: &str) -> f64 {
     rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("no metric {n}"))["value"]
@@ -60,6 +69,7 @@ fn no_credentials_and_no_terminal_is_a_usage_error_after_the_certificate_check()
     if let Some(why) = missing() {
         return skip(&why);
     }
+    let _one = one_server();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let server = LocalShadow::start().unwrap();
@@ -78,6 +88,7 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
     if let Some(why) = missing() {
         return skip(&why);
     }
+    let _one = one_server();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
@@ -131,6 +142,7 @@ fn a_changed_certificate_exits_5_before_any_credential_is_sent() {
     if let Some(why) = missing() {
         return skip(&why);
     }
+    let _one = one_server();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let server = LocalShadow::start().unwrap();
@@ -161,6 +173,7 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     if let Some(why) = latlab_display::rdp::local::xrdp_missing() {
         return skip(&why);
     }
+    let _one = one_server();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
@@ -184,6 +197,7 @@ fn a_wrong_password_under_nla_exits_5_and_the_right_one_measures() {
     if let Some(why) = missing() {
         return skip(&why);
     }
+    let _one = one_server();
     use md4::Digest;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -18,8 +18,9 @@ pub struct TcpCounts {
     pub bytes_out: u64,
     /// Segments retransmitted.
     pub retrans: u64,
-    /// The kernel's smoothed round-trip time, ns.
-    pub rtt_ns: u64,
+    /// The smallest round-trip time the kernel saw on the connection, ns: the path's own
+    /// delay (the smoothed RTT also holds the peer's delayed acknowledgements).
+    pub min_rtt_ns: u64,
 }
 
 /// The counters of the TCP socket `sock`.
@@ -48,7 +49,7 @@ pub fn tcp_counts(sock: &impl AsRawFd) -> io::Result<TcpCounts> {
         // Linux counts the SYN in bytes_acked (snd_una − ISN): one byte no application sent.
         bytes_out: info.tcpi_bytes_acked.saturating_sub(1),
         retrans: info.tcpi_total_retrans as u64,
-        rtt_ns: info.tcpi_rtt as u64 * 1000,
+        min_rtt_ns: info.tcpi_min_rtt as u64 * 1000,
     })
 }
 

@@ -304,6 +304,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         RdpMode::Pipeline => vec![Some(Condition::Unloaded)],
         RdpMode::Ops => vec![None],
     };
+    let mut direct: Option<RdpSession> = None;
     for step in steps {
         if latlab_sys::interrupt::stop_requested() {
             break;
@@ -322,10 +323,24 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
             },
             _ => None,
         };
-        let mut s = open(cfg, &target, local_creds.clone(), &mut remembered, link.as_ref())?;
+        // Conditions on the direct path share one connection (a reconnection is a condition of
+        // its own: xrdp takes no keys on a reconnected session here); a shaped link needs its own.
+        let mut s = match (direct.take(), &link) {
+            (Some(s), None) => s,
+            (kept, _) => {
+                if let Some(old) = kept {
+                    totals.add(&old);
+                    old.close();
+                }
+                open(cfg, &target, local_creds.clone(), &mut remembered, link.as_ref())?
+            }
+        };
         if !identified {
             identify(&mut rec, &s, product.clone());
             identified = true;
+            if let Some(x) = &xrdp {
+                x.wait_session().map_err(ExperimentError::failed)?;
+            }
         }
         match step {
             Some(c) => {
@@ -363,9 +378,17 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         if let Some(c) = s.compression_used() {
             rec.config("compression_used", c);
         }
+        if link.is_none() {
+            direct = Some(s);
+        } else {
+            totals.add(&s);
+            s.close();
+        }
+        drop(link);
+    }
+    if let Some(s) = direct.take() {
         totals.add(&s);
         s.close();
-        drop(link);
     }
     totals.record(&mut rec);
     let named = match (&product, &target) {
@@ -411,12 +434,12 @@ fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) 
         t.receive_ns + t.decrypt_ns + t.decompress_ns + t.decode_ns + t.blit_ns + t.slow_path_ns
     };
     let cpu0 = cpu(s);
-    let r = measure(s, &plan(cfg)).map_err(ExperimentError::failed)?;
+    let r = measure(s, &plan(cfg)).map_err(|e| ExperimentError::failed(format!("{name}: {e}")))?;
     let p = format!("rdp.latency.{name}");
-    // Where a key's time goes: the network's round trip (the kernel's smoothed RTT), latlab's
+    // Where a key's time goes: the network's round trip (the smallest the kernel saw), latlab's
     // own client CPU per key (every stage, warm-up and erasing included), the rest the server.
     rec.metric(&format!("{p}.client_cpu_per_key"), (cpu(s) - cpu0) as f64 / cfg.keys as f64, "ns");
-    rec.metric(&format!("{p}.tcp_rtt"), s.tcp().map_err(ExperimentError::failed)?.rtt_ns, "ns");
+    rec.metric(&format!("{p}.tcp_min_rtt"), s.tcp().map_err(ExperimentError::failed)?.min_rtt_ns, "ns");
     let lat: Vec<i64> = r.latencies_ns.iter().map(|&v| v as i64).collect();
     if let Some(sm) = summarize(&lat) {
         for (q, v) in [("min", sm.min), ("p50", sm.p50), ("p95", sm.p95), ("p99", sm.p99), ("max", sm.max)] {

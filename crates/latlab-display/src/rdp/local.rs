@@ -153,14 +153,16 @@ impl LocalShadow {
         format!("127.0.0.1:{}", self.port)
     }
 
-    /// The server's own name and version, as its package gives it.
+    /// The server's own name and version, as it prints them (after its log prefix).
     pub fn product() -> String {
         let v = Command::new("freerdp-shadow-cli")
             .arg("/version")
             .output()
             .ok()
             .and_then(|o| String::from_utf8(o.stdout).ok())
-            .and_then(|s| s.lines().find(|l| l.contains("version")).map(|l| l.trim().to_owned()));
+            .and_then(|s| {
+                s.lines().find(|l| l.contains("version")).map(|l| l.rsplit(" - ").next().unwrap_or(l).trim().to_owned())
+            });
         v.unwrap_or_else(|| "FreeRDP shadow server".into())
     }
 }
@@ -298,6 +300,43 @@ impl LocalXrdp {
     /// The target string (`127.0.0.1:PORT`).
     pub fn target(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Wait until the session sesman started at the first connection runs its programs (two
+    /// xterms, a shell in one and `less` in the other): X draws their windows only then.
+    pub fn wait_session(&self) -> Result<(), String> {
+        let uid = std::fs::read_to_string("/etc/passwd")
+            .ok()
+            .and_then(|p| {
+                p.lines()
+                    .find(|l| l.starts_with(&format!("{}:", self.user)))
+                    .and_then(|l| l.split(':').nth(2).map(str::to_owned))
+            })
+            .ok_or_else(|| format!("no account {}", self.user))?;
+        let programs = || {
+            let mut names = Vec::new();
+            for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                let Ok(status) = std::fs::read_to_string(e.path().join("status")) else { continue };
+                let field = |k: &str| {
+                    status
+                        .lines()
+                        .find_map(|l| l.strip_prefix(k))
+                        .map(|v| v.split_whitespace().next().unwrap_or("").to_owned())
+                };
+                if field("Uid:").as_deref() == Some(uid.as_str()) {
+                    names.extend(field("Name:"));
+                }
+            }
+            names
+        };
+        wait_for("the xrdp session's programs", Duration::from_secs(20), || {
+            let n = programs();
+            n.iter().filter(|p| *p == "xterm").count() >= 2
+                && n.iter().any(|p| p == "less")
+                && n.iter().any(|p| p == "sh")
+        })?;
+        std::thread::sleep(Duration::from_millis(500));
+        Ok(())
     }
 
     /// The account's credentials (never stored in a record).

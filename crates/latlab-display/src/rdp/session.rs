@@ -9,7 +9,7 @@ pub use super::stream::{DisplayStream, SessionCounts, SessionError};
 use super::stream::{Slow, frame_len};
 use crate::fb::Framebuffer;
 use ironrdp_pdu::Action;
-use ironrdp_pdu::input::fast_path::{FastPathInput, FastPathInputEvent, KeyboardFlags};
+use ironrdp_pdu::input::fast_path::{FastPathInput, FastPathInputEvent, KeyboardFlags, SynchronizeFlags};
 use ironrdp_pdu::input::mouse::{MousePdu, PointerFlags};
 use ironrdp_session::image::DecodedImage;
 use ironrdp_session::{ActiveStage, ActiveStageBuilder, ActiveStageOutput};
@@ -104,6 +104,12 @@ impl RdpSession {
         for f in redraw {
             me.write(&f)?;
         }
+        // Tell the server the lock keys' state (all off), as clients do once the session is
+        // active (MS-RDPBCGR 2.2.8.1.2.2.5): xrdp takes no keys on a reconnected session until
+        // it has had one.
+        if me.fastpath_input {
+            me.send(vec![FastPathInputEvent::SyncEvent(SynchronizeFlags::empty())])?;
+        }
         Ok(me)
     }
 
@@ -140,7 +146,7 @@ impl RdpSession {
             bytes_in: now.bytes_in - s.bytes_in,
             bytes_out: now.bytes_out - s.bytes_out,
             retrans: now.retrans - s.retrans,
-            rtt_ns: now.rtt_ns,
+            min_rtt_ns: now.min_rtt_ns,
         })
     }
 

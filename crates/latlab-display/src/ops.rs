@@ -290,14 +290,14 @@ pub(crate) fn banner_ticker_judgement(together: f64, ticker: f64, banner: f64) -
 }
 
 fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
-    use crate::paper::BANNER_TICKER_MBPS;
+    use crate::paper::{BANNER_TICKER_MBPS, KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_003, TYPING_75WPM_CONTROL_KBS};
     let get = |n: &str| figs.iter().find(|f| f.name == n);
     // Bytes on the link, TCP/IP and Ethernet headers included, as the seed's tcpdump counted
     // them (its 232 B a keystroke predicts the 1.56 KB/s it measured; payload alone is half).
     let on_link = |c: &Channel| (c.bytes + c.headers) as f64;
     let kbs = |f: &OpFigures| on_link(&f.display) / f.seconds / 1000.0;
     let all_kbs = |f: &OpFigures| (on_link(&f.display) + on_link(&f.control)) / f.seconds / 1000.0;
-    let setting = "TSE build 419 on a Celeron-333, Windows 98 client, 10 Mbit/s Ethernet hub";
+    let setting = SETTING_003;
     let mut rows: Vec<PaperRow> = Vec::new();
     let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
         rows.push(PaperRow {
@@ -405,12 +405,16 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         let at75 = per_key * 75.0 * crate::defaults::CHARS_PER_WORD / 60.0 / 1000.0;
         row(
             "typing at 75 wpm, control channel",
-            "1.51 KB/s predicted (232 B a keystroke), 1.56 KB/s measured (Notepad, about 75 wpm)",
+            &format!(
+                "1.51 KB/s predicted ({} B a keystroke), {} KB/s measured (Notepad, about 75 wpm)",
+                sig(KEYSTROKE_WIRE_BYTES),
+                sig(TYPING_75WPM_CONTROL_KBS)
+            ),
             format!("{} KB/s ({per_key:.0} B a keystroke on the link)", sig(at75)),
             "the typing workload's control bytes on the link per key, at 75 wpm and 5.29 characters a word, as the seed's arithmetic",
             Judgement::within_factor(
                 at75,
-                1.56,
+                TYPING_75WPM_CONTROL_KBS,
                 2.0,
                 "fast-path input (RDP 5+) is far smaller than RDP 4.0's slow-path input PDUs",
             ),
@@ -435,7 +439,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         let judgement = Judgement::all(vec![
             Judgement::within_factor(
                 ctl_wire,
-                1.95,
+                MOUSE_ALL_KBS,
                 2.0,
                 "latlab sends a pointer event every 20 ms as fast-path input",
             )
@@ -449,7 +453,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         ]);
         row(
             "mouse movement, all traffic (nearly all input)",
-            "1.95 KB/s of network traffic; the server sends no display messages",
+            &format!("{} KB/s of network traffic; the server sends no display messages", sig(MOUSE_ALL_KBS)),
             format!(
                 "{} KB/s input on the wire ({} KB/s of PDUs), {} KB/s display",
                 sig(ctl_wire),
@@ -490,12 +494,15 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
         rec.metric("ops.typing.keystroke_wire_bytes", per_key, "B");
         row(
             "one keystroke on the wire (control)",
-            "2 messages of 60 B payload, 118 B each on the wire; \"232 bytes\" (2 × 118 is 236)",
+            &format!(
+                "2 messages of 60 B payload, 118 B each on the wire; \"{} bytes\" (2 × 118 is 236)",
+                sig(KEYSTROKE_WIRE_BYTES)
+            ),
             format!("{per_key:.0} B (one fast-path input PDU: press and release)"),
-            "compared with 236 B, the seed's own two messages",
+            "compared with the seed's stated 232 B",
             Judgement::within_factor(
                 per_key,
-                236.0,
+                KEYSTROKE_WIRE_BYTES,
                 2.0,
                 "fast-path input (RDP 5+) is far smaller than RDP 4.0's slow-path input PDUs",
             ),

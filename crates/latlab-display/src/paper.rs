@@ -1,6 +1,25 @@
 //! The published figures of seeds 000 and 003 that both a paper row and a report figure read:
 //! each value stated once, with the seed's setting beside it.
 
+/// Seed 000's setting, beside each of its values in a paper row.
+pub const SETTING_000: &str = "Windows Network Projector, CE 6.0 client, 1024×768×16, PowerPoint animations";
+
+/// Seed 003's setting, beside each of its values in a paper row.
+pub const SETTING_003: &str = "TSE build 419 on a Celeron-333, Windows 98 client, 10 Mbit/s Ethernet hub";
+
+/// Seed 003: a keystroke is two 60 B messages (KeyDown, KeyUp), 118 B each on the wire with
+/// TCP/IP headers and Ethernet framing; the seed states "232 bytes of traffic" a keystroke
+/// (2 × 118 is 236) and uses 232 in its arithmetic, so latlab compares with 232.
+pub const KEYSTROKE_WIRE_BYTES: f64 = 232.0;
+
+/// Seed 003: typing at about 75 wpm into Notepad, control channel only, 1.56 KB/s measured
+/// (1.51 predicted from 232 B a keystroke and 5.29 characters a word).
+pub const TYPING_75WPM_CONTROL_KBS: f64 = 1.56;
+
+/// Seed 003: continuous random mouse movement over an open area of the desktop, 1.95 KB/s of
+/// all traffic; "the server sends no display messages".
+pub const MOUSE_ALL_KBS: f64 = 1.95;
+
 /// Seed 000: the 1.8 GHz CEPC's peak wire rate of the animated slide show, 3.7 MB/s
 /// (30 Mbit/s), its CPU about half idle.
 pub const PEAK_BYTES_PER_S: f64 = 3.7e6;

@@ -34,7 +34,7 @@ pub(super) fn paper_rows(
     saving: Option<(&Run, &Run)>,
 ) {
     use crate::defaults::{PAPER_FAST_MHZ, PAPER_SLOW_MHZ, PIPELINE_KEEPS_UP_DROPPED};
-    let setting = "Windows Network Projector, CE 6.0 client, 1024×768×16, PowerPoint animations";
+    let setting = crate::paper::SETTING_000;
     let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
         rec.paper.push(PaperRow {
             seed: "000".into(),

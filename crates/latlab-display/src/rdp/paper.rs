@@ -7,13 +7,7 @@ use latlab_model::numfmt::sig;
 use latlab_model::record::{PaperRow, RunRecord};
 use latlab_model::verdict::Judgement;
 
-/// Seed 003: a keystroke is two messages of 60 B payload, 232 B on the wire (client to server).
-pub const KEYSTROKE_WIRE_BYTES: f64 = 232.0;
-/// Seed 003: mouse movement, 1.95 KB/s of all traffic (nearly all of it client to server).
-pub const MOUSE_ALL_KBS: f64 = 1.95;
-
-const SETTING_003: &str = "TSE build 419 on a Celeron-333, Windows 98 client, 10 Mbit/s Ethernet hub";
-const SETTING_000: &str = "Windows Network Projector, CE 6.0 client, 1024×768×16, PowerPoint animations";
+use crate::paper::{KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_000, SETTING_003};
 
 fn row(seed: &str, figure: &str, paper: &str, here: String, note: String, judgement: Judgement) -> PaperRow {
     PaperRow {
@@ -38,7 +32,7 @@ pub fn rows(rec: &mut RunRecord, server: &str, ops: &[(Op, OpFigure)], stages: &
         rec.paper.push(row(
             "003",
             "a keystroke on the wire, client to server",
-            "2 messages × 60 B payload = 232 B on the wire",
+            &format!("2 messages × 60 B payload = {} B on the wire", sig(KEYSTROKE_WIRE_BYTES)),
             format!("{} B a keystroke on {server}", sig(per_key)),
             format!("{tls}; client→server bytes over the keys typed at 100 wpm (acknowledgements of the echo included); see rdp.ops.typing.up_bytes_per_s"),
             Judgement::within_factor(
@@ -64,7 +58,7 @@ pub fn rows(rec: &mut RunRecord, server: &str, ops: &[(Op, OpFigure)], stages: &
         rec.paper.push(row(
             "003",
             "mouse movement, all traffic",
-            "1.95 KB/s of all traffic, nearly all client→server input",
+            &format!("{} KB/s of all traffic, nearly all client→server input", sig(MOUSE_ALL_KBS)),
             format!("{} KB/s with {server}", sig(kbs)),
             format!("{tls}; the pointer circling at 50 events a second (the seed does not give its rate); see rdp.ops.mouse.up_bytes_per_s and rdp.ops.mouse.down_bytes_per_s"),
             Judgement::within_factor(kbs, MOUSE_ALL_KBS, 2.0, "latlab moves the pointer at 50 events a second; the seed's user moved it by hand"),

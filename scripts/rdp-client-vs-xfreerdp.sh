@@ -5,9 +5,12 @@
 # xfreerdp (software decoding, drawing into a second Xvfb) and `latlab display ops --rdp
 # --rdp-ops idle` watch it for the same seconds, both at 16 bpp with NCRUSH (RDP 6.0) bulk
 # compression and no graphics pipeline, so the server sends both the same bitmap updates.
+# (FreeRDP 2's `-gfx` *enables* the pipeline, and with it 32 bpp and planar bitmaps: leaving it
+# out is what keeps xfreerdp at 16 bpp. The script prints the two byte rates, and warns when they
+# differ by more than a quarter.)
 #
 # CPU: xfreerdp's process (utime + stime from /proc, every thread: network, decoding,
-# drawing, over latlab's whole run); latlab's session thread (rdp.ops.idle.client_cpu_per_mb: TLS, control PDUs,
+# drawing into its X window, over latlab's whole run); latlab's session thread (rdp.ops.idle.client_cpu_per_mb: TLS, control PDUs,
 # decompression, decoding, drawing). Bytes: each connection's TCP payload received, from the
 # kernel (`ss -ti` for xfreerdp's, TCP_INFO for latlab's).
 #
@@ -54,7 +57,7 @@ viewer=$(free_display)
 [ "$viewer" = "$server" ] && viewer=$((viewer + 1))
 Xvfb ":$viewer" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 & pids+=($!)
 wait_for "[ -e /tmp/.X11-unix/X$viewer ]" "the viewer's Xvfb"
-DISPLAY=":$viewer" xfreerdp "/v:127.0.0.1:$port" /u:latlab /p:unused /cert:ignore /bpp:16 -gfx \
+DISPLAY=":$viewer" xfreerdp "/v:127.0.0.1:$port" /u:latlab /p:unused /cert:ignore /bpp:16 \
     +compression /compression-level:2 /size:1024x768 -wallpaper >/dev/null 2>&1 & xpid=$!
 pids+=("$xpid")
 sleep 4
@@ -86,4 +89,10 @@ x_per_mb = x_cpu_ns / x_mb
 print(f"xfreerdp: {x_cpu_ns / 1e6:.0f} ms CPU for {x_mb:.2f} MB = {x_per_mb / 1e6:.1f} ms per MB ({x_mb / ((t1 - t0) / 1e9) * 1e3:.0f} kB/s received, {100 * x_cpu_ns / (t1 - t0):.1f} % of a core)")
 print(f"latlab:   {l_per_mb / 1e6:.1f} ms per MB (display {m['rdp.ops.idle.display_bytes_per_s'] / 1e3:.0f} kB/s, its session at {100 * m['rdp.ops.idle.client_cpu']:.1f} % of a core)")
 print(f"latlab / xfreerdp CPU per MB: {l_per_mb / x_per_mb:.2f}; CPU watching the same screen: {m['rdp.ops.idle.client_cpu'] / (x_cpu_ns / (t1 - t0)):.2f}")
+# The comparison holds only on equal streams: the server sends each client what it negotiated.
+x_rate = x_mb * 1e6 / ((t1 - t0) / 1e9)
+l_rate = m["rdp.ops.idle.down_bytes_per_s"]
+print(f"bytes received, xfreerdp / latlab: {x_rate / l_rate:.2f}")
+if not 0.8 <= x_rate / l_rate <= 1.25:
+    print("rdp-client-vs-xfreerdp: the two streams differ by more than a quarter; the server sent the clients different encodings, so CPU per MB does not compare them")
 EOF

@@ -6,17 +6,19 @@
 #
 #   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [TARGET ...]
 #
-# Every target by default. Inputs found are written to fuzz/corpus/TARGET (not in git); with
+# Every target by default, --jobs of them at once (each fuzzer is one process: CI gives one a
+# core). Inputs found are written to fuzz/corpus/TARGET (not in git); with
 # --merge, fuzz/seeds/TARGET.tar.gz becomes the smallest set of kept and found inputs that
 # covers what they all cover, to be committed. A
 # crash leaves its input in fuzz/artifacts/TARGET and the command to replay it is printed.
 set -euo pipefail
 
-seconds=20 merge=0 targets=()
+seconds=20 merge=0 jobs=1 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds=$2; shift 2 ;;
         --merge) merge=1; shift ;;
+        --jobs) jobs=$2; shift 2 ;;
         -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
@@ -28,8 +30,10 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 cargo +nightly fuzz build >/dev/null
 bin="target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
-failed=()
-for t in "${targets[@]}"; do
+# One target: its run, then (with --merge) its corpus merged; corpus/TARGET.status says how it
+# went (no status: the run itself broke, a failure too).
+run_one() {
+    local t=$1
     mkdir -p "corpus/$t" "seeds/$t"
     if [ -f "seeds/$t.tar.gz" ]; then
         tar xzf "seeds/$t.tar.gz" -C "corpus/$t"
@@ -40,8 +44,8 @@ for t in "${targets[@]}"; do
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
         > "corpus/$t.log" 2>&1; then
         tail -40 "corpus/$t.log"
-        failed+=("$t")
-        continue
+        echo "fuzz.sh: FAILED $t" > "corpus/$t.status"
+        return
     fi
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "corpus/$t.log" | tr '\n' ' ' | sed "s/^/fuzz.sh: $t: /"
     echo
@@ -53,6 +57,26 @@ for t in "${targets[@]}"; do
         echo "fuzz.sh: $t: $(ls "corpus/$t.min" | wc -l) inputs kept in seeds/$t.tar.gz"
         rm -rf "corpus/$t.min"
     fi
+    echo "fuzz.sh: passed $t" > "corpus/$t.status"
+}
+# Up to --jobs targets at once (each fuzzer is one process on one core); each one's lines are
+# printed together when it ends.
+running=0
+for t in "${targets[@]}"; do
+    mkdir -p corpus
+    rm -f "corpus/$t.status"
+    run_one "$t" > "corpus/$t.out" 2>&1 &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+    cat "corpus/$t.out"
+    grep -q "^fuzz.sh: passed" "corpus/$t.status" 2>/dev/null || failed+=("$t")
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz.sh: FAILED: ${failed[*]} (inputs in fuzz/artifacts/; replay with cargo +nightly fuzz run TARGET FILE)" >&2

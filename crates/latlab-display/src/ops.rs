@@ -290,7 +290,9 @@ pub(crate) fn banner_ticker_judgement(together: f64, ticker: f64, banner: f64) -
 }
 
 fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
-    use crate::paper::{BANNER_TICKER_MBPS, KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_003, TYPING_75WPM_CONTROL_KBS};
+    use crate::paper::{
+        BANNER_TICKER_MBPS, KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_003, TYPING_75WPM_CONTROL_KBS,
+    };
     let get = |n: &str| figs.iter().find(|f| f.name == n);
     // Bytes on the link, TCP/IP and Ethernet headers included, as the seed's tcpdump counted
     // them (its 232 B a keystroke predicts the 1.56 KB/s it measured; payload alone is half).

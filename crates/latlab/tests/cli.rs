@@ -294,7 +294,9 @@ fn suite_leaves_database_report_and_summary() {
     } else {
         "startup skipped"
     };
-    latlab(d).args(["suite"]).assert().success().stdout(
+    // Scaled down (the main job runs the whole suite in release; this checks what it leaves and
+    // that every metric is documented, which the small suite emits too).
+    latlab(d).args(["suite", "--small", "yes"]).assert().success().stdout(
         predicate::str::contains("latlab suite — summary")
             .and(predicate::str::contains("selftest"))
             .and(predicate::str::contains("paper vs here"))
@@ -306,7 +308,8 @@ fn suite_leaves_database_report_and_summary() {
             )
             .and(predicate::str::contains("verdict: "))
             .and(predicate::str::contains(startup))
-            .and(predicate::str::contains("report: latlab-report.html")),
+            .and(predicate::str::contains("report: latlab-report.html"))
+            .and(predicate::str::contains("scaled down (--small yes)")),
     );
     assert!(d.join("latlab.db").exists());
     let html = std::fs::read_to_string(d.join("latlab-report.html")).unwrap();

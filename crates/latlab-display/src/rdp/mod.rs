@@ -18,16 +18,31 @@
 //! | `paper.rs` | seeds 003 and 000 beside a real server |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
 
-pub mod connect;
-pub mod experiment;
+//!
+//! The parsers of a server's stream (`fastpath`, `slowpath`, `stream`) are always built; the
+//! client itself is the default feature `rdp-client` (the fuzz build leaves it out).
+
 pub mod fastpath;
-pub mod keys;
-pub mod link;
-pub mod local;
-pub mod ops;
-pub mod paper;
-pub mod session;
 pub mod slowpath;
 pub mod stream;
+
+#[cfg(feature = "rdp-client")]
+pub mod connect;
+#[cfg(feature = "rdp-client")]
+pub mod experiment;
+#[cfg(feature = "rdp-client")]
+pub mod keys;
+#[cfg(feature = "rdp-client")]
+pub mod link;
+#[cfg(feature = "rdp-client")]
+pub mod local;
+#[cfg(feature = "rdp-client")]
+pub mod ops;
+#[cfg(feature = "rdp-client")]
+pub mod paper;
+#[cfg(feature = "rdp-client")]
+pub mod session;
+#[cfg(feature = "rdp-client")]
 pub mod trust;
+#[cfg(feature = "rdp-client")]
 pub mod typing;

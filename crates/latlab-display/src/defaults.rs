@@ -217,6 +217,14 @@ pub const RDP_KEY_TIMEOUT_NS: u64 = 2_000_000_000;
 /// half-period is not needed, since the detector ignores the caret, but longer than the
 /// servers' capture periods (FreeRDP's shadow server polls the X screen every few tens of ms).
 pub const RDP_SETTLE_NS: u64 = 300_000_000;
+/// Keys timed under `mem` on a real server: 20, each after the whole server was paged out (seed
+/// 003 §4.2 timed single keystrokes after page demand; 20 give a median and a spread in well
+/// under a minute even when each page-in takes a second).
+pub const RDP_MEM_KEYS: usize = 20;
+/// Under `mem`, a key goes 50 ms after the page-out returned: long enough for the swap writes to
+/// be under way, short enough that the server's own timers (a polling capture, a caret) have
+/// little time to fault its pages back in first.
+pub const RDP_MEM_KEY_AFTER_NS: u64 = 50_000_000;
 /// Keys typed on one line before it is erased with Backspace: 40, inside the narrowest usual
 /// terminal (80 columns) after a prompt.
 pub const RDP_KEYS_PER_LINE: usize = 40;

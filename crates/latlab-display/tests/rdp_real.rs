@@ -37,7 +37,7 @@ fn types_into_xterm_through_the_shadow_server_and_finds_every_glyph() {
         max_per_line: 20,
         snapshot_dir: None,
     };
-    let r = measure(&mut s, &plan).expect("typing");
+    let r = measure(&mut s, &plan, None).expect("typing");
     eprintln!("{:?} cells {:?} stages {:?} counts {:?}", r.latencies_ns, r.cells, s.stage_times(), s.counts());
     assert_eq!(r.lost, 0, "every key's glyph was found");
     assert_eq!(r.latencies_ns.len(), 30);

@@ -1,7 +1,8 @@
 //! Memory pressure on a process's own pages, shared by `latlab stall mem` and `latlab display
 //! latency`: page a working set out to swap (`madvise(MADV_PAGEOUT)`), read how much is still
-//! resident (`mincore`), and a temporary swap file for machines with none (root only), removed
-//! afterwards — also one left by a killed run.
+//! resident (`mincore`), page *another* process out (`process_madvise`: a real server under
+//! `display latency --rdp local --conditions mem`), and a temporary swap file for machines with
+//! none (root only), removed afterwards — also one left by a killed run.
 
 use crate::ioerr::{Doing, IoFailed};
 use crate::tool::sh;
@@ -41,6 +42,121 @@ pub fn pageout(buf: &mut [u8]) -> std::io::Result<()> {
         libc::madvise(b.as_mut_ptr().cast(), b.len(), libc::MADV_PAGEOUT)
     };
     if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// What paging one process out did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProcessPageout {
+    /// Bytes of its mappings the kernel took the advice for.
+    pub advised_bytes: u64,
+    /// Its resident set before and after, KiB (`VmRSS`).
+    pub rss_before_kib: u64,
+    /// See `rss_before_kib`.
+    pub rss_after_kib: u64,
+}
+
+/// The mappings of a `/proc/PID/maps` text worth paging out, as (start, length): everything but
+/// the kernel's own (`[vdso]`, `[vvar]`, `[vsyscall]`), whose advice fails.
+pub fn pageable_regions(maps: &str) -> Vec<(u64, u64)> {
+    maps.lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let range = f.next()?;
+            let path = f.nth(4).unwrap_or("");
+            if matches!(path, "[vdso]" | "[vvar]" | "[vvar_vclock]" | "[vsyscall]") {
+                return None;
+            }
+            let (a, b) = range.split_once('-')?;
+            let (a, b) = (u64::from_str_radix(a, 16).ok()?, u64::from_str_radix(b, 16).ok()?);
+            (b > a).then(|| (a, b - a))
+        })
+        .collect()
+}
+
+/// A process's `VmRSS`, KiB (0 when it is gone).
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmRSS:")?.split_whitespace().next()?.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// `pidfd_open(2)`: a descriptor for `pid`.
+fn pidfd_open(pid: u32) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; nothing of
+    // ours is read or written.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned to us, open, and is owned by nobody else.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// `process_madvise(2)` with `MADV_PAGEOUT` on one region of the process behind `pidfd`;
+/// returns the bytes advised.
+fn process_pageout(pidfd: &std::os::fd::OwnedFd, start: u64, len: u64) -> std::io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    let iov = libc::iovec { iov_base: start as *mut libc::c_void, iov_len: len as usize };
+    // SAFETY: the kernel reads one iovec from `iov`, which lives across the call; the addresses
+    // in it are the other process's and are never dereferenced here.
+    let n = unsafe {
+        libc::syscall(
+            libc::SYS_process_madvise,
+            pidfd.as_raw_fd(),
+            &iov as *const libc::iovec,
+            1usize,
+            libc::MADV_PAGEOUT,
+            0u32,
+        )
+    };
+    if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(n as u64) }
+}
+
+/// Page another process out (Linux 5.10+, `process_madvise` with `MADV_PAGEOUT`; root or
+/// CAP_SYS_NICE with ptrace rights over it): every mapping it has, one at a time, so a mapping
+/// the kernel refuses (locked, device memory) leaves the rest advised. Anonymous pages go to
+/// swap when there is some; clean file pages (its code) are dropped and read again on use.
+pub fn pageout_process(pid: u32) -> std::io::Result<ProcessPageout> {
+    let rss_before_kib = rss_kib(pid);
+    let fd = pidfd_open(pid)?;
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+    let mut advised = 0;
+    let mut first_err = None;
+    for (start, len) in pageable_regions(&maps) {
+        match process_pageout(&fd, start, len) {
+            Ok(n) => advised += n,
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match (advised, first_err) {
+        (0, Some(e)) => Err(e),
+        _ => Ok(ProcessPageout { advised_bytes: advised, rss_before_kib, rss_after_kib: rss_kib(pid) }),
+    }
+}
+
+/// `pid` and every process below it (`/proc/PID/task/*/children`), parents first.
+pub fn with_descendants(pid: u32) -> Vec<u32> {
+    let mut out = vec![pid];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        for t in std::fs::read_dir(format!("/proc/{p}/task")).into_iter().flatten().flatten() {
+            if let Ok(k) = std::fs::read_to_string(t.path().join("children")) {
+                out.extend(
+                    k.split_whitespace()
+                        .filter_map(|c| c.parse::<u32>().ok())
+                        .filter(|c| !out.contains(c))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Fraction of `buf`'s pages resident in memory (`mincore`).
@@ -156,6 +272,55 @@ pub fn remove_swap(p: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kernels_own_mappings_are_left_out_and_bad_lines_skipped() {
+        let maps = "55d0c0a00000-55d0c0a02000 r--p 00000000 08:01 1234 /usr/bin/sleep\n\
+                    7ffd1a000000-7ffd1a021000 rw-p 00000000 00:00 0 [stack]\n\
+                    7ffd1a1f0000-7ffd1a1f4000 r--p 00000000 00:00 0 [vvar]\n\
+                    7ffd1a1f4000-7ffd1a1f6000 r-xp 00000000 00:00 0 [vdso]\n\
+                    ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n\
+                    7f0000000000-7f0000100000 rw-p 00000000 00:00 0\n\
+                    not a line\n\
+                    9-1 rw-p 0 0:0 0\n";
+        assert_eq!(
+            pageable_regions(maps),
+            vec![(0x55d0c0a00000, 0x2000), (0x7ffd1a000000, 0x21000), (0x7f0000000000, 0x100000)]
+        );
+    }
+
+    #[test]
+    fn another_process_is_paged_out_and_its_children_found() {
+        // A shell whose child sleeps: both found below it, and the shell's mappings advised
+        // (root or CAP_SYS_NICE; a refusal is the kernel's answer, reported as such).
+        let mut sh = std::process::Command::new("sh").args(["-c", "sleep 30 & wait"]).spawn().unwrap();
+        let pid = sh.id();
+        let mut all = vec![pid];
+        for _ in 0..200 {
+            all = with_descendants(pid);
+            if all.len() >= 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(all[0], pid);
+        assert!(all.len() >= 2, "the sleeping child was not found below {pid}: {all:?}");
+        match pageout_process(pid) {
+            Ok(p) => {
+                assert!(p.advised_bytes > 0, "{p:?}");
+                assert!(p.rss_before_kib > 0, "{p:?}");
+            }
+            Err(e) => assert!(
+                matches!(e.raw_os_error(), Some(libc::EPERM)),
+                "process_madvise refused for another reason than privilege: {e}"
+            ),
+        }
+        let _ = sh.kill();
+        let _ = sh.wait();
+        for p in &all[1..] {
+            let _ = std::process::Command::new("kill").arg(p.to_string()).status();
+        }
+    }
 
     #[test]
     fn residency_reads_a_fresh_buffer_as_resident() {

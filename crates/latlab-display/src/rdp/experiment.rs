@@ -48,7 +48,8 @@ pub struct RdpConfig {
     pub server: Server,
     /// What to measure.
     pub mode: RdpMode,
-    /// Conditions of `latency` (unloaded and cpu apply to a real server).
+    /// Conditions of `latency`: unloaded, cpu and a link rate on any server; mem on a server
+    /// latlab started here (`--rdp local`, `local-xrdp`).
     pub conditions: Vec<Condition>,
     /// Keys timed per condition.
     pub keys: usize,
@@ -74,6 +75,10 @@ pub struct RdpConfig {
     pub roi: Option<[usize; 4]>,
     /// Where to write the screens typing was learned from (PPM), if anywhere.
     pub snapshot_dir: Option<PathBuf>,
+    /// Whether `mem` may make a temporary swap file when the machine has too little swap.
+    pub allow_swapfile: bool,
+    /// Where that swap file goes.
+    pub swap_dir: PathBuf,
 }
 
 impl Default for RdpConfig {
@@ -94,6 +99,8 @@ impl Default for RdpConfig {
             known_hosts: Some(super::trust::default_known_hosts()),
             roi: None,
             snapshot_dir: None,
+            allow_swapfile: true,
+            swap_dir: PathBuf::from(crate::defaults::SWAP_DIR),
         }
     }
 }
@@ -104,12 +111,18 @@ impl RdpConfig {
         for c in &self.conditions {
             match c {
                 Condition::Unloaded | Condition::Cpu | Condition::Link { bulk: false, .. } => {}
+                Condition::Mem if matches!(self.server, Server::Local | Server::LocalXrdp) => {}
+                Condition::Mem => {
+                    return Err("--conditions mem pages the server's processes out before each key, so it needs \
+                                the server on this machine: --rdp local or --rdp local-xrdp"
+                        .into());
+                }
                 other => {
                     return Err(format!(
                         "--rdp measures the conditions unloaded, cpu (spinners on this machine, which load the \
-                         server when it runs here) and a link rate (the server reached through a shaped link \
-                         between namespaces); {} needs the server's memory under latlab's control or competing \
-                         flows on that link, which a real server's run does not have yet",
+                         server when it runs here), mem (a server latlab started here) and a link rate (the \
+                         server reached through a shaped link between namespaces); {} needs competing flows on \
+                         that link, which a real server's run does not have yet",
                         other.name()
                     ));
                 }
@@ -355,10 +368,19 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     _ => None,
                 };
                 focus(cfg, &mut s, local::SHELL_AT)?;
-                typing(&mut rec, cfg, &mut s, &c.name())?;
-                if cfg.pages > 0 && cfg.mode == RdpMode::Latency {
-                    focus(cfg, &mut s, local::DOCUMENT_AT)?;
-                    pages(&mut rec, cfg, &mut s, &c.name())?;
+                if c == Condition::Mem {
+                    let pids = || match (&shadow, &xrdp) {
+                        (Some(l), _) => l.pids(),
+                        (_, Some(x)) => x.pids(),
+                        _ => Vec::new(),
+                    };
+                    paged_typing(&mut rec, cfg, &mut s, &pids)?;
+                } else {
+                    typing(&mut rec, &plan(cfg), &mut s, &c.name(), None)?;
+                    if cfg.pages > 0 && cfg.mode == RdpMode::Latency {
+                        focus(cfg, &mut s, local::DOCUMENT_AT)?;
+                        pages(&mut rec, cfg, &mut s, &c.name())?;
+                    }
                 }
                 ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -428,17 +450,75 @@ fn pages(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -
     Ok(())
 }
 
-fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -> Result<(), ExperimentError> {
+/// `mem` on a server latlab started here: before each key every process of the server is paged
+/// out (`process_madvise` with `MADV_PAGEOUT`: its anonymous pages to swap, its clean file pages
+/// dropped), then the key goes [`crate::defaults::RDP_MEM_KEY_AFTER_NS`] later: seed 003 §4.2's
+/// keystroke after page demand, on the real server.
+fn paged_typing(
+    rec: &mut RunRecord,
+    cfg: &RdpConfig,
+    s: &mut RdpSession,
+    pids: &dyn Fn() -> Vec<u32>,
+) -> Result<(), ExperimentError> {
+    use latlab_sys::pageout::{pageout_process, rss_kib, swap_for};
+    let rss_mib = pids().iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
+    let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir)
+        .map_err(|e| ExperimentError::failed(format!("mem: {e}")))?;
+    let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
+    let mut page_out = || -> Result<(), String> {
+        for p in pids() {
+            match pageout_process(p) {
+                Ok(o) => (before, after) = (before + o.rss_before_kib, after + o.rss_after_kib),
+                // A process that ended meanwhile (a shell's short-lived child) has nothing left.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
+                    return Err(format!(
+                        "paging out the server's process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"
+                    ));
+                }
+                Err(e) => return Err(format!("paging out the server's process {p}: {e}")),
+            }
+        }
+        rounds += 1;
+        Ok(())
+    };
+    let plan = TypingPlan {
+        keys: cfg.keys.min(crate::defaults::RDP_MEM_KEYS),
+        interval_ns: crate::defaults::RDP_MEM_KEY_AFTER_NS,
+        timeout_ns: crate::defaults::LATENCY_KEY_TIMEOUT_MS * 1_000_000,
+        ..plan(cfg)
+    };
+    typing(rec, &plan, s, "mem", Some(&mut page_out))?;
+    let p = "rdp.latency.mem";
+    // What each page-out took from the server's resident set (VmRSS of all its processes, just
+    // before and just after): what the key then had to bring back.
+    if rounds > 0 {
+        rec.metric(&format!("{p}.evicted_per_key"), before.saturating_sub(after) as f64 * 1024.0 / rounds as f64, "B");
+    }
+    if before > 0 {
+        rec.metric(&format!("{p}.resident_after_pageout"), after as f64 / before as f64, "ratio");
+    }
+    rec.config("mem_swap", swap);
+    Ok(())
+}
+
+fn typing(
+    rec: &mut RunRecord,
+    plan: &TypingPlan,
+    s: &mut RdpSession,
+    name: &str,
+    before_key: Option<super::typing::BeforeKey>,
+) -> Result<(), ExperimentError> {
     let cpu = |s: &RdpSession| {
         let t = s.stage_times();
         t.receive_ns + t.decrypt_ns + t.decompress_ns + t.decode_ns + t.blit_ns + t.slow_path_ns
     };
     let cpu0 = cpu(s);
-    let r = measure(s, &plan(cfg)).map_err(|e| ExperimentError::failed(format!("{name}: {e}")))?;
+    let r = measure(s, plan, before_key).map_err(|e| ExperimentError::failed(format!("{name}: {e}")))?;
     let p = format!("rdp.latency.{name}");
     // Where a key's time goes: the network's round trip (the smallest the kernel saw), latlab's
     // own client CPU per key (every stage, warm-up and erasing included), the rest the server.
-    rec.metric(&format!("{p}.client_cpu_per_key"), (cpu(s) - cpu0) as f64 / cfg.keys as f64, "ns");
+    rec.metric(&format!("{p}.client_cpu_per_key"), (cpu(s) - cpu0) as f64 / plan.keys as f64, "ns");
     rec.metric(&format!("{p}.tcp_min_rtt"), s.tcp().map_err(ExperimentError::failed)?.min_rtt_ns, "ns");
     let lat: Vec<i64> = r.latencies_ns.iter().map(|&v| v as i64).collect();
     if let Some(sm) = summarize(&lat) {
@@ -448,12 +528,12 @@ fn typing(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) 
     }
     let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
     let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + r.lost;
-    rec.metric(&format!("{p}.keys"), cfg.keys as u64, "count");
+    rec.metric(&format!("{p}.keys"), plan.keys as u64, "count");
     rec.metric(&format!("{p}.lost"), r.lost, "count");
-    rec.metric(&format!("{p}.over_threshold"), over as f64 / cfg.keys as f64, "ratio");
+    rec.metric(&format!("{p}.over_threshold"), over as f64 / plan.keys as f64, "ratio");
     if r.checks > 0 {
         rec.metric(&format!("{p}.detector_ns_per_check"), r.detect_ns as f64 / r.checks as f64, "ns");
-        rec.metric(&format!("{p}.detector_ns_per_key"), r.detect_ns as f64 / cfg.keys as f64, "ns");
+        rec.metric(&format!("{p}.detector_ns_per_key"), r.detect_ns as f64 / plan.keys as f64, "ns");
     }
     if let Some(late) = summarize(&r.send_late_ns.iter().map(|&v| v as i64).collect::<Vec<_>>()) {
         rec.metric(&format!("{p}.send_late_p99"), late.p99, "ns");

@@ -49,6 +49,19 @@ pub struct LocalShadow {
     document: std::path::PathBuf,
 }
 
+/// The processes latlab started and everything below them.
+fn tree(children: &[Child]) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for c in children {
+        for p in latlab_sys::pageout::with_descendants(c.id()) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// Start `cmd` with no terminal, its output dropped.
 fn spawn(cmd: &mut Command, name: &str) -> Result<Child, String> {
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{name}: {e}"))
@@ -151,6 +164,11 @@ impl LocalShadow {
     /// The target string (`127.0.0.1:PORT`).
     pub fn target(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Every process of the server: Xvfb, the shadow server, the xterms and their programs.
+    pub fn pids(&self) -> Vec<u32> {
+        tree(&self.children)
     }
 
     /// The server's own name and version, as it prints them (after its log prefix).
@@ -300,6 +318,12 @@ impl LocalXrdp {
     /// The target string (`127.0.0.1:PORT`).
     pub fn target(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Every process of the server: sesman, xrdp and what they started (the session's Xorg,
+    /// its xterms and their programs, xrdp's process for the connection).
+    pub fn pids(&self) -> Vec<u32> {
+        tree(&self.children)
     }
 
     /// Wait until the session sesman started at the first connection runs its programs (two

@@ -201,8 +201,17 @@ impl Watch {
     }
 }
 
-/// Type `plan.keys` letters and time each to its glyph.
-pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, String> {
+/// Something done to the server before each key (paging it out, for `mem`).
+pub type BeforeKey<'a> = &'a mut dyn FnMut() -> Result<(), String>;
+
+/// Type `plan.keys` letters and time each to its glyph. With `before_key`, one key at a time:
+/// each waits for the one before it to be seen (or lost), then `before_key` runs, then the key
+/// goes `plan.interval_ns` later (its deadline, from which it is timed).
+pub fn measure(
+    s: &mut RdpSession,
+    plan: &TypingPlan,
+    mut before_key: Option<BeforeKey>,
+) -> Result<TypingResult, String> {
     let err = |e: SessionError| e.to_string();
     let (cells, caret) = learn(s, plan)?;
     let per_line = cells.per_line(s.screen().width).min(plan.max_per_line).max(1);
@@ -226,7 +235,15 @@ pub fn measure(s: &mut RdpSession, plan: &TypingPlan) -> Result<TypingResult, St
             base = monotonic_now() + plan.interval_ns;
         }
         let pos = k - line_start;
-        let deadline = base + pos as u64 * plan.interval_ns;
+        let deadline = match before_key.as_mut() {
+            None => base + pos as u64 * plan.interval_ns,
+            Some(f) => {
+                let until = monotonic_now() + plan.timeout_ns;
+                watch.wait(s, &mut det, &mut seen, until).map_err(err)?;
+                f()?;
+                monotonic_now() + plan.interval_ns
+            }
+        };
         det.expect(k as u64, cells.cell(pos), deadline);
         watch.pump(s, &mut det, &mut seen, deadline).map_err(err)?;
         let sent = s.type_keys(&[keys::letter(k)]).map_err(err)?;

@@ -205,7 +205,8 @@ impl RdpArgs {
 pub struct DisplayLatency {
     /// Conditions, comma-separated: unloaded, cpu, mem, or a link rate (10mbit, 1mbit, 56kbit;
     /// add _bulk for competing transfers each way). Default: unloaded, cpu, mem, 10mbit, 1mbit,
-    /// 56kbit, 10mbit_bulk (with --rdp: unloaded, cpu).
+    /// 56kbit, 10mbit_bulk (with --rdp: unloaded, cpu; mem only on a server latlab started, --rdp
+    /// local or local-xrdp).
     #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
     pub conditions: Vec<latlab_display::latency::Condition>,
     /// Typing speed, words a minute (5.29 characters a word, as the study counts).

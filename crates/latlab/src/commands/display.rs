@@ -63,6 +63,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                     cfg.conditions = l.conditions;
                 }
                 (cfg.wpm, cfg.spinners, cfg.pages) = (l.wpm, l.spinners, l.pages);
+                cfg.allow_swapfile = !l.no_swapfile;
                 measure::<DisplayRdp>(db, cfg)
             }
             None => measure::<DisplayLatency>(db, latency_config(l)),

@@ -57,7 +57,12 @@ fn an_unreachable_or_non_rdp_server_exits_4_and_no_credentials_exits_2() {
         .code(2)
         .stderr(predicate::str::contains("HOST[:PORT]"));
     latlab(d)
-        .args(["display", "latency", "--rdp", "local", "--conditions", "mem"])
+        .args(["display", "latency", "--rdp", "127.0.0.1:3389", "--conditions", "mem"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs the server on this machine: --rdp local"));
+    latlab(d)
+        .args(["display", "latency", "--rdp", "local", "--conditions", "10mbit_bulk"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unloaded, cpu"));
@@ -177,7 +182,18 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
-        .args(["display", "latency", "--rdp", "local-xrdp", "--keys", "20", "--conditions", "unloaded", "--pages", "1"])
+        .args([
+            "display",
+            "latency",
+            "--rdp",
+            "local-xrdp",
+            "--keys",
+            "20",
+            "--conditions",
+            "unloaded,mem",
+            "--pages",
+            "1",
+        ])
         .assert()
         .success();
     let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
@@ -185,6 +201,12 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     assert_eq!(metric(&rec, "rdp.latency.unloaded.lost"), 0.0, "every glyph found");
     assert!(metric(&rec, "rdp.updates.slow_bitmap.count") > 0.0, "xrdp's slow-path bitmaps decoded by latlab");
     assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0);
+    // mem: the server's processes paged out before each key, every key still found.
+    assert_eq!(metric(&rec, "rdp.latency.mem.lost"), 0.0);
+    assert_eq!(metric(&rec, "rdp.latency.mem.keys"), 20.0);
+    assert!(metric(&rec, "rdp.latency.mem.evicted_per_key") > 0.0, "the page-outs took something");
+    assert!(metric(&rec, "rdp.latency.mem.resident_after_pageout") < 1.0);
+    assert!(rec["config"]["mem_swap"].as_str().is_some());
     assert!(rec["config"]["server_product"].as_str().unwrap().contains("xrdp"));
     // The account, its session and the servers are gone.
     let users = std::fs::read_to_string("/etc/passwd").unwrap();

@@ -476,6 +476,9 @@ fn paged_typing(
                         "paging out the server's process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"
                     ));
                 }
+                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                    return Err(format!("paging out the server's process {p}: {e}: mem needs Linux 5.10 or later"));
+                }
                 Err(e) => return Err(format!("paging out the server's process {p}: {e}")),
             }
         }

@@ -8,7 +8,7 @@ use super::local::{self, LocalShadow, LocalXrdp};
 use super::ops::{Op, ops};
 use super::session::{RdpSession, SessionError};
 use super::trust::{Credentials, Target, Trust};
-use super::typing::{TypingPlan, measure, page_downs, settle};
+use super::typing::{TypingPlan, first_picture, measure, page_downs, settle};
 use crate::fb::Area;
 use crate::latency::Condition;
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
@@ -336,8 +336,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
             },
             _ => None,
         };
-        // Conditions on the direct path share one connection (a reconnection is a condition of
-        // its own: xrdp takes no keys on a reconnected session here); a shaped link needs its own.
+        // Conditions on the direct path share one connection (the session the keys go to stays
+        // as it was, with nothing to log in again); a shaped link needs its own.
         let mut s = match (direct.take(), &link) {
             (Some(s), None) => s,
             (kept, _) => {
@@ -428,6 +428,9 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
 /// follows the pointer). A remote server's focus is the user's to set.
 fn focus(cfg: &RdpConfig, s: &mut RdpSession, at: (u16, u16)) -> Result<(), ExperimentError> {
     if matches!(cfg.server, Server::Local | Server::LocalXrdp) {
+        // Input before the server's first picture can be lost (xrdp still attaching a second
+        // connection to its X session), and with it the focus.
+        first_picture(s).map_err(ExperimentError::failed)?;
         s.mouse_to(at.0, at.1).map_err(failed)?;
         settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     }

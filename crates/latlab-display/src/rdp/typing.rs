@@ -77,6 +77,22 @@ pub fn settle_change(s: &mut RdpSession, quiet_ns: u64, max_ns: u64) -> Result<b
     settle(s, quiet_ns, until.saturating_sub(monotonic_now()).max(quiet_ns))
 }
 
+/// Wait for the server's first picture: a server may draw nothing for a while after the
+/// connection (xrdp attaching to its X session), and input it gets before then may be lost.
+pub fn first_picture(s: &mut RdpSession) -> Result<(), String> {
+    let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
+    while s.counts().pictures == 0 {
+        if monotonic_now() >= until {
+            return Err(format!(
+                "the server drew nothing in {} s after the connection",
+                crate::defaults::RDP_FIRST_PICTURE_NS / 1_000_000_000
+            ));
+        }
+        s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 fn backspaces(s: &mut RdpSession, n: usize) -> Result<(), SessionError> {
     let keys = vec![keys::BACKSPACE; n];
     for chunk in keys.chunks(16) {
@@ -111,18 +127,7 @@ fn learn_once(s: &mut RdpSession, plan: &TypingPlan) -> Result<(Cells, Vec<u8>),
     let err = |e: SessionError| Fatal(e.to_string());
     let quiet = plan.settle_ns;
     let max = plan.timeout_ns.max(quiet * 4);
-    // A server may draw nothing for a while after the connection (xrdp attaching to its X
-    // session): wait for a first picture before waiting for quiet.
-    let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
-    while s.counts().pictures == 0 {
-        if monotonic_now() >= until {
-            return Err(Fatal(format!(
-                "the server drew nothing in {} s after the connection",
-                crate::defaults::RDP_FIRST_PICTURE_NS / 1_000_000_000
-            )));
-        }
-        s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {}).map_err(err)?;
-    }
+    first_picture(s).map_err(Fatal)?;
     settle(s, quiet, max * 4).map_err(err)?;
     let roi = plan.roi.unwrap_or(Area::new(0, 0, s.screen().width, s.screen().height));
     let before = s.screen().clone();

@@ -190,7 +190,7 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
             "--keys",
             "20",
             "--conditions",
-            "unloaded,mem",
+            "unloaded,10mbit,mem",
             "--pages",
             "1",
         ])
@@ -202,6 +202,7 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     assert!(metric(&rec, "rdp.updates.slow_bitmap.count") > 0.0, "xrdp's slow-path bitmaps decoded by latlab");
     assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0);
     // A second connection to the running session (through the shaped link) takes keys too.
+    assert!(rec["warnings"].as_array().is_none_or(|w| w.is_empty()), "{}", rec["warnings"]);
     assert_eq!(metric(&rec, "rdp.latency.10mbit.lost"), 0.0);
     // mem: the server's processes paged out before each key, every key still found.
     assert_eq!(metric(&rec, "rdp.latency.mem.lost"), 0.0);

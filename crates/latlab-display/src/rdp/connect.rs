@@ -77,6 +77,8 @@ pub struct ServerIdentity {
     pub channels: Vec<String>,
     /// Whether the server accepts fast-path input.
     pub fastpath_input: bool,
+    /// The RDP version in the server's core data, if it could be read.
+    pub rdp_version: Option<String>,
 }
 
 /// Byte and CPU counts of the socket under TLS.
@@ -128,11 +130,44 @@ pub type Tls = rustls::StreamOwned<rustls::ClientConnection, Wire>;
 struct Watch {
     inner: Tls,
     tpkt_sent: bool,
+    /// What the server sent after latlab's first TPKT (the MCS Connect Initial), up to the end of
+    /// its first frame: the MCS Connect Response, with the server's core data.
+    reply: Vec<u8>,
 }
+
+/// The most of a server's first MCS frame kept (a Connect Response is a few hundred bytes).
+const REPLY_MAX: usize = 16 * 1024;
 
 impl Read for Watch {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf)
+        let n = self.inner.read(buf)?;
+        let whole =
+            self.reply.len() >= 4 && self.reply.len() >= u16::from_be_bytes([self.reply[2], self.reply[3]]) as usize;
+        if self.tpkt_sent && !whole && self.reply.len() < REPLY_MAX {
+            self.reply.extend_from_slice(&buf[..n.min(REPLY_MAX - self.reply.len())]);
+        }
+        Ok(n)
+    }
+}
+
+/// The RDP version a server gave in its core data (MS-RDPBCGR 2.2.1.4.2), read from its MCS
+/// Connect Response: "RDP 10.12", "RDP 5.0 to 8.1" (one value for all of those); `None` when
+/// `frame` is not one.
+pub fn server_rdp_version(frame: &[u8]) -> Option<String> {
+    use ironrdp_pdu::x224::{X224, X224Data};
+    let data = ironrdp_core::decode::<X224<X224Data<'_>>>(frame).ok()?.0;
+    let response = ironrdp_core::decode::<ironrdp_pdu::mcs::ConnectResponse>(data.data.as_ref()).ok()?;
+    Some(rdp_version_name(response.conference_create_response.gcc_blocks().core.version.0))
+}
+
+/// The name of an `rdpVersion` value.
+fn rdp_version_name(v: u32) -> String {
+    match v {
+        0x0008_0001 => "RDP 4.0".into(),
+        0x0008_0004 => "RDP 5.0 to 8.1".into(),
+        0x0008_0005 => "RDP 10.0".into(),
+        0x0008_0006..=0x0008_00FF => format!("RDP 10.{}", v - 0x0008_0005),
+        _ => format!("0x{v:08X} (not a version MS-RDPBCGR names)"),
     }
 }
 
@@ -407,7 +442,7 @@ pub fn connect_over(
     connector.config.domain = creds.domain;
     let upgraded = ironrdp_blocking::mark_as_upgraded(should_upgrade, &mut connector);
     let nla = connector.should_perform_credssp();
-    let mut framed = ironrdp_blocking::Framed::new(Watch { inner: tls, tpkt_sent: false });
+    let mut framed = ironrdp_blocking::Framed::new(Watch { inner: tls, tpkt_sent: false, reply: Vec::new() });
     let outcome = ironrdp_blocking::connect_finalize(
         upgraded,
         connector,
@@ -445,6 +480,24 @@ pub fn connect_over(
         compression: result.compression_type.map_or("none", |c| from_iron(c).name()).into(),
         channels: result.static_channels.iter().map(|(_, c)| format!("{:?}", c.channel_name())).collect(),
         fastpath_input: !result.input_flags.is_empty(),
+        rdp_version: server_rdp_version(&watch.reply),
     };
     Ok(Connection { tls, leftover: leftover.to_vec(), result, server })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rdp_versions_are_named_as_ms_rdpbcgr_names_them_and_garbage_is_none() {
+        assert_eq!(rdp_version_name(0x0008_0001), "RDP 4.0");
+        assert_eq!(rdp_version_name(0x0008_0004), "RDP 5.0 to 8.1");
+        assert_eq!(rdp_version_name(0x0008_0005), "RDP 10.0");
+        assert_eq!(rdp_version_name(0x0008_0011), "RDP 10.12");
+        assert!(rdp_version_name(7).contains("not a version"));
+        assert_eq!(server_rdp_version(&[]), None);
+        assert_eq!(server_rdp_version(&[3, 0, 0, 7, 2, 0xF0, 0x80]), None);
+        assert_eq!(server_rdp_version(&[0x30, 0x82, 1, 2, 3]), None);
+    }
 }

@@ -262,6 +262,9 @@ fn identify(rec: &mut RunRecord, s: &RdpSession, product: Option<String>) {
     if let Some(p) = product {
         rec.config("server_product", p);
     }
+    if let Some(v) = &id.rdp_version {
+        rec.config("server_rdp_version", v.clone());
+    }
     rec.config("security", id.security.clone());
     rec.config("tls", id.tls.clone());
     rec.config("cert_subject", id.cert_subject.clone());

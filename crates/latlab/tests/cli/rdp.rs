@@ -128,6 +128,7 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
     assert_eq!(cfg["desktop"], "1024x768");
     assert_eq!(cfg["bpp"], 16);
     assert!(cfg["server_product"].as_str().unwrap().contains("FreeRDP"), "{cfg}");
+    assert_eq!(cfg["server_rdp_version"].as_str(), Some("RDP 5.0 to 8.1"), "the version in the server's core data");
     assert!(cfg["cert_fingerprint"].as_str().unwrap().starts_with("sha256:"));
     assert_eq!(cfg["compression_negotiated"], "xcrush");
 

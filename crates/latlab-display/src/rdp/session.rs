@@ -177,10 +177,19 @@ impl RdpSession {
                     Err(_) => break,
                 }
             }
-            while let Some((fast, len)) = frame_len(&self.buf)? {
-                let frame: Vec<u8> = self.buf.drain(..len).collect();
-                self.apply(if fast { Action::FastPath } else { Action::X224 }, &frame, drawn)?;
-            }
+            // Whole frames are applied where they lie (no copy each), then dropped at once.
+            let buf = std::mem::take(&mut self.buf);
+            let mut at = 0;
+            let applied = (|| {
+                while let Some((fast, len)) = frame_len(&buf[at..])? {
+                    self.apply(if fast { Action::FastPath } else { Action::X224 }, &buf[at..at + len], drawn)?;
+                    at += len;
+                }
+                Ok::<(), SessionError>(())
+            })();
+            self.buf = buf;
+            self.buf.drain(..at);
+            applied?;
             let now = monotonic_now();
             if now >= deadline_ns {
                 return Ok(());

@@ -17,6 +17,7 @@
 //! | `ops.rs` | `display ops --rdp`: operations driven by input, bytes per direction and channel |
 //! | `paper.rs` | seeds 003 and 000 beside a real server |
 //! | `local.rs` | a real server on this machine: FreeRDP's shadow server over Xvfb and xterm |
+//! | `serve/` | the other way round (issue #39): latlab's desktop served to real RDP clients, each measured |
 
 //!
 //! The parsers of a server's stream (`fastpath`, `slowpath`, `stream`) are always built; the
@@ -40,6 +41,8 @@ pub mod local;
 pub mod ops;
 #[cfg(feature = "rdp-client")]
 pub mod paper;
+#[cfg(feature = "rdp-client")]
+pub mod serve;
 #[cfg(feature = "rdp-client")]
 pub mod session;
 #[cfg(feature = "rdp-client")]

@@ -285,15 +285,17 @@ fn parse_link(s: &str) -> Result<u64, String> {
 /// `latlab display serve`.
 #[derive(Debug, Args)]
 pub struct DisplayServe {
-    /// Address to listen on (loopback unless you choose otherwise).
-    #[arg(long, default_value_t = format!("127.0.0.1:{}", latlab_display::defaults::PORT))]
-    pub listen: String,
-    /// Serve one connection, then exit.
+    /// Address to listen on (loopback unless you choose otherwise) [default: 127.0.0.1:3899,
+    /// with --rdp 127.0.0.1:3389].
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// Serve one connection (with --rdp: one session), then exit.
     #[arg(long)]
     pub once: bool,
-    /// Time a connection has to send its hello before it is closed.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::HELLO_DEADLINE_SECS))]
-    pub hello_deadline: u64,
+    /// Time a connection has to send its hello before it is closed (with --rdp: to finish the
+    /// connection sequence, TLS and NLA included) [default: 5 s, with --rdp 10 s].
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub hello_deadline: Option<u64>,
     /// Time a session may go without the client taking (or, typing, sending) a byte.
     #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::IDLE_TIMEOUT_SECS))]
     pub idle_timeout: u64,
@@ -306,6 +308,67 @@ pub struct DisplayServe {
     /// Connections waiting for their hello at once; past it the one waiting longest is closed.
     #[arg(long, default_value_t = latlab_display::defaults::MAX_WAITING)]
     pub max_waiting: usize,
+    #[command(flatten)]
+    pub rdp: RdpServeArgs,
+}
+
+/// `latlab display serve --rdp`: a real RDP server for real clients (see docs/experiments/rdp-serve.md).
+#[derive(Debug, Args)]
+pub struct RdpServeArgs {
+    /// Speak RDP: any RDP client (mstsc, xfreerdp, Remmina, a thin client) connects, is shown
+    /// the script, and each session is stored as a run (mode serve-rdp).
+    #[arg(long)]
+    pub rdp: bool,
+    /// The phases each client is shown, in turn: `echo` (the client's keys echoed into an
+    /// editor: input to update) and workloads (typing, scroll, slideshow, banner_ticker…).
+    #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = latlab_display::defaults::RDP_SERVE_SCRIPT, requires = "rdp")]
+    pub script: Vec<latlab_display::rdp::serve::Phase>,
+    /// Seconds per phase.
+    #[arg(long, default_value_t = latlab_display::defaults::RDP_SERVE_PHASE_SECS, requires = "rdp")]
+    pub phase_seconds: f64,
+    /// Desktop width, pixels.
+    #[arg(long, default_value_t = latlab_display::defaults::WIDTH as u16, requires = "rdp")]
+    pub width: u16,
+    /// Desktop height, pixels.
+    #[arg(long, default_value_t = latlab_display::defaults::HEIGHT as u16, requires = "rdp")]
+    pub height: u16,
+    /// Colour depth of the session: 16 or 24.
+    #[arg(long, default_value_t = latlab_display::defaults::BPP as u16, value_parser = parse_rdp_bpp, requires = "rdp")]
+    pub bpp: u16,
+    /// Send frames back to back as fast as the client takes them (its throughput limit)
+    /// instead of on 20 ms deadlines.
+    #[arg(long, requires = "rdp")]
+    pub flat_out: bool,
+    /// Drawing orders and the bitmap cache where the client takes them (else bitmaps only,
+    /// the study's NPPerfTune setting, which every client decodes).
+    #[arg(long, requires = "rdp")]
+    pub orders: bool,
+    /// Send updates uncompressed even when the client offers bulk compression.
+    #[arg(long, requires = "rdp")]
+    pub no_compression: bool,
+    /// An account for NLA: offered, with TLS, to clients that ask for it, and TLS logons must
+    /// match it. The password comes from the environment variable LATLAB_RDP_PASSWORD.
+    /// Without it: TLS only, and any logon is let in (the desktop is latlab's, no shell).
+    #[arg(long, requires = "rdp")]
+    pub rdp_user: Option<String>,
+    /// Where the server's self-signed certificate is kept [default:
+    /// $XDG_CONFIG_HOME/latlab/rdp-server].
+    #[arg(long, requires = "rdp")]
+    pub cert_dir: Option<std::path::PathBuf>,
+}
+
+fn parse_rdp_bpp(s: &str) -> Result<u16, String> {
+    match s {
+        "16" => Ok(16),
+        "24" => Ok(24),
+        _ => Err(format!("'{s}': give 16 or 24 (8 bpp needs a palette, which latlab's server does not send)")),
+    }
+}
+
+fn parse_phase(s: &str) -> Result<latlab_display::rdp::serve::Phase, String> {
+    latlab_display::rdp::serve::Phase::from_name(s).ok_or_else(|| {
+        format!("'{s}': give echo or a workload ({})", latlab_display::workload::WorkloadKind::NAMES.join(", "))
+    })
 }
 
 impl DisplayServe {
@@ -313,7 +376,9 @@ impl DisplayServe {
     pub fn limits(&self) -> latlab_display::net::Limits {
         use std::time::Duration;
         latlab_display::net::Limits {
-            hello_deadline: Duration::from_nanos(self.hello_deadline),
+            hello_deadline: Duration::from_nanos(
+                self.hello_deadline.unwrap_or((latlab_display::defaults::HELLO_DEADLINE_SECS * 1e9) as u64),
+            ),
             idle_timeout: Duration::from_nanos(self.idle_timeout),
             max_session: Duration::from_nanos(self.max_session),
             max_sessions: self.max_sessions,

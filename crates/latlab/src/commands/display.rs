@@ -75,13 +75,15 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             (cfg.session.codec, cfg.session.crypto) = (c.codec, c.crypto);
             measure::<DisplayCapacity>(db, cfg)
         }
+        DisplayCommand::Serve(s) if s.rdp.rdp => serve_rdp(db, s),
         DisplayCommand::Serve(s) => {
             let limits = s.limits();
             limits.validate().map_err(crate::runner::usage)?;
             install_interrupt()?;
             latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
-            let listener = std::net::TcpListener::bind(&s.listen)
-                .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", s.listen))?;
+            let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_display::defaults::PORT));
+            let listener =
+                std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
             eprintln!(
                 "display serve: listening on {} (pid {}) — run `latlab display view HOST` on the client ({}; SIGUSR1 prints the counters)",
                 listener.local_addr()?,
@@ -121,6 +123,113 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             measure::<DisplayView>(db, ViewRun { session, view, pace, host: v.host })
         }
     }
+}
+
+/// `latlab display serve --rdp`: serve real RDP clients, storing each session as a run.
+fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
+    use latlab_display::defaults as d;
+    use latlab_display::rdp::serve::{self as rs, Outcome};
+    use std::sync::Arc;
+    use std::time::Duration;
+    let r = &s.rdp;
+    let usage = crate::runner::usage;
+    if !(r.phase_seconds > 0.0 && r.phase_seconds <= 3600.0) {
+        return Err(usage(format!("--phase-seconds {}: give 0 to 3600 seconds (above 0)", r.phase_seconds)).into());
+    }
+    if r.width < 64 || r.height < 64 || r.width > 8192 || r.height > 8192 {
+        return Err(usage(format!("{}x{}: give a desktop of 64x64 to 8192x8192", r.width, r.height)).into());
+    }
+    let limits = s.limits();
+    limits.validate().map_err(usage)?;
+    let account = match &r.rdp_user {
+        None => None,
+        Some(u) => {
+            let password = std::env::var("LATLAB_RDP_PASSWORD")
+                .map_err(|_| usage(format!("--rdp-user {u}: put the account's password in LATLAB_RDP_PASSWORD")))?;
+            Some(ironrdp_pdu_credentials(u, password))
+        }
+    };
+    let deadline = s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(d::RDP_HANDSHAKE_DEADLINE_SECS));
+    let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
+    let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "display serve --rdp: certificate {} {} ({})",
+        if id.created { "made and kept in" } else { "kept in" },
+        dir.display(),
+        id.fingerprint
+    );
+    install_interrupt()?;
+    latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+    let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", d::RDP_SERVE_PORT));
+    let listener =
+        std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+    let plan = rs::Plan {
+        script: r.script.clone(),
+        phase_ms: (r.phase_seconds * 1000.0) as u64,
+        frame_ms: d::FRAME_MS,
+        flat_out: r.flat_out,
+        orders: r.orders,
+        compress: !r.no_compression,
+        seed: d::SEED,
+        idle_ns: limits.idle_timeout.as_nanos() as u64,
+        max_ns: limits.max_session.as_nanos() as u64,
+    };
+    let cfg = rs::RdpServeConfig {
+        accept: rs::AcceptConfig { width: r.width, height: r.height, bpp: r.bpp, account: account.clone(), deadline },
+        plan: plan.clone(),
+        max_sessions: limits.max_sessions,
+        max_waiting: limits.max_waiting,
+        once: s.once,
+    };
+    eprintln!(
+        "display serve --rdp: listening on {} (pid {}): connect an RDP client, e.g. `xfreerdp /v:{0} /cert:tofu`; {}; script {} ({} s a phase); each session is stored in {} ({})",
+        listener.local_addr()?,
+        std::process::id(),
+        match &account {
+            Some(a) => format!("TLS or NLA as {}", a.username),
+            None => "TLS, any logon".to_string(),
+        },
+        plan.script.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
+        r.phase_seconds,
+        db.display(),
+        if s.once { "one session" } else { "Ctrl-C or SIGTERM stops; SIGUSR1 prints the counters" }
+    );
+    let db = db.to_path_buf();
+    let stats = Arc::new(rs::RdpGateStats::default());
+    let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let fails = failures.clone();
+    let done: Arc<dyn Fn(&str, Outcome) + Send + Sync> = Arc::new(move |peer, o| match o {
+        Outcome::Served(run) => {
+            eprintln!("{peer}: {}", run.summary());
+            let mut rec = rs::run_record(&run, &plan);
+            if let Err(e) = crate::runner::save(&db, &mut rec) {
+                eprintln!("{peer}: {e:#}");
+                fails.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        Outcome::NotAccepted(e) => eprintln!("{peer}: not accepted: {e}"),
+        Outcome::PushedOut => eprintln!("{peer}: closed: pushed out of a full waiting room (--max-waiting)"),
+        Outcome::Busy => eprintln!("{peer}: refused: every session slot is taken (--max-sessions); the client was told"),
+    });
+    let st = stats.clone();
+    let gate = std::thread::spawn(move || {
+        rs::serve_rdp(&listener, &cfg, &id, st, &latlab_sys::interrupt::stop_requested, done)
+    });
+    while !gate.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+        if latlab_sys::interrupt::status_requested() {
+            eprintln!("display serve --rdp: {}", stats.line());
+        }
+    }
+    let r = gate.join().map_err(|_| anyhow::anyhow!("the RDP server's thread panicked"))?;
+    eprintln!("display serve --rdp: stopped: {}", stats.line());
+    r.map_err(anyhow::Error::msg)?;
+    Ok(if failures.load(std::sync::atomic::Ordering::Relaxed) > 0 { crate::exit::ERROR } else { crate::exit::OK })
+}
+
+/// The account NLA checks.
+fn ironrdp_pdu_credentials(user: &str, password: String) -> latlab_display::rdp::serve::Account {
+    latlab_display::rdp::serve::Account { username: user.to_string(), password, domain: None }
 }
 
 /// The configuration `latlab display pipeline` runs with these arguments.

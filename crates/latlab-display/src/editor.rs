@@ -289,6 +289,7 @@ mod tests {
 
     fn fb_of(c: &mut Canvas) -> Framebuffer {
         let mut fb = Framebuffer::new(c.width(), c.height(), 16);
+        c.touch_all();
         c.to_fb(&mut fb);
         fb
     }

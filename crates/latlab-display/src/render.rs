@@ -155,8 +155,9 @@ impl Canvas {
     /// Draw `text` with its baseline at `y`, from `x`, inside `clip`; returns the x after it.
     pub fn text(&mut self, x: i64, y: i64, text: &str, size: u32, c: Rgb, clip: Area) -> i64 {
         let adv = self.advance(size) as i64;
-        self.touch(clip);
         let mut pen = x;
+        // The glyphs' boxes within the clip: what the text changed (a key's glyph, not the page).
+        let mut drawn: Option<(i64, i64, i64, i64)> = None;
         let (w, h) = (self.width() as i64, self.height() as i64);
         let (cx0, cy0) = (clip.x as i64, clip.y as i64);
         let (cx1, cy1) = ((clip.x + clip.w) as i64, (clip.y + clip.h) as i64);
@@ -170,6 +171,14 @@ impl Canvas {
                     self.glyphs.entry((ch, size)).or_insert_with(|| font.rasterize(ch, size as f32)).clone();
                 let gx = pen + m.xmin as i64;
                 let gy = y - m.height as i64 - m.ymin as i64;
+                let (x0, y0) = (gx.max(cx0).max(0), gy.max(cy0).max(0));
+                let (x1, y1) = ((gx + m.width as i64).min(cx1).min(w), (gy + m.height as i64).min(cy1).min(h));
+                if x0 < x1 && y0 < y1 {
+                    drawn = Some(match drawn {
+                        None => (x0, y0, x1, y1),
+                        Some((a, b, c, d)) => (a.min(x0), b.min(y0), c.max(x1), d.max(y1)),
+                    });
+                }
                 let data = self.pm.data_mut();
                 for r in 0..m.height as i64 {
                     let py = gy + r;
@@ -188,12 +197,21 @@ impl Canvas {
             }
             pen += adv;
         }
+        if let Some((x0, y0, x1, y1)) = drawn {
+            self.touch(Area::new(x0 as usize, y0 as usize, (x1 - x0) as usize, (y1 - y0) as usize));
+        }
         pen
     }
 
     /// Draw the whole screen's text at full clip.
     pub fn full(&self) -> Area {
         Area::new(0, 0, self.width(), self.height())
+    }
+
+    /// Have the next [`Canvas::to_fb`] convert the whole canvas (into a new framebuffer).
+    pub fn touch_all(&mut self) {
+        let all = self.full();
+        self.touch(all);
     }
 
     /// Convert what was drawn since the last call into `fb` (same size) at its depth;
@@ -206,9 +224,18 @@ impl Canvas {
         for y in d.y..d.y + d.h {
             let src = &data[(y * w + d.x) * 4..(y * w + d.x + d.w) * 4];
             let dst = &mut fb.data[(y * w + d.x) * ps..(y * w + d.x + d.w) * ps];
-            for (px, out) in src.chunks_exact(4).zip(dst.chunks_exact_mut(ps)) {
-                let v = pixel_of(fb.bpp, px[0], px[1], px[2]).to_le_bytes();
-                out.copy_from_slice(&v[..ps]);
+            // One loop per pixel size, so each pixel's copy has a size known when compiled.
+            fn convert<const N: usize>(src: &[u8], dst: &mut [u8], bpp: u32) {
+                for (px, out) in src.chunks_exact(4).zip(dst.chunks_exact_mut(N)) {
+                    let v = pixel_of(bpp, px[0], px[1], px[2]).to_le_bytes();
+                    out.copy_from_slice(&v[..N]);
+                }
+            }
+            match ps {
+                1 => convert::<1>(src, dst, fb.bpp),
+                2 => convert::<2>(src, dst, fb.bpp),
+                3 => convert::<3>(src, dst, fb.bpp),
+                _ => convert::<4>(src, dst, fb.bpp),
             }
         }
         true

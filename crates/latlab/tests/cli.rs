@@ -8,6 +8,8 @@ mod docs;
 mod monitor;
 #[path = "cli/rdp.rs"]
 mod rdp;
+#[path = "cli/rdp_serve.rs"]
+mod rdp_serve;
 #[path = "cli/rt.rs"]
 mod rt;
 #[path = "cli/stall.rs"]

@@ -1,0 +1,240 @@
+//! `display serve --rdp` from the command line (issue #39): a real RDP client (FreeRDP's
+//! xfreerdp under Xvfb, typed into with xdotool) served latlab's desktop and measured, each
+//! session stored; and a server that keeps serving through a thousand idle connections, a
+//! client that never finishes its handshake and one killed mid-frame.
+
+use super::rdp::one_server;
+use super::*;
+use latlab_model::testing::skip;
+use std::net::TcpStream;
+use std::process::Child;
+
+const NEEDS: [(&str, &str); 3] = [("Xvfb", "xvfb"), ("xfreerdp", "freerdp2-x11"), ("xdotool", "xdotool")];
+
+fn missing() -> Option<String> {
+    let lack: Vec<_> = NEEDS
+        .iter()
+        .filter(|(p, _)| !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(p).exists()))
+        .collect();
+    (!lack.is_empty()).then(|| {
+        format!(
+            "no real RDP client: {} not installed (apt-get install {})",
+            lack.iter().map(|(p, _)| *p).collect::<Vec<_>>().join(", "),
+            lack.iter().map(|(_, k)| *k).collect::<Vec<_>>().join(" ")
+        )
+    })
+}
+
+/// Children killed when dropped.
+struct Kids(Vec<Child>);
+
+impl Drop for Kids {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// An Xvfb display of its own.
+fn xvfb(kids: &mut Kids) -> String {
+    let n = (60..400)
+        .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .expect("a free X display");
+    let d = format!(":{n}");
+    kids.0.push(
+        std::process::Command::new("Xvfb")
+            .args([&d, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+        assert!(Instant::now() < until, "Xvfb did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    d
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Start `latlab display serve --rdp ARGS` in `dir`; returns once its port accepts.
+fn serve(dir: &Path, port: u16, args: &[&str]) -> Reaped {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"));
+    c.current_dir(dir).env_remove("LATLAB_DB").args(["display", "serve", "--rdp", "--listen", &format!("127.0.0.1:{port}")]);
+    c.args(["--cert-dir", &dir.join("cert").display().to_string()]).args(args);
+    let child = Reaped(c.stdout(Stdio::null()).stderr(std::fs::File::create(dir.join("serve.log")).unwrap()).spawn().unwrap());
+    let until = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "the server did not listen: {}", std::fs::read_to_string(dir.join("serve.log")).unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+/// xfreerdp on `display` to the server, as client `name`.
+fn xfreerdp(display: &str, port: u16, name: &str) -> Child {
+    std::process::Command::new("xfreerdp")
+        .env("DISPLAY", display)
+        .args([&format!("/v:127.0.0.1:{port}"), "/u:latlab", "/p:unused", "/cert:ignore", "/sec:tls"])
+        .arg(format!("/client-hostname:{name}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Type `text` into the xfreerdp window once it shows.
+fn type_into(display: &str, text: &str) {
+    let out = std::process::Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(["search", "--sync", "--class", "xfreerdp"])
+        .output()
+        .unwrap();
+    let w = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_string();
+    assert!(!w.is_empty(), "no xfreerdp window");
+    // The window shows before the session is active: give the client a moment.
+    std::thread::sleep(Duration::from_millis(1500));
+    let ok = |args: &[&str]| {
+        let s = std::process::Command::new("xdotool").env("DISPLAY", display).args(args).status().unwrap();
+        assert!(s.success(), "xdotool {args:?}");
+    };
+    ok(&["windowfocus", "--sync", &w]);
+    ok(&["type", "--delay", "60", text]);
+}
+
+fn wait_exit(c: &mut Child, secs: u64) -> std::process::ExitStatus {
+    let until = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < until, "did not exit within {secs} s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn runs(d: &Path) -> Vec<serde_json::Value> {
+    let out = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let id = r["id"].to_string();
+            let json = latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
+            serde_json::from_slice(&json).unwrap()
+        })
+        .collect()
+}
+
+fn metric(rec: &serde_json::Value, n: &str) -> f64 {
+    rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("no metric {n}"))["value"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn xfreerdp_is_served_the_script_and_its_session_stored_with_input_to_update() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut kids = Kids(Vec::new());
+    let display = xvfb(&mut kids);
+    let port = free_port();
+    let mut server = serve(d, port, &["--once", "--script", "echo,slideshow", "--phase-seconds", "4"]);
+    kids.0.push(xfreerdp(&display, port, "latlab-ci"));
+    type_into(&display, "hello latlab");
+    let status = wait_exit(&mut server.0, 60);
+    let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
+    assert!(status.success(), "{log}");
+    assert!(log.contains("certificate made and kept in") && log.contains("sha256:"), "{log}");
+    let runs = runs(d);
+    assert_eq!(runs.len(), 1, "{log}");
+    let r = &runs[0];
+    assert_eq!(r["mode"], "serve-rdp");
+    assert_eq!(r["status"], "complete", "{log}");
+    let cfg = &r["config"];
+    assert_eq!(cfg["client_name"], "latlab-ci", "the client's announced name");
+    assert!(cfg["client_build"].as_u64().unwrap() > 0);
+    assert_eq!(cfg["security"], "tls");
+    assert!(cfg["client_capabilities"].as_str().unwrap().contains("input"));
+    // Every key typed was echoed and timed: 12 presses ("hello latlab").
+    assert!(metric(r, "serve.input.key_down") >= 12.0, "{log}");
+    assert!(metric(r, "serve.input_to_update.count") >= 12.0, "{log}");
+    assert!(metric(r, "serve.input_to_update.p50") > 0.0);
+    assert_eq!(metric(r, "serve.input.malformed"), 0.0);
+    // The slide show went out and the client took it.
+    assert!(metric(r, "serve.slideshow.frames_sent") > 0.0);
+    assert!(metric(r, "serve.slideshow.update_bytes_per_s") > 10_000.0);
+    assert!(metric(r, "serve.wire_out_bytes") > metric(r, "serve.wire_in_bytes"));
+    // A second start keeps the certificate.
+    drop(server);
+    let port = free_port();
+    let mut again = serve(d, port, &["--once", "--script", "cursor", "--phase-seconds", "1", "--hello-deadline", "1s"]);
+    // Nobody connects but a silent socket, closed at the deadline; then Ctrl-C.
+    let _silent = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(again.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    wait_exit(&mut again.0, 20);
+    let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
+    assert!(log.contains("certificate kept in"), "{log}");
+    assert!(log.contains("1 past the handshake deadline"), "{log}");
+}
+
+#[test]
+fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_server_serving() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let _one = one_server();
+    // A thousand sockets here and the server's share of them.
+    let (_, hard) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard.min(8192), hard);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut kids = Kids(Vec::new());
+    let display = xvfb(&mut kids);
+    let port = free_port();
+    let mut server =
+        serve(d, port, &["--script", "slideshow", "--phase-seconds", "3", "--max-waiting", "32", "--hello-deadline", "5s"]);
+    // A thousand idle connections: the waiting room keeps 32 and pushes the oldest out.
+    let idle: Vec<TcpStream> = (0..1000).filter_map(|_| TcpStream::connect(("127.0.0.1", port)).ok()).collect();
+    assert!(idle.len() >= 990, "{} connections", idle.len());
+    // A client that starts the handshake (an X.224 Connection Request) and stops.
+    let mut stalled = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    {
+        use std::io::Write;
+        let cr = [3u8, 0, 0, 19, 14, 0xE0, 0, 0, 0, 0, 0, 1, 0, 8, 0, 3, 0, 0, 0];
+        stalled.write_all(&cr).unwrap();
+    }
+    // A client killed mid-frame (during the slide show).
+    let mut killed = xfreerdp(&display, port, "killed");
+    std::thread::sleep(Duration::from_millis(2500));
+    let _ = killed.kill();
+    let _ = killed.wait();
+    // And one that stays: served in full.
+    let mut stays = xfreerdp(&display, port, "stays");
+    let s = wait_exit(&mut stays, 60);
+    let _ = s;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    wait_exit(&mut server.0, 20);
+    drop(idle);
+    let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
+    let runs = runs(d);
+    let by = |name: &str| runs.iter().find(|r| r["config"]["client_name"] == name).unwrap_or_else(|| panic!("no run of {name}: {log}"));
+    assert_eq!(by("stays")["status"], "complete", "{log}");
+    assert!(metric(by("stays"), "serve.slideshow.frames_sent") > 0.0);
+    let k = by("killed");
+    assert_eq!(k["status"], "failed", "a session cut short is stored as such: {log}");
+    assert!(k["config"]["end"].as_str().unwrap().contains("client"), "{log}");
+    assert!(log.contains("pushed out of a full waiting room"), "{log}");
+}

@@ -149,7 +149,8 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
             Some(ironrdp_pdu_credentials(u, password))
         }
     };
-    let deadline = s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(d::RDP_HANDSHAKE_DEADLINE_SECS));
+    let deadline =
+        s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(d::RDP_HANDSHAKE_DEADLINE_SECS));
     let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
     let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
     eprintln!(
@@ -209,7 +210,9 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
         }
         Outcome::NotAccepted(e) => eprintln!("{peer}: not accepted: {e}"),
         Outcome::PushedOut => eprintln!("{peer}: closed: pushed out of a full waiting room (--max-waiting)"),
-        Outcome::Busy => eprintln!("{peer}: refused: every session slot is taken (--max-sessions); the client was told"),
+        Outcome::Busy => {
+            eprintln!("{peer}: refused: every session slot is taken (--max-sessions); the client was told")
+        }
     });
     let st = stats.clone();
     let gate = std::thread::spawn(move || {

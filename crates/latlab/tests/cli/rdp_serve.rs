@@ -14,7 +14,9 @@ const NEEDS: [(&str, &str); 3] = [("Xvfb", "xvfb"), ("xfreerdp", "freerdp2-x11")
 fn missing() -> Option<String> {
     let lack: Vec<_> = NEEDS
         .iter()
-        .filter(|(p, _)| !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(p).exists()))
+        .filter(|(p, _)| {
+            !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(p).exists())
+        })
         .collect();
     (!lack.is_empty()).then(|| {
         format!(
@@ -40,7 +42,9 @@ impl Drop for Kids {
 /// An Xvfb display of its own.
 fn xvfb(kids: &mut Kids) -> String {
     let n = (60..400)
-        .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
         .expect("a free X display");
     let d = format!(":{n}");
     kids.0.push(
@@ -66,12 +70,23 @@ fn free_port() -> u16 {
 /// Start `latlab display serve --rdp ARGS` in `dir`; returns once its port accepts.
 fn serve(dir: &Path, port: u16, args: &[&str]) -> Reaped {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"));
-    c.current_dir(dir).env_remove("LATLAB_DB").args(["display", "serve", "--rdp", "--listen", &format!("127.0.0.1:{port}")]);
+    c.current_dir(dir).env_remove("LATLAB_DB").args([
+        "display",
+        "serve",
+        "--rdp",
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+    ]);
     c.args(["--cert-dir", &dir.join("cert").display().to_string()]).args(args);
-    let child = Reaped(c.stdout(Stdio::null()).stderr(std::fs::File::create(dir.join("serve.log")).unwrap()).spawn().unwrap());
+    let child =
+        Reaped(c.stdout(Stdio::null()).stderr(std::fs::File::create(dir.join("serve.log")).unwrap()).spawn().unwrap());
     let until = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < until, "the server did not listen: {}", std::fs::read_to_string(dir.join("serve.log")).unwrap());
+        assert!(
+            Instant::now() < until,
+            "the server did not listen: {}",
+            std::fs::read_to_string(dir.join("serve.log")).unwrap()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     child
@@ -127,7 +142,8 @@ fn runs(d: &Path) -> Vec<serde_json::Value> {
         .iter()
         .map(|r| {
             let id = r["id"].to_string();
-            let json = latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
+            let json =
+                latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
             serde_json::from_slice(&json).unwrap()
         })
         .collect()
@@ -204,8 +220,11 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     let mut kids = Kids(Vec::new());
     let display = xvfb(&mut kids);
     let port = free_port();
-    let mut server =
-        serve(d, port, &["--script", "slideshow", "--phase-seconds", "3", "--max-waiting", "32", "--hello-deadline", "5s"]);
+    let mut server = serve(
+        d,
+        port,
+        &["--script", "slideshow", "--phase-seconds", "3", "--max-waiting", "32", "--hello-deadline", "5s"],
+    );
     // A thousand idle connections: the waiting room keeps 32 and pushes the oldest out.
     let idle: Vec<TcpStream> = (0..1000).filter_map(|_| TcpStream::connect(("127.0.0.1", port)).ok()).collect();
     assert!(idle.len() >= 990, "{} connections", idle.len());
@@ -230,7 +249,9 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     drop(idle);
     let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
     let runs = runs(d);
-    let by = |name: &str| runs.iter().find(|r| r["config"]["client_name"] == name).unwrap_or_else(|| panic!("no run of {name}: {log}"));
+    let by = |name: &str| {
+        runs.iter().find(|r| r["config"]["client_name"] == name).unwrap_or_else(|| panic!("no run of {name}: {log}"))
+    };
     assert_eq!(by("stays")["status"], "complete", "{log}");
     assert!(metric(by("stays"), "serve.slideshow.frames_sent") > 0.0);
     let k = by("killed");

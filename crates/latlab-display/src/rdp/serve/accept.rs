@@ -173,7 +173,8 @@ impl NetworkClient for NoNetwork {
 
 /// The capability sets the server announces (Demand Active).
 pub fn capabilities(cfg: &AcceptConfig) -> Vec<CapabilitySet> {
-    let mut order = caps::Order::new(caps::OrderFlags::NEGOTIATE_ORDER_SUPPORT, caps::OrderSupportExFlags::empty(), 0, 0);
+    let mut order =
+        caps::Order::new(caps::OrderFlags::NEGOTIATE_ORDER_SUPPORT, caps::OrderSupportExFlags::empty(), 0, 0);
     for i in [caps::OrderSupportIndex::PatBlt, caps::OrderSupportIndex::ScrBlt, caps::OrderSupportIndex::MemBlt] {
         order.set_support_flag(i, true);
     }
@@ -214,7 +215,12 @@ pub fn capabilities(cfg: &AcceptConfig) -> Vec<CapabilitySet> {
 }
 
 /// Accept `tcp`'s client: the whole sequence, within `cfg.deadline`.
-pub fn accept(tcp: TcpStream, cfg: &AcceptConfig, id: &ServerIdentity, tls: &Arc<rustls::ServerConfig>) -> Result<Accepted, AcceptError> {
+pub fn accept(
+    tcp: TcpStream,
+    cfg: &AcceptConfig,
+    id: &ServerIdentity,
+    tls: &Arc<rustls::ServerConfig>,
+) -> Result<Accepted, AcceptError> {
     let limit = Some(cfg.deadline.max(Duration::from_millis(1)));
     let started = std::time::Instant::now();
     let io = |e: io::Error| -> AcceptError {
@@ -245,7 +251,9 @@ pub fn accept(tcp: TcpStream, cfg: &AcceptConfig, id: &ServerIdentity, tls: &Arc
     let tcp = match pollster::block_on(ironrdp_acceptor::accept_begin(framed, &mut acceptor)).map_err(seq)? {
         BeginResult::ShouldUpgrade(tcp) => tcp,
         BeginResult::Continue(_) => {
-            return Err(AcceptError::Sequence("the client asked for Standard RDP Security, which this server does not offer: use TLS or NLA".into()));
+            return Err(AcceptError::Sequence(
+                "the client asked for Standard RDP Security, which this server does not offer: use TLS or NLA".into(),
+            ));
         }
     };
     let conn = rustls::ServerConnection::new(tls.clone()).map_err(|e| AcceptError::Tls(e.to_string()))?;
@@ -283,7 +291,8 @@ pub fn accept(tcp: TcpStream, cfg: &AcceptConfig, id: &ServerIdentity, tls: &Arc
     for c in &result.capabilities {
         match c {
             CapabilitySet::Input(i) => {
-                client.fastpath_input = i.input_flags.intersects(caps::InputFlags::FASTPATH_INPUT | caps::InputFlags::FASTPATH_INPUT_2)
+                client.fastpath_input =
+                    i.input_flags.intersects(caps::InputFlags::FASTPATH_INPUT | caps::InputFlags::FASTPATH_INPUT_2)
             }
             CapabilitySet::SurfaceCommands(_) => client.codecs.push("surface-commands".into()),
             CapabilitySet::FrameAcknowledge(_) => client.codecs.push("frame-acknowledge".into()),

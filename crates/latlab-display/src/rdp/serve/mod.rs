@@ -14,8 +14,8 @@ pub mod session;
 pub mod tls;
 
 pub use accept::{AcceptConfig, AcceptError, ClientIdentity};
-pub use session::{Phase, Plan, ServeRun};
 pub use ironrdp_pdu::rdp::client_info::Credentials as Account;
+pub use session::{Phase, Plan, ServeRun};
 pub use tls::ServerIdentity;
 
 use latlab_model::record::{RunRecord, RunStatus, Table};

@@ -16,11 +16,11 @@ use crate::render::Canvas;
 use crate::wire::{Codec, Crypto, Sender};
 use crate::workload::{FrameOut, WorkloadKind};
 use ironrdp_pdu::rdp::capability_sets::{self as caps, CapabilitySet};
+use ironrdp_pdu::rdp::server_error_info::ProtocolIndependentCode;
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use ironrdp_pdu::rdp::server_error_info::ProtocolIndependentCode;
 use std::os::fd::AsFd;
 
 /// One phase of the script.
@@ -329,7 +329,10 @@ fn parse_input(
                 None => break,
             }
         } else {
-            return Err(Stop(format!("the client sent a PDU that is neither fast-path nor TPKT (first byte {:#04x})", b[0]), None));
+            return Err(Stop(
+                format!("the client sent a PDU that is neither fast-path nor TPKT (first byte {:#04x})", b[0]),
+                None,
+            ));
         };
         if len < 2 {
             return Err(Stop("the client sent a PDU of impossible length".into(), None));
@@ -363,9 +366,9 @@ fn parse_input(
                             ev.keys.push(code);
                         }
                     }
-                    FastPathInputEvent::MouseEvent(_) | FastPathInputEvent::MouseEventEx(_) | FastPathInputEvent::MouseEventRel(_) => {
-                        c.mouse += 1
-                    }
+                    FastPathInputEvent::MouseEvent(_)
+                    | FastPathInputEvent::MouseEventEx(_)
+                    | FastPathInputEvent::MouseEventRel(_) => c.mouse += 1,
                     FastPathInputEvent::SyncEvent(_) => c.sync += 1,
                     FastPathInputEvent::QoeEvent(_) => c.other += 1,
                 }
@@ -400,10 +403,15 @@ fn parse_input(
                             c.key_down += 1;
                             ev.keys.push(s.key_code as u8);
                         }
-                        InputEvent::Unicode(u) if u.flags.contains(ironrdp_pdu::input::unicode::KeyboardFlags::RELEASE) => c.key_up += 1,
+                        InputEvent::Unicode(u)
+                            if u.flags.contains(ironrdp_pdu::input::unicode::KeyboardFlags::RELEASE) =>
+                        {
+                            c.key_up += 1
+                        }
                         InputEvent::Unicode(u) => {
                             c.key_down += 1;
-                            if let Some(code) = char::from_u32(u.unicode_code as u32).and_then(crate::editor::scancode) {
+                            if let Some(code) = char::from_u32(u.unicode_code as u32).and_then(crate::editor::scancode)
+                            {
                                 ev.keys.push(code);
                             }
                         }
@@ -438,9 +446,10 @@ pub fn orders_supported(confirmed: &[CapabilitySet], want: [usize; 3]) -> Result
         match c {
             CapabilitySet::Order(o) => {
                 let mut o = o.clone();
-                order_ok = [caps::OrderSupportIndex::PatBlt, caps::OrderSupportIndex::ScrBlt, caps::OrderSupportIndex::MemBlt]
-                    .into_iter()
-                    .all(|i| o.get_support_flag(i));
+                order_ok =
+                    [caps::OrderSupportIndex::PatBlt, caps::OrderSupportIndex::ScrBlt, caps::OrderSupportIndex::MemBlt]
+                        .into_iter()
+                        .all(|i| o.get_support_flag(i));
             }
             CapabilitySet::BitmapCacheRev2(b) if b.num_cell_caches >= 3 => {
                 let mut n = [0usize; 3];
@@ -525,7 +534,8 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
     }
     run.orders = enc_cfg.orders;
     let rustls::StreamOwned { conn, sock } = tls;
-    let mut link = Link { conn, sock, inbuf: leftover.to_vec(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
+    let mut link =
+        Link { conn, sock, inbuf: leftover.to_vec(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
     link.conn.set_buffer_limit(None);
     let mut desk = Desk {
         canvas: Canvas::new(w, h),
@@ -575,27 +585,36 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
 /// Tell the client why it is sent away (`info`, when the server ends the session for a
 /// reason it has a code for), that the session is over, and close.
 fn close(link: &mut Link, (user_channel, io_channel): (u16, u16), info: Option<ProtocolIndependentCode>) {
-    use ironrdp_pdu::rdp::headers::{CompressionFlags, ShareControlHeader, ShareControlPdu, ShareDataHeader, ShareDataPdu, StreamPriority};
+    use ironrdp_pdu::rdp::headers::{
+        CompressionFlags, ShareControlHeader, ShareControlPdu, ShareDataHeader, ShareDataPdu, StreamPriority,
+    };
     use ironrdp_pdu::rdp::server_error_info::{ErrorInfo, ServerSetErrorInfoPdu};
     if let Some(code) = info {
         let share = ShareControlHeader {
             share_id: 0,
             pdu_source: 0,
             share_control_pdu: ShareControlPdu::Data(ShareDataHeader {
-                share_data_pdu: ShareDataPdu::ServerSetErrorInfo(ServerSetErrorInfoPdu(ErrorInfo::ProtocolIndependentCode(code))),
+                share_data_pdu: ShareDataPdu::ServerSetErrorInfo(ServerSetErrorInfoPdu(
+                    ErrorInfo::ProtocolIndependentCode(code),
+                )),
                 stream_priority: StreamPriority::Undefined,
                 compression_flags: CompressionFlags::empty(),
                 compression_type: ironrdp_pdu::rdp::client_info::CompressionType::K8,
             }),
         };
         if let Ok(user_data) = ironrdp_core::encode_vec(&share) {
-            let pdu = ironrdp_pdu::mcs::SendDataIndication { initiator_id: user_channel, channel_id: io_channel, user_data: user_data.into() };
+            let pdu = ironrdp_pdu::mcs::SendDataIndication {
+                initiator_id: user_channel,
+                channel_id: io_channel,
+                user_data: user_data.into(),
+            };
             if let Ok(b) = ironrdp_core::encode_vec(&ironrdp_pdu::x224::X224(pdu)) {
                 let _ = link.conn.writer().write_all(&b);
             }
         }
     }
-    let bye = ironrdp_pdu::mcs::DisconnectProviderUltimatum::from_reason(ironrdp_pdu::mcs::DisconnectReason::UserRequested);
+    let bye =
+        ironrdp_pdu::mcs::DisconnectProviderUltimatum::from_reason(ironrdp_pdu::mcs::DisconnectReason::UserRequested);
     if let Ok(b) = ironrdp_core::encode_vec(&ironrdp_pdu::x224::X224(bye)) {
         let _ = link.conn.writer().write_all(&b);
     }
@@ -612,8 +631,13 @@ fn close(link: &mut Link, (user_channel, io_channel): (u16, u16), info: Option<P
 /// connection, and close.
 pub fn refuse(acc: Accepted) {
     let rustls::StreamOwned { conn, sock } = acc.tls;
-    let mut link = Link { conn, sock, inbuf: Vec::new(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
-    close(&mut link, (acc.result.user_channel_id, acc.result.io_channel_id), Some(ProtocolIndependentCode::ServerDeniedConnection));
+    let mut link =
+        Link { conn, sock, inbuf: Vec::new(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
+    close(
+        &mut link,
+        (acc.result.user_channel_id, acc.result.io_channel_id),
+        Some(ProtocolIndependentCode::ServerDeniedConnection),
+    );
 }
 
 /// A session being served.
@@ -670,7 +694,13 @@ impl Ses<'_> {
         r
     }
 
-    fn play_into(&mut self, w: &WorkloadKind, link: &mut Link, desk: &mut Desk, st: &mut PhaseStats) -> Result<(), Stop> {
+    fn play_into(
+        &mut self,
+        w: &WorkloadKind,
+        link: &mut Link,
+        desk: &mut Desk,
+        st: &mut PhaseStats,
+    ) -> Result<(), Stop> {
         let mut workload = w.build(self.plan.seed);
         let mut out = FrameOut::default();
         let frames = self.plan.phase_ms.div_ceil(self.plan.frame_ms.max(1));
@@ -851,7 +881,8 @@ mod tests {
 
     #[test]
     fn orders_need_the_orders_and_a_rev2_cache() {
-        let mut o = caps::Order::new(caps::OrderFlags::NEGOTIATE_ORDER_SUPPORT, caps::OrderSupportExFlags::empty(), 0, 0);
+        let mut o =
+            caps::Order::new(caps::OrderFlags::NEGOTIATE_ORDER_SUPPORT, caps::OrderSupportExFlags::empty(), 0, 0);
         assert!(orders_supported(&[CapabilitySet::Order(o.clone())], [120, 120, 337]).is_err());
         for i in [caps::OrderSupportIndex::PatBlt, caps::OrderSupportIndex::ScrBlt, caps::OrderSupportIndex::MemBlt] {
             o.set_support_flag(i, true);
@@ -864,7 +895,8 @@ mod tests {
             num_cell_caches: 3,
             cache_cell_info: [cell(600), cell(100), cell(2048), cell(0), cell(0)],
         };
-        let n = orders_supported(&[CapabilitySet::Order(o), CapabilitySet::BitmapCacheRev2(cache)], [120, 120, 337]).unwrap();
+        let n = orders_supported(&[CapabilitySet::Order(o), CapabilitySet::BitmapCacheRev2(cache)], [120, 120, 337])
+            .unwrap();
         assert_eq!(n, [120, 100, 337]);
     }
 }

@@ -43,7 +43,10 @@ pub fn default_dir() -> PathBuf {
 pub fn load_or_create(dir: &Path) -> Result<ServerIdentity, String> {
     let (cert_path, key_path) = (dir.join(CERT_FILE), dir.join(KEY_FILE));
     let (cert, key, created) = if cert_path.exists() || key_path.exists() {
-        let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e} (remove the directory to make a new certificate)", p.display()));
+        let read = |p: &Path| {
+            std::fs::read(p)
+                .map_err(|e| format!("{}: {e} (remove the directory to make a new certificate)", p.display()))
+        };
         (read(&cert_path)?, read(&key_path)?, false)
     } else {
         let names = vec!["latlab".to_string(), "localhost".to_string()];
@@ -106,7 +109,9 @@ impl ServerIdentity {
             .map_err(|e| format!("TLS versions: {e}"))?
             .with_no_client_auth()
             .with_single_cert(vec![CertificateDer::from(self.cert.clone())], key)
-            .map_err(|e| format!("the kept certificate and key do not go together ({e}): remove {}", self.dir.display()))?;
+            .map_err(|e| {
+                format!("the kept certificate and key do not go together ({e}): remove {}", self.dir.display())
+            })?;
         Ok(Arc::new(cfg))
     }
 }

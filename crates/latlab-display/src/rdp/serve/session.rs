@@ -703,10 +703,16 @@ impl Ses<'_> {
     ) -> Result<(), Stop> {
         let mut workload = w.build(self.plan.seed);
         let mut out = FrameOut::default();
+        // Real time: the phase's frames on their deadlines. Flat out: frames for the phase's
+        // length of wall time, the workload's clock a frame period a frame.
         let frames = self.plan.phase_ms.div_ceil(self.plan.frame_ms.max(1));
         let period = self.plan.frame_ms * 1_000_000;
         let start = monotonic_now();
-        for k in 0..frames {
+        let end = start + self.plan.phase_ms * 1_000_000;
+        for k in 0.. {
+            if if self.plan.flat_out { monotonic_now() >= end } else { k >= frames } {
+                break;
+            }
             let c0 = thread_cpu_now();
             if self.plan.flat_out {
                 while link.conn.wants_write() {

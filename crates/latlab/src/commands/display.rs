@@ -199,7 +199,7 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     let stats = Arc::new(rs::RdpGateStats::default());
     let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let fails = failures.clone();
-    let done: Arc<dyn Fn(&str, Outcome) + Send + Sync> = Arc::new(move |peer, o| match o {
+    let done: rs::OnOutcome = Arc::new(move |peer, o| match o {
         Outcome::Served(run) => {
             eprintln!("{peer}: {}", run.summary());
             let mut rec = rs::run_record(&run, &plan);

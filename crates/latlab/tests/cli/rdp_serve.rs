@@ -223,7 +223,18 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     let mut server = serve(
         d,
         port,
-        &["--script", "slideshow", "--phase-seconds", "3", "--max-waiting", "32", "--hello-deadline", "5s"],
+        &[
+            "--script",
+            "slideshow",
+            "--phase-seconds",
+            "4",
+            "--max-waiting",
+            "32",
+            "--hello-deadline",
+            "5s",
+            "--max-sessions",
+            "1",
+        ],
     );
     // A thousand idle connections: the waiting room keeps 32 and pushes the oldest out.
     let idle: Vec<TcpStream> = (0..1000).filter_map(|_| TcpStream::connect(("127.0.0.1", port)).ok()).collect();
@@ -242,8 +253,11 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     let _ = killed.wait();
     // And one that stays: served in full.
     let mut stays = xfreerdp(&display, port, "stays");
-    let s = wait_exit(&mut stays, 60);
-    let _ = s;
+    // One more while it is served: past --max-sessions 1, told the server denied it.
+    std::thread::sleep(Duration::from_millis(2000));
+    let mut busy = xfreerdp(&display, port, "busy");
+    wait_exit(&mut busy, 30);
+    wait_exit(&mut stays, 60);
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
     wait_exit(&mut server.0, 20);
     drop(idle);
@@ -258,4 +272,6 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     assert_eq!(k["status"], "failed", "a session cut short is stored as such: {log}");
     assert!(k["config"]["end"].as_str().unwrap().contains("client"), "{log}");
     assert!(log.contains("pushed out of a full waiting room"), "{log}");
+    assert!(log.contains("refused: every session slot is taken"), "{log}");
+    assert!(runs.iter().all(|r| r["config"]["client_name"] != "busy"), "a refused client has no run");
 }

@@ -126,10 +126,7 @@ impl<S: Read> FramedRead for Blocking<S> {
         Self: 'r;
     fn read<'a>(&'a mut self, buf: &'a mut BytesMut) -> Self::ReadFut<'a> {
         let mut chunk = [0u8; 16 * 1024];
-        std::future::ready(self.0.read(&mut chunk).map(|n| {
-            buf.extend_from_slice(&chunk[..n]);
-            n
-        }))
+        std::future::ready(self.0.read(&mut chunk).inspect(|&n| buf.extend_from_slice(&chunk[..n])))
     }
 }
 

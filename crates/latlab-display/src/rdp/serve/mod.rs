@@ -87,6 +87,9 @@ pub enum Outcome {
     Busy,
 }
 
+/// Where each connection's outcome goes (from that connection's thread), with its peer.
+pub type OnOutcome = Arc<dyn Fn(&str, Outcome) + Send + Sync>;
+
 /// Connections in their connection sequence, oldest first.
 type Room = Mutex<VecDeque<(u64, TcpStream)>>;
 
@@ -99,7 +102,7 @@ pub fn serve_rdp(
     id: &ServerIdentity,
     stats: Arc<RdpGateStats>,
     stop: &dyn Fn() -> bool,
-    done: Arc<dyn Fn(&str, Outcome) + Send + Sync>,
+    done: OnOutcome,
 ) -> Result<(), String> {
     let tls = id.server_config()?;
     listener.set_nonblocking(true).map_err(|e| format!("listener: {e}"))?;
@@ -301,4 +304,77 @@ pub fn run_record(run: &ServeRun, plan: &Plan) -> RunRecord {
     }
     rec.finish(if run.complete { RunStatus::Complete } else { RunStatus::Failed });
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use session::{InputCounts, PhaseStats};
+
+    fn plan() -> Plan {
+        Plan {
+            script: vec![Phase::Echo, Phase::from_name("slideshow").unwrap()],
+            phase_ms: 2000,
+            frame_ms: 20,
+            flat_out: false,
+            orders: true,
+            compress: true,
+            seed: 1,
+            idle_ns: 1,
+            max_ns: 1,
+        }
+    }
+
+    #[test]
+    fn a_session_becomes_a_record_with_its_client_phases_and_keys() {
+        let run = ServeRun {
+            peer: "127.0.0.1:5000".into(),
+            client: ClientIdentity { name: "thin".into(), build: 7, security: "tls", ..Default::default() },
+            codec: "xcrush",
+            orders_refused: Some("no cache".into()),
+            phases: vec![
+                PhaseStats {
+                    name: "echo".into(),
+                    frames: 3,
+                    sent: 3,
+                    wall_ns: 2_000_000_000,
+                    keys: 3,
+                    ..Default::default()
+                },
+                PhaseStats {
+                    name: "slideshow".into(),
+                    frames: 100,
+                    sent: 90,
+                    dropped: 10,
+                    update_bytes: 1000,
+                    plain_bytes: 4000,
+                    wall_ns: 2_000_000_000,
+                    ..Default::default()
+                },
+            ],
+            input_to_update_ns: vec![300_000, 200_000, 250_000],
+            input: InputCounts { key_down: 3, malformed: 2, ..Default::default() },
+            channels: vec![(1003, 50, 1000)],
+            end: "the client closed the connection".into(),
+            complete: false,
+            ..Default::default()
+        };
+        let rec = run_record(&run, &plan());
+        let m = |n: &str| rec.get_metric(n).unwrap_or_else(|| panic!("no {n}")).value.as_f64();
+        assert_eq!(rec.mode, "serve-rdp");
+        assert_eq!(m("serve.input_to_update.count"), 3.0);
+        assert_eq!(m("serve.input_to_update.p50"), 250_000.0);
+        assert_eq!(m("serve.slideshow.fps"), 45.0);
+        assert_eq!(m("serve.slideshow.drop_share"), 0.1);
+        assert_eq!(m("serve.slideshow.compression_ratio"), 0.25);
+        assert!(rec.get_metric("serve.echo.compression_ratio").is_none(), "nothing sent, no ratio");
+        assert_eq!(m("serve.channel.1003.out_bytes"), 1000.0);
+        assert_eq!(m("serve.input.malformed"), 2.0);
+        assert_eq!(rec.config["client_name"], "thin");
+        assert_eq!(rec.config["script"], "echo,slideshow");
+        assert_eq!(rec.status, RunStatus::Failed, "a session cut short");
+        assert_eq!(rec.warnings.len(), 3, "{:?}", rec.warnings);
+        assert_eq!(rec.tables[0].rows.len(), 2);
+        assert!(rec.metrics.iter().all(|m| latlab_model::record::valid_name(&m.name)));
+    }
 }

@@ -208,16 +208,39 @@ impl Canvas {
         Area::new(0, 0, self.width(), self.height())
     }
 
+    /// Have the next [`Canvas::to_fb`] convert `a` again (damage not sent yet).
+    pub fn mark(&mut self, a: Area) {
+        self.touch(a);
+    }
+
     /// Have the next [`Canvas::to_fb`] convert the whole canvas (into a new framebuffer).
     pub fn touch_all(&mut self) {
         let all = self.full();
         self.touch(all);
     }
 
+    /// `a`'s pixels as 32-bit BGRX, rows top to bottom, into `out` (replaced): RDPGFX's
+    /// XRGB surface format in memory order.
+    pub fn read_bgrx(&self, a: Area, out: &mut Vec<u8>) {
+        out.clear();
+        let w = self.width();
+        let data = self.pm.data();
+        for y in a.y..a.y + a.h {
+            for px in data[(y * w + a.x) * 4..(y * w + a.x + a.w) * 4].chunks_exact(4) {
+                out.extend_from_slice(&[px[2], px[1], px[0], 0xFF]);
+            }
+        }
+    }
+
     /// Convert what was drawn since the last call into `fb` (same size) at its depth;
     /// false when nothing was drawn.
     pub fn to_fb(&mut self, fb: &mut Framebuffer) -> bool {
-        let Some(d) = self.dirty.take() else { return false };
+        self.to_fb_area(fb).is_some()
+    }
+
+    /// [`Canvas::to_fb`], returning the area converted.
+    pub fn to_fb_area(&mut self, fb: &mut Framebuffer) -> Option<Area> {
+        let d = self.dirty.take()?;
         let ps = fb.ps;
         let w = self.width();
         let data = self.pm.data();
@@ -238,7 +261,7 @@ impl Canvas {
                 _ => convert::<4>(src, dst, fb.bpp),
             }
         }
-        true
+        Some(d)
     }
 }
 

@@ -346,6 +346,12 @@ pub struct RdpServeArgs {
     /// Send updates uncompressed even when the client offers bulk compression.
     #[arg(long, requires = "rdp")]
     pub no_compression: bool,
+    /// Offer the graphics pipeline (RDPGFX) on the dynamic channel: a client that opens it
+    /// gets each frame's damage as an uncompressed surface region and acknowledges frames,
+    /// which gives the frame rate it keeps. `--gfx zgfx` compresses the regions with ZGFX
+    /// (RDP 8's bulk compressor, IronRDP's), where that makes them smaller.
+    #[arg(long, num_args = 0..=1, default_missing_value = "plain", value_parser = ["plain", "zgfx"], requires = "rdp")]
+    pub gfx: Option<String>,
     /// An account for NLA: offered, with TLS, to clients that ask for it, and TLS logons must
     /// match it. The password comes from the environment variable LATLAB_RDP_PASSWORD.
     /// Without it: TLS only, and any logon is let in (the desktop is latlab's, no shell).

@@ -176,7 +176,14 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
         max_ns: limits.max_session.as_nanos() as u64,
     };
     let cfg = rs::RdpServeConfig {
-        accept: rs::AcceptConfig { width: r.width, height: r.height, bpp: r.bpp, account: account.clone(), deadline },
+        accept: rs::AcceptConfig {
+            width: r.width,
+            height: r.height,
+            bpp: r.bpp,
+            account: account.clone(),
+            deadline,
+            gfx: r.gfx.as_deref().map(|m| m == "zgfx"),
+        },
         plan: plan.clone(),
         max_sessions: limits.max_sessions,
         max_waiting: limits.max_waiting,

@@ -35,6 +35,9 @@ pub struct AcceptConfig {
     pub account: Option<ironrdp_pdu::rdp::client_info::Credentials>,
     /// Time the whole sequence may take.
     pub deadline: Duration,
+    /// Offer the graphics pipeline (RDPGFX) on drdynvc: `Some(zgfx)`, its frames
+    /// ZGFX-compressed when true; none: fast-path bitmaps (or orders) only.
+    pub gfx: Option<bool>,
 }
 
 /// What the client announced.
@@ -76,6 +79,8 @@ pub struct Accepted {
     pub result: AcceptorResult,
     /// What the client announced.
     pub client: ClientIdentity,
+    /// The graphics pipeline's shared state, when offered.
+    pub gfx: Option<Arc<std::sync::Mutex<super::gfx::Shared>>>,
 }
 
 /// Why a client was not accepted.
@@ -237,6 +242,11 @@ pub fn accept(
     }
     let size = DesktopSize { width: cfg.width, height: cfg.height };
     let mut acceptor = Acceptor::new(security, size, capabilities(cfg), cfg.account.clone());
+    let gfx = cfg.gfx.map(|zgfx| {
+        let (drdynvc, shared) = super::gfx::channel(zgfx);
+        acceptor.attach_static_channel(drdynvc);
+        shared
+    });
     let seq = |e: ironrdp_connector::ConnectorError| -> AcceptError {
         if started.elapsed() >= cfg.deadline {
             AcceptError::Deadline(cfg.deadline)
@@ -301,7 +311,7 @@ pub fn accept(
             _ => {}
         }
     }
-    Ok(Accepted { tls: teed.inner, leftover, result, client })
+    Ok(Accepted { tls: teed.inner, leftover, result, client, gfx })
 }
 
 /// A capability set's name.

@@ -7,9 +7,11 @@
 //! | `tls.rs` | the kept self-signed certificate and its fingerprint |
 //! | `accept.rs` | the connection sequence (IronRDP's acceptor), NLA, what the client announced |
 //! | `session.rs` | the script played to the client, input read and echoed, input to update |
+//! | `gfx.rs` | RDPGFX for a client that opens it: a surface, frames, acknowledgements |
 //! | this file | the front door (waiting room, session slots) and the run record |
 
 pub mod accept;
+pub mod gfx;
 pub mod session;
 pub mod tls;
 
@@ -232,6 +234,18 @@ pub fn run_record(run: &ServeRun, plan: &Plan) -> RunRecord {
     rec.config("frame_ms", plan.frame_ms);
     rec.config("pace", if plan.flat_out { "flat out" } else { "real time" });
     rec.config("end", &run.end);
+    rec.config("gfx", run.gfx.as_ref().map_or("not offered", |g| g.state.as_str()));
+    if let Some(g) = &run.gfx {
+        rec.summarized_series(
+            "serve.gfx.ack_latency",
+            "ns",
+            "each frame the client acknowledged (RDPGFX): its bytes handed to TLS to the acknowledgement read".into(),
+            g.ack_ns.iter().map(|&n| n as i64).collect(),
+        );
+        if !g.ack_ns.is_empty() {
+            rec.metric("serve.gfx.max_queue_depth", g.max_queue_depth as u64, "count");
+        }
+    }
     rec.metric("serve.handshake", run.handshake_ns as f64, "ns");
     rec.summarized_series(
         "serve.input_to_update",
@@ -256,6 +270,10 @@ pub fn run_record(run: &ServeRun, plan: &Plan) -> RunRecord {
         let cpu = p.render_ns + p.encode_ns + p.send_ns;
         rec.metric(&m("server_cpu_fraction"), cpu as f64 / p.wall_ns.max(1) as f64, "ratio");
         rec.metric(&m("keys"), p.keys, "count");
+        if run.gfx.as_ref().is_some_and(|g| !g.ack_ns.is_empty()) {
+            rec.metric(&m("frames_acked"), p.acked, "count");
+            rec.metric(&m("acked_fps"), p.acked as f64 / secs, "1/s");
+        }
         rows.push(vec![
             p.name.clone().into(),
             (p.sent as f64 / secs).into(),

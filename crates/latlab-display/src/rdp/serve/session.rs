@@ -9,6 +9,7 @@
 //! it caused kept per key.
 
 use super::accept::{Accepted, ClientIdentity};
+use super::gfx::{AckStats, Gfx};
 use crate::editor::Editor;
 use crate::encoder::{Encoder, EncoderConfig};
 use crate::fb::Framebuffer;
@@ -77,7 +78,7 @@ pub struct PhaseStats {
     pub name: String,
     /// Frames the workload drew (echo: updates made).
     pub frames: u64,
-    /// Frames sent.
+    /// Frames that carried an update (a frame where nothing changed sends none).
     pub sent: u64,
     /// Frames dropped because the last one was still queued (their damage went with the next).
     pub dropped: u64,
@@ -97,6 +98,8 @@ pub struct PhaseStats {
     pub send_ns: u64,
     /// Keys pressed in the phase.
     pub keys: u64,
+    /// Frames the client acknowledged during the phase (the graphics pipeline only).
+    pub acked: u64,
 }
 
 /// Input the client sent, by kind.
@@ -154,6 +157,9 @@ pub struct ServeRun {
     pub wire_in: u64,
     /// See `wire_in`.
     pub wire_out: u64,
+    /// The graphics pipeline: its state and the client's frame acknowledgements (none when
+    /// not offered).
+    pub gfx: Option<AckStats>,
     /// How it ended ("script done", or why not).
     pub end: String,
     /// Whether the whole script ran.
@@ -184,6 +190,11 @@ impl ServeRun {
         s + &format!("; {}", self.end)
     }
 }
+
+/// Frames the server lets the client's graphics pipeline hold unacknowledged before it drops
+/// frames: two, as a compositor double-buffers (the client's own decode queue shows in its
+/// acknowledgements).
+const GFX_MAX_IN_FLIGHT: usize = 2;
 
 /// Why a session stopped early, and what the client is told (a Set Error Info code).
 struct Stop(String, Option<ProtocolIndependentCode>);
@@ -297,6 +308,8 @@ struct Events {
     suppress: Option<bool>,
     /// The client asked to end (Shutdown Request, Disconnect Provider Ultimatum).
     leaving: bool,
+    /// What came on other channels than I/O: channel, data.
+    channel_data: Vec<(u16, Vec<u8>)>,
 }
 
 /// Read every whole PDU at the front of `buf` (consumed), counting into `c` and `channels`.
@@ -387,6 +400,7 @@ fn parse_input(
         let data = data.0;
         channels.entry(data.channel_id).or_default()[0] += len as u64;
         if data.channel_id != io_channel {
+            ev.channel_data.push((data.channel_id, data.user_data.into_owned()));
             continue;
         }
         let Ok(share) = decode::<ShareControlHeader>(data.user_data.as_ref()) else {
@@ -478,11 +492,40 @@ struct Desk {
     tx: Sender,
     plain: Vec<u8>,
     suppressed: bool,
+    /// The graphics pipeline, when the client joined drdynvc.
+    gfx: Option<Gfx>,
+    /// The static channels the client joined (drdynvc).
+    svcs: ironrdp_svc::StaticChannelSet,
+    /// Frame bytes sent through the pipeline (on drdynvc, not the I/O channel).
+    gfx_bytes: u64,
 }
 
 impl Desk {
-    /// Encode the canvas's damage and queue it on TLS; (update bytes, bytes before compression).
-    fn update(&mut self, link: &mut Link, out: &FrameOut) -> (u64, u64) {
+    /// Whether the client's graphics pipeline has as many frames queued as it allows.
+    fn gfx_full(&self) -> bool {
+        self.gfx.as_ref().is_some_and(|g| g.active() && g.in_flight() >= GFX_MAX_IN_FLIGHT)
+    }
+
+    /// Encode the canvas's damage and queue it on TLS: (update bytes, bytes before
+    /// compression), (0, 0) when nothing changed; none when the graphics pipeline refused the
+    /// frame (the damage waits for the next).
+    fn update(&mut self, link: &mut Link, out: &FrameOut) -> Option<(u64, u64)> {
+        if let Some(g) = self.gfx.as_mut().filter(|g| g.active()) {
+            let Some(area) = self.canvas.to_fb_area(&mut self.screen) else { return Some((0, 0)) };
+            let plain = (area.w * area.h * 4) as u64;
+            return match g.frame(&mut self.svcs, &self.canvas, area) {
+                Ok(Some(bytes)) => {
+                    let _ = link.conn.writer().write_all(&bytes);
+                    self.gfx_bytes += bytes.len() as u64;
+                    Some((bytes.len() as u64, plain))
+                }
+                _ => {
+                    // Not taken: the damage goes with the next frame.
+                    self.canvas.mark(area);
+                    return None;
+                }
+            };
+        }
         let changed = self.canvas.to_fb(&mut self.screen);
         let mut plain = 0;
         if changed || !out.copies.is_empty() || !out.blits.is_empty() {
@@ -496,11 +539,12 @@ impl Desk {
             let _ = link.conn.writer().write_all(&self.plain);
             self.plain.clear();
         }
-        (n, plain)
+        Some((n, plain))
     }
 
     /// Forget what the client shows: the next update repaints the whole screen.
     fn repaint(&mut self) {
+        self.canvas.touch_all();
         let s = &self.screen;
         self.enc = Encoder::new(s.width, s.height, s.bpp, self.enc_cfg.clone(), None);
     }
@@ -508,7 +552,7 @@ impl Desk {
 
 /// Serve `acc`'s client under `plan`. Never fails: how the session ended is in the run.
 pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> ServeRun {
-    let Accepted { tls, leftover, result, client } = acc;
+    let Accepted { tls, leftover, mut result, client, gfx } = acc;
     let (w, h, bpp) = {
         let mut size = (crate::defaults::WIDTH, crate::defaults::HEIGHT, crate::defaults::BPP);
         for c in &result.capabilities {
@@ -545,14 +589,27 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
         tx: Sender::new(codec, Crypto::None),
         plain: Vec::new(),
         suppressed: false,
+        gfx: None,
+        svcs: std::mem::take(&mut result.static_channels),
+        gfx_bytes: 0,
     };
-    let mut channels = BTreeMap::new();
+    let mut channels: BTreeMap<u16, [u64; 2]> = BTreeMap::new();
     // Fast-path input that came with the end of the sequence.
     for pdu in &result.input_events {
         link.inbuf.extend_from_slice(pdu);
     }
     let io_channel = result.io_channel_id;
     let mut stop_info = None;
+    if let Some(shared) = gfx {
+        match Gfx::start(&mut desk.svcs, result.user_channel_id, (w as u16, h as u16), shared) {
+            Some((g, bytes)) => {
+                channels.entry(g.channel_id()).or_default()[1] += bytes.len() as u64;
+                let _ = link.conn.writer().write_all(&bytes);
+                desk.gfx = Some(g);
+            }
+            None => run.gfx = Some(AckStats { state: "offered; the client did not join drdynvc".into(), ..Default::default() }),
+        }
+    }
     let mut ses = Ses { plan, io_channel, channels: &mut channels, run: &mut run, start: monotonic_now() };
     let end = match (|| -> Result<(), Stop> {
         link.sock.set_nonblocking(true)?;
@@ -574,9 +631,15 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
         }
     };
     run.end = end;
+    if let Some(g) = desk.gfx.take() {
+        run.gfx = Some(g.stats);
+    }
     close(&mut link, (result.user_channel_id, io_channel), stop_info);
-    let io_out = run.phases.iter().map(|p| p.update_bytes).sum::<u64>();
-    channels.entry(io_channel).or_default()[1] += io_out;
+    let updates = run.phases.iter().map(|p| p.update_bytes).sum::<u64>();
+    channels.entry(io_channel).or_default()[1] += updates - desk.gfx_bytes;
+    if let Some(ch) = desk.svcs.get_channel_id_by_type::<ironrdp_dvc::DrdynvcServer>() {
+        channels.entry(ch).or_default()[1] += desk.gfx_bytes;
+    }
     run.channels = channels.into_iter().map(|(id, [i, o])| (id, i, o)).collect();
     (run.wire_in, run.wire_out) = (link.wire_in, link.wire_out);
     run
@@ -640,6 +703,11 @@ pub fn refuse(acc: Accepted) {
     );
 }
 
+/// Frames the client's graphics pipeline acknowledged so far.
+fn acks(desk: &Desk) -> u64 {
+    desk.gfx.as_ref().map_or(0, |g| g.stats.ack_ns.len() as u64)
+}
+
 /// A session being served.
 struct Ses<'a> {
     plan: &'a Plan,
@@ -656,6 +724,19 @@ impl Ses<'_> {
         link.pump_in()?;
         let mut ev = Events::default();
         parse_input(&mut link.inbuf, self.io_channel, &mut self.run.input, self.channels, &mut ev)?;
+        for (ch, data) in std::mem::take(&mut ev.channel_data) {
+            let Some(g) = desk.gfx.as_mut().filter(|g| g.channel_id() == ch) else { continue };
+            match g.on_data(&mut desk.svcs, &data) {
+                Ok((bytes, ready)) => {
+                    self.channels.entry(ch).or_default()[1] += bytes.len() as u64;
+                    let _ = link.conn.writer().write_all(&bytes);
+                    if ready {
+                        desk.canvas.touch_all();
+                    }
+                }
+                Err(_) => self.run.input.malformed += 1,
+            }
+        }
         if let Some(s) = ev.suppress {
             desk.suppressed = s;
             if !s {
@@ -689,7 +770,9 @@ impl Ses<'_> {
     /// Play workload `w` for the phase's length.
     fn play(&mut self, w: &WorkloadKind, link: &mut Link, desk: &mut Desk) -> Result<(), Stop> {
         let mut st = PhaseStats { name: w.name().into(), ..Default::default() };
+        let acked = acks(desk);
         let r = self.play_into(w, link, desk, &mut st);
+        st.acked = acks(desk) - acked;
         self.run.phases.push(st);
         r
     }
@@ -715,7 +798,7 @@ impl Ses<'_> {
             }
             let c0 = thread_cpu_now();
             if self.plan.flat_out {
-                while link.conn.wants_write() {
+                while link.conn.wants_write() || desk.gfx_full() {
                     link.wait(100)?;
                     st.keys += self.service(link, desk)?.keys.len() as u64;
                 }
@@ -739,7 +822,7 @@ impl Ses<'_> {
             st.frames += 1;
             let c2 = thread_cpu_now();
             st.render_ns += c2 - c1;
-            if link.conn.wants_write() {
+            if link.conn.wants_write() || desk.gfx_full() {
                 st.dropped += 1;
                 continue;
             }
@@ -747,9 +830,14 @@ impl Ses<'_> {
                 st.suppressed += 1;
                 continue;
             }
-            let (n, plain) = desk.update(link, &out);
-            (st.update_bytes, st.plain_bytes) = (st.update_bytes + n, st.plain_bytes + plain);
-            st.sent += 1;
+            match desk.update(link, &out) {
+                None => st.dropped += 1,
+                Some((0, _)) => {}
+                Some((n, plain)) => {
+                    (st.update_bytes, st.plain_bytes) = (st.update_bytes + n, st.plain_bytes + plain);
+                    st.sent += 1;
+                }
+            }
             let c3 = thread_cpu_now();
             st.encode_ns += c3 - c2;
             link.pump_out()?;
@@ -763,7 +851,9 @@ impl Ses<'_> {
     /// Echo the client's keys into an editor for the phase's length.
     fn echo(&mut self, link: &mut Link, desk: &mut Desk) -> Result<(), Stop> {
         let mut st = PhaseStats { name: "echo".into(), ..Default::default() };
+        let acked = acks(desk);
         let r = self.echo_into(link, desk, &mut st);
+        st.acked = acks(desk) - acked;
         self.run.phases.push(st);
         r
     }
@@ -798,23 +888,40 @@ impl Ses<'_> {
                 dirty = true;
                 st.render_ns += thread_cpu_now() - c1;
             }
-            if dirty && !link.conn.wants_write() && !desk.suppressed {
+            if dirty && !link.conn.wants_write() && !desk.gfx_full() && !desk.suppressed {
                 let c2 = thread_cpu_now();
-                let (n, plain) = desk.update(link, &out);
-                (st.update_bytes, st.plain_bytes) = (st.update_bytes + n, st.plain_bytes + plain);
                 st.frames += 1;
-                st.sent += 1;
-                dirty = false;
+                let sent = match desk.update(link, &out) {
+                    // Refused by the client's graphics pipeline: the keys wait for the next.
+                    None => {
+                        st.dropped += 1;
+                        false
+                    }
+                    // Keys that changed nothing on the screen (a Shift) have no update to time.
+                    Some((0, _)) => {
+                        waiting.clear();
+                        dirty = false;
+                        false
+                    }
+                    Some((n, plain)) => {
+                        (st.update_bytes, st.plain_bytes) = (st.update_bytes + n, st.plain_bytes + plain);
+                        st.sent += 1;
+                        dirty = false;
+                        true
+                    }
+                };
                 let c3 = thread_cpu_now();
                 st.encode_ns += c3 - c2;
-                queued.append(&mut waiting);
-                // The update's first bytes go now, unless the socket is full.
-                if link.pump_out()? > 0 && !queued.is_empty() {
-                    let now = monotonic_now();
-                    self.run.input_to_update_ns.extend(queued.drain(..).map(|t| now.saturating_sub(t)));
+                if sent {
+                    queued.append(&mut waiting);
+                    // The update's first bytes go now, unless the socket is full.
+                    if link.pump_out()? > 0 && !queued.is_empty() {
+                        let now = monotonic_now();
+                        self.run.input_to_update_ns.extend(queued.drain(..).map(|t| now.saturating_sub(t)));
+                    }
+                    st.send_ns += thread_cpu_now() - c3;
+                    continue;
                 }
-                st.send_ns += thread_cpu_now() - c3;
-                continue;
             }
             let now = monotonic_now();
             if now >= end {

@@ -14,7 +14,7 @@ pub(crate) fn one_server() -> std::sync::MutexGuard<'static, ()> {
     ONE_SERVER.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn metric(rec: &serde_json::Value, n: &str) -> f64 {
+pub(crate) fn metric(rec: &serde_json::Value, n: &str) -> f64 {
     rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("no metric {n}"))["value"]
         .as_f64()
         .unwrap()

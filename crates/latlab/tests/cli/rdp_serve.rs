@@ -3,7 +3,7 @@
 //! session stored; and a server that keeps serving through a thousand idle connections, a
 //! client that never finishes its handshake and one killed mid-frame.
 
-use super::rdp::one_server;
+use super::rdp::{metric, one_server};
 use super::*;
 use latlab_model::testing::skip;
 use std::net::TcpStream;
@@ -149,12 +149,6 @@ fn runs(d: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn metric(rec: &serde_json::Value, n: &str) -> f64 {
-    rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).unwrap_or_else(|| panic!("no metric {n}"))["value"]
-        .as_f64()
-        .unwrap()
-}
-
 #[test]
 fn xfreerdp_is_served_the_script_and_its_session_stored_with_input_to_update() {
     if let Some(why) = missing() {
@@ -234,6 +228,7 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
             "5s",
             "--max-sessions",
             "1",
+            "--gfx",
         ],
     );
     // A thousand idle connections: the waiting room keeps 32 and pushes the oldest out.
@@ -266,8 +261,13 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     let by = |name: &str| {
         runs.iter().find(|r| r["config"]["client_name"] == name).unwrap_or_else(|| panic!("no run of {name}: {log}"))
     };
-    assert_eq!(by("stays")["status"], "complete", "{log}");
-    assert!(metric(by("stays"), "serve.slideshow.frames_sent") > 0.0);
+    let stays = by("stays");
+    assert_eq!(stays["status"], "complete", "{log}");
+    assert!(metric(stays, "serve.slideshow.frames_sent") > 0.0);
+    // xfreerdp opens the graphics pipeline when offered, and acknowledges its frames.
+    assert!(stays["config"]["gfx"].as_str().unwrap().starts_with('V'), "{}", stays["config"]["gfx"]);
+    assert!(metric(stays, "serve.slideshow.frames_acked") > 0.0, "{log}");
+    assert!(metric(stays, "serve.gfx.ack_latency.count") > 0.0);
     let k = by("killed");
     assert_eq!(k["status"], "failed", "a session cut short is stored as such: {log}");
     assert!(k["config"]["end"].as_str().unwrap().contains("client"), "{log}");

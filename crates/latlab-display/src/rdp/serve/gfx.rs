@@ -136,7 +136,8 @@ impl Gfx {
     pub fn on_data(&mut self, channels: &mut StaticChannelSet, data: &[u8]) -> Result<(Vec<u8>, bool), String> {
         let chan = channels.get_by_channel_id_mut(self.svc).ok_or("no drdynvc channel")?;
         let msgs = chan.process(data).map_err(|e| format!("drdynvc: {e}"))?;
-        let mut out = ironrdp_svc::server_encode_svc_messages(msgs, self.svc, self.user_channel).map_err(|e| format!("drdynvc: {e}"))?;
+        let mut out = ironrdp_svc::server_encode_svc_messages(msgs, self.svc, self.user_channel)
+            .map_err(|e| format!("drdynvc: {e}"))?;
         let (negotiated, acks, closed) = {
             let mut s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
             (s.negotiated.clone(), std::mem::take(&mut s.acks), s.closed)
@@ -175,13 +176,19 @@ impl Gfx {
     }
 
     fn encode(&self, dvc: u32, msgs: Vec<ironrdp_dvc::DvcMessage>) -> Result<Vec<u8>, String> {
-        let svc = ironrdp_dvc::encode_dvc_messages(dvc, msgs, ironrdp_svc::ChannelFlags::empty()).map_err(|e| format!("drdynvc: {e}"))?;
+        let svc = ironrdp_dvc::encode_dvc_messages(dvc, msgs, ironrdp_svc::ChannelFlags::empty())
+            .map_err(|e| format!("drdynvc: {e}"))?;
         ironrdp_svc::server_encode_svc_messages(svc, self.svc, self.user_channel).map_err(|e| format!("drdynvc: {e}"))
     }
 
     /// Send `area` of the canvas as one frame: the bytes to write, or none when the client's
     /// decode queue is full (the frame is dropped, its damage goes with the next).
-    pub fn frame(&mut self, channels: &mut StaticChannelSet, canvas: &crate::render::Canvas, area: crate::fb::Area) -> Result<Option<Vec<u8>>, String> {
+    pub fn frame(
+        &mut self,
+        channels: &mut StaticChannelSet,
+        canvas: &crate::render::Canvas,
+        area: crate::fb::Area,
+    ) -> Result<Option<Vec<u8>>, String> {
         let Some(surface) = self.surface else { return Ok(None) };
         canvas.read_bgrx(area, &mut self.pixels);
         let ts = ((monotonic_now() - self.started) / 1_000_000) as u32;

@@ -607,7 +607,10 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
                 let _ = link.conn.writer().write_all(&bytes);
                 desk.gfx = Some(g);
             }
-            None => run.gfx = Some(AckStats { state: "offered; the client did not join drdynvc".into(), ..Default::default() }),
+            None => {
+                run.gfx =
+                    Some(AckStats { state: "offered; the client did not join drdynvc".into(), ..Default::default() })
+            }
         }
     }
     let mut ses = Ses { plan, io_channel, channels: &mut channels, run: &mut run, start: monotonic_now() };

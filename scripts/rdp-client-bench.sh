@@ -29,8 +29,9 @@ server_figures() {
 import json, sys
 r = json.load(sys.stdin)
 m = {x["name"]: x["value"] for x in r["metrics"]}
-print("%-6s %6.1f fps %7.2f MB/s  dropped %2.0f%%  server CPU %.2f" % (r["config"]["codec"], m["serve.slideshow.fps"],
-      m["serve.slideshow.update_bytes_per_s"] / 1e6, 100 * m["serve.slideshow.drop_share"], m["serve.slideshow.server_cpu_fraction"]))'
+acked = " acked %5.1f fps (ack p50 %.1f ms)" % (m["serve.slideshow.acked_fps"], m["serve.gfx.ack_latency.p50"] / 1e6) if "serve.slideshow.acked_fps" in m else ""
+print("%-6s %6.1f fps %7.2f MB/s  dropped %2.0f%%  server CPU %.2f%s" % (r["config"]["codec"], m["serve.slideshow.fps"],
+      m["serve.slideshow.update_bytes_per_s"] / 1e6, 100 * m["serve.slideshow.drop_share"], m["serve.slideshow.server_cpu_fraction"], acked))'
 }
 hz=$(getconf CLK_TCK)
 run_xfreerdp() { # label, server flags, client flags…
@@ -79,6 +80,10 @@ run_xfreerdp "mppc64" "--flat-out" /compression-level:1
 run_xfreerdp "ncrush" "--flat-out" /compression-level:2
 run_xfreerdp "xcrush (its default)" "--flat-out"
 run_xfreerdp "none, 24 bpp" "--flat-out --bpp 24" -compression
+echo "== graphics pipeline (--gfx: uncompressed surface regions; the client acknowledges each frame)"
+run_xfreerdp "gfx, flat out" "--flat-out --gfx" /gfx
+run_xfreerdp "gfx zgfx, flat out" "--flat-out --gfx zgfx" /gfx
+run_xfreerdp "gfx, real time" "--gfx" /gfx
 echo "== real time (50 fps asked)"
 run_xfreerdp "xcrush, real time" ""
 run_xfreerdp "none, real time" "" -compression

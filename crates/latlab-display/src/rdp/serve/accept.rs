@@ -97,7 +97,7 @@ pub enum AcceptError {
     Sequence(String),
 }
 
-/// A stream read and written in place, keeping what it reads (up to [`TEE_MAX`]).
+/// A stream read and written in place, keeping the first 64 KiB it reads.
 pub struct Teed<S> {
     inner: S,
     kept: Vec<u8>,

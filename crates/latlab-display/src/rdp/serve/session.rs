@@ -801,6 +801,9 @@ impl Ses<'_> {
             }
             let c0 = thread_cpu_now();
             if self.plan.flat_out {
+                // Read what came (the graphics pipeline's acknowledgements among it), then wait
+                // for room.
+                st.keys += self.service(link, desk)?.keys.len() as u64;
                 while link.conn.wants_write() || desk.gfx_full() {
                     link.wait(100)?;
                     st.keys += self.service(link, desk)?.keys.len() as u64;

@@ -216,6 +216,11 @@ pub const RDP_SERVE_PHASE_SECS: f64 = 10.0;
 /// person is waited for inside it); 10 s leaves room for a slow link and a slow client.
 pub const RDP_HANDSHAKE_DEADLINE_SECS: f64 = 10.0;
 
+/// `--gfx`: frames the server lets a client's graphics pipeline hold unacknowledged before it
+/// drops (coalesces) frames: two, as a compositor double-buffers, so a slow client shows as
+/// dropped frames and a lower acknowledged rate rather than as a growing queue.
+pub const RDP_GFX_MAX_IN_FLIGHT: usize = 2;
+
 // ---- `--rdp`: a real RDP server (issue #38) ---------------------------------------------
 
 /// Keys timed per condition on a real server: 100, enough for a p95 and a p99 over a few

@@ -191,11 +191,6 @@ impl ServeRun {
     }
 }
 
-/// Frames the server lets the client's graphics pipeline hold unacknowledged before it drops
-/// frames: two, as a compositor double-buffers (the client's own decode queue shows in its
-/// acknowledgements).
-const GFX_MAX_IN_FLIGHT: usize = 2;
-
 /// Why a session stopped early, and what the client is told (a Set Error Info code).
 struct Stop(String, Option<ProtocolIndependentCode>);
 
@@ -503,7 +498,7 @@ struct Desk {
 impl Desk {
     /// Whether the client's graphics pipeline has as many frames queued as it allows.
     fn gfx_full(&self) -> bool {
-        self.gfx.as_ref().is_some_and(|g| g.active() && g.in_flight() >= GFX_MAX_IN_FLIGHT)
+        self.gfx.as_ref().is_some_and(|g| g.active() && g.in_flight() >= crate::defaults::RDP_GFX_MAX_IN_FLIGHT)
     }
 
     /// Encode the canvas's damage and queue it on TLS: (update bytes, bytes before

@@ -72,7 +72,7 @@ frac = cpu / wall
 print(f"{label:<22} {server}   xfreerdp CPU {frac:.2f} of a core, {frac / max(mbs, 1e-9) * 1e3:4.0f} ms/MB, {frac / max(fps, 1e-9) * 1e3:.2f} ms/frame")
 EOF
 }
-echo "xfreerdp $(xfreerdp --version 2>&1 | sed -n 's/.*FreeRDP version \([^ ]*\).*/\1/p' | head -1), slide show ${secs} s, 1024x768x16, $(nproc) CPUs, $(date -u +%F)"
+echo "xfreerdp $(DISPLAY=":$n" xfreerdp /version 2>&1 | sed -n 's/.*FreeRDP version \([^ ]*\).*/\1/p' | head -1), slide show ${secs} s, 1024x768x16, $(nproc) CPUs, $(date -u +%F)"
 echo "== flat out (the client's throughput limit), per bulk compressor the client offers"
 run_xfreerdp "none" "--flat-out" -compression
 run_xfreerdp "mppc8" "--flat-out" /compression-level:0

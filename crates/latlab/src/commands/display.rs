@@ -146,7 +146,7 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
         Some(u) => {
             let password = std::env::var("LATLAB_RDP_PASSWORD")
                 .map_err(|_| usage(format!("--rdp-user {u}: put the account's password in LATLAB_RDP_PASSWORD")))?;
-            Some(ironrdp_pdu_credentials(u, password))
+            Some(rs::Account { username: u.clone(), password, domain: None })
         }
     };
     let deadline =
@@ -235,11 +235,6 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     eprintln!("display serve --rdp: stopped: {}", stats.line());
     r.map_err(anyhow::Error::msg)?;
     Ok(if failures.load(std::sync::atomic::Ordering::Relaxed) > 0 { crate::exit::ERROR } else { crate::exit::OK })
-}
-
-/// The account NLA checks.
-fn ironrdp_pdu_credentials(user: &str, password: String) -> latlab_display::rdp::serve::Account {
-    latlab_display::rdp::serve::Account { username: user.to_string(), password, domain: None }
 }
 
 /// The configuration `latlab display pipeline` runs with these arguments.

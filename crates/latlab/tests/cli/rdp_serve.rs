@@ -12,12 +12,7 @@ use std::process::Child;
 const NEEDS: [(&str, &str); 3] = [("Xvfb", "xvfb"), ("xfreerdp", "freerdp2-x11"), ("xdotool", "xdotool")];
 
 fn missing() -> Option<String> {
-    let lack: Vec<_> = NEEDS
-        .iter()
-        .filter(|(p, _)| {
-            !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(p).exists())
-        })
-        .collect();
+    let lack: Vec<_> = NEEDS.iter().filter(|(p, _)| !latlab_display::rdp::local::on_path(p)).collect();
     (!lack.is_empty()).then(|| {
         format!(
             "no real RDP client: {} not installed (apt-get install {})",

@@ -127,8 +127,17 @@ impl Gfx {
         self.in_flight.len()
     }
 
-    fn drdynvc<'a>(&self, channels: &'a mut StaticChannelSet) -> Option<&'a mut DrdynvcServer> {
-        channels.get_by_channel_id_mut(self.svc)?.channel_processor_downcast_mut::<DrdynvcServer>()
+    /// The graphics pipeline's dynamic channel id and its server, on `channels`' drdynvc.
+    fn pipeline<'a>(
+        &self,
+        channels: &'a mut StaticChannelSet,
+    ) -> Result<(u32, ironrdp_dvc::DynamicChannelMut<'a, GraphicsPipelineServer>), String> {
+        let drdynvc = channels
+            .get_by_channel_id_mut(self.svc)
+            .and_then(|c| c.channel_processor_downcast_mut::<DrdynvcServer>())
+            .ok_or("no drdynvc")?;
+        let id = drdynvc.get_channel_id_by_type::<GraphicsPipelineServer>().ok_or("no graphics channel")?;
+        Ok((id, drdynvc.dvc_by_id_mut::<GraphicsPipelineServer>(id).ok_or("no graphics channel")?))
     }
 
     /// Data the client sent on the drdynvc channel: the bytes to answer with, and whether the
@@ -159,9 +168,7 @@ impl Gfx {
             self.stats.state = "closed by the client".into();
         } else if let (Some(version), None) = (negotiated, self.surface) {
             let (w, h) = self.size;
-            let drdynvc = self.drdynvc(channels).ok_or("no drdynvc")?;
-            let id = drdynvc.get_channel_id_by_type::<GraphicsPipelineServer>().ok_or("no graphics channel")?;
-            let mut g = drdynvc.dvc_by_id_mut::<GraphicsPipelineServer>(id).ok_or("no graphics channel")?;
+            let (id, mut g) = self.pipeline(channels)?;
             let server = g.processor_mut();
             server.set_output_dimensions(w, h);
             let surface = server.create_surface(w, h).ok_or("the pipeline refused a surface")?;
@@ -198,9 +205,7 @@ impl Gfx {
             right: (area.x + area.w) as u16,
             bottom: (area.y + area.h) as u16,
         };
-        let drdynvc = self.drdynvc(channels).ok_or("no drdynvc")?;
-        let id = drdynvc.get_channel_id_by_type::<GraphicsPipelineServer>().ok_or("no graphics channel")?;
-        let mut g = drdynvc.dvc_by_id_mut::<GraphicsPipelineServer>(id).ok_or("no graphics channel")?;
+        let (id, mut g) = self.pipeline(channels)?;
         let server = g.processor_mut();
         let frame = match server.try_send_uncompressed_region(surface, &self.pixels, region, ts) {
             Ok(f) => f,

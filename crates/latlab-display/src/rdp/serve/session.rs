@@ -213,6 +213,10 @@ struct Link {
 }
 
 impl Link {
+    fn new(conn: rustls::ServerConnection, sock: TcpStream, inbuf: Vec<u8>) -> Self {
+        Link { conn, sock, inbuf, wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() }
+    }
+
     /// Write what TLS has queued as far as the socket takes it; the bytes written.
     fn pump_out(&mut self) -> Result<u64, Stop> {
         let mut wrote = 0;
@@ -359,10 +363,7 @@ fn parse_input(
             };
             for e in input.input_events() {
                 match e {
-                    FastPathInputEvent::KeyboardEvent(f, code) if f.contains(FpKey::RELEASE) => {
-                        let _ = code;
-                        c.key_up += 1
-                    }
+                    FastPathInputEvent::KeyboardEvent(f, _) if f.contains(FpKey::RELEASE) => c.key_up += 1,
                     FastPathInputEvent::KeyboardEvent(_, code) => {
                         c.key_down += 1;
                         ev.keys.push(*code);
@@ -573,8 +574,7 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
     }
     run.orders = enc_cfg.orders;
     let rustls::StreamOwned { conn, sock } = tls;
-    let mut link =
-        Link { conn, sock, inbuf: leftover.to_vec(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
+    let mut link = Link::new(conn, sock, leftover.to_vec());
     link.conn.set_buffer_limit(None);
     let mut desk = Desk {
         canvas: Canvas::new(w, h),
@@ -692,8 +692,7 @@ fn close(link: &mut Link, (user_channel, io_channel): (u16, u16), info: Option<P
 /// connection, and close.
 pub fn refuse(acc: Accepted) {
     let rustls::StreamOwned { conn, sock } = acc.tls;
-    let mut link =
-        Link { conn, sock, inbuf: Vec::new(), wire_in: 0, wire_out: 0, eof: false, activity: monotonic_now() };
+    let mut link = Link::new(conn, sock, Vec::new());
     close(
         &mut link,
         (acc.result.user_channel_id, acc.result.io_channel_id),
@@ -849,6 +848,15 @@ impl Ses<'_> {
         Ok(())
     }
 
+    /// Once bytes went out (`wrote`), the keys of the update queued (their arrival times) are
+    /// timed: its first bytes are written now.
+    fn stamp(&mut self, wrote: u64, queued: &mut Vec<u64>) {
+        if wrote > 0 && !queued.is_empty() {
+            let now = monotonic_now();
+            self.run.input_to_update_ns.extend(queued.drain(..).map(|t| now.saturating_sub(t)));
+        }
+    }
+
     /// Echo the client's keys into an editor for the phase's length.
     fn echo(&mut self, link: &mut Link, desk: &mut Desk) -> Result<(), Stop> {
         let mut st = PhaseStats { name: "echo".into(), ..Default::default() };
@@ -872,10 +880,7 @@ impl Ses<'_> {
         loop {
             let c0 = thread_cpu_now();
             let wrote = link.pump_out()?;
-            if wrote > 0 && !queued.is_empty() {
-                let now = monotonic_now();
-                self.run.input_to_update_ns.extend(queued.drain(..).map(|t| now.saturating_sub(t)));
-            }
+            self.stamp(wrote, &mut queued);
             let ev = self.service(link, desk)?;
             let received = monotonic_now();
             st.send_ns += thread_cpu_now() - c0;
@@ -916,10 +921,8 @@ impl Ses<'_> {
                 if sent {
                     queued.append(&mut waiting);
                     // The update's first bytes go now, unless the socket is full.
-                    if link.pump_out()? > 0 && !queued.is_empty() {
-                        let now = monotonic_now();
-                        self.run.input_to_update_ns.extend(queued.drain(..).map(|t| now.saturating_sub(t)));
-                    }
+                    let wrote = link.pump_out()?;
+                    self.stamp(wrote, &mut queued);
                     st.send_ns += thread_cpu_now() - c3;
                     continue;
                 }

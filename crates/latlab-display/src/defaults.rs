@@ -256,3 +256,19 @@ pub const RDP_FIRST_PICTURE_NS: u64 = 15_000_000_000;
 /// Tries at learning where typing draws before giving up: 3 (a prompt still being drawn or a
 /// late echo spoils one try; a field that does not take typing spoils every one).
 pub const RDP_LEARN_TRIES: usize = 3;
+
+// ---- `latlab type`: keystroke to screen on real applications (issue #40) ------------------
+
+/// Keys timed per application and condition: 100, as on a real RDP server ([`RDP_KEYS`]).
+pub const TYPE_KEYS: usize = RDP_KEYS;
+/// From one key to the next: 100 ms (a fast typist, 120 words a minute), long enough that each
+/// key's glyph is normally on the screen before the next key goes, so keys are not timed in one
+/// shared frame.
+pub const TYPE_INTERVAL_NS: u64 = 100_000_000;
+/// Screen reads a second: 2000, a figure resolved to 0.5 ms (typometer-class tools resolve a
+/// frame, 16 ms) while latlab and the X server spend a tenth of a core each on the reads, not
+/// the whole core a flat-out poll takes from the application measured (`--capture-hz 0`).
+pub const TYPE_CAPTURE_HZ: u32 = 2000;
+/// How long an application may take to show its window, and its first drawing to settle: 20 s
+/// (an RDP client connects, logs on and draws the remote desktop first).
+pub const TYPE_WINDOW_TIMEOUT_NS: u64 = 20_000_000_000;

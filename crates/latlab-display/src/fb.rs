@@ -70,6 +70,12 @@ impl Framebuffer {
         Self { width, height, bpp, ps, data: vec![0; width * height * ps] }
     }
 
+    /// A black screen of 32-bit pixels (blue, green, red, unused: an X or Wayland screen as
+    /// read), for real screens; latlab's own pipeline stays at 8 to 24 bpp.
+    pub fn xrgb(width: usize, height: usize) -> Self {
+        Self { width, height, bpp: 32, ps: 4, data: vec![0; width * height * 4] }
+    }
+
     /// `a` clipped to the screen.
     pub fn clip(&self, a: Area) -> Area {
         let x = a.x.min(self.width);

@@ -4,6 +4,7 @@
 //!
 //! | file | holds |
 //! |---|---|
+//! | `apps/` | `latlab type`: keystroke to screen on real applications (issue #40) |
 //! | `cache.rs` | The server's mirror of the client's bitmap cache |
 //! | `cache_exp.rs` | `latlab display cache`: the bitmap-cache cliff (seed 003, Figure 4) |
 //! | `capacity.rs` | `latlab display capacity` (seed 003; issue #17) |
@@ -14,6 +15,7 @@
 //! | `experiment.rs` | `latlab display` as `Experiment`s |
 //! | `fb.rs` | The framebuffer both ends keep |
 //! | `figures.rs` | Seeds 000 and 003's figures from `display` runs, one set per mode |
+//! | `keyscreen.rs` | Key to screen on any surface (a real RDP server, X11, Wayland): the typist and its timing |
 //! | `latency.rs` | `latlab display latency` (seed 003, §4; issue #17) |
 //! | `net/` | The display pipeline across TCP |
 //! | `ops.rs` | `latlab display ops`: what each user operation costs on the wire (seed 003, §3.3) |
@@ -28,6 +30,8 @@
 //! | `wire.rs` | The display stream on the wire, shaped as RDP fast-path (MS-RDPBCGR 2.2.9.1.2 output, 2.2.8.1.2 input) |
 //! | `workload.rs` | Scripted, seeded UI workloads on virtual time |
 
+#[cfg(feature = "rdp-client")]
+pub mod apps;
 pub mod cache;
 pub mod cache_exp;
 pub mod capacity;
@@ -37,6 +41,8 @@ pub mod editor;
 pub mod encoder;
 pub mod experiment;
 pub mod fb;
+#[cfg(feature = "rdp-client")]
+pub mod keyscreen;
 pub mod figures;
 pub mod latency;
 pub mod net;

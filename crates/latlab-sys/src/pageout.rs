@@ -138,6 +138,28 @@ pub fn pageout_process(pid: u32) -> std::io::Result<ProcessPageout> {
     }
 }
 
+/// Page out every process of `pids` ([`pageout_process`]), the processes of one program
+/// (`what`, for the messages): their resident sets summed just before and just after, KiB. A
+/// process that ended meanwhile (a shell's short-lived child) has nothing left and is skipped;
+/// a refusal says what is needed.
+pub fn pageout_all(what: &str, pids: &[u32]) -> Result<(u64, u64), String> {
+    let (mut before, mut after) = (0, 0);
+    for &p in pids {
+        match pageout_process(p) {
+            Ok(o) => (before, after) = (before + o.rss_before_kib, after + o.rss_after_kib),
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
+                return Err(format!("paging out {what}'s process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                return Err(format!("paging out {what}'s process {p}: {e}: mem needs Linux 5.10 or later"));
+            }
+            Err(e) => return Err(format!("paging out {what}'s process {p}: {e}")),
+        }
+    }
+    Ok((before, after))
+}
+
 /// `pid` and every process below it (`/proc/PID/task/*/children`), parents first.
 pub fn with_descendants(pid: u32) -> Vec<u32> {
     let mut out = vec![pid];

@@ -466,29 +466,14 @@ fn paged_typing(
     s: &mut RdpSession,
     pids: &dyn Fn() -> Vec<u32>,
 ) -> Result<(), ExperimentError> {
-    use latlab_sys::pageout::{pageout_process, rss_kib, swap_for};
+    use latlab_sys::pageout::{pageout_all, rss_kib, swap_for};
     let rss_mib = pids().iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
     let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir)
         .map_err(|e| ExperimentError::failed(format!("mem: {e}")))?;
     let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
     let mut page_out = || -> Result<(), String> {
-        for p in pids() {
-            match pageout_process(p) {
-                Ok(o) => (before, after) = (before + o.rss_before_kib, after + o.rss_after_kib),
-                // A process that ended meanwhile (a shell's short-lived child) has nothing left.
-                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
-                    return Err(format!(
-                        "paging out the server's process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"
-                    ));
-                }
-                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
-                    return Err(format!("paging out the server's process {p}: {e}: mem needs Linux 5.10 or later"));
-                }
-                Err(e) => return Err(format!("paging out the server's process {p}: {e}")),
-            }
-        }
-        rounds += 1;
+        let (b, a) = pageout_all("the server", &pids())?;
+        (before, after, rounds) = (before + b, after + a, rounds + 1);
         Ok(())
     };
     let plan = TypingPlan {

@@ -33,6 +33,39 @@ pub const ESCAPE: Key = Key { code: 0x01, extended: false };
 /// F10 (opens the menu bar in many applications).
 pub const F10: Key = Key { code: 0x44, extended: false };
 
+/// The X keysym of a key latlab types (the letters, and the named keys above), for an X
+/// server whose keyboard mapping latlab reads rather than assumes.
+pub fn keysym(k: Key) -> Option<u32> {
+    if !k.extended
+        && let Some(i) = LETTERS.iter().position(|&c| c == k.code)
+    {
+        return Some(u32::from(b'a') + i as u32);
+    }
+    Some(match (k.code, k.extended) {
+        (0x1D, false) => 0xffe3, // Control_L
+        (0x0E, false) => 0xff08, // BackSpace
+        (0x1C, false) => 0xff0d, // Return
+        (0x01, false) => 0xff1b, // Escape
+        (0x44, false) => 0xffc7, // F10
+        (0x51, true) => 0xff56,  // Next (Page Down)
+        (0x49, true) => 0xff55,  // Prior (Page Up)
+        (0x50, true) => 0xff54,  // Down
+        _ => return None,
+    })
+}
+
+/// The Linux input event code of a key (what a Wayland virtual keyboard sends): set 1's
+/// scancode for the main block; the extended keys have codes of their own.
+pub fn evdev(k: Key) -> Option<u32> {
+    match (k.code, k.extended) {
+        (c, false) if c < 0x54 => Some(u32::from(c)),
+        (0x51, true) => Some(109), // KEY_PAGEDOWN
+        (0x49, true) => Some(104), // KEY_PAGEUP
+        (0x50, true) => Some(108), // KEY_DOWN
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -43,5 +76,19 @@ mod tests {
         assert_eq!(v.len(), 26);
         assert_eq!(super::letter(0).code, 0x1E, "a");
         assert_eq!(super::letter(26), super::letter(0));
+    }
+
+    #[test]
+    fn every_key_typed_has_a_keysym_and_an_input_code() {
+        use super::*;
+        for k in (0..26).map(letter).chain([CTRL, U, BACKSPACE, ENTER, PAGE_DOWN, PAGE_UP, DOWN, ESCAPE, F10]) {
+            assert!(keysym(k).is_some() && evdev(k).is_some(), "{k:?}");
+        }
+        assert_eq!(keysym(letter(0)), Some(0x61), "a");
+        assert_eq!(keysym(letter(25)), Some(0x7a), "z");
+        assert_eq!(evdev(letter(0)), Some(30), "KEY_A");
+        assert_eq!(evdev(BACKSPACE), Some(14));
+        assert_eq!(evdev(PAGE_DOWN), Some(109));
+        assert_eq!(keysym(Key { code: 0x7f, extended: true }), None);
     }
 }

@@ -63,7 +63,7 @@ fn tree(children: &[Child]) -> Vec<u32> {
 }
 
 /// Start `cmd` with no terminal, its output dropped.
-fn spawn(cmd: &mut Command, name: &str) -> Result<Child, String> {
+pub(crate) fn spawn(cmd: &mut Command, name: &str) -> Result<Child, String> {
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{name}: {e}"))
 }
 
@@ -76,14 +76,14 @@ fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-fn free_display() -> Option<u32> {
+pub(crate) fn free_display() -> Option<u32> {
     (40..400).find(|n| {
         !std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
             && !std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()
     })
 }
 
-fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+pub(crate) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) -> Result<(), String> {
     let start = Instant::now();
     while !ready() {
         if start.elapsed() > timeout {

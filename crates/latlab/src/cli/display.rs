@@ -159,7 +159,7 @@ pub struct RdpArgs {
     pub rdp_snapshot: Option<std::path::PathBuf>,
 }
 
-fn parse_roi(s: &str) -> Result<[usize; 4], String> {
+pub(crate) fn parse_roi(s: &str) -> Result<[usize; 4], String> {
     let v: Vec<usize> =
         s.split(',').map(|x| x.trim().parse::<usize>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
     <[usize; 4]>::try_from(v)
@@ -244,7 +244,7 @@ pub struct DisplayLatency {
     pub real: RdpArgs,
 }
 
-fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
+pub(crate) fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
     latlab_display::latency::Condition::parse(s)
 }
 

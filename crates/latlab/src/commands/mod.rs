@@ -17,6 +17,7 @@ pub(crate) mod stall;
 mod startup;
 mod suite;
 mod tune;
+mod typing;
 pub(crate) mod udp;
 
 use crate::cli::{Cli, Command};
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
         Command::Boot(a) => boot::run(&db, a),
         Command::Startup(a) => startup::run(&db, a),
         Command::Idle(a) => stall::idle(&db, a),
+        Command::Type(a) => typing::run(&db, *a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, registry, a),

@@ -1,0 +1,366 @@
+//! `latlab type` (issue #40): keystroke to screen on real applications. latlab starts the
+//! application (or finds the window that has the keyboard), types letters into it on absolute
+//! deadlines with XTEST, reads the screen with MIT-SHM, and times each key from its intended
+//! time to the first screen read where its glyph is in its cell ([`crate::keyscreen`]). Each
+//! application is measured under seed 003's local conditions (unloaded, CPU spinners, its
+//! memory paged out between keys); `--through-rdp` types into `xfreerdp` showing FreeRDP's
+//! shadow server, so the figure is a whole remote-desktop path.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `x11.rs` | an X display as a surface: XTEST keys, MIT-SHM reads on deadlines |
+//! | `launch.rs` | Xvfb, the application and its window, its name and version |
+
+pub mod launch;
+pub mod x11;
+
+use crate::defaults as d;
+use crate::fb::Area;
+use crate::keyscreen::{TypingPlan, TypingResult, measure, settle};
+use crate::latency::Condition;
+use crate::rdp::local::LocalShadow;
+use latlab_model::record::{RunRecord, RunStatus, Table};
+use latlab_model::stats::summarize;
+use latlab_sys::record::Finish;
+use latlab_sys::spin::{SpinLoad, SpinSched};
+use launch::{App, OwnXvfb, product};
+use std::path::PathBuf;
+use std::time::Duration;
+use x11::X11Surface;
+
+/// One application to type into.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AppSpec {
+    /// Its command line (empty: the window that has the keyboard on `--on`'s display).
+    pub argv: Vec<String>,
+    /// Its name in metrics (lowercase letters, digits and `_`).
+    pub label: String,
+}
+
+impl AppSpec {
+    /// An application from its command line; named after its program.
+    pub fn new(argv: Vec<String>) -> Self {
+        let prog = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or("focused");
+        Self { label: metric_name(prog), argv }
+    }
+}
+
+/// `s` as one part of a dotted metric name: lowercase ASCII letters and digits, `_` for the rest.
+pub fn metric_name(s: &str) -> String {
+    let n: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    if n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()) { format!("app_{n}") } else { n }
+}
+
+/// What `latlab type` does.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TypeConfig {
+    /// The applications, in order.
+    pub apps: Vec<AppSpec>,
+    /// A running X display to use (`:0`); latlab starts its own Xvfb when `None`.
+    pub on: Option<String>,
+    /// Type into `xfreerdp` showing a FreeRDP shadow server latlab starts (its xterm).
+    pub through_rdp: bool,
+    /// The conditions, in order (unloaded, cpu, mem).
+    pub conditions: Vec<Condition>,
+    /// Keys timed per application and condition.
+    pub keys: usize,
+    /// From one key's intended time to the next, ns.
+    pub interval_ns: u64,
+    /// A key not on the screen this long after its intended time is lost, ns.
+    pub timeout_ns: u64,
+    /// Screen reads per second (0: flat out).
+    pub capture_hz: u32,
+    /// Spinning processes of `cpu`.
+    pub spinners: usize,
+    /// The screen of latlab's own Xvfb.
+    pub screen: (u16, u16),
+    /// How long an application may take to show its window.
+    pub window_timeout_ns: u64,
+    /// Where typing draws, on the window, if the user knows (else found from the first keys).
+    #[serde(skip)]
+    pub roi: Option<Area>,
+    /// The display's refresh rate, when known: the excess over one frame period is reported.
+    pub refresh_hz: Option<f64>,
+    /// Make a temporary swap file for `mem` when the machine has too little swap.
+    pub allow_swapfile: bool,
+    /// Where that file goes.
+    pub swap_dir: PathBuf,
+    /// Where to write the screens typing was located from, if anywhere.
+    pub snapshot_dir: Option<PathBuf>,
+}
+
+impl Default for TypeConfig {
+    fn default() -> Self {
+        Self {
+            apps: Vec::new(),
+            on: None,
+            through_rdp: false,
+            conditions: vec![Condition::Unloaded],
+            keys: d::TYPE_KEYS,
+            interval_ns: d::TYPE_INTERVAL_NS,
+            timeout_ns: d::RDP_KEY_TIMEOUT_NS,
+            capture_hz: d::TYPE_CAPTURE_HZ,
+            spinners: d::LATENCY_SPINNERS,
+            screen: crate::rdp::local::SCREEN,
+            window_timeout_ns: d::TYPE_WINDOW_TIMEOUT_NS,
+            roi: None,
+            refresh_hz: None,
+            allow_swapfile: true,
+            swap_dir: std::env::temp_dir(),
+            snapshot_dir: None,
+        }
+    }
+}
+
+impl TypeConfig {
+    /// Check what cannot be measured before anything starts.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.apps.is_empty() && self.on.is_none() && !self.through_rdp {
+            return Err("give an application to type into (`latlab type -- xterm`), --through-rdp, or --on :N to type into the window that has the keyboard on a running X display".into());
+        }
+        if self.through_rdp && self.apps.iter().any(|a| !a.argv.is_empty()) {
+            return Err("--through-rdp types into the shadow server's xterm through xfreerdp: give no application (to measure your own RDP client, run it as the application: `latlab type -- xfreerdp /v:HOST`)".into());
+        }
+        if let Some(c) = self.conditions.iter().find(|c| matches!(c, Condition::Link { .. })) {
+            return Err(format!(
+                "condition {}: `latlab type` measures applications on this machine (unloaded, cpu, mem); shape a link with `display latency --rdp`",
+                c.name()
+            ));
+        }
+        if !(3..=100_000).contains(&self.keys) {
+            return Err(format!("{} keys: give 3 to 100000", self.keys));
+        }
+        if self.interval_ns < 1_000_000 || self.interval_ns > 60_000_000_000 {
+            return Err("the interval between keys: give 1 ms to 60 s".into());
+        }
+        if self.capture_hz > 100_000 {
+            return Err(format!("--capture-hz {}: give at most 100000 (0: as fast as the X server answers)", self.capture_hz));
+        }
+        let mut labels: Vec<&str> = self.apps.iter().map(|a| a.label.as_str()).collect();
+        labels.sort();
+        if labels.windows(2).any(|w| w[0] == w[1]) {
+            return Err("two applications with the same name: each is measured once".into());
+        }
+        Ok(())
+    }
+
+    fn plan(&self) -> TypingPlan {
+        TypingPlan {
+            keys: self.keys,
+            interval_ns: self.interval_ns,
+            timeout_ns: self.timeout_ns,
+            settle_ns: d::RDP_SETTLE_NS,
+            roi: self.roi,
+            max_per_line: d::RDP_KEYS_PER_LINE,
+            snapshot_dir: self.snapshot_dir.clone(),
+        }
+    }
+}
+
+/// One application under one condition, measured.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// What typing measured (all keys lost if the window never drew any).
+    pub typing: TypingResult,
+    /// Screen reads while typing, latlab's CPU in them, and their span (ns).
+    pub reads: (u64, u64, u64),
+    /// Why no key was found, when none was.
+    pub nothing_drawn: Option<String>,
+}
+
+/// Type into the application on `x` and time it; a window that never draws any key is all
+/// lost keys, not an error.
+fn type_once(x: &mut X11Surface, plan: &TypingPlan, before_key: Option<crate::keyscreen::BeforeKey>) -> Result<Measured, String> {
+    x.reset_stats();
+    let pictures = crate::keyscreen::Surface::pictures(x);
+    match measure(x, plan, before_key) {
+        Ok(t) => Ok(Measured { typing: t, reads: x.read_stats(), nothing_drawn: None }),
+        Err(e) if crate::keyscreen::Surface::pictures(x) == pictures => Ok(Measured {
+            typing: TypingResult { lost: plan.keys as u64, ..Default::default() },
+            reads: x.read_stats(),
+            nothing_drawn: Some(e),
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+/// Something each application/condition pair reports as it ends (for progress lines).
+pub type Progress<'a> = &'a mut dyn FnMut(&str, &str, &Measured);
+
+/// Run `latlab type`.
+pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
+    cfg.validate()?;
+    let mut rec = latlab_sys::record::begin("type");
+    rec.mode = if cfg.through_rdp { "x11-rdp".into() } else { "x11".into() };
+    rec.config("conditions", cfg.conditions.iter().map(|c| c.name()).collect::<Vec<_>>().join(","));
+    rec.config("keys", cfg.keys);
+    rec.config("interval_ms", cfg.interval_ns as f64 / 1e6);
+    rec.config("timeout_ms", cfg.timeout_ns as f64 / 1e6);
+    rec.config("capture_hz_asked", cfg.capture_hz);
+    rec.config("spinners", cfg.spinners);
+    if let Some(r) = cfg.refresh_hz {
+        rec.config("refresh_hz", r);
+    }
+    let own = match &cfg.on {
+        Some(_) => None,
+        None => Some(OwnXvfb::start(cfg.screen.0, cfg.screen.1)?),
+    };
+    let display = cfg.on.clone().or(own.as_ref().map(|o| o.display.clone())).expect("one of the two");
+    rec.config("display", if own.is_some() { format!("latlab's Xvfb {display}") } else { display.clone() });
+    let shadow = if cfg.through_rdp { Some(LocalShadow::start()?) } else { None };
+    let apps: Vec<AppSpec> = match &shadow {
+        Some(s) => vec![AppSpec {
+            argv: ["xfreerdp", &format!("/v:{}", s.target()), "/cert:ignore", "/size:1024x768", "/bpp:24", "-grab-keyboard"]
+                .map(String::from)
+                .to_vec(),
+            label: "xterm_via_xfreerdp".into(),
+        }],
+        None if cfg.apps.is_empty() => vec![AppSpec::new(Vec::new())],
+        None => cfg.apps.clone(),
+    };
+    if shadow.is_some() && !crate::rdp::local::on_path("xfreerdp") {
+        return Err("--through-rdp needs xfreerdp (apt-get install freerdp2-x11)".into());
+    }
+    let mut rows = Vec::new();
+    let mut products = Vec::new();
+    for app in &apps {
+        let mut x = X11Surface::connect(&display, cfg.capture_hz)?;
+        rec.config("capture", x.capture());
+        let started = match app.argv.is_empty() {
+            true => None,
+            false => Some(App::start(&app.argv, &display, &x, Duration::from_nanos(cfg.window_timeout_ns))?),
+        };
+        let name = match (&started, &shadow) {
+            (Some(_), Some(_)) => format!("xterm through {} and {}", product("xfreerdp"), LocalShadow::product()),
+            (Some(_), None) => product(&app.argv[0]),
+            (None, _) => format!("the window with the keyboard on {display}"),
+        };
+        products.push(format!("{}={name}", app.label));
+        let area = started.as_ref().map_or(x.screen_area(), |a| a.window.area);
+        x.aim(area, started.as_ref().map(|a| a.window.id))?;
+        rec.config(&format!("window_{}", app.label), format!("{}x{} at ({}, {})", area.w, area.h, area.x, area.y));
+        // Its first drawing (a prompt, a shadow server's first frame) settles before typing.
+        settle(&mut x, d::RDP_SETTLE_NS, d::TYPE_WINDOW_TIMEOUT_NS)?;
+        for c in &cfg.conditions {
+            if latlab_sys::interrupt::stop_requested() {
+                break;
+            }
+            let m = match c {
+                Condition::Cpu => {
+                    let _load = SpinLoad::start(cfg.spinners, SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 })
+                        .map_err(|e| format!("cpu: {e}"))?;
+                    type_once(&mut x, &cfg.plan(), None)?
+                }
+                Condition::Mem => {
+                    let mut pids = started.as_ref().map(App::pids).unwrap_or_default();
+                    if let Some(s) = &shadow {
+                        pids.extend(s.pids());
+                    }
+                    paged(&mut rec, cfg, &mut x, &app.label, &pids)?
+                }
+                _ => type_once(&mut x, &cfg.plan(), None)?,
+            };
+            progress(&app.label, &c.name(), &m);
+            rows.push(record(&mut rec, cfg, &app.label, &c.name(), &m));
+        }
+        drop(started);
+    }
+    rec.config("apps", products.join("; "));
+    let table = Table::new("type.keys", "Keystroke to screen, per application and condition")
+        .column("app", "")
+        .column("condition", "")
+        .column("keys", "count")
+        .column("lost", "count")
+        .column("p50", "ms")
+        .column("p95", "ms")
+        .column("p99", "ms")
+        .column("max", "ms")
+        .column("over_100ms", "%")
+        .column("capture", "kHz");
+    rec.tables.push(Table { rows, ..table });
+    drop(shadow);
+    drop(own);
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+/// `mem`: before each key every process of the application is paged out, then the key goes
+/// [`d::RDP_MEM_KEY_AFTER_NS`] later (seed 003 §4.2's keystroke after page demand).
+fn paged(rec: &mut RunRecord, cfg: &TypeConfig, x: &mut X11Surface, label: &str, pids: &[u32]) -> Result<Measured, String> {
+    use latlab_sys::pageout::{pageout_all, rss_kib, swap_for};
+    let rss_mib = pids.iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
+    let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir).map_err(|e| format!("mem: {e}"))?;
+    rec.config("mem_swap", swap);
+    let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
+    let mut page_out = || -> Result<(), String> {
+        let (b, a) = pageout_all(label, pids)?;
+        (before, after, rounds) = (before + b, after + a, rounds + 1);
+        Ok(())
+    };
+    let plan = TypingPlan { keys: cfg.keys.min(d::RDP_MEM_KEYS), interval_ns: d::RDP_MEM_KEY_AFTER_NS, ..cfg.plan() };
+    let m = type_once(x, &plan, Some(&mut page_out))?;
+    if rounds > 0 {
+        rec.metric(&format!("type.{label}.mem.evicted_per_key"), before.saturating_sub(after) as f64 * 1024.0 / rounds as f64, "B");
+    }
+    Ok(m)
+}
+
+fn ms(ns: f64) -> f64 {
+    (ns / 1e4).round() / 100.0
+}
+
+/// Store one application/condition's metrics and series; returns its table row.
+fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Measured) -> Vec<serde_json::Value> {
+    let p = format!("type.{app}.{cond}");
+    let t = &m.typing;
+    let keys = t.latencies_ns.len() as u64 + t.lost;
+    let lat: Vec<i64> = t.latencies_ns.iter().map(|&v| v as i64).collect();
+    let sm = rec.summarized_series(
+        &p,
+        "ns",
+        format!("keystroke to screen in {app} under {cond}: from each key's intended time to the first screen read showing its glyph, in typing order"),
+        lat.clone(),
+    );
+    let threshold = d::NOTICEABLE_MS * 1_000_000;
+    let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + t.lost;
+    rec.metric(&format!("{p}.keys"), keys, "count");
+    rec.metric(&format!("{p}.lost"), t.lost, "count");
+    rec.metric(&format!("{p}.over_threshold"), if keys > 0 { over as f64 / keys as f64 } else { 0.0 }, "ratio");
+    let (reads, read_cpu, span) = m.reads;
+    let hz = if span > 0 && reads > 1 { (reads - 1) as f64 * 1e9 / span as f64 } else { 0.0 };
+    rec.metric(&format!("{p}.capture_hz"), hz, "Hz");
+    if hz > 0.0 {
+        rec.metric(&format!("{p}.resolution"), 1e9 / hz, "ns");
+    }
+    if reads > 0 {
+        rec.metric(&format!("{p}.read_cpu_per_read"), read_cpu as f64 / reads as f64, "ns");
+    }
+    if t.checks > 0 {
+        rec.metric(&format!("{p}.detector_ns_per_check"), t.detect_ns as f64 / t.checks as f64, "ns");
+    }
+    if let Some(late) = summarize(&t.send_late_ns.iter().map(|&v| v as i64).collect::<Vec<_>>()) {
+        rec.metric(&format!("{p}.send_late_p99"), late.p99, "ns");
+    }
+    if let (Some(hz), Some(s)) = (cfg.refresh_hz, &sm) {
+        rec.metric(&format!("{p}.p50_over_frame"), s.p50 as f64 - 1e9 / hz, "ns");
+    }
+    if let Some(c) = t.cells {
+        rec.config(&format!("cell_{app}"), format!("{}x{} at ({}, {}), advance {}", c.first.w, c.first.h, c.first.x, c.first.y, c.advance));
+    }
+    if let Some(why) = &m.nothing_drawn {
+        rec.warn(format!("{app} under {cond}: the window drew nothing for any key ({why}): every key counted lost"));
+    }
+    let q = |f: fn(&latlab_model::stats::Summary) -> i64| sm.as_ref().map_or(serde_json::Value::Null, |s| ms(f(&s) as f64).into());
+    vec![
+        app.into(),
+        cond.into(),
+        keys.into(),
+        t.lost.into(),
+        q(|s| s.p50),
+        q(|s| s.p95),
+        q(|s| s.p99),
+        q(|s| s.max),
+        (if keys > 0 { (over as f64 * 1000.0 / keys as f64).round() / 10.0 } else { 0.0 }).into(),
+        ((hz / 10.0).round() / 100.0).into(),
+    ]
+}

@@ -1,0 +1,61 @@
+//! Arguments of `latlab type` (issue #40): keystroke to screen on real applications.
+
+use super::parse_duration_ns;
+use clap::Args;
+use latlab_display::defaults as d;
+
+/// `latlab type`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  latlab type -- xterm\n  latlab type --compare xterm,\"xterm -fa Mono\" --conditions unloaded,cpu\n  latlab type --through-rdp --conditions unloaded,cpu\n  latlab type --on :0            (the window with the keyboard on your desktop)\n  latlab type -- xfreerdp /v:HOST /u:USER   (your own RDP client and server)")]
+pub struct TypeArgs {
+    /// A running X display to type into (`:0`, your desktop); default: latlab starts its own
+    /// Xvfb and the application on it, so nothing is typed into your session.
+    #[arg(long, value_name = "DISPLAY")]
+    pub on: Option<String>,
+    /// Several applications in one run, comma-separated command lines (each split at spaces),
+    /// measured one after another under the same conditions.
+    #[arg(long, value_delimiter = ',', value_name = "APP,APP,…", conflicts_with = "command")]
+    pub compare: Vec<String>,
+    /// Type into xfreerdp showing FreeRDP's shadow server (an xterm on its own Xvfb), both
+    /// started here: key to glyph through a real client and a real server.
+    #[arg(long)]
+    pub through_rdp: bool,
+    /// Conditions, comma-separated: unloaded, cpu (spinning processes), mem (the application's
+    /// memory paged out before each key).
+    #[arg(long, value_delimiter = ',', value_parser = super::display::parse_condition, default_value = "unloaded")]
+    pub conditions: Vec<latlab_display::latency::Condition>,
+    /// Keys timed per application and condition.
+    #[arg(long, default_value_t = d::TYPE_KEYS)]
+    pub keys: usize,
+    /// Typing speed, words a minute (5 keys a word); sets the interval between keys.
+    #[arg(long, conflicts_with = "interval")]
+    pub wpm: Option<f64>,
+    /// Time from one key to the next (e.g. 100ms).
+    #[arg(long, value_parser = parse_duration_ns)]
+    pub interval: Option<u64>,
+    /// A key not on the screen this long after its intended time is lost (e.g. 2s).
+    #[arg(long, value_parser = parse_duration_ns, default_value = "2s")]
+    pub timeout: u64,
+    /// Screen reads a second (0: as fast as the X server answers).
+    #[arg(long, default_value_t = d::TYPE_CAPTURE_HZ)]
+    pub capture_hz: u32,
+    /// Spinning processes under `cpu`.
+    #[arg(long, default_value_t = d::LATENCY_SPINNERS)]
+    pub spinners: usize,
+    /// Where typing draws in the window, X,Y,W,H (default: found from two warm-up keys).
+    #[arg(long, value_name = "X,Y,W,H", value_parser = super::display::parse_roi)]
+    pub roi: Option<[usize; 4]>,
+    /// The display's refresh rate, Hz, when known: each figure's excess over one frame is
+    /// reported too.
+    #[arg(long)]
+    pub refresh_hz: Option<f64>,
+    /// Never make a temporary swap file for `mem`.
+    #[arg(long)]
+    pub no_swapfile: bool,
+    /// Write the screens typing was located from (x11-before/one/two.ppm) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: Option<std::path::PathBuf>,
+    /// The application and its arguments, after `--`.
+    #[arg(last = true, value_name = "APP")]
+    pub command: Vec<String>,
+}

@@ -272,3 +272,7 @@ pub const TYPE_CAPTURE_HZ: u32 = 2000;
 /// How long an application may take to show its window, and its first drawing to settle: 20 s
 /// (an RDP client connects, logs on and draws the remote desktop first).
 pub const TYPE_WINDOW_TIMEOUT_NS: u64 = 20_000_000_000;
+/// Between the keys of one burst (Backspaces erasing a line; never a timed key): 5 ms. A
+/// release and the next press of one key at the same X server time look like auto-repeat to
+/// xfreerdp, which then loses keys (two Backspaces sent together erased one, measured).
+pub const TYPE_KEY_GAP_NS: u64 = 5_000_000;

@@ -182,6 +182,10 @@ fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cell
     backspaces(s, 2).map_err(err)?;
     settle_change(s, quiet, max).map_err(err)?;
     if s.screen().diff(&before, cells.cell(0)).is_some() {
+        if let Some(dir) = &plan.snapshot_dir {
+            let p = dir.join(format!("{}-erased.ppm", s.kind()));
+            std::fs::write(&p, s.screen().to_ppm()).map_err(|e| Fatal(format!("{}: {e}", p.display())))?;
+        }
         return Err(Again("Backspace did not erase the warm-up keys: the focused field does not take it".into()));
     }
     Ok((cells, caret))

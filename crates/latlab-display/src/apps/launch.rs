@@ -16,7 +16,9 @@ pub struct OwnXvfb {
 }
 
 impl OwnXvfb {
-    /// Start Xvfb with one `w`×`h` 24-bit screen; returns once its socket exists.
+    /// Start Xvfb with one `w`×`h` 24-bit screen; returns once its socket exists. It does not
+    /// reset when its last client leaves (`-noreset`): one application's exit must not take
+    /// the display from under the next.
     pub fn start(w: u16, h: u16) -> Result<Self, String> {
         if !on_path("Xvfb") {
             return Err("no X display to type into: Xvfb is not installed (apt-get install xvfb), or give --on :N for a running X server".into());
@@ -24,7 +26,7 @@ impl OwnXvfb {
         let number = free_display().ok_or("no free X display number in 40..400")?;
         let display = format!(":{number}");
         let screen = format!("{w}x{h}x24");
-        let child = spawn(Command::new("Xvfb").args([&display, "-screen", "0", &screen, "-nolisten", "tcp"]), "Xvfb")?;
+        let child = spawn(Command::new("Xvfb").args([&display, "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"]), "Xvfb")?;
         let me = Self { display, number, child };
         let sock = format!("/tmp/.X11-unix/X{number}");
         wait_for("Xvfb", Duration::from_secs(10), || std::path::Path::new(&sock).exists())?;

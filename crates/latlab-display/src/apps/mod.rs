@@ -223,9 +223,9 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
     }
     let mut rows = Vec::new();
     let mut products = Vec::new();
+    let mut x = X11Surface::connect(&display, cfg.capture_hz)?;
+    rec.config("capture", x.capture());
     for app in &apps {
-        let mut x = X11Surface::connect(&display, cfg.capture_hz)?;
-        rec.config("capture", x.capture());
         let started = match app.argv.is_empty() {
             true => None,
             false => Some(App::start(&app.argv, &display, &x, Duration::from_nanos(cfg.window_timeout_ns))?),

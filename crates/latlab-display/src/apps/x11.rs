@@ -322,7 +322,14 @@ impl Surface for X11Surface {
     }
 
     fn type_keys(&mut self, ks: &[Key]) -> Result<u64, String> {
-        for k in ks {
+        for (i, k) in ks.iter().enumerate() {
+            if i > 0 {
+                // Keys of one call (Backspaces erasing a line) go apart: a release and the next
+                // press of one key at the same server time read as auto-repeat to a client such
+                // as xfreerdp, which then drops keys.
+                self.conn.flush().map_err(cerr("X server"))?;
+                clock_nanosleep_abs(monotonic_now() + crate::defaults::TYPE_KEY_GAP_NS);
+            }
             let code = self
                 .keycodes
                 .iter()

@@ -295,4 +295,3 @@ pub fn measure<S: Surface + ?Sized>(
     settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
     Ok(out)
 }
-

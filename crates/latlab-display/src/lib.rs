@@ -41,9 +41,9 @@ pub mod editor;
 pub mod encoder;
 pub mod experiment;
 pub mod fb;
+pub mod figures;
 #[cfg(feature = "rdp-client")]
 pub mod keyscreen;
-pub mod figures;
 pub mod latency;
 pub mod net;
 pub mod ops;

@@ -149,7 +149,9 @@ pub fn pageout_all(what: &str, pids: &[u32]) -> Result<(u64, u64), String> {
             Ok(o) => (before, after) = (before + o.rss_before_kib, after + o.rss_after_kib),
             Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
             Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
-                return Err(format!("paging out {what}'s process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"));
+                return Err(format!(
+                    "paging out {what}'s process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"
+                ));
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
                 return Err(format!("paging out {what}'s process {p}: {e}: mem needs Linux 5.10 or later"));

@@ -18,6 +18,8 @@ mod stall;
 mod startup;
 #[path = "cli/tune.rs"]
 mod tune;
+#[path = "cli/typing.rs"]
+mod typing;
 #[path = "cli/udp.rs"]
 mod udp;
 

@@ -26,7 +26,10 @@ impl OwnXvfb {
         let number = free_display().ok_or("no free X display number in 40..400")?;
         let display = format!(":{number}");
         let screen = format!("{w}x{h}x24");
-        let child = spawn(Command::new("Xvfb").args([&display, "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"]), "Xvfb")?;
+        let child = spawn(
+            Command::new("Xvfb").args([&display, "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"]),
+            "Xvfb",
+        )?;
         let me = Self { display, number, child };
         let sock = format!("/tmp/.X11-unix/X{number}");
         wait_for("Xvfb", Duration::from_secs(10), || std::path::Path::new(&sock).exists())?;

@@ -47,8 +47,16 @@ impl AppSpec {
 
 /// `s` as one part of a dotted metric name: lowercase ASCII letters and digits, `_` for the rest.
 pub fn metric_name(s: &str) -> String {
-    let n: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
-    if n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()) { format!("app_{n}") } else { n }
+    let mut n = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            n.push(c.to_ascii_lowercase());
+        } else if !n.is_empty() && !n.ends_with('_') {
+            n.push('_');
+        }
+    }
+    let n = n.trim_end_matches('_');
+    if n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()) { format!("app_{n}") } else { n.to_string() }
 }
 
 /// What `latlab type` does.
@@ -134,7 +142,10 @@ impl TypeConfig {
             return Err("the interval between keys: give 1 ms to 60 s".into());
         }
         if self.capture_hz > 100_000 {
-            return Err(format!("--capture-hz {}: give at most 100000 (0: as fast as the X server answers)", self.capture_hz));
+            return Err(format!(
+                "--capture-hz {}: give at most 100000 (0: as fast as the X server answers)",
+                self.capture_hz
+            ));
         }
         let mut labels: Vec<&str> = self.apps.iter().map(|a| a.label.as_str()).collect();
         labels.sort();
@@ -170,7 +181,11 @@ pub struct Measured {
 
 /// Type into the application on `x` and time it; a window that never draws any key is all
 /// lost keys, not an error.
-fn type_once(x: &mut X11Surface, plan: &TypingPlan, before_key: Option<crate::keyscreen::BeforeKey>) -> Result<Measured, String> {
+fn type_once(
+    x: &mut X11Surface,
+    plan: &TypingPlan,
+    before_key: Option<crate::keyscreen::BeforeKey>,
+) -> Result<Measured, String> {
     x.reset_stats();
     let pictures = crate::keyscreen::Surface::pictures(x);
     match measure(x, plan, before_key) {
@@ -210,9 +225,16 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
     let shadow = if cfg.through_rdp { Some(LocalShadow::start()?) } else { None };
     let apps: Vec<AppSpec> = match &shadow {
         Some(s) => vec![AppSpec {
-            argv: ["xfreerdp", &format!("/v:{}", s.target()), "/cert:ignore", "/size:1024x768", "/bpp:24", "-grab-keyboard"]
-                .map(String::from)
-                .to_vec(),
+            argv: [
+                "xfreerdp",
+                &format!("/v:{}", s.target()),
+                "/cert:ignore",
+                "/size:1024x768",
+                "/bpp:24",
+                "-grab-keyboard",
+            ]
+            .map(String::from)
+            .to_vec(),
             label: "xterm_via_xfreerdp".into(),
         }],
         None if cfg.apps.is_empty() => vec![AppSpec::new(Vec::new())],
@@ -231,7 +253,11 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
             false => Some(App::start(&app.argv, &display, &x, Duration::from_nanos(cfg.window_timeout_ns))?),
         };
         let name = match (&started, &shadow) {
-            (Some(_), Some(_)) => format!("xterm through {} and {}", product("xfreerdp"), LocalShadow::product()),
+            (Some(_), Some(_)) => format!(
+                "xterm through {} and FreeRDP's shadow server ({})",
+                product("xfreerdp"),
+                LocalShadow::product()
+            ),
             (Some(_), None) => product(&app.argv[0]),
             (None, _) => format!("the window with the keyboard on {display}"),
         };
@@ -247,8 +273,11 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
             }
             let m = match c {
                 Condition::Cpu => {
-                    let _load = SpinLoad::start(cfg.spinners, SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 })
-                        .map_err(|e| format!("cpu: {e}"))?;
+                    let _load = SpinLoad::start(
+                        cfg.spinners,
+                        SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 },
+                    )
+                    .map_err(|e| format!("cpu: {e}"))?;
                     type_once(&mut x, &cfg.plan(), None)?
                 }
                 Condition::Mem => {
@@ -286,10 +315,17 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
 
 /// `mem`: before each key every process of the application is paged out, then the key goes
 /// [`d::RDP_MEM_KEY_AFTER_NS`] later (seed 003 §4.2's keystroke after page demand).
-fn paged(rec: &mut RunRecord, cfg: &TypeConfig, x: &mut X11Surface, label: &str, pids: &[u32]) -> Result<Measured, String> {
+fn paged(
+    rec: &mut RunRecord,
+    cfg: &TypeConfig,
+    x: &mut X11Surface,
+    label: &str,
+    pids: &[u32],
+) -> Result<Measured, String> {
     use latlab_sys::pageout::{pageout_all, rss_kib, swap_for};
     let rss_mib = pids.iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
-    let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir).map_err(|e| format!("mem: {e}"))?;
+    let (_swap, swap) =
+        swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir).map_err(|e| format!("mem: {e}"))?;
     rec.config("mem_swap", swap);
     let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
     let mut page_out = || -> Result<(), String> {
@@ -300,7 +336,11 @@ fn paged(rec: &mut RunRecord, cfg: &TypeConfig, x: &mut X11Surface, label: &str,
     let plan = TypingPlan { keys: cfg.keys.min(d::RDP_MEM_KEYS), interval_ns: d::RDP_MEM_KEY_AFTER_NS, ..cfg.plan() };
     let m = type_once(x, &plan, Some(&mut page_out))?;
     if rounds > 0 {
-        rec.metric(&format!("type.{label}.mem.evicted_per_key"), before.saturating_sub(after) as f64 * 1024.0 / rounds as f64, "B");
+        rec.metric(
+            &format!("type.{label}.mem.evicted_per_key"),
+            before.saturating_sub(after) as f64 * 1024.0 / rounds as f64,
+            "B",
+        );
     }
     Ok(m)
 }
@@ -345,12 +385,17 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
         rec.metric(&format!("{p}.p50_over_frame"), s.p50 as f64 - 1e9 / hz, "ns");
     }
     if let Some(c) = t.cells {
-        rec.config(&format!("cell_{app}"), format!("{}x{} at ({}, {}), advance {}", c.first.w, c.first.h, c.first.x, c.first.y, c.advance));
+        rec.config(
+            &format!("cell_{app}"),
+            format!("{}x{} at ({}, {}), advance {}", c.first.w, c.first.h, c.first.x, c.first.y, c.advance),
+        );
     }
     if let Some(why) = &m.nothing_drawn {
         rec.warn(format!("{app} under {cond}: the window drew nothing for any key ({why}): every key counted lost"));
     }
-    let q = |f: fn(&latlab_model::stats::Summary) -> i64| sm.as_ref().map_or(serde_json::Value::Null, |s| ms(f(&s) as f64).into());
+    let q = |f: fn(&latlab_model::stats::Summary) -> i64| {
+        sm.as_ref().map_or(serde_json::Value::Null, |s| ms(f(&s) as f64).into())
+    };
     vec![
         app.into(),
         cond.into(),
@@ -363,4 +408,34 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
         (if keys > 0 { (over as f64 * 1000.0 / keys as f64).round() / 10.0 } else { 0.0 }).into(),
         ((hz / 10.0).round() / 100.0).into(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applications_are_named_for_metrics() {
+        assert_eq!(metric_name("xterm -fn fixed"), "xterm_fn_fixed");
+        assert_eq!(metric_name("/usr/bin/Foot"), "usr_bin_foot");
+        assert_eq!(metric_name("9term"), "app_9term");
+        assert_eq!(metric_name("--"), "app_");
+        assert_eq!(AppSpec::new(vec!["/usr/bin/xterm".into(), "-fn".into()]).label, "xterm");
+        assert_eq!(AppSpec::new(Vec::new()).label, "focused");
+    }
+
+    #[test]
+    fn a_configuration_that_cannot_be_measured_is_refused() {
+        let ok = TypeConfig { apps: vec![AppSpec::new(vec!["xterm".into()])], ..TypeConfig::default() };
+        assert!(ok.validate().is_ok());
+        assert!(TypeConfig::default().validate().unwrap_err().contains("give an application"));
+        let link = TypeConfig { conditions: vec![Condition::parse("10mbit").unwrap()], ..ok.clone() };
+        assert!(link.validate().unwrap_err().contains("on this machine"));
+        let twice = TypeConfig { apps: vec![ok.apps[0].clone(), ok.apps[0].clone()], ..ok.clone() };
+        assert!(twice.validate().unwrap_err().contains("same name"));
+        assert!(TypeConfig { keys: 2, ..ok.clone() }.validate().is_err());
+        assert!(TypeConfig { interval_ns: 10, ..ok.clone() }.validate().is_err());
+        let rdp = TypeConfig { through_rdp: true, ..ok };
+        assert!(rdp.validate().unwrap_err().contains("give no application"));
+    }
 }

@@ -87,7 +87,8 @@ impl X11Surface {
         if depth != 24 && depth != 32 {
             return Err(format!("X display {display} has depth {depth}: latlab reads 24- and 32-bit screens"));
         }
-        if conn.extension_information(x11rb::protocol::xtest::X11_EXTENSION_NAME).map_err(|e| e.to_string())?.is_none() {
+        if conn.extension_information(x11rb::protocol::xtest::X11_EXTENSION_NAME).map_err(|e| e.to_string())?.is_none()
+        {
             return Err(format!("X display {display} has no XTEST extension: latlab cannot type into it"));
         }
         let has_shm =

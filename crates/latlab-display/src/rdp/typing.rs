@@ -5,10 +5,10 @@
 use super::keys;
 use super::session::{Key, RdpSession, SessionError};
 use crate::fb::Framebuffer;
-use latlab_sys::clock::monotonic_now;
 pub use crate::keyscreen::{
     BeforeKey, Surface, TypingPlan, TypingResult, first_picture, measure, settle, settle_change,
 };
+use latlab_sys::clock::monotonic_now;
 
 impl Surface for RdpSession {
     type Error = SessionError;

@@ -6,7 +6,9 @@ use latlab_display::defaults as d;
 
 /// `latlab type`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  latlab type -- xterm\n  latlab type --compare xterm,\"xterm -fa Mono\" --conditions unloaded,cpu\n  latlab type --through-rdp --conditions unloaded,cpu\n  latlab type --on :0            (the window with the keyboard on your desktop)\n  latlab type -- xfreerdp /v:HOST /u:USER   (your own RDP client and server)")]
+#[command(
+    after_help = "Examples:\n  latlab type -- xterm\n  latlab type --compare xterm,\"xterm -fa Mono\" --conditions unloaded,cpu\n  latlab type --through-rdp --conditions unloaded,cpu\n  latlab type --on :0            (the window with the keyboard on your desktop)\n  latlab type -- xfreerdp /v:HOST /u:USER   (your own RDP client and server)"
+)]
 pub struct TypeArgs {
     /// A running X display to type into (`:0`, your desktop); default: latlab starts its own
     /// Xvfb and the application on it, so nothing is typed into your session.

@@ -1,0 +1,155 @@
+//! `latlab type` from the command line (issue #40): real terminals under latlab's own Xvfb
+//! typed into with XTEST and read with MIT-SHM, every key found; a window that never draws is
+//! lost keys, not a hang; through xfreerdp and FreeRDP's shadow server; clear errors.
+
+use super::rdp::{metric, one_server};
+use super::*;
+use latlab_model::testing::skip;
+
+/// What the X11 tests need, as advice; `None` if everything is here.
+fn missing(needs: &[(&str, &str)]) -> Option<String> {
+    let lack: Vec<_> = needs.iter().filter(|(p, _)| !latlab_display::rdp::local::on_path(p)).collect();
+    (!lack.is_empty()).then(|| {
+        format!(
+            "{} not installed (apt-get install {})",
+            lack.iter().map(|(p, _)| *p).collect::<Vec<_>>().join(", "),
+            lack.iter().map(|(_, k)| *k).collect::<Vec<_>>().join(" ")
+        )
+    })
+}
+
+/// The stored run `id` as JSON.
+fn record(d: &Path, id: &str) -> serde_json::Value {
+    let out = latlab(d).args(["export", id, "--format", "json"]).assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn two_terminals_under_latlabs_xvfb_show_every_key_typed() {
+    if let Some(m) = missing(&[("Xvfb", "xvfb"), ("xterm", "xterm"), ("st", "stterm")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = latlab(d)
+        .args([
+            "type",
+            "--keys",
+            "12",
+            "--interval",
+            "50ms",
+            "--compare",
+            "xterm -fn fixed,st",
+            "--conditions",
+            "unloaded,cpu",
+            "--spinners",
+            "2",
+        ])
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("xterm_fn_fixed") && text.contains("st") && text.contains("p50 (ms)"), "{text}");
+    let rec = record(d, "1");
+    assert_eq!(rec["experiment"], "type");
+    for app in ["xterm_fn_fixed", "st"] {
+        for cond in ["unloaded", "cpu"] {
+            let p = format!("type.{app}.{cond}");
+            assert_eq!(metric(&rec, &format!("{p}.keys")), 12.0, "{p}");
+            assert_eq!(metric(&rec, &format!("{p}.lost")), 0.0, "{p}: every key typed is found on the screen");
+            assert_eq!(metric(&rec, &format!("{p}.count")), 12.0, "{p}");
+            let (min, p50, max) = (
+                metric(&rec, &format!("{p}.min")),
+                metric(&rec, &format!("{p}.p50")),
+                metric(&rec, &format!("{p}.max")),
+            );
+            assert!(0.0 < min && min <= p50 && p50 <= max, "{p}: {min} {p50} {max}");
+            assert!(metric(&rec, &format!("{p}.capture_hz")) > 0.0, "{p}: the capture rate reached is reported");
+            assert!(metric(&rec, &format!("{p}.detector_ns_per_check")) > 0.0, "{p}: the detector's own cost");
+            let series = rec["series"].as_array().unwrap().iter().find(|s| s["name"] == p.as_str()).unwrap();
+            assert_eq!(series["values"].as_array().unwrap().len(), 12, "{p}: the time series, one value a key");
+        }
+    }
+    let apps = rec["config"]["apps"].as_str().unwrap();
+    assert!(
+        apps.contains("xterm_fn_fixed=xterm (xterm ") && apps.contains("st=st (stterm "),
+        "name and version: {apps}"
+    );
+    assert_eq!(rec["config"]["capture"], "Shm", "Xvfb has MIT-SHM");
+}
+
+#[test]
+fn a_window_that_never_draws_is_lost_keys_not_a_hang() {
+    if let Some(m) = missing(&[("Xvfb", "xvfb"), ("xterm", "xterm")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A terminal whose program turned echo off: typing draws nothing.
+    latlab(d)
+        .args(["type", "--keys", "5", "--timeout", "300ms", "--", "xterm", "-e", "sh", "-c", "stty -echo; sleep 600"])
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("drew nothing for any key"));
+    let rec = record(d, "1");
+    assert_eq!(metric(&rec, "type.xterm.unloaded.lost"), 5.0);
+    assert_eq!(metric(&rec, "type.xterm.unloaded.over_threshold"), 1.0, "a lost key counts over 100 ms");
+    assert!(rec["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("drew nothing")));
+}
+
+#[test]
+fn through_xfreerdp_and_the_shadow_server_every_key_arrives() {
+    if let Some(m) = missing(&[
+        ("Xvfb", "xvfb"),
+        ("xterm", "xterm"),
+        ("xfreerdp", "freerdp2-x11"),
+        ("freerdp-shadow-cli", "freerdp2-shadow-x11"),
+    ]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d).args(["type", "--keys", "10", "--through-rdp"]).timeout(Duration::from_secs(180)).assert().success();
+    let rec = record(d, "1");
+    assert_eq!(rec["mode"], "x11-rdp");
+    assert_eq!(metric(&rec, "type.xterm_via_xfreerdp.unloaded.lost"), 0.0);
+    assert_eq!(metric(&rec, "type.xterm_via_xfreerdp.unloaded.count"), 10.0);
+    let apps = rec["config"]["apps"].as_str().unwrap();
+    assert!(apps.contains("xfreerdp (freerdp2-x11 ") && apps.contains("shadow"), "{apps}");
+}
+
+#[test]
+fn what_cannot_be_typed_into_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d).args(["type"]).assert().code(2).stderr(predicate::str::contains("give an application to type into"));
+    latlab(d)
+        .args(["type", "--conditions", "10mbit", "--", "xterm"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("measures applications on this machine"));
+    latlab(d)
+        .args(["type", "--through-rdp", "--", "xterm"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give no application"));
+    // A display nobody serves.
+    let n = (300..400).find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()).unwrap();
+    latlab(d)
+        .args(["type", "--on", &format!(":{n}")])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!("cannot open X display :{n}")));
+    // A program that does not exist.
+    if latlab_display::rdp::local::on_path("Xvfb") {
+        latlab(d)
+            .args(["type", "--", "no-such-program-latlab"])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("is no-such-program-latlab installed"));
+    }
+}

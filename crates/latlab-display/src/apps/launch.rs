@@ -125,3 +125,155 @@ pub fn product(prog: &str) -> String {
         _ => format!("{prog} ({}, not from a package latlab can read)", real.display()),
     }
 }
+
+/// Who a compositor and its applications run as: sway refuses to run as root, so root runs
+/// them as an unprivileged account (`nobody` unless told).
+#[derive(Debug, Clone)]
+pub struct RunAs {
+    /// The account's name.
+    pub name: String,
+    uid: u32,
+    gid: u32,
+}
+
+impl RunAs {
+    /// The account `name` when latlab is root (default `nobody`); this process's own
+    /// otherwise.
+    pub fn pick(name: Option<&str>) -> Result<Option<Self>, String> {
+        if !latlab_sys::platform::is_root() {
+            return Ok(None);
+        }
+        let name = name.unwrap_or(crate::defaults::TYPE_WAYLAND_USER);
+        let u = nix::unistd::User::from_name(name).map_err(|e| format!("looking up account {name}: {e}"))?.ok_or_else(
+            || format!("no account {name} to run the compositor as (sway refuses root): give --wayland-user"),
+        )?;
+        if u.uid.is_root() {
+            return Err(format!(
+                "account {name} is root: sway refuses to run as root; give --wayland-user an unprivileged account"
+            ));
+        }
+        Ok(Some(Self { name: name.to_string(), uid: u.uid.as_raw(), gid: u.gid.as_raw() }))
+    }
+
+    fn apply(&self, cmd: &mut Command) {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(self.uid).gid(self.gid);
+    }
+}
+
+/// A headless wlroots compositor (sway) latlab started, with its own runtime directory.
+pub struct OwnSway {
+    /// Its socket.
+    pub socket: std::path::PathBuf,
+    /// Its runtime directory (`XDG_RUNTIME_DIR` for its applications; also their `HOME`).
+    pub dir: std::path::PathBuf,
+    /// Who it runs as.
+    pub user: Option<RunAs>,
+    /// Its output's refresh rate, Hz.
+    pub refresh_hz: u32,
+    child: Child,
+}
+
+impl OwnSway {
+    /// Start sway headless (pixman renderer, no input devices) with one `w`×`h` output at
+    /// `refresh_hz`, as `user`; returns once its socket exists.
+    pub fn start(w: u16, h: u16, refresh_hz: u32, user: Option<RunAs>) -> Result<Self, String> {
+        if !on_path("sway") {
+            return Err("no Wayland compositor to type into: sway is not installed (apt-get install sway), or give --on with a running wlroots compositor's socket".into());
+        }
+        let dir = std::env::temp_dir().join(format!("latlab-wayland-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("home")).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let config = dir.join("sway.config");
+        // No bar, no borders: the application fills the output.
+        std::fs::write(
+            &config,
+            format!(
+                "output HEADLESS-1 mode --custom {w}x{h}@{refresh_hz}Hz\ndefault_border none\nfocus_follows_mouse no\n"
+            ),
+        )
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
+        if let Some(u) = &user {
+            for p in [dir.clone(), dir.join("home"), config.clone()] {
+                nix::unistd::chown(
+                    &p,
+                    Some(nix::unistd::Uid::from_raw(u.uid)),
+                    Some(nix::unistd::Gid::from_raw(u.gid)),
+                )
+                .map_err(|e| format!("giving {} to {}: {e}", p.display(), u.name))?;
+            }
+        }
+        let log = std::fs::File::create(dir.join("sway.log")).map_err(|e| e.to_string())?;
+        let mut cmd = Command::new("sway");
+        cmd.arg("-c").arg(&config);
+        Self::env(&mut cmd, &dir);
+        cmd.env("WLR_BACKENDS", "headless").env("WLR_LIBINPUT_NO_DEVICES", "1").env("WLR_RENDERER", "pixman");
+        if let Some(u) = &user {
+            u.apply(&mut cmd);
+        }
+        cmd.stdin(std::process::Stdio::null()).stdout(log.try_clone().map_err(|e| e.to_string())?).stderr(log);
+        let child = cmd.spawn().map_err(|e| format!("sway: {e}"))?;
+        let mut me = Self { socket: dir.join("wayland-1"), dir, user, refresh_hz, child };
+        let mut exited = None;
+        let found = wait_for("sway", Duration::from_secs(15), || {
+            if let Ok(Some(st)) = me.child.try_wait() {
+                exited = Some(st);
+                return true;
+            }
+            std::fs::read_dir(&me.dir)
+                .ok()
+                .and_then(|d| {
+                    d.flatten().map(|e| e.path()).find(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("wayland-") && !n.ends_with(".lock"))
+                    })
+                })
+                .map(|p| me.socket = p)
+                .is_some()
+        });
+        if let Some(st) = exited {
+            let log = std::fs::read_to_string(me.dir.join("sway.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(5).collect();
+            return Err(format!(
+                "sway exited ({st}) before it listened: {}",
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        found?;
+        Ok(me)
+    }
+
+    /// What a program needs to reach this compositor.
+    fn env(cmd: &mut Command, dir: &std::path::Path) {
+        cmd.env("XDG_RUNTIME_DIR", dir)
+            .env("HOME", dir.join("home"))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+    }
+
+    /// Start `argv` on this compositor, as its user.
+    pub fn spawn(&self, argv: &[String]) -> Result<Child, String> {
+        let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+        let mut cmd = Command::new(prog);
+        cmd.args(args);
+        Self::env(&mut cmd, &self.dir);
+        cmd.env("WAYLAND_DISPLAY", self.socket.file_name().unwrap_or_default());
+        if let Some(u) = &self.user {
+            u.apply(&mut cmd);
+        }
+        spawn(&mut cmd, prog).map_err(|e| {
+            if e.contains("No such file") { format!("{e}: is {prog} installed and on the PATH?") } else { e }
+        })
+    }
+}
+
+impl Drop for OwnSway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -9,23 +9,27 @@
 //! | file | holds |
 //! |---|---|
 //! | `x11.rs` | an X display as a surface: XTEST keys, MIT-SHM reads on deadlines |
+//! | `wayland.rs` | a wlroots compositor's output as a surface: virtual keyboard, screencopy with damage |
 //! | `launch.rs` | Xvfb, the application and its window, its name and version |
 
 pub mod launch;
+pub mod wayland;
 pub mod x11;
 
 use crate::defaults as d;
 use crate::fb::Area;
-use crate::keyscreen::{TypingPlan, TypingResult, measure, settle};
+use crate::keyscreen::{BeforeKey, Surface, TypingPlan, TypingResult, measure, settle};
 use crate::latency::Condition;
 use crate::rdp::local::LocalShadow;
 use latlab_model::record::{RunRecord, RunStatus, Table};
 use latlab_model::stats::summarize;
+use latlab_sys::clock::monotonic_now;
 use latlab_sys::record::Finish;
 use latlab_sys::spin::{SpinLoad, SpinSched};
-use launch::{App, OwnXvfb, product};
+use launch::{App, OwnSway, OwnXvfb, RunAs, product};
 use std::path::PathBuf;
 use std::time::Duration;
+use wayland::WaylandSurface;
 use x11::X11Surface;
 
 /// One application to type into.
@@ -59,13 +63,29 @@ pub fn metric_name(s: &str) -> String {
     if n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()) { format!("app_{n}") } else { n.to_string() }
 }
 
+latlab_model::choice! {
+    /// The display system typed into.
+    pub enum Backend {
+        /// An X server (XTEST, MIT-SHM).
+        X11 = "x11",
+        /// A wlroots Wayland compositor (virtual keyboard, screencopy).
+        Wayland = "wayland",
+    }
+}
+latlab_model::serialize_by_name!(Backend);
+
 /// What `latlab type` does.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TypeConfig {
     /// The applications, in order.
     pub apps: Vec<AppSpec>,
-    /// A running X display to use (`:0`); latlab starts its own Xvfb when `None`.
+    /// X11 or Wayland.
+    pub backend: Backend,
+    /// A running X display (`:0`) or Wayland compositor (its socket's name or path) to use;
+    /// latlab starts its own (Xvfb, headless sway) when `None`.
     pub on: Option<String>,
+    /// The account root runs its own sway and the applications on it as.
+    pub wayland_user: Option<String>,
     /// Type into `xfreerdp` showing a FreeRDP shadow server latlab starts (its xterm).
     pub through_rdp: bool,
     /// The conditions, in order (unloaded, cpu, mem).
@@ -101,7 +121,9 @@ impl Default for TypeConfig {
     fn default() -> Self {
         Self {
             apps: Vec::new(),
+            backend: Backend::X11,
             on: None,
+            wayland_user: None,
             through_rdp: false,
             conditions: vec![Condition::Unloaded],
             keys: d::TYPE_KEYS,
@@ -128,6 +150,9 @@ impl TypeConfig {
         }
         if self.through_rdp && self.apps.iter().any(|a| !a.argv.is_empty()) {
             return Err("--through-rdp types into the shadow server's xterm through xfreerdp: give no application (to measure your own RDP client, run it as the application: `latlab type -- xfreerdp /v:HOST`)".into());
+        }
+        if self.through_rdp && self.backend == Backend::Wayland {
+            return Err("--through-rdp runs xfreerdp on X11: leave out --display wayland".into());
         }
         if let Some(c) = self.conditions.iter().find(|c| matches!(c, Condition::Link { .. })) {
             return Err(format!(
@@ -179,18 +204,40 @@ pub struct Measured {
     pub nothing_drawn: Option<String>,
 }
 
+/// A screen `latlab type` reads: the typist's surface, and its read counters.
+pub trait Screen: Surface<Error = String> {
+    /// Reads made, latlab's CPU in them, and the span from the first to the last (ns).
+    fn read_stats(&self) -> (u64, u64, u64);
+    /// Start counting reads afresh.
+    fn reset_stats(&mut self);
+}
+
+impl Screen for X11Surface {
+    fn read_stats(&self) -> (u64, u64, u64) {
+        X11Surface::read_stats(self)
+    }
+    fn reset_stats(&mut self) {
+        X11Surface::reset_stats(self)
+    }
+}
+
+impl Screen for WaylandSurface {
+    fn read_stats(&self) -> (u64, u64, u64) {
+        WaylandSurface::read_stats(self)
+    }
+    fn reset_stats(&mut self) {
+        WaylandSurface::reset_stats(self)
+    }
+}
+
 /// Type into the application on `x` and time it; a window that never draws any key is all
 /// lost keys, not an error.
-fn type_once(
-    x: &mut X11Surface,
-    plan: &TypingPlan,
-    before_key: Option<crate::keyscreen::BeforeKey>,
-) -> Result<Measured, String> {
+fn type_once<S: Screen>(x: &mut S, plan: &TypingPlan, before_key: Option<BeforeKey>) -> Result<Measured, String> {
     x.reset_stats();
-    let pictures = crate::keyscreen::Surface::pictures(x);
+    let pictures = x.pictures();
     match measure(x, plan, before_key) {
         Ok(t) => Ok(Measured { typing: t, reads: x.read_stats(), nothing_drawn: None }),
-        Err(e) if crate::keyscreen::Surface::pictures(x) == pictures => Ok(Measured {
+        Err(e) if x.pictures() == pictures => Ok(Measured {
             typing: TypingResult { lost: plan.keys as u64, ..Default::default() },
             reads: x.read_stats(),
             nothing_drawn: Some(e),
@@ -206,22 +253,92 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str, &str, &Measured);
 pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("type");
-    rec.mode = if cfg.through_rdp { "x11-rdp".into() } else { "x11".into() };
+    rec.mode = match (cfg.backend, cfg.through_rdp) {
+        (Backend::Wayland, _) => "wayland".into(),
+        (Backend::X11, true) => "x11-rdp".into(),
+        (Backend::X11, false) => "x11".into(),
+    };
     rec.config("conditions", cfg.conditions.iter().map(|c| c.name()).collect::<Vec<_>>().join(","));
     rec.config("keys", cfg.keys);
     rec.config("interval_ms", cfg.interval_ns as f64 / 1e6);
     rec.config("timeout_ms", cfg.timeout_ns as f64 / 1e6);
-    rec.config("capture_hz_asked", cfg.capture_hz);
     rec.config("spinners", cfg.spinners);
-    if let Some(r) = cfg.refresh_hz {
-        rec.config("refresh_hz", r);
+    let mut rows = Vec::new();
+    let mut products = Vec::new();
+    let mut sink = Sink { rec: &mut rec, rows: &mut rows, progress, products: &mut products };
+    match cfg.backend {
+        Backend::X11 => run_x11(cfg, &mut sink)?,
+        Backend::Wayland => run_wayland(cfg, &mut sink)?,
     }
+    rec.config("apps", products.join("; "));
+    let table = Table::new("type.keys", "Keystroke to screen, per application and condition")
+        .column("app", "")
+        .column("condition", "")
+        .column("keys", "count")
+        .column("lost", "count")
+        .column("p50", "ms")
+        .column("p95", "ms")
+        .column("p99", "ms")
+        .column("max", "ms")
+        .column("over_100ms", "%")
+        .column("capture", "kHz");
+    rec.tables.push(Table { rows, ..table });
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+/// Where the measurements go.
+struct Sink<'a, 'p> {
+    rec: &'a mut RunRecord,
+    rows: &'a mut Vec<Vec<serde_json::Value>>,
+    progress: Progress<'p>,
+    products: &'a mut Vec<String>,
+}
+
+/// One application, already on the screen, under every condition.
+fn conditions<S: Screen>(
+    cfg: &TypeConfig,
+    sink: &mut Sink,
+    x: &mut S,
+    label: &str,
+    pids: &dyn Fn() -> Vec<u32>,
+) -> Result<(), String> {
+    // Its first drawing (a prompt, a remote desktop's first frame) settles before typing.
+    settle(x, d::RDP_SETTLE_NS, d::TYPE_WINDOW_TIMEOUT_NS)?;
+    for c in &cfg.conditions {
+        if latlab_sys::interrupt::stop_requested() {
+            break;
+        }
+        let m = match c {
+            Condition::Cpu => {
+                let _load =
+                    SpinLoad::start(cfg.spinners, SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 })
+                        .map_err(|e| format!("cpu: {e}"))?;
+                type_once(x, &cfg.plan(), None)?
+            }
+            Condition::Mem => paged(sink.rec, cfg, x, label, &pids())?,
+            _ => type_once(x, &cfg.plan(), None)?,
+        };
+        (sink.progress)(label, &c.name(), &m);
+        sink.rows.push(record(sink.rec, cfg, label, &c.name(), &m));
+    }
+    Ok(())
+}
+
+fn run_x11(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
     let own = match &cfg.on {
         Some(_) => None,
         None => Some(OwnXvfb::start(cfg.screen.0, cfg.screen.1)?),
     };
     let display = cfg.on.clone().or(own.as_ref().map(|o| o.display.clone())).expect("one of the two");
-    rec.config("display", if own.is_some() { format!("latlab's Xvfb {display}") } else { display.clone() });
+    sink.rec.config("display", if own.is_some() { format!("latlab's Xvfb {display}") } else { display.clone() });
+    sink.rec.config("capture_hz_asked", cfg.capture_hz);
+    if let Some(r) = cfg.refresh_hz {
+        sink.rec.config("refresh_hz", r);
+    }
+    if cfg.through_rdp && !crate::rdp::local::on_path("xfreerdp") {
+        return Err("--through-rdp needs xfreerdp (apt-get install freerdp2-x11)".into());
+    }
     let shadow = if cfg.through_rdp { Some(LocalShadow::start()?) } else { None };
     let apps: Vec<AppSpec> = match &shadow {
         Some(s) => vec![AppSpec {
@@ -240,13 +357,9 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
         None if cfg.apps.is_empty() => vec![AppSpec::new(Vec::new())],
         None => cfg.apps.clone(),
     };
-    if shadow.is_some() && !crate::rdp::local::on_path("xfreerdp") {
-        return Err("--through-rdp needs xfreerdp (apt-get install freerdp2-x11)".into());
-    }
-    let mut rows = Vec::new();
-    let mut products = Vec::new();
+    // One connection for the whole run: Xvfb resets when its last client leaves.
     let mut x = X11Surface::connect(&display, cfg.capture_hz)?;
-    rec.config("capture", x.capture());
+    sink.rec.config("capture", x.capture());
     for app in &apps {
         let started = match app.argv.is_empty() {
             true => None,
@@ -261,64 +374,122 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
             (Some(_), None) => product(&app.argv[0]),
             (None, _) => format!("the window with the keyboard on {display}"),
         };
-        products.push(format!("{}={name}", app.label));
+        sink.products.push(format!("{}={name}", app.label));
         let area = started.as_ref().map_or(x.screen_area(), |a| a.window.area);
         x.aim(area, started.as_ref().map(|a| a.window.id))?;
-        rec.config(&format!("window_{}", app.label), format!("{}x{} at ({}, {})", area.w, area.h, area.x, area.y));
-        // Its first drawing (a prompt, a shadow server's first frame) settles before typing.
-        settle(&mut x, d::RDP_SETTLE_NS, d::TYPE_WINDOW_TIMEOUT_NS)?;
-        for c in &cfg.conditions {
-            if latlab_sys::interrupt::stop_requested() {
-                break;
+        sink.rec.config(&format!("window_{}", app.label), format!("{}x{} at ({}, {})", area.w, area.h, area.x, area.y));
+        let pids = || {
+            let mut p = started.as_ref().map(App::pids).unwrap_or_default();
+            if let Some(s) = &shadow {
+                p.extend(s.pids());
             }
-            let m = match c {
-                Condition::Cpu => {
-                    let _load = SpinLoad::start(
-                        cfg.spinners,
-                        SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 },
-                    )
-                    .map_err(|e| format!("cpu: {e}"))?;
-                    type_once(&mut x, &cfg.plan(), None)?
-                }
-                Condition::Mem => {
-                    let mut pids = started.as_ref().map(App::pids).unwrap_or_default();
-                    if let Some(s) = &shadow {
-                        pids.extend(s.pids());
-                    }
-                    paged(&mut rec, cfg, &mut x, &app.label, &pids)?
-                }
-                _ => type_once(&mut x, &cfg.plan(), None)?,
-            };
-            progress(&app.label, &c.name(), &m);
-            rows.push(record(&mut rec, cfg, &app.label, &c.name(), &m));
-        }
-        drop(started);
+            p
+        };
+        conditions(cfg, sink, &mut x, &app.label, &pids)?;
     }
-    rec.config("apps", products.join("; "));
-    let table = Table::new("type.keys", "Keystroke to screen, per application and condition")
-        .column("app", "")
-        .column("condition", "")
-        .column("keys", "count")
-        .column("lost", "count")
-        .column("p50", "ms")
-        .column("p95", "ms")
-        .column("p99", "ms")
-        .column("max", "ms")
-        .column("over_100ms", "%")
-        .column("capture", "kHz");
-    rec.tables.push(Table { rows, ..table });
-    drop(shadow);
-    drop(own);
-    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
-    Ok(rec)
+    Ok(())
+}
+
+fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
+    let own = match &cfg.on {
+        Some(_) => None,
+        None => Some(OwnSway::start(
+            cfg.screen.0,
+            cfg.screen.1,
+            d::TYPE_WAYLAND_REFRESH_HZ,
+            RunAs::pick(cfg.wayland_user.as_deref())?,
+        )?),
+    };
+    let socket = match (&own, &cfg.on) {
+        (Some(o), _) => o.socket.clone(),
+        (None, Some(name)) if name.contains('/') => PathBuf::from(name),
+        (None, Some(name)) => std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .ok_or("--on NAME: XDG_RUNTIME_DIR is not set; give the socket's whole path")?
+            .join(name),
+        (None, None) => unreachable!("one of the two"),
+    };
+    sink.rec.config(
+        "display",
+        match &own {
+            Some(o) => format!(
+                "latlab's headless sway ({}){}",
+                product("sway"),
+                o.user.as_ref().map_or(String::new(), |u| format!(" as {}", u.name))
+            ),
+            None => socket.display().to_string(),
+        },
+    );
+    let mut x = WaylandSurface::connect(&socket)?;
+    let refresh = cfg.refresh_hz.unwrap_or(x.refresh_hz());
+    sink.rec.config("refresh_hz", refresh);
+    sink.rec.config("capture", if x.with_damage() { "screencopy with damage" } else { "screencopy" });
+    let cfg = &TypeConfig { refresh_hz: Some(refresh), ..cfg.clone() };
+    let apps = if cfg.apps.is_empty() { vec![AppSpec::new(Vec::new())] } else { cfg.apps.clone() };
+    for app in &apps {
+        let started = match (&own, app.argv.is_empty()) {
+            (_, true) => None,
+            (Some(o), false) => Some(o.spawn(&app.argv)?),
+            (None, false) => Some(spawn_on(&socket, &app.argv)?),
+        };
+        let mut started = started.map(Reaped);
+        if let Some(child) = &mut started {
+            // No window list on Wayland: the application is up when the output changes.
+            let before = x.pictures();
+            let until = monotonic_now() + cfg.window_timeout_ns;
+            while x.pictures() == before {
+                if let Ok(Some(st)) = child.0.try_wait() {
+                    return Err(format!("{} exited ({st}) before it drew", app.argv[0]));
+                }
+                if monotonic_now() > until {
+                    return Err(format!(
+                        "{} drew nothing on the output in {} s",
+                        app.argv[0],
+                        cfg.window_timeout_ns / 1_000_000_000
+                    ));
+                }
+                x.pump_until(monotonic_now() + 50_000_000, &mut |_, _| {})?;
+            }
+        }
+        let name = match &started {
+            Some(_) => product(&app.argv[0]),
+            None => format!("the window with the keyboard on {}", socket.display()),
+        };
+        sink.products.push(format!("{}={name}", app.label));
+        let root = started.as_ref().map(|c| c.0.id());
+        let pids = || root.map(latlab_sys::pageout::with_descendants).unwrap_or_default();
+        conditions(cfg, sink, &mut x, &app.label, &pids)?;
+    }
+    Ok(())
+}
+
+/// An application on a compositor latlab did not start (`--on`), as this user.
+fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<std::process::Child, String> {
+    let (prog, args) = argv.split_first().ok_or("no application")?;
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(args).env("WAYLAND_DISPLAY", socket).env_remove("DISPLAY");
+    crate::rdp::local::spawn(&mut cmd, prog)
+}
+
+/// A child process and its descendants, killed when dropped.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        for p in latlab_sys::pageout::with_descendants(self.0.id()).into_iter().rev() {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// `mem`: before each key every process of the application is paged out, then the key goes
 /// [`d::RDP_MEM_KEY_AFTER_NS`] later (seed 003 §4.2's keystroke after page demand).
-fn paged(
+fn paged<S: Screen>(
     rec: &mut RunRecord,
     cfg: &TypeConfig,
-    x: &mut X11Surface,
+    x: &mut S,
     label: &str,
     pids: &[u32],
 ) -> Result<Measured, String> {
@@ -367,8 +538,15 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
     rec.metric(&format!("{p}.lost"), t.lost, "count");
     rec.metric(&format!("{p}.over_threshold"), if keys > 0 { over as f64 / keys as f64 } else { 0.0 }, "ratio");
     let (reads, read_cpu, span) = m.reads;
-    let hz = if span > 0 && reads > 1 { (reads - 1) as f64 * 1e9 / span as f64 } else { 0.0 };
+    let read_hz = if span > 0 && reads > 1 { (reads - 1) as f64 * 1e9 / span as f64 } else { 0.0 };
+    // Frames copied with damage come only when the output changed: every frame the
+    // compositor made is read, so the capture rate is the output's refresh.
+    let hz = match (cfg.backend, cfg.refresh_hz) {
+        (Backend::Wayland, Some(r)) => r,
+        _ => read_hz,
+    };
     rec.metric(&format!("{p}.capture_hz"), hz, "Hz");
+    rec.metric(&format!("{p}.reads_per_second"), read_hz, "Hz");
     if hz > 0.0 {
         rec.metric(&format!("{p}.resolution"), 1e9 / hz, "ns");
     }

@@ -2,18 +2,27 @@
 
 use super::parse_duration_ns;
 use clap::Args;
+use latlab_display::apps::Backend;
 use latlab_display::defaults as d;
 
 /// `latlab type`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  latlab type -- xterm\n  latlab type --compare xterm,\"xterm -fa Mono\" --conditions unloaded,cpu\n  latlab type --through-rdp --conditions unloaded,cpu\n  latlab type --on :0            (the window with the keyboard on your desktop)\n  latlab type -- xfreerdp /v:HOST /u:USER   (your own RDP client and server)"
+    after_help = "Examples:\n  latlab type -- xterm\n  latlab type --compare xterm,\"xterm -fa Mono\" --conditions unloaded,cpu\n  latlab type --through-rdp --conditions unloaded,cpu\n  latlab type --display wayland -- foot\n  latlab type --on :0            (the window with the keyboard on your desktop)\n  latlab type -- xfreerdp /v:HOST /u:USER   (your own RDP client and server)"
 )]
 pub struct TypeArgs {
-    /// A running X display to type into (`:0`, your desktop); default: latlab starts its own
-    /// Xvfb and the application on it, so nothing is typed into your session.
+    /// The display system: x11 (XTEST and MIT-SHM) or wayland (a wlroots compositor's
+    /// virtual keyboard and screencopy).
+    #[arg(long, default_value = "x11", value_parser = super::choice::<Backend>())]
+    pub display: Backend,
+    /// A running display to type into: an X display (`:0`, your desktop) or a Wayland
+    /// compositor's socket (`wayland-1`, or its path). Default: latlab starts its own (Xvfb,
+    /// or sway headless) and the application on it, so nothing is typed into your session.
     #[arg(long, value_name = "DISPLAY")]
     pub on: Option<String>,
+    /// The account root runs its own sway and the applications on it as (sway refuses root).
+    #[arg(long, value_name = "USER", default_value = d::TYPE_WAYLAND_USER)]
+    pub wayland_user: String,
     /// Several applications in one run, comma-separated command lines (each split at spaces),
     /// measured one after another under the same conditions.
     #[arg(long, value_delimiter = ',', value_name = "APP,APP,…", conflicts_with = "command")]
@@ -38,7 +47,8 @@ pub struct TypeArgs {
     /// A key not on the screen this long after its intended time is lost (e.g. 2s).
     #[arg(long, value_parser = parse_duration_ns, default_value = "2s")]
     pub timeout: u64,
-    /// Screen reads a second (0: as fast as the X server answers).
+    /// Screen reads a second on X11 (0: as fast as the X server answers); on Wayland frames
+    /// come at the compositor's pace.
     #[arg(long, default_value_t = d::TYPE_CAPTURE_HZ)]
     pub capture_hz: u32,
     /// Spinning processes under `cpu`.
@@ -54,7 +64,7 @@ pub struct TypeArgs {
     /// Never make a temporary swap file for `mem`.
     #[arg(long)]
     pub no_swapfile: bool,
-    /// Write the screens typing was located from (x11-before/one/two.ppm) into DIR.
+    /// Write the screens typing was located from (x11- or wayland-before/one/two.ppm) into DIR.
     #[arg(long, value_name = "DIR")]
     pub snapshot: Option<std::path::PathBuf>,
     /// The application and its arguments, after `--`.

@@ -29,7 +29,9 @@ pub fn config(a: TypeArgs) -> anyhow::Result<TypeConfig> {
     } else {
         Vec::new()
     };
+    cfg.backend = a.display;
     cfg.on = a.on;
+    cfg.wayland_user = Some(a.wayland_user);
     cfg.through_rdp = a.through_rdp;
     cfg.conditions = a.conditions;
     cfg.keys = a.keys;

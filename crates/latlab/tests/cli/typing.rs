@@ -123,6 +123,63 @@ fn through_xfreerdp_and_the_shadow_server_every_key_arrives() {
 }
 
 #[test]
+fn a_wayland_terminal_under_headless_sway_shows_every_key_typed() {
+    if let Some(m) = missing(&[("sway", "sway"), ("foot", "foot")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args([
+            "type",
+            "--display",
+            "wayland",
+            "--keys",
+            "12",
+            "--interval",
+            "50ms",
+            "--conditions",
+            "unloaded,cpu",
+            "--spinners",
+            "2",
+            "--",
+            "foot",
+        ])
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let rec = record(d, "1");
+    assert_eq!(rec["mode"], "wayland");
+    for cond in ["unloaded", "cpu"] {
+        let p = format!("type.foot.{cond}");
+        assert_eq!(metric(&rec, &format!("{p}.lost")), 0.0, "{p}: every key typed is found on the output");
+        assert_eq!(metric(&rec, &format!("{p}.count")), 12.0, "{p}");
+        assert_eq!(
+            metric(&rec, &format!("{p}.capture_hz")),
+            240.0,
+            "{p}: with damage, every frame of the 240 Hz output"
+        );
+        assert!(metric(&rec, &format!("{p}.reads_per_second")) > 0.0, "{p}");
+        assert!(metric(&rec, &format!("{p}.p50_over_frame")).is_finite(), "{p}: the excess over one frame");
+    }
+    assert_eq!(rec["config"]["capture"], "screencopy with damage");
+    assert!(rec["config"]["apps"].as_str().unwrap().starts_with("foot=foot (foot "), "{}", rec["config"]["apps"]);
+    assert!(rec["config"]["display"].as_str().unwrap().contains("headless sway"));
+    // Nothing of the compositor is left behind.
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("latlab-wayland-"))
+        .filter(|e| {
+            let pid: u32 = e.file_name().to_string_lossy()["latlab-wayland-".len()..].parse().unwrap_or(0);
+            !Path::new(&format!("/proc/{pid}")).exists()
+        })
+        .collect();
+    assert!(left.is_empty(), "runtime directories of ended runs: {left:?}");
+}
+
+#[test]
 fn what_cannot_be_typed_into_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -144,6 +201,16 @@ fn what_cannot_be_typed_into_is_a_clear_error() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(format!("cannot open X display :{n}")));
+    latlab(d)
+        .args(["type", "--display", "wayland", "--on", "/nonexistent/wayland-9"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot connect to the Wayland compositor at /nonexistent/wayland-9"));
+    latlab(d)
+        .args(["type", "--display", "wayland", "--through-rdp"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--through-rdp runs xfreerdp on X11"));
     // A program that does not exist.
     if latlab_display::rdp::local::on_path("Xvfb") {
         latlab(d)

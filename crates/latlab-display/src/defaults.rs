@@ -283,3 +283,7 @@ pub const TYPE_WAYLAND_USER: &str = "nobody";
 /// its frames (and so screen copies) at its refresh: 62 frames a second at the default 60 Hz,
 /// 216 at 240 Hz, measured here; the figure's resolution is one frame, 4.2 ms.
 pub const TYPE_WAYLAND_REFRESH_HZ: u32 = 240;
+/// A pause between two screen reads longer than 20 ms is not watching (latlab typing a burst
+/// of Backspaces to clear a line, 5 ms a key): the capture rate reported is the rate while the
+/// screen was watched, the figure's resolution.
+pub const TYPE_WATCH_GAP_NS: u64 = 20_000_000;

@@ -198,22 +198,35 @@ impl TypeConfig {
 pub struct Measured {
     /// What typing measured (all keys lost if the window never drew any).
     pub typing: TypingResult,
-    /// Screen reads while typing, latlab's CPU in them, and their span (ns).
-    pub reads: (u64, u64, u64),
+    /// Screen reads while typing.
+    pub reads: ReadStats,
     /// Why no key was found, when none was.
     pub nothing_drawn: Option<String>,
 }
 
+/// Screen reads while typing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Reads made.
+    pub reads: u64,
+    /// latlab's CPU in them, ns.
+    pub cpu_ns: u64,
+    /// Gaps from one read to the next while the screen was watched, and their sum (ns).
+    pub gaps: u64,
+    /// See `gaps`.
+    pub gaps_ns: u64,
+}
+
 /// A screen `latlab type` reads: the typist's surface, and its read counters.
 pub trait Screen: Surface<Error = String> {
-    /// Reads made, latlab's CPU in them, and the span from the first to the last (ns).
-    fn read_stats(&self) -> (u64, u64, u64);
+    /// The reads made since the last reset.
+    fn read_stats(&self) -> ReadStats;
     /// Start counting reads afresh.
     fn reset_stats(&mut self);
 }
 
 impl Screen for X11Surface {
-    fn read_stats(&self) -> (u64, u64, u64) {
+    fn read_stats(&self) -> ReadStats {
         X11Surface::read_stats(self)
     }
     fn reset_stats(&mut self) {
@@ -222,7 +235,7 @@ impl Screen for X11Surface {
 }
 
 impl Screen for WaylandSurface {
-    fn read_stats(&self) -> (u64, u64, u64) {
+    fn read_stats(&self) -> ReadStats {
         WaylandSurface::read_stats(self)
     }
     fn reset_stats(&mut self) {
@@ -537,8 +550,9 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
     rec.metric(&format!("{p}.keys"), keys, "count");
     rec.metric(&format!("{p}.lost"), t.lost, "count");
     rec.metric(&format!("{p}.over_threshold"), if keys > 0 { over as f64 / keys as f64 } else { 0.0 }, "ratio");
-    let (reads, read_cpu, span) = m.reads;
-    let read_hz = if span > 0 && reads > 1 { (reads - 1) as f64 * 1e9 / span as f64 } else { 0.0 };
+    let r = m.reads;
+    let (reads, read_cpu) = (r.reads, r.cpu_ns);
+    let read_hz = if r.gaps_ns > 0 { r.gaps as f64 * 1e9 / r.gaps_ns as f64 } else { 0.0 };
     // Frames copied with damage come only when the output changed: every frame the
     // compositor made is read, so the capture rate is the output's refresh.
     let hz = match (cfg.backend, cfg.refresh_hz) {

@@ -277,9 +277,15 @@ impl WaylandSurface {
         self.with_damage
     }
 
-    /// Frames read, latlab's CPU in them, and the span from the first to the last (ns).
-    pub fn read_stats(&self) -> (u64, u64, u64) {
-        (self.reads, self.read_cpu_ns, self.last_read_ns.saturating_sub(self.first_read_ns))
+    /// Frames read, latlab's CPU in them, and the span from the first to the last (ns): with
+    /// damage a frame comes only when the output changed, so every gap counts.
+    pub fn read_stats(&self) -> super::ReadStats {
+        super::ReadStats {
+            reads: self.reads,
+            cpu_ns: self.read_cpu_ns,
+            gaps: self.reads.saturating_sub(1),
+            gaps_ns: self.last_read_ns.saturating_sub(self.first_read_ns),
+        }
     }
 
     /// Start counting reads afresh.

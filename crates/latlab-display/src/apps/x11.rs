@@ -61,8 +61,9 @@ pub struct X11Surface {
     pictures: u64,
     reads: u64,
     read_cpu_ns: u64,
-    first_read_ns: u64,
     last_read_ns: u64,
+    gaps: u64,
+    gaps_ns: u64,
 }
 
 fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> String + '_ {
@@ -110,8 +111,9 @@ impl X11Surface {
             pictures: 0,
             reads: 0,
             read_cpu_ns: 0,
-            first_read_ns: 0,
             last_read_ns: 0,
+            gaps: 0,
+            gaps_ns: 0,
         };
         if has_shm {
             // SHM 1.2's CreateSegment: the server makes the memory and passes its fd. A
@@ -220,18 +222,20 @@ impl X11Surface {
     }
 
     /// Reads made, their CPU time in latlab (the wait for the server not included), and the
-    /// span from the first to the last: the rate reached is `reads / span`.
-    pub fn read_stats(&self) -> (u64, u64, u64) {
-        (self.reads, self.read_cpu_ns, self.last_read_ns.saturating_sub(self.first_read_ns))
+    /// gaps between reads while latlab watched the screen, with their sum: the rate reached is
+    /// `gaps / sum`. A pause longer than [`crate::defaults::TYPE_WATCH_GAP_NS`] (a burst of
+    /// Backspaces being typed) is not watching and not counted.
+    pub fn read_stats(&self) -> super::ReadStats {
+        super::ReadStats { reads: self.reads, cpu_ns: self.read_cpu_ns, gaps: self.gaps, gaps_ns: self.gaps_ns }
     }
 
     /// Start counting reads afresh.
     pub fn reset_stats(&mut self) {
-        (self.reads, self.read_cpu_ns, self.first_read_ns, self.last_read_ns) = (0, 0, 0, 0);
+        (self.reads, self.read_cpu_ns, self.gaps, self.gaps_ns) = (0, 0, 0, 0);
     }
 
     /// Read the watched rows once; returns whether they changed.
-    fn read(&mut self) -> Result<bool, String> {
+    pub fn read(&mut self) -> Result<bool, String> {
         let c0 = thread_cpu_now();
         let rows = self.focus.unwrap_or(Area::new(0, 0, self.area.w, self.area.h));
         let (x, y) = ((self.area.x + rows.x) as i16, (self.area.y + rows.y) as i16);
@@ -260,8 +264,9 @@ impl X11Surface {
             }
         };
         let now = monotonic_now();
-        if self.reads == 0 {
-            self.first_read_ns = now;
+        let gap = now.saturating_sub(self.last_read_ns);
+        if self.reads > 0 && gap < crate::defaults::TYPE_WATCH_GAP_NS {
+            (self.gaps, self.gaps_ns) = (self.gaps + 1, self.gaps_ns + gap);
         }
         self.last_read_ns = now;
         self.reads += 1;
@@ -313,9 +318,14 @@ impl Surface for X11Surface {
                 clock_nanosleep_abs(self.next_ns.min(deadline_ns));
                 continue;
             }
-            // The next read's deadline: one period after this one's, or now if the reads fell
-            // behind (a missed read is not made up with a burst).
-            self.next_ns = if self.period_ns == 0 { 0 } else { (self.next_ns + self.period_ns).max(now) };
+            // The next read's deadline: one period after this one's on the grid (a late wake-up
+            // does not stretch the period), or now if the reads fell a whole period behind (a
+            // missed read is not made up with a burst).
+            self.next_ns = match self.period_ns {
+                0 => 0,
+                p if self.next_ns + 2 * p < now => now,
+                p => self.next_ns + p,
+            };
             if self.read()? {
                 drawn(&self.fb, self.last_read_ns);
             }

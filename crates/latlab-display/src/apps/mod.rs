@@ -586,7 +586,7 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
         rec.warn(format!("{app} under {cond}: the window drew nothing for any key ({why}): every key counted lost"));
     }
     let q = |f: fn(&latlab_model::stats::Summary) -> i64| {
-        sm.as_ref().map_or(serde_json::Value::Null, |s| ms(f(&s) as f64).into())
+        sm.as_ref().map_or(serde_json::Value::Null, |s| ms(f(s) as f64).into())
     };
     vec![
         app.into(),

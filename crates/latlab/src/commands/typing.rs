@@ -9,8 +9,7 @@ use std::path::Path;
 
 /// The configuration these arguments ask for.
 pub fn config(a: TypeArgs) -> anyhow::Result<TypeConfig> {
-    let mut cfg = TypeConfig::default();
-    cfg.apps = if !a.compare.is_empty() {
+    let apps = if !a.compare.is_empty() {
         a.compare
             .iter()
             .map(|c| {
@@ -29,6 +28,7 @@ pub fn config(a: TypeArgs) -> anyhow::Result<TypeConfig> {
     } else {
         Vec::new()
     };
+    let mut cfg = TypeConfig { apps, ..TypeConfig::default() };
     cfg.backend = a.display;
     cfg.on = a.on;
     cfg.wayland_user = Some(a.wayland_user);

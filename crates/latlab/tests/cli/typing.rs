@@ -24,6 +24,14 @@ fn record(d: &Path, id: &str) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// Every metric the run emitted is in `docs/experiments/type.md`'s table.
+fn documented(rec: &serde_json::Value) {
+    let docs = super::docs::documented(&super::docs::read_doc("docs/experiments/type.md"));
+    let emitted = rec["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_string()).collect();
+    let bad = super::docs::mismatches(&docs, &emitted, false);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
 #[test]
 fn two_terminals_under_latlabs_xvfb_show_every_key_typed() {
     if let Some(m) = missing(&[("Xvfb", "xvfb"), ("xterm", "xterm"), ("st", "stterm")]) {
@@ -77,6 +85,7 @@ fn two_terminals_under_latlabs_xvfb_show_every_key_typed() {
         "name and version: {apps}"
     );
     assert_eq!(rec["config"]["capture"], "Shm", "Xvfb has MIT-SHM");
+    documented(&rec);
 }
 
 #[test]
@@ -166,6 +175,7 @@ fn a_wayland_terminal_under_headless_sway_shows_every_key_typed() {
     assert_eq!(rec["config"]["capture"], "screencopy with damage");
     assert!(rec["config"]["apps"].as_str().unwrap().starts_with("foot=foot (foot "), "{}", rec["config"]["apps"]);
     assert!(rec["config"]["display"].as_str().unwrap().contains("headless sway"));
+    documented(&rec);
     // Nothing of the compositor is left behind.
     let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
         .unwrap()

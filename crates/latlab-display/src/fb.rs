@@ -76,6 +76,25 @@ impl Framebuffer {
         Self { width, height, bpp: 32, ps: 4, data: vec![0; width * height * 4] }
     }
 
+    /// Copy rows of pixels read from a real screen into `a` (`stride` bytes from one source row
+    /// to the next; bottom-up when `y_invert`); returns whether any pixel changed.
+    pub fn update(&mut self, a: Area, px: &[u8], stride: usize, y_invert: bool) -> bool {
+        let a = self.clip(a);
+        let len = a.w * self.ps;
+        let mut changed = false;
+        for r in 0..a.h {
+            let sr = if y_invert { a.h - 1 - r } else { r };
+            let Some(src) = px.get(sr * stride..sr * stride + len) else { break };
+            let off = ((a.y + r) * self.width + a.x) * self.ps;
+            let dst = &mut self.data[off..off + len];
+            if dst != src {
+                dst.copy_from_slice(src);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// `a` clipped to the screen.
     pub fn clip(&self, a: Area) -> Area {
         let x = a.x.min(self.width);
@@ -200,6 +219,22 @@ impl Framebuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn update_copies_rows_into_place_either_way_up_and_says_whether_they_changed() {
+        let mut fb = Framebuffer::xrgb(4, 3);
+        let rows = Area::new(1, 1, 2, 2);
+        let px: Vec<u8> = (0..16).collect();
+        assert!(fb.update(rows, &px, 8, false));
+        assert!(!fb.update(rows, &px, 8, false), "the same pixels again change nothing");
+        assert_eq!(&fb.data[(4 + 1) * 4..(4 + 3) * 4], &px[..8]);
+        assert_eq!(&fb.data[(8 + 1) * 4..(8 + 3) * 4], &px[8..]);
+        assert!(fb.data[..4 * 4].iter().all(|&b| b == 0), "the row above is untouched");
+        assert!(fb.update(rows, &px, 8, true));
+        assert_eq!(&fb.data[(4 + 1) * 4..(4 + 3) * 4], &px[8..], "bottom-up: the last source row on top");
+        // A short source stops at its end, and an area past the screen is clipped.
+        assert!(!fb.update(Area::new(3, 2, 5, 5), &px[..2], 4, false));
+    }
 
     #[test]
     fn fill_copy_blit_read_diff() {

@@ -352,18 +352,8 @@ impl WaylandSurface {
     fn take(&mut self, area: Area) -> bool {
         let c0 = thread_cpu_now();
         let (_, w, h, stride) = self.st.frame.buffer.expect("a ready frame had a buffer");
-        let (w, h, stride) = ((w as usize).min(area.w), (h as usize).min(area.h), stride as usize);
-        let mut changed = false;
-        for r in 0..h {
-            let src_row = if self.st.frame.y_invert { h - 1 - r } else { r };
-            let src = &self.map[src_row * stride..src_row * stride + w * 4];
-            let off = ((area.y + r) * self.fb.width + area.x) * 4;
-            let dst = &mut self.fb.data[off..off + w * 4];
-            if dst != src {
-                dst.copy_from_slice(src);
-                changed = true;
-            }
-        }
+        let rows = Area::new(area.x, area.y, (w as usize).min(area.w), (h as usize).min(area.h));
+        let changed = self.fb.update(rows, &self.map[..], stride as usize, self.st.frame.y_invert);
         self.read_cpu_ns += thread_cpu_now().saturating_sub(c0);
         changed
     }

@@ -248,7 +248,7 @@ impl X11Surface {
                     .map_err(cerr("ShmGetImage"))?
                     .reply()
                     .map_err(xerr("ShmGetImage"))?;
-                store(&mut self.fb, rows, &map[..len])
+                self.fb.update(rows, &map[..len], rows.w * PS, false)
             }
             _ => {
                 let r = self
@@ -260,7 +260,7 @@ impl X11Surface {
                 if r.data.len() < len {
                     return Err(format!("GetImage returned {} bytes for {w}x{h}", r.data.len()));
                 }
-                store(&mut self.fb, rows, &r.data[..len])
+                self.fb.update(rows, &r.data[..len], rows.w * PS, false)
             }
         };
         let now = monotonic_now();
@@ -276,21 +276,6 @@ impl X11Surface {
         }
         Ok(changed)
     }
-}
-
-/// Copy `px` (rows of `rows.w` pixels) into `fb` at `rows`; returns whether anything differed.
-fn store(fb: &mut Framebuffer, rows: Area, px: &[u8]) -> bool {
-    let stride = rows.w * PS;
-    let mut changed = false;
-    for (i, src) in px.chunks_exact(stride).enumerate() {
-        let off = ((rows.y + i) * fb.width + rows.x) * PS;
-        let dst = &mut fb.data[off..off + stride];
-        if dst != src {
-            dst.copy_from_slice(src);
-            changed = true;
-        }
-    }
-    changed
 }
 
 impl Surface for X11Surface {
@@ -364,22 +349,5 @@ impl Surface for X11Surface {
 
     fn watch(&mut self, area: Option<Area>) {
         self.focus = area.map(|a| self.fb.clip(a)).filter(|a| !a.is_empty());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn store_copies_rows_into_place_and_says_whether_they_changed() {
-        let mut fb = Framebuffer::xrgb(4, 3);
-        let rows = Area::new(1, 1, 2, 2);
-        let px: Vec<u8> = (0..16).collect();
-        assert!(store(&mut fb, rows, &px));
-        assert!(!store(&mut fb, rows, &px), "the same pixels again change nothing");
-        assert_eq!(&fb.data[(4 + 1) * 4..(4 + 3) * 4], &px[..8]);
-        assert_eq!(&fb.data[(8 + 1) * 4..(8 + 3) * 4], &px[8..]);
-        assert!(fb.data[..4 * 4].iter().all(|&b| b == 0), "the row above is untouched");
     }
 }

@@ -24,6 +24,7 @@ use crate::rdp::local::LocalShadow;
 use latlab_model::record::{RunRecord, RunStatus, Table};
 use latlab_model::stats::summarize;
 use latlab_sys::clock::monotonic_now;
+use latlab_sys::platform::{Policy, Sched, set_sched};
 use latlab_sys::record::Finish;
 use latlab_sys::spin::{SpinLoad, SpinSched};
 use launch::{App, OwnSway, OwnXvfb, RunAs, product};
@@ -100,6 +101,9 @@ pub struct TypeConfig {
     pub capture_hz: u32,
     /// Spinning processes of `cpu`.
     pub spinners: usize,
+    /// Type and read at SCHED_FIFO while keys are timed, where granted (the measuring end must
+    /// not suffer the load it measures); never with reads flat out.
+    pub fifo: bool,
     /// The screen of latlab's own Xvfb.
     pub screen: (u16, u16),
     /// How long an application may take to show its window.
@@ -131,6 +135,7 @@ impl Default for TypeConfig {
             timeout_ns: d::RDP_KEY_TIMEOUT_NS,
             capture_hz: d::TYPE_CAPTURE_HZ,
             spinners: d::LATENCY_SPINNERS,
+            fifo: true,
             screen: crate::rdp::local::SCREEN,
             window_timeout_ns: d::TYPE_WINDOW_TIMEOUT_NS,
             roi: None,
@@ -180,6 +185,12 @@ impl TypeConfig {
         Ok(())
     }
 
+    /// Whether to time keys at SCHED_FIFO: asked for, and reads paced (a flat-out poll at a
+    /// real-time policy would take a core from the application measured).
+    fn paced_fifo(&self) -> bool {
+        self.fifo && (self.capture_hz > 0 || self.backend == Backend::Wayland)
+    }
+
     fn plan(&self) -> TypingPlan {
         TypingPlan {
             keys: self.keys,
@@ -202,6 +213,8 @@ pub struct Measured {
     pub reads: ReadStats,
     /// Why no key was found, when none was.
     pub nothing_drawn: Option<String>,
+    /// The real-time policy asked for while keys were timed, and what was obtained.
+    pub sched: Option<latlab_model::capability::Capability>,
 }
 
 /// Screen reads while typing.
@@ -245,15 +258,28 @@ impl Screen for WaylandSurface {
 
 /// Type into the application on `x` and time it; a window that never draws any key is all
 /// lost keys, not an error.
-fn type_once<S: Screen>(x: &mut S, plan: &TypingPlan, before_key: Option<BeforeKey>) -> Result<Measured, String> {
+fn type_once<S: Screen>(
+    x: &mut S,
+    plan: &TypingPlan,
+    fifo: bool,
+    before_key: Option<BeforeKey>,
+) -> Result<Measured, String> {
     x.reset_stats();
     let pictures = x.pictures();
-    match measure(x, plan, before_key) {
-        Ok(t) => Ok(Measured { typing: t, reads: x.read_stats(), nothing_drawn: None }),
+    // Only while keys are timed: what latlab starts (the application, the spinners) keeps the
+    // ordinary policy it was started with.
+    let sched = fifo.then(|| set_sched(Sched { policy: Policy::Fifo, priority: d::TYPIST_PRIORITY }));
+    let r = measure(x, plan, before_key);
+    if sched.is_some() {
+        set_sched(Sched { policy: Policy::Other, priority: 0 });
+    }
+    match r {
+        Ok(t) => Ok(Measured { typing: t, reads: x.read_stats(), nothing_drawn: None, sched }),
         Err(e) if x.pictures() == pictures => Ok(Measured {
             typing: TypingResult { lost: plan.keys as u64, ..Default::default() },
             reads: x.read_stats(),
             nothing_drawn: Some(e),
+            sched,
         }),
         Err(e) => Err(e),
     }
@@ -327,11 +353,22 @@ fn conditions<S: Screen>(
                 let _load =
                     SpinLoad::start(cfg.spinners, SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 })
                         .map_err(|e| format!("cpu: {e}"))?;
-                type_once(x, &cfg.plan(), None)?
+                type_once(x, &cfg.plan(), cfg.paced_fifo(), None)?
             }
             Condition::Mem => paged(sink.rec, cfg, x, label, &pids())?,
-            _ => type_once(x, &cfg.plan(), None)?,
+            _ => type_once(x, &cfg.plan(), cfg.paced_fifo(), None)?,
         };
+        if let Some(cap) = &m.sched
+            && !sink.rec.capabilities.iter().any(|c| c.name == cap.name)
+        {
+            if !cap.granted {
+                sink.rec.warn(format!(
+                    "keys were timed at the ordinary policy ({}): under load latlab's own lateness is in the figure (send_late_p99)",
+                    cap.advice.as_deref().unwrap_or("refused")
+                ));
+            }
+            sink.rec.capabilities.push(cap.clone());
+        }
         (sink.progress)(label, &c.name(), &m);
         sink.rows.push(record(sink.rec, cfg, label, &c.name(), &m));
     }
@@ -518,7 +555,7 @@ fn paged<S: Screen>(
         Ok(())
     };
     let plan = TypingPlan { keys: cfg.keys.min(d::RDP_MEM_KEYS), interval_ns: d::RDP_MEM_KEY_AFTER_NS, ..cfg.plan() };
-    let m = type_once(x, &plan, Some(&mut page_out))?;
+    let m = type_once(x, &plan, cfg.paced_fifo(), Some(&mut page_out))?;
     if rounds > 0 {
         rec.metric(
             &format!("type.{label}.mem.evicted_per_key"),

@@ -335,7 +335,15 @@ impl WaylandSurface {
         self.q.dispatch_pending(&mut self.st).map_err(werr("Wayland"))?;
         self.conn.flush().map_err(|e| format!("Wayland: {e}"))?;
         let Some(guard) = self.q.prepare_read() else { return Ok(()) };
-        let ms = deadline_ns.saturating_sub(monotonic_now()).div_ceil(1_000_000).min(1000) as u16;
+        // poll(2) counts whole milliseconds: the last one is slept on the clock, so a key
+        // leaves on its deadline (a frame that arrives meanwhile keeps the compositor's time).
+        let left = deadline_ns.saturating_sub(monotonic_now());
+        if left < 1_000_000 {
+            drop(guard);
+            latlab_sys::clock::clock_nanosleep_abs(deadline_ns);
+            return Ok(());
+        }
+        let ms = (left / 1_000_000).min(1000) as u16;
         let mut fds = [nix::poll::PollFd::new(guard.connection_fd(), nix::poll::PollFlags::POLLIN)];
         match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(ms)) {
             Ok(n) if n > 0 => {

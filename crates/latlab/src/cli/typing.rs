@@ -61,6 +61,10 @@ pub struct TypeArgs {
     /// reported too.
     #[arg(long)]
     pub refresh_hz: Option<f64>,
+    /// Time keys at the ordinary policy, not SCHED_FIFO (used where granted, while keys are
+    /// timed, so the load measured does not delay latlab's own keys and reads).
+    #[arg(long)]
+    pub no_fifo: bool,
     /// Never make a temporary swap file for `mem`.
     #[arg(long)]
     pub no_swapfile: bool,

@@ -47,6 +47,7 @@ pub fn config(a: TypeArgs) -> anyhow::Result<TypeConfig> {
     cfg.timeout_ns = a.timeout;
     cfg.capture_hz = a.capture_hz;
     cfg.spinners = a.spinners;
+    cfg.fifo = !a.no_fifo;
     cfg.roi = a.roi.map(|[x, y, w, h]| Area::new(x, y, w, h));
     cfg.refresh_hz = a.refresh_hz;
     cfg.allow_swapfile = !a.no_swapfile;

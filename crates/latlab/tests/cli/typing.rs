@@ -85,6 +85,8 @@ fn two_terminals_under_latlabs_xvfb_show_every_key_typed() {
         "name and version: {apps}"
     );
     assert_eq!(rec["config"]["capture"], "Shm", "Xvfb has MIT-SHM");
+    let caps = rec["capabilities"].as_array().unwrap();
+    assert!(caps.iter().any(|c| c["name"] == "sched.fifo"), "the policy keys were timed at, granted or not: {caps:?}");
     documented(&rec);
 }
 

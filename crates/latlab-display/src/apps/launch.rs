@@ -46,9 +46,42 @@ impl Drop for OwnXvfb {
     }
 }
 
+/// A program latlab started, with everything below it: the tree is ended when dropped (a
+/// terminal's shell too), youngest last.
+pub struct Started(Child);
+
+impl Started {
+    /// Start `cmd` (program `prog`); a program not on the PATH says so.
+    fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, String> {
+        spawn(cmd, prog).map(Started).map_err(|e| {
+            if e.contains("No such file") { format!("{e}: is {prog} installed and on the PATH?") } else { e }
+        })
+    }
+
+    /// Its exit status, if it has ended.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.0.try_wait().ok().flatten()
+    }
+
+    /// Its process and every process below it (what `mem` pages out).
+    pub fn pids(&self) -> Vec<u32> {
+        latlab_sys::pageout::with_descendants(self.0.id())
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        for p in self.pids().into_iter().rev() {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// An application latlab started on a display.
 pub struct App {
-    child: Child,
+    child: Started,
     /// Its window.
     pub window: TopLevel,
 }
@@ -62,14 +95,12 @@ impl App {
         let before: Vec<u32> = x.top_levels()?.iter().map(|t| t.id).collect();
         let mut cmd = Command::new(prog);
         cmd.args(args).env("DISPLAY", display).env_remove("WAYLAND_DISPLAY");
-        let child = spawn(&mut cmd, prog).map_err(|e| {
-            if e.contains("No such file") { format!("{e}: is {prog} installed and on the PATH?") } else { e }
-        })?;
+        let child = Started::spawn(&mut cmd, prog)?;
         let mut me = Self { child, window: TopLevel { id: 0, area: x.screen_area() } };
         let mut found = None;
         let mut exited = None;
         let waited = wait_for(&format!("{prog}'s window"), timeout, || {
-            if let Ok(Some(st)) = me.child.try_wait() {
+            if let Some(st) = me.child.exited() {
                 exited = Some(st);
                 return true;
             }
@@ -86,18 +117,7 @@ impl App {
 
     /// Its process and every process below it (what `mem` pages out).
     pub fn pids(&self) -> Vec<u32> {
-        latlab_sys::pageout::with_descendants(self.child.id())
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        // Its children too (a terminal's shell): kill the tree, youngest last.
-        for p in self.pids().into_iter().rev() {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.pids()
     }
 }
 
@@ -124,6 +144,14 @@ pub fn product(prog: &str) -> String {
         (Some(p), Some(v)) => format!("{prog} ({p} {v})"),
         _ => format!("{prog} ({}, not from a package latlab can read)", real.display()),
     }
+}
+
+/// Start `argv` on a running Wayland compositor (`--on`), as this user.
+pub fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<Started, String> {
+    let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+    let mut cmd = Command::new(prog);
+    cmd.args(args).env("WAYLAND_DISPLAY", socket).env_remove("DISPLAY");
+    Started::spawn(&mut cmd, prog)
 }
 
 /// Who a compositor and its applications run as: sway refuses to run as root, so root runs
@@ -255,7 +283,7 @@ impl OwnSway {
     }
 
     /// Start `argv` on this compositor, as its user.
-    pub fn spawn(&self, argv: &[String]) -> Result<Child, String> {
+    pub fn spawn(&self, argv: &[String]) -> Result<Started, String> {
         let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
         let mut cmd = Command::new(prog);
         cmd.args(args);
@@ -264,9 +292,7 @@ impl OwnSway {
         if let Some(u) = &self.user {
             u.apply(&mut cmd);
         }
-        spawn(&mut cmd, prog).map_err(|e| {
-            if e.contains("No such file") { format!("{e}: is {prog} installed and on the PATH?") } else { e }
-        })
+        Started::spawn(&mut cmd, prog)
     }
 }
 

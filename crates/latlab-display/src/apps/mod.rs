@@ -27,7 +27,7 @@ use latlab_sys::clock::monotonic_now;
 use latlab_sys::platform::{Policy, Sched, set_sched};
 use latlab_sys::record::Finish;
 use latlab_sys::spin::{SpinLoad, SpinSched};
-use launch::{App, OwnSway, OwnXvfb, RunAs, product};
+use launch::{App, OwnSway, OwnXvfb, RunAs, product, spawn_on};
 use std::path::PathBuf;
 use std::time::Duration;
 use wayland::WaylandSurface;
@@ -477,18 +477,17 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
     let cfg = &TypeConfig { refresh_hz: Some(refresh), ..cfg.clone() };
     let apps = if cfg.apps.is_empty() { vec![AppSpec::new(Vec::new())] } else { cfg.apps.clone() };
     for app in &apps {
-        let started = match (&own, app.argv.is_empty()) {
+        let mut started = match (&own, app.argv.is_empty()) {
             (_, true) => None,
             (Some(o), false) => Some(o.spawn(&app.argv)?),
             (None, false) => Some(spawn_on(&socket, &app.argv)?),
         };
-        let mut started = started.map(Reaped);
         if let Some(child) = &mut started {
             // No window list on Wayland: the application is up when the output changes.
             let before = x.pictures();
             let until = monotonic_now() + cfg.window_timeout_ns;
             while x.pictures() == before {
-                if let Ok(Some(st)) = child.0.try_wait() {
+                if let Some(st) = child.exited() {
                     return Err(format!("{} exited ({st}) before it drew", app.argv[0]));
                 }
                 if monotonic_now() > until {
@@ -506,32 +505,10 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
             None => format!("the window with the keyboard on {}", socket.display()),
         };
         sink.products.push(format!("{}={name}", app.label));
-        let root = started.as_ref().map(|c| c.0.id());
-        let pids = || root.map(latlab_sys::pageout::with_descendants).unwrap_or_default();
+        let pids = || started.as_ref().map(launch::Started::pids).unwrap_or_default();
         conditions(cfg, sink, &mut x, &app.label, &pids)?;
     }
     Ok(())
-}
-
-/// An application on a compositor latlab did not start (`--on`), as this user.
-fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<std::process::Child, String> {
-    let (prog, args) = argv.split_first().ok_or("no application")?;
-    let mut cmd = std::process::Command::new(prog);
-    cmd.args(args).env("WAYLAND_DISPLAY", socket).env_remove("DISPLAY");
-    crate::rdp::local::spawn(&mut cmd, prog)
-}
-
-/// A child process and its descendants, killed when dropped.
-struct Reaped(std::process::Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        for p in latlab_sys::pageout::with_descendants(self.0.id()).into_iter().rev() {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// `mem`: before each key every process of the application is paged out, then the key goes

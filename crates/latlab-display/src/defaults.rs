@@ -279,6 +279,12 @@ pub const TYPE_KEY_GAP_NS: u64 = 5_000_000;
 /// The account root runs sway and its applications as: `nobody`, which every Linux system has
 /// (sway refuses to run as root; latlab makes no account of its own).
 pub const TYPE_WAYLAND_USER: &str = "nobody";
+/// The shell a terminal started as that account runs when latlab's own `$SHELL` is unset or
+/// not a program: `/bin/sh`, which every Linux system has. Without one a terminal runs the
+/// account's login shell, `nologin` for `nobody`, and exits at once (foot does, status 1).
+pub const TYPE_SHELL_FALLBACK: &str = "/bin/sh";
+/// How much of an application's error output a failure to start quotes: its last 5 lines.
+pub const TYPE_STDERR_TAIL_LINES: usize = 5;
 /// The refresh rate of latlab's headless sway output: 240 Hz. A headless wlroots output paces
 /// its frames (and so screen copies) at its refresh: 62 frames a second at the default 60 Hz,
 /// 216 at 240 Hz, measured here; the figure's resolution is one frame, 4.2 ms.

@@ -47,26 +47,61 @@ impl Drop for OwnXvfb {
 }
 
 /// A program latlab started, with everything below it: the tree is ended when dropped (a
-/// terminal's shell too), youngest last.
-pub struct Started(Child);
+/// terminal's shell too), youngest last. Its error output is kept (in an unnamed temporary
+/// file) so that a program that fails to start can say why.
+pub struct Started {
+    child: Child,
+    prog: String,
+    stderr: std::fs::File,
+}
 
 impl Started {
     /// Start `cmd` (program `prog`); a program not on the PATH says so.
     fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, String> {
-        spawn(cmd, prog).map(Started).map_err(|e| {
-            if e.contains("No such file") { format!("{e}: is {prog} installed and on the PATH?") } else { e }
-        })
+        let stderr = tempfile::tempfile().map_err(|e| format!("a temporary file for {prog}'s errors: {e}"))?;
+        let to = stderr.try_clone().map_err(|e| e.to_string())?;
+        let child =
+            cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(to).spawn().map_err(
+                |e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        format!("{prog}: {e}: is {prog} installed and on the PATH?")
+                    } else {
+                        format!("{prog}: {e}")
+                    }
+                },
+            )?;
+        Ok(Self { child, prog: prog.to_string(), stderr })
     }
 
     /// Its exit status, if it has ended.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.0.try_wait().ok().flatten()
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// "PROG exited (STATUS) WHEN", with the last lines it wrote to its error output.
+    pub fn exit_error(&self, status: std::process::ExitStatus, when: &str) -> String {
+        let mut said = String::new();
+        let mut f = &self.stderr;
+        let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
+        let _ = std::io::Read::read_to_string(&mut f, &mut said);
+        let tail = last_lines(&said, crate::defaults::TYPE_STDERR_TAIL_LINES);
+        if tail.is_empty() {
+            format!("{} exited ({status}) {when}, saying nothing on its error output", self.prog)
+        } else {
+            format!("{} exited ({status}) {when}: {tail}", self.prog)
+        }
     }
 
     /// Its process and every process below it (what `mem` pages out).
     pub fn pids(&self) -> Vec<u32> {
-        latlab_sys::pageout::with_descendants(self.0.id())
+        latlab_sys::pageout::with_descendants(self.child.id())
     }
+}
+
+/// The last `n` non-empty lines of `text`, joined with " | ".
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
 impl Drop for Started {
@@ -74,8 +109,8 @@ impl Drop for Started {
         for p in self.pids().into_iter().rev() {
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -108,7 +143,7 @@ impl App {
             found.is_some()
         });
         if let Some(st) = exited {
-            return Err(format!("{prog} exited ({st}) before it showed a window"));
+            return Err(me.child.exit_error(st, "before it showed a window"));
         }
         waited?;
         me.window = found.expect("found when waiting ended without an exit");
@@ -264,10 +299,9 @@ impl OwnSway {
         });
         if let Some(st) = exited {
             let log = std::fs::read_to_string(me.dir.join("sway.log")).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(5).collect();
             return Err(format!(
                 "sway exited ({st}) before it listened: {}",
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                last_lines(&log, crate::defaults::TYPE_STDERR_TAIL_LINES)
             ));
         }
         found?;
@@ -282,7 +316,9 @@ impl OwnSway {
             .env_remove("WAYLAND_DISPLAY");
     }
 
-    /// Start `argv` on this compositor, as its user.
+    /// Start `argv` on this compositor, as its user. Run as another account, a terminal is
+    /// given latlab's own shell (`$SHELL`, else [`crate::defaults::TYPE_SHELL_FALLBACK`]), not
+    /// that account's login shell (`nologin` for `nobody`).
     pub fn spawn(&self, argv: &[String]) -> Result<Started, String> {
         let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
         let mut cmd = Command::new(prog);
@@ -291,9 +327,18 @@ impl OwnSway {
         cmd.env("WAYLAND_DISPLAY", self.socket.file_name().unwrap_or_default());
         if let Some(u) = &self.user {
             u.apply(&mut cmd);
+            cmd.env("SHELL", shell_for_others(std::env::var_os("SHELL")));
         }
         Started::spawn(&mut cmd, prog)
     }
+}
+
+/// The shell a terminal run as another account is given: `shell` (latlab's `$SHELL`) when it
+/// is an absolute path to a file, else [`crate::defaults::TYPE_SHELL_FALLBACK`].
+fn shell_for_others(shell: Option<std::ffi::OsString>) -> std::ffi::OsString {
+    shell
+        .filter(|s| std::path::Path::new(s).is_absolute() && std::path::Path::new(s).is_file())
+        .unwrap_or_else(|| crate::defaults::TYPE_SHELL_FALLBACK.into())
 }
 
 impl Drop for OwnSway {
@@ -301,5 +346,26 @@ impl Drop for OwnSway {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_of_an_error_output_is_its_last_non_empty_lines() {
+        assert_eq!(last_lines("", 5), "");
+        assert_eq!(last_lines("one\n\n  two  \n", 5), "one | two");
+        assert_eq!(last_lines("1\n2\n3\n4\n5\n6\n7\n", 3), "5 | 6 | 7");
+    }
+
+    #[test]
+    fn a_terminal_run_as_another_account_gets_a_real_shell() {
+        let sh = crate::defaults::TYPE_SHELL_FALLBACK;
+        assert_eq!(shell_for_others(None), sh);
+        assert_eq!(shell_for_others(Some("bash".into())), sh, "not an absolute path");
+        assert_eq!(shell_for_others(Some("/nonexistent/zsh".into())), sh, "not a file");
+        assert_eq!(shell_for_others(Some("/bin/sh".into())), "/bin/sh");
     }
 }

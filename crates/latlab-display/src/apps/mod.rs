@@ -488,7 +488,7 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
             let until = monotonic_now() + cfg.window_timeout_ns;
             while x.pictures() == before {
                 if let Some(st) = child.exited() {
-                    return Err(format!("{} exited ({st}) before it drew", app.argv[0]));
+                    return Err(child.exit_error(st, "before it drew"));
                 }
                 if monotonic_now() > until {
                     return Err(format!(

@@ -157,6 +157,9 @@ fn a_wayland_terminal_under_headless_sway_shows_every_key_typed() {
             "--",
             "foot",
         ])
+        // As CI runs it: no $SHELL, so foot (run as `nobody`) must be given a shell, not
+        // nobody's `nologin`.
+        .env_remove("SHELL")
         .timeout(Duration::from_secs(120))
         .assert()
         .success();
@@ -223,12 +226,17 @@ fn what_cannot_be_typed_into_is_a_clear_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--through-rdp runs xfreerdp on X11"));
-    // A program that does not exist.
+    // A program that does not exist; one that fails at once says what it said.
     if latlab_display::rdp::local::on_path("Xvfb") {
         latlab(d)
             .args(["type", "--", "no-such-program-latlab"])
             .assert()
             .failure()
             .stderr(predicate::str::contains("is no-such-program-latlab installed"));
+        latlab(d)
+            .args(["type", "--", "sh", "-c", "echo starting; echo cannot open font >&2; exit 3"])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("sh exited (exit status: 3) before it showed a window: cannot open font"));
     }
 }

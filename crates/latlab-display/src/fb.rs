@@ -194,6 +194,20 @@ impl Framebuffer {
         xxh3_64(&self.data)
     }
 
+    /// A 64-bit hash of the pixels of `a` (clipped), row by row: equal areas give equal hashes;
+    /// the whole screen's is [`Framebuffer::hash`].
+    pub fn hash_area(&self, a: Area) -> u64 {
+        let a = self.clip(a);
+        if a.x == 0 && a.w == self.width {
+            return xxh3_64(&self.data[a.y * self.width * self.ps..(a.y + a.h) * self.width * self.ps]);
+        }
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for y in a.y..a.y + a.h {
+            h.update(self.row(a.x, y, a.w));
+        }
+        h.digest()
+    }
+
     /// The smallest area of `a` where this screen and `other` differ, if any.
     pub fn diff(&self, other: &Framebuffer, a: Area) -> Option<Area> {
         let a = self.clip(a);
@@ -219,6 +233,24 @@ impl Framebuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_areas_hash_sees_changes_inside_it_only() {
+        let mut fb = Framebuffer::new(40, 30, 16);
+        fb.fill(Area::new(3, 4, 10, 10), 0x1234);
+        assert_eq!(fb.hash_area(Area::new(0, 0, 40, 30)), fb.hash());
+        assert_eq!(fb.hash_area(Area::new(0, 0, 400, 300)), fb.hash(), "clipped to the screen");
+        let a = Area::new(5, 5, 8, 6);
+        let before = fb.hash_area(a);
+        fb.fill(Area::new(30, 20, 2, 2), 0xFFFF);
+        assert_eq!(fb.hash_area(a), before, "a change outside the area");
+        fb.fill(Area::new(12, 10, 1, 1), 0xFFFF);
+        assert_ne!(fb.hash_area(a), before, "a change inside it");
+        assert_ne!(
+            fb.hash_area(Area::new(0, 10, 40, 1)),
+            Framebuffer::new(40, 30, 16).hash_area(Area::new(0, 10, 40, 1))
+        );
+    }
 
     #[test]
     fn update_copies_rows_into_place_either_way_up_and_says_whether_they_changed() {

@@ -193,10 +193,11 @@ pub fn run_with(
                 }
             }
         }
-        if !canvas.to_fb(&mut screen) && out.copies.is_empty() && out.blits.is_empty() {
+        let damage = canvas.to_fb_area(&mut screen);
+        if damage.is_none() && out.copies.is_empty() && out.blits.is_empty() {
             continue;
         }
-        for pdu in enc.encode(&screen, &out.copies, &out.blits) {
+        for pdu in enc.encode_damage(&screen, damage.unwrap_or_default(), &out.copies, &out.blits) {
             wire.clear();
             let plain = tx.frame(&pdu, &mut wire);
             if counted {

@@ -328,6 +328,16 @@ fn apply_record(
                 w.frame_checked();
             }
         }
+        (RECORD_AREA, &[k, x, y, w, h, hash]) => {
+            let a = crate::fb::Area::new(x as usize, y as usize, w as usize, h as usize);
+            if dec.fb.clip(a) != a || dec.fb.hash_area(a) != hash {
+                return Err(SessionError::Mismatch(k).into());
+            }
+            rep.frames_checked += 1;
+            if let Some(w) = watch {
+                w.frame_checked();
+            }
+        }
         (RECORD_COST, &[render, encode, send]) => rep.server_cpu_ns = Some([render, encode, send]),
         (RECORD_KEY, &[k, received, sent, bytes]) => {
             if let Some(w) = watch {

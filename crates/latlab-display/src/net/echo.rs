@@ -11,7 +11,7 @@ use super::send::{flush, idle, push};
 use super::*;
 use crate::editor::Editor;
 use crate::encoder::Encoder;
-use crate::fb::Framebuffer;
+use crate::fb::{Area, Framebuffer};
 use crate::render::Canvas;
 use crate::wire::{Input, Sender, decode_input, pdu_len};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
@@ -60,6 +60,70 @@ impl WorkingSet {
     }
 }
 
+/// The server's screen of an echo session: the editor the keys are typed into, drawn on a
+/// canvas, converted to the session's depth and encoded for its client.
+pub struct EchoDesk {
+    canvas: Canvas,
+    screen: Framebuffer,
+    editor: Editor,
+    enc: Encoder,
+    /// The CPU drawing the first screen took, ns.
+    pub start_cpu_ns: u64,
+}
+
+impl EchoDesk {
+    /// The editor of session `cfg`, its first screen drawn (not yet converted or sent).
+    pub fn new(cfg: &SessionConfig) -> Self {
+        let c0 = thread_cpu_now();
+        let mut canvas = Canvas::new(cfg.width, cfg.height);
+        let mut editor = Editor::new(cfg.seed, cfg.width, cfg.height);
+        editor.start(&mut canvas);
+        Self {
+            canvas,
+            screen: Framebuffer::new(cfg.width, cfg.height, cfg.bpp),
+            editor,
+            enc: Encoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.clone(), None),
+            start_cpu_ns: thread_cpu_now() - c0,
+        }
+    }
+
+    /// Apply key `code` (a scancode) to the editor.
+    pub fn key(&mut self, code: u8) {
+        self.editor.key(code, &mut self.canvas);
+    }
+
+    /// Convert what the keys drew since the last update to the session's depth: the area, if
+    /// anything was drawn.
+    pub fn convert(&mut self) -> Option<Area> {
+        self.canvas.to_fb_area(&mut self.screen)
+    }
+
+    /// Encode the converted `area` as update PDUs framed by `tx` into `out`; returns the PDUs.
+    pub fn encode(&mut self, area: Area, tx: &mut Sender, out: &mut Vec<u8>) -> u64 {
+        let mut n = 0;
+        for pdu in self.enc.encode_damage(&self.screen, area, &[], &[]) {
+            tx.frame(&pdu, out);
+            n += 1;
+        }
+        n
+    }
+
+    /// The screen's hash (equal to the client's once it has applied every update).
+    pub fn hash(&self) -> u64 {
+        self.screen.hash()
+    }
+
+    /// The hash of `a` of the screen.
+    pub fn hash_area(&self, a: Area) -> u64 {
+        self.screen.hash_area(a)
+    }
+
+    /// The bitmap caches' hits and misses.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        (self.enc.stats.cache_hits, self.enc.stats.cache_misses)
+    }
+}
+
 /// Serve an echo session on `s` (non-blocking from here); `early` is input that came with the
 /// hello.
 pub(crate) fn serve_echo(
@@ -73,10 +137,7 @@ pub(crate) fn serve_echo(
     let mut ws = WorkingSet::new(working_set_mib);
     s.set_nonblocking(true).doing("making the socket non-blocking")?;
     let start = monotonic_now();
-    let mut canvas = Canvas::new(cfg.width, cfg.height);
-    let mut screen = Framebuffer::new(cfg.width, cfg.height, cfg.bpp);
-    let mut editor = Editor::new(cfg.seed, cfg.width, cfg.height);
-    let mut enc = Encoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.clone(), None);
+    let mut desk = EchoDesk::new(cfg);
     let mut tx = Sender::new(cfg.codec, cfg.crypto);
     let (mut pending, mut at) = (Vec::new(), 0usize);
     // Keys by number; those from `queued` on are in the canvas but not yet in an update, those
@@ -94,25 +155,26 @@ pub(crate) fn serve_echo(
     let mut dirty = true;
     let mut update_bytes = 0u64;
     let mut encoded_at = 0u64;
-    let c0 = thread_cpu_now();
-    editor.start(&mut canvas);
-    rep.render_ns += thread_cpu_now() - c0;
+    rep.render_ns += desk.start_cpu_ns;
     loop {
         // Encode what the keys drew, unless the last update is still queued.
         if pending.is_empty() && dirty {
             let c1 = thread_cpu_now();
-            let changed = canvas.to_fb(&mut screen);
+            let changed = desk.convert();
             let c2 = thread_cpu_now();
             rep.render_ns += c2 - c1;
-            if changed {
-                for pdu in enc.encode(&screen, &[], &[]) {
-                    tx.frame(&pdu, &mut pending);
-                    rep.display_pdus += 1;
-                }
+            if let Some(area) = changed {
+                rep.display_pdus += desk.encode(area, &mut tx, &mut pending);
             }
             update_bytes = pending.len() as u64;
             rep.display_bytes += update_bytes;
-            record(&mut pending, RECORD_FRAME, &[rep.sent, screen.hash()]);
+            // The client checks the area the update changed (the whole screen at the end).
+            let a = changed.unwrap_or_default();
+            record(
+                &mut pending,
+                RECORD_AREA,
+                &[rep.sent, a.x as u64, a.y as u64, a.w as u64, a.h as u64, desk.hash_area(a)],
+            );
             rep.sent += 1;
             rep.frames += 1;
             in_flight = queued..keys.len();
@@ -217,7 +279,7 @@ pub(crate) fn serve_echo(
                     if let Some(w) = &ws {
                         w.touch();
                     }
-                    editor.key(code, &mut canvas);
+                    desk.key(code);
                     keys.push(KeyTimes { received_ns: received, ..KeyTimes::default() });
                     dirty = true;
                     rep.render_ns += thread_cpu_now() - c;
@@ -235,8 +297,8 @@ pub(crate) fn serve_echo(
     }
     rep.input_expected = rep.input_events;
     rep.keys = keys.len() as u64;
-    rep.screen_hash = screen.hash();
-    (rep.cache_hits, rep.cache_misses) = (enc.stats.cache_hits, enc.stats.cache_misses);
+    rep.screen_hash = desk.hash();
+    (rep.cache_hits, rep.cache_misses) = desk.cache_stats();
     if let Some(w) = &ws {
         rep.pageouts = w.pageouts;
         rep.resident_after = if w.pageouts > 0 { w.resident_sum / w.pageouts as f64 } else { 1.0 };

@@ -8,8 +8,9 @@
 //! The connection: the client sends one hello line with the session's settings; the server
 //! answers `OK` or `ERR reason`. Then the server sends fast-path output PDUs and latlab's own
 //! TPKT-framed records (first byte 3, which no fast-path PDU has): `F` (frame number and
-//! screen hash, when the client asked for per-frame checks) and `E` (end: frames rendered,
-//! sent and dropped, and the final screen hash). The client sends fast-path input PDUs.
+//! screen hash, when the client asked for per-frame checks), `A` (an echo session's update:
+//! the area it changed and that area's hash), `K` and `C` (an echo session's key times and the
+//! server's CPU) and `E` (end: frames rendered, sent and dropped, and the final screen hash). The client sends fast-path input PDUs.
 //!
 //! When the client falls behind, its receive buffer and then the server's send buffer
 //! fill; a frame whose deadline comes while the previous frame's bytes are still queued is
@@ -35,7 +36,7 @@ mod typist;
 mod watch;
 
 pub use client::{ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
-pub use echo::KeyTimes;
+pub use echo::{EchoDesk, KeyTimes};
 pub use gate::{GateStats, Limits, SessionBounds, serve_bounded};
 pub use hello::{hello_line, parse_hello};
 pub use report::ServerReport;
@@ -58,6 +59,9 @@ pub(crate) const MAX_HELLO: usize = 1024;
 /// First byte of latlab's own records (a TPKT version; fast-path PDUs have action 0).
 pub(crate) const RECORD: u8 = 3;
 pub(crate) const RECORD_FRAME: u8 = b'F';
+/// An echo session's update: its number, the area it changed (x, y, w, h) and that area's
+/// hash, for the client to check what changed without hashing the whole screen each key.
+pub(crate) const RECORD_AREA: u8 = b'A';
 pub(crate) const RECORD_END: u8 = b'E';
 /// Per-key times of an echo session: key number, received, update sent, update bytes.
 pub(crate) const RECORD_KEY: u8 = b'K';

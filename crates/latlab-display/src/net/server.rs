@@ -169,11 +169,11 @@ fn serve_session(
             rep.render_ns += thread_cpu_now() - c1;
             continue;
         }
-        let changed = canvas.to_fb(&mut screen);
+        let damage = canvas.to_fb_area(&mut screen);
         let c2 = thread_cpu_now();
         rep.render_ns += c2 - c1;
-        if changed || !out.copies.is_empty() || !out.blits.is_empty() {
-            for pdu in enc.encode(&screen, &out.copies, &out.blits) {
+        if damage.is_some() || !out.copies.is_empty() || !out.blits.is_empty() {
+            for pdu in enc.encode_damage(&screen, damage.unwrap_or_default(), &out.copies, &out.blits) {
                 let before = pending.len();
                 tx.frame(&pdu, &mut pending);
                 rep.display_pdus += 1;

@@ -522,10 +522,10 @@ impl Desk {
                 }
             };
         }
-        let changed = self.canvas.to_fb(&mut self.screen);
+        let damage = self.canvas.to_fb_area(&mut self.screen);
         let mut plain = 0;
-        if changed || !out.copies.is_empty() || !out.blits.is_empty() {
-            for pdu in self.enc.encode(&self.screen, &out.copies, &out.blits) {
+        if damage.is_some() || !out.copies.is_empty() || !out.blits.is_empty() {
+            for pdu in self.enc.encode_damage(&self.screen, damage.unwrap_or_default(), &out.copies, &out.blits) {
                 plain += self.tx.frame(&pdu, &mut self.plain) as u64;
             }
         }

@@ -6,6 +6,7 @@
 
 use crate::fb::{Area, Framebuffer, pixel_of};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 /// An RGB colour.
@@ -16,8 +17,28 @@ pub struct Canvas {
     pm: Pixmap,
     /// The area drawn on since the last conversion.
     dirty: Option<Area>,
-    font: fontdue::Font,
-    glyphs: HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>,
+    /// The glyphs this canvas drew, from [`glyph`]'s shared rasters (no lock per glyph).
+    glyphs: HashMap<(char, u32), Arc<Glyph>>,
+}
+
+/// A rasterized glyph: its metrics and coverage, row by row.
+type Glyph = (fontdue::Metrics, Vec<u8>);
+
+/// The embedded font, parsed once for every canvas of the process (a parse costs
+/// milliseconds and megabytes: one per session would be most of a session's start).
+fn font() -> &'static fontdue::Font {
+    static FONT: std::sync::OnceLock<fontdue::Font> = std::sync::OnceLock::new();
+    FONT.get_or_init(|| {
+        fontdue::Font::from_bytes(dejavu::sans_mono::regular(), fontdue::FontSettings::default())
+            .expect("the embedded font parses")
+    })
+}
+
+/// `ch` at `size` px, rasterized once for every canvas of the process.
+fn glyph(ch: char, size: u32) -> Arc<Glyph> {
+    static GLYPHS: std::sync::OnceLock<Mutex<HashMap<(char, u32), Arc<Glyph>>>> = std::sync::OnceLock::new();
+    let mut all = GLYPHS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    all.entry((ch, size)).or_insert_with(|| Arc::new(font().rasterize(ch, size as f32))).clone()
 }
 
 fn paint(c: Rgb) -> Paint<'static> {
@@ -32,9 +53,7 @@ impl Canvas {
     pub fn new(width: usize, height: usize) -> Self {
         let mut pm = Pixmap::new(width.max(1) as u32, height.max(1) as u32).expect("a non-empty canvas");
         pm.fill(tiny_skia::Color::BLACK);
-        let font = fontdue::Font::from_bytes(dejavu::sans_mono::regular(), fontdue::FontSettings::default())
-            .expect("the embedded font parses");
-        Self { pm, dirty: Some(Area::new(0, 0, width, height)), font, glyphs: HashMap::new() }
+        Self { pm, dirty: Some(Area::new(0, 0, width, height)), glyphs: HashMap::new() }
     }
 
     /// Pixels across.
@@ -149,7 +168,7 @@ impl Canvas {
 
     /// Width of `text` at `size` pixels (monospaced).
     pub fn advance(&mut self, size: u32) -> usize {
-        self.font.metrics('M', size as f32).advance_width.round() as usize
+        font().metrics('M', size as f32).advance_width.round() as usize
     }
 
     /// Draw `text` with its baseline at `y`, from `x`, inside `clip`; returns the x after it.
@@ -166,9 +185,8 @@ impl Canvas {
                 break;
             }
             if pen + adv > cx0 && ch != ' ' {
-                let font = &self.font;
-                let (m, mask) =
-                    self.glyphs.entry((ch, size)).or_insert_with(|| font.rasterize(ch, size as f32)).clone();
+                let g = self.glyphs.entry((ch, size)).or_insert_with(|| glyph(ch, size)).clone();
+                let (m, mask) = (&g.0, &g.1);
                 let gx = pen + m.xmin as i64;
                 let gy = y - m.height as i64 - m.ymin as i64;
                 let (x0, y0) = (gx.max(cx0).max(0), gy.max(cy0).max(0));

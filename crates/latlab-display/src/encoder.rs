@@ -120,6 +120,16 @@ impl Encoder {
         &self.shadow
     }
 
+    /// Keep `shadow` as the record of what the client shows if it is equal to it (a copy
+    /// sharing its pages with other sessions'); whether it was.
+    pub fn share_shadow(&mut self, shadow: Framebuffer) -> bool {
+        let same = shadow == self.shadow;
+        if same {
+            self.shadow = shadow;
+        }
+        same
+    }
+
     /// Encode `screen` after the workload's `copies`, sending the areas in `blits` whole
     /// (see [`crate::workload::FrameOut::blits`]); returns the frame's PDUs. Every tile is
     /// compared with what the client shows: [`Encoder::encode_damage`] looks only where the

@@ -2,6 +2,7 @@
 //! byte layout (1, 2 or 3 little-endian bytes a pixel), rows top-down, with the operations
 //! the orders need (fill, copy within, blit) and a hash for the equality checks.
 
+use crate::pixels::{Pixels, SharedPixels};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Pixels of one screen.
@@ -16,7 +17,7 @@ pub struct Framebuffer {
     /// Bytes a pixel.
     pub ps: usize,
     /// The pixels, row after row from the top.
-    pub data: Vec<u8>,
+    pub data: Pixels,
 }
 
 /// An area in pixels: left, top, width, height (clipped to the screen where used).
@@ -67,13 +68,21 @@ impl Framebuffer {
     /// A black screen. Panics on an unsupported depth (configurations are validated first).
     pub fn new(width: usize, height: usize, bpp: u32) -> Self {
         let ps = bytes_per_pixel(bpp).expect("8, 16 or 24 bpp");
-        Self { width, height, bpp, ps, data: vec![0; width * height * ps] }
+        Self { width, height, bpp, ps, data: Pixels::zeroed(width * height * ps) }
+    }
+
+    /// A screen showing `shared` (its bytes at `bpp`, `width × height`), sharing its pages
+    /// until drawn on.
+    pub fn from_shared(width: usize, height: usize, bpp: u32, shared: &SharedPixels) -> Self {
+        let ps = bytes_per_pixel(bpp).expect("8, 16 or 24 bpp");
+        assert_eq!(shared.len(), width * height * ps, "the shared picture is this screen's size");
+        Self { width, height, bpp, ps, data: Pixels::copy_of(shared) }
     }
 
     /// A black screen of 32-bit pixels (blue, green, red, unused: an X or Wayland screen as
     /// read), for real screens; latlab's own pipeline stays at 8 to 24 bpp.
     pub fn xrgb(width: usize, height: usize) -> Self {
-        Self { width, height, bpp: 32, ps: 4, data: vec![0; width * height * 4] }
+        Self { width, height, bpp: 32, ps: 4, data: Pixels::zeroed(width * height * 4) }
     }
 
     /// Copy rows of pixels read from a real screen into `a` (`stride` bytes from one source row

@@ -49,6 +49,7 @@ pub mod net;
 pub mod ops;
 pub mod paper;
 pub mod pipeline;
+pub mod pixels;
 pub mod policy;
 pub mod rdp;
 pub mod remedies;

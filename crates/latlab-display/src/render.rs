@@ -5,16 +5,20 @@
 //! studies' desktops, so a glyph is two colours.
 
 use crate::fb::{Area, Framebuffer, pixel_of};
+use crate::pixels::{Pixels, SharedPixels};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
+use tiny_skia::{FillRule, Paint, PathBuilder, PixmapMut, Rect, Stroke, Transform};
 
 /// An RGB colour.
 pub type Rgb = [u8; 3];
 
 /// The canvas.
 pub struct Canvas {
-    pm: Pixmap,
+    /// RGBA pixels (alpha unused: paints are opaque, drawn without anti-aliasing).
+    px: Pixels,
+    width: usize,
+    height: usize,
     /// The area drawn on since the last conversion.
     dirty: Option<Area>,
     /// The glyphs this canvas drew, from [`glyph`]'s shared rasters (no lock per glyph).
@@ -51,19 +55,37 @@ fn paint(c: Rgb) -> Paint<'static> {
 impl Canvas {
     /// A `width × height` canvas, black.
     pub fn new(width: usize, height: usize) -> Self {
-        let mut pm = Pixmap::new(width.max(1) as u32, height.max(1) as u32).expect("a non-empty canvas");
-        pm.fill(tiny_skia::Color::BLACK);
-        Self { pm, dirty: Some(Area::new(0, 0, width, height)), glyphs: HashMap::new() }
+        // Zero bytes are black (the alpha is never read).
+        let (width, height) = (width.max(1), height.max(1));
+        let px = Pixels::zeroed(width * height * 4);
+        Self { px, width, height, dirty: Some(Area::new(0, 0, width, height)), glyphs: HashMap::new() }
+    }
+
+    /// A canvas showing `shared` (`width × height` RGBA, as [`Canvas::rgba`] gives it), sharing
+    /// its pages until drawn on; nothing is due for conversion.
+    pub fn from_shared(width: usize, height: usize, shared: &SharedPixels) -> Self {
+        assert_eq!(shared.len(), width * height * 4, "the shared picture is this canvas's size");
+        Self { px: Pixels::copy_of(shared), width, height, dirty: None, glyphs: HashMap::new() }
+    }
+
+    /// The canvas's pixels, RGBA row after row (for [`SharedPixels::new`]).
+    pub fn rgba(&self) -> &[u8] {
+        &self.px
+    }
+
+    /// tiny-skia's view of the pixels, to draw paths on.
+    fn pm(&mut self) -> PixmapMut<'_> {
+        PixmapMut::from_bytes(&mut self.px, self.width as u32, self.height as u32).expect("the canvas's own size")
     }
 
     /// Pixels across.
     pub fn width(&self) -> usize {
-        self.pm.width() as usize
+        self.width
     }
 
     /// Pixels down.
     pub fn height(&self) -> usize {
-        self.pm.height() as usize
+        self.height
     }
 
     fn touch(&mut self, a: Area) {
@@ -92,7 +114,7 @@ impl Canvas {
     pub fn fill(&mut self, a: Area, c: Rgb) {
         self.touch(a);
         if let Some(r) = Rect::from_xywh(a.x as f32, a.y as f32, a.w as f32, a.h as f32) {
-            self.pm.fill_rect(r, &paint(c), Transform::identity(), None);
+            self.pm().fill_rect(r, &paint(c), Transform::identity(), None);
         }
     }
 
@@ -109,7 +131,7 @@ impl Canvas {
         }
         pb.close();
         if let Some(path) = pb.finish() {
-            self.pm.fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
+            self.pm().fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
         }
     }
 
@@ -117,7 +139,7 @@ impl Canvas {
     pub fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
         self.touch_f(cx - r, cy - r, cx + r, cy + r, 2.0);
         if let Some(path) = PathBuilder::from_circle(cx, cy, r) {
-            self.pm.fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
+            self.pm().fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
         }
     }
 
@@ -131,7 +153,7 @@ impl Canvas {
         pb.cubic_to(p[1].0, p[1].1, p[2].0, p[2].1, p[3].0, p[3].1);
         if let Some(path) = pb.finish() {
             let s = Stroke { width, ..Stroke::default() };
-            self.pm.stroke_path(&path, &paint(c), &s, Transform::identity(), None);
+            self.pm().stroke_path(&path, &paint(c), &s, Transform::identity(), None);
         }
     }
 
@@ -141,7 +163,7 @@ impl Canvas {
         let (w, h) = (self.width(), self.height());
         let cw = dst.w.min(w.saturating_sub(dst.x)).min(w.saturating_sub(sx));
         let ch = dst.h.min(h.saturating_sub(dst.y)).min(h.saturating_sub(sy));
-        let data = self.pm.data_mut();
+        let data = &mut self.px[..];
         let rows: Vec<usize> = if sy < dst.y { (0..ch).rev().collect() } else { (0..ch).collect() };
         for r in rows {
             let from = ((sy + r) * w + sx) * 4;
@@ -158,7 +180,7 @@ impl Canvas {
         let cw = dst.w.min(w.saturating_sub(dst.x)).min(src_w.saturating_sub(sx));
         let ch = dst.h.min(h.saturating_sub(dst.y)).min(src_h.saturating_sub(sy));
         self.touch(Area::new(dst.x, dst.y, cw, ch));
-        let data = self.pm.data_mut();
+        let data = &mut self.px[..];
         for r in 0..ch {
             let from = ((sy + r) * src_w + sx) * 4;
             let to = ((dst.y + r) * w + dst.x) * 4;
@@ -197,7 +219,7 @@ impl Canvas {
                         Some((a, b, c, d)) => (a.min(x0), b.min(y0), c.max(x1), d.max(y1)),
                     });
                 }
-                let data = self.pm.data_mut();
+                let data = &mut self.px[..];
                 for r in 0..m.height as i64 {
                     let py = gy + r;
                     if py < cy0.max(0) || py >= cy1.min(h) {
@@ -242,7 +264,7 @@ impl Canvas {
     pub fn read_bgrx(&self, a: Area, out: &mut Vec<u8>) {
         out.clear();
         let w = self.width();
-        let data = self.pm.data();
+        let data = &self.px[..];
         for y in a.y..a.y + a.h {
             for px in data[(y * w + a.x) * 4..(y * w + a.x + a.w) * 4].chunks_exact(4) {
                 out.extend_from_slice(&[px[2], px[1], px[0], 0xFF]);
@@ -261,7 +283,7 @@ impl Canvas {
         let d = self.dirty.take()?;
         let ps = fb.ps;
         let w = self.width();
-        let data = self.pm.data();
+        let data = &self.px[..];
         for y in d.y..d.y + d.h {
             let src = &data[(y * w + d.x) * 4..(y * w + d.x + d.w) * 4];
             let dst = &mut fb.data[(y * w + d.x) * ps..(y * w + d.x + d.w) * ps];

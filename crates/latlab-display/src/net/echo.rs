@@ -6,13 +6,10 @@
 //! pressure between keys). At the end, one `K` record per key with the server's times, then
 //! the end record.
 
+use super::desk::EchoDesk;
 use super::report::ServerReport;
 use super::send::{flush, idle, push};
 use super::*;
-use crate::editor::Editor;
-use crate::encoder::Encoder;
-use crate::fb::{Area, Framebuffer};
-use crate::render::Canvas;
 use crate::wire::{Input, Sender, decode_input, pdu_len};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
@@ -57,70 +54,6 @@ impl WorkingSet {
             self.pageouts += 1;
             self.resident_sum += latlab_sys::pageout::resident(&mut self.mem).unwrap_or(1.0);
         }
-    }
-}
-
-/// The server's screen of an echo session: the editor the keys are typed into, drawn on a
-/// canvas, converted to the session's depth and encoded for its client.
-pub struct EchoDesk {
-    canvas: Canvas,
-    screen: Framebuffer,
-    editor: Editor,
-    enc: Encoder,
-    /// The CPU drawing the first screen took, ns.
-    pub start_cpu_ns: u64,
-}
-
-impl EchoDesk {
-    /// The editor of session `cfg`, its first screen drawn (not yet converted or sent).
-    pub fn new(cfg: &SessionConfig) -> Self {
-        let c0 = thread_cpu_now();
-        let mut canvas = Canvas::new(cfg.width, cfg.height);
-        let mut editor = Editor::new(cfg.seed, cfg.width, cfg.height);
-        editor.start(&mut canvas);
-        Self {
-            canvas,
-            screen: Framebuffer::new(cfg.width, cfg.height, cfg.bpp),
-            editor,
-            enc: Encoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.clone(), None),
-            start_cpu_ns: thread_cpu_now() - c0,
-        }
-    }
-
-    /// Apply key `code` (a scancode) to the editor.
-    pub fn key(&mut self, code: u8) {
-        self.editor.key(code, &mut self.canvas);
-    }
-
-    /// Convert what the keys drew since the last update to the session's depth: the area, if
-    /// anything was drawn.
-    pub fn convert(&mut self) -> Option<Area> {
-        self.canvas.to_fb_area(&mut self.screen)
-    }
-
-    /// Encode the converted `area` as update PDUs framed by `tx` into `out`; returns the PDUs.
-    pub fn encode(&mut self, area: Area, tx: &mut Sender, out: &mut Vec<u8>) -> u64 {
-        let mut n = 0;
-        for pdu in self.enc.encode_damage(&self.screen, area, &[], &[]) {
-            tx.frame(&pdu, out);
-            n += 1;
-        }
-        n
-    }
-
-    /// The screen's hash (equal to the client's once it has applied every update).
-    pub fn hash(&self) -> u64 {
-        self.screen.hash()
-    }
-
-    /// The hash of `a` of the screen.
-    pub fn hash_area(&self, a: Area) -> u64 {
-        self.screen.hash_area(a)
-    }
-
-    /// The bitmap caches' hits and misses.
-    pub fn cache_stats(&self) -> (u64, u64) {
-        (self.enc.stats.cache_hits, self.enc.stats.cache_misses)
     }
 }
 

@@ -20,12 +20,14 @@
 //!
 //! Files: `hello.rs` (the hello line), `gate.rs` (`display serve`'s front door: hellos
 //! awaited in one thread, bounded), `server.rs` (serving a session), `echo.rs` (a typed
-//! session's server: keys echoed into the editor), `send.rs` (writing without blocking),
+//! session's server: keys echoed into the editor), `desk.rs` (that session's screen, lean:
+//! started from a picture every session shares), `send.rs` (writing without blocking),
 //! `report.rs` (what the server did), `client.rs` (the receiving side and its CPU
 //! accounting), `typist.rs` (typing and timing each key), `watch.rs` (what the receiver
 //! watches for a typist); this file holds what both ends share.
 
 mod client;
+mod desk;
 mod echo;
 mod gate;
 mod hello;
@@ -36,7 +38,8 @@ mod typist;
 mod watch;
 
 pub use client::{ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
-pub use echo::{EchoDesk, KeyTimes};
+pub use desk::EchoDesk;
+pub use echo::KeyTimes;
 pub use gate::{GateStats, Limits, SessionBounds, serve_bounded};
 pub use hello::{hello_line, parse_hello};
 pub use report::ServerReport;

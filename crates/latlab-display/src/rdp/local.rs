@@ -231,6 +231,27 @@ pub fn xrdp_missing() -> Option<String> {
     None
 }
 
+/// The runtime directories xrdp's processes meet in, as its init script makes them (Debian's
+/// `/usr/share/xrdp/socksetup`, run where present): `/run/xrdp` (root:xrdp, 2775) and its
+/// `sockdir` (3777), where a session's Xorg (as the session's user) puts the socket xrdp (as
+/// `xrdp`) connects to. Made by root alone, the session connects and never draws.
+fn runtime_dirs() -> Result<(), String> {
+    const SOCKSETUP: &str = "/usr/share/xrdp/socksetup";
+    if std::path::Path::new(SOCKSETUP).exists() {
+        return run(Command::new("sh").arg(SOCKSETUP), "xrdp's socksetup");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let group = nix::unistd::Group::from_name("xrdp").ok().flatten().map(|g| g.gid);
+    for (dir, mode) in [("/run/xrdp", 0o2775), ("/run/xrdp/sockdir", 0o3777)] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+        if let Some(g) = group {
+            nix::unistd::chown(dir, None, Some(g)).map_err(|e| format!("{dir}: {e}"))?;
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).map_err(|e| format!("{dir}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// xrdp on this machine, started and stopped by latlab: a local account made for the run
 /// (its `~/.xsession` runs the same two xterms as [`LocalShadow`]), `xrdp-sesman` and `xrdp`
 /// on a loopback port. Dropping it stops both, kills the account's session (Xorg, xterms) and
@@ -304,7 +325,7 @@ impl LocalXrdp {
         std::fs::write(&xs, session).map_err(|e| format!("{}: {e}", xs.display()))?;
         run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
         run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
-        let _ = std::fs::create_dir_all("/run/xrdp/sockdir");
+        runtime_dirs()?;
         me.children.push(spawn(Command::new("xrdp-sesman").arg("--nodaemon"), "xrdp-sesman")?);
         wait_for("xrdp-sesman", Duration::from_secs(10), || {
             std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()

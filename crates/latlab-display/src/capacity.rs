@@ -422,6 +422,12 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }
+    if !cfg.per_kind && server.is_some() {
+        // One short session first, so the server's one-time memory (the font, the first
+        // screen its sessions share) is made before any level measures what a session holds.
+        let warm = CapacityConfig { seconds: crate::defaults::CAPACITY_WARMUP_SECONDS, ..cfg.clone() };
+        level(&warm, &[cfg.mix[0].0], server.as_ref(), client_ns.as_deref())?;
+    }
     let mut levels: Vec<Level> = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     for &n in &cfg.ramp {

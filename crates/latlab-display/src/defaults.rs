@@ -174,6 +174,9 @@ pub const CAPACITY_MIX: &str = "typist=8,menu=1,scroller=1";
 pub const CAPACITY_RAMP: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// Seconds per level: 10 s, 66 keys per typist, so each typist has a p95.
 pub const CAPACITY_SECONDS: f64 = 10.0;
+/// The session that warms the server up before the ramp when no per-kind pass does: 1 s (the
+/// validation's shortest level), long enough to make the server's one-time memory.
+pub const CAPACITY_WARMUP_SECONDS: f64 = 1.0;
 /// The link counts as saturated at 90 % of its rate (TCP/IP headers and HTB's pacing take
 /// the rest).
 pub const CAPACITY_LINK_FULL: f64 = 0.9;

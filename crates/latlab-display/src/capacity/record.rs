@@ -26,6 +26,7 @@ pub(super) fn record(
     rec.config("clients", "threads of this process, one per session, sharing the machine with the server");
     rec.config("codec", cfg.session.codec.name());
     rec.config("crypto", cfg.session.crypto.name());
+    rec.config("screen", format!("{}x{}x{}", cfg.session.width, cfg.session.height, cfg.session.bpp));
     rec.config("answer", said);
     rec.metric("capacity.users", users as u64, "count");
     rec.metric(
@@ -84,7 +85,7 @@ pub(super) fn record(
             let per = mid.saturating_sub(before) as f64 / n as f64;
             rec.metric(&format!("{p}.server_pss"), mid, "KiB");
             rec.metric(&format!("{p}.server_pss_per_session"), per, "KiB");
-            per_session_kib.push(per);
+            per_session_kib.push((n, per));
             pss_per = Some(per);
             if let Some((pn, pp)) = prev_pss.filter(|&(pn, _)| n > pn) {
                 let a = (mid as f64 - pp as f64) / (n - pn) as f64;
@@ -249,15 +250,18 @@ pub(super) fn record(
             ),
         });
     }
-    if !per_session_kib.is_empty() {
-        let per = per_session_kib.iter().copied().fold(f64::NAN, f64::max);
+    // The largest level's figure: the most sessions sharing the server's fixed memory.
+    if let Some(&(sessions, per)) = per_session_kib.last() {
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "§3.2.1 memory per user session".into(),
             paper_setting: "NT 4.0 TSE: the five processes of each login, private committed memory".into(),
             paper_value: "2,212 KB cold to 3,244 KB warm".into(),
-            here_value: format!("{per:.0} KiB of server PSS per session (the most of any level)"),
-            note: "latlab's server keeps, per session, its canvas, framebuffer and encoder state (capacity.nN.server_pss_per_session); the seed counted a whole Windows login's processes".into(),
+            here_value: format!(
+                "{per:.0} KiB of server PSS per session at {sessions} sessions, {} bpp",
+                cfg.session.bpp
+            ),
+            note: "latlab's server keeps, per session, the pages of its screens its typing drew on (the first screen is shared by every session) and its encoder state; its fixed memory (the font, the shared first screen) is measured before the level (capacity.nN.server_pss_per_session); the seed counted a whole Windows login's processes".into(),
             // A latlab session is not a Windows login: nothing here measures what the seed did.
             judgement: Judgement::not_comparable(&format!(
                 "a latlab session is one screen's buffers and an encoder, not NT 4.0's five login processes; {per:.0} KiB against the seed's 2,212–3,244 KB says nothing about this machine"

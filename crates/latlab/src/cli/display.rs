@@ -273,6 +273,9 @@ pub struct DisplayCapacity {
     /// Encryption.
     #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
     pub crypto: Crypto,
+    /// Colour depth of every session: 8 (seed 003's Terminal Server, 256 colours), 16 or 24.
+    #[arg(long, default_value_t = latlab_display::defaults::BPP)]
+    pub bpp: u32,
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {

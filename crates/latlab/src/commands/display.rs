@@ -72,7 +72,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let mut cfg = CapacityConfig::default();
             (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
             cfg.per_kind = !c.no_per_kind;
-            (cfg.session.codec, cfg.session.crypto) = (c.codec, c.crypto);
+            (cfg.session.codec, cfg.session.crypto, cfg.session.bpp) = (c.codec, c.crypto, c.bpp);
             measure::<DisplayCapacity>(db, cfg)
         }
         DisplayCommand::Serve(s) if s.rdp.rdp => serve_rdp(db, s),

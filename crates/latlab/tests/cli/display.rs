@@ -161,3 +161,33 @@ fn display_ops_view_serve_and_clear_errors() {
     // `view` runs (not in the suite) emit only documented metrics.
     metrics_match_the_docs(d, false);
 }
+
+#[test]
+fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Typists only, at seed 003's depth, against `latlab display serve` as its own process.
+    latlab(d)
+        .args(["display", "capacity", "--mix", "typist=1", "--ramp", "1,4", "--seconds", "2", "--no-per-kind"])
+        .args(["--bpp", "8"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .success();
+    let out = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rec["config"]["screen"], "1024x768x8");
+    assert_eq!(rec["config"]["server"], "its own process (latlab display serve)");
+    let metric = |name: &str| {
+        rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).map(|m| m["value"].as_f64().unwrap())
+    };
+    assert_eq!(metric("capacity.n4.lost_keys"), Some(0.0), "every key of every typist shown, its screen checked");
+    // Four sessions share their first screen: what they add is far below one private 1024×768
+    // RGBA canvas (3 MiB) — bounds, not a timing; the figure itself is the run record's.
+    let added = metric("capacity.n4.server_pss_added_per_session").expect("PSS a session adds");
+    assert!(added > 0.0 && added < 3.0 * 1024.0 * 1024.0, "{added} B a session");
+    latlab(d)
+        .args(["display", "capacity", "--bpp", "32", "--ramp", "1", "--seconds", "1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("32 bpp: use 8, 16 or 24"));
+}

@@ -129,6 +129,12 @@ pub struct CapacityConfig {
     pub server_exe: Option<PathBuf>,
     /// Measure each kind's bandwidth alone first (the paper rows' users-per-link).
     pub per_kind: bool,
+    /// Run the server on a CPU of its own and the clients on the others (where the machine
+    /// has two or more), so the server's CPU is the server's and the limit found is its own.
+    pub pin: bool,
+    /// When every level of the ramp held, go on doubling (up to
+    /// [`crate::defaults::CAPACITY_MAX_SESSIONS`]) until one breaks.
+    pub until_limit: bool,
 }
 
 /// The `latlab` binary this is, if it is one (not a test harness).
@@ -151,18 +157,34 @@ impl CapacityConfig {
             session,
             server_exe: latlab_exe(),
             per_kind: true,
+            pin: true,
+            until_limit: true,
         }
     }
 
-    /// The suite's: 1, 4 and 16 sessions for 3 s each.
+    /// The suite's: 1, 4 and 16 sessions for 3 s each, and no further.
     pub fn short() -> Self {
-        Self { ramp: vec![1, 4, 16], seconds: 3.0, ..Self::full() }
+        Self { ramp: vec![1, 4, 16], seconds: 3.0, until_limit: false, ..Self::full() }
+    }
+
+    /// The session counts the ramp may reach: the ramp, then doubling to the cap when asked.
+    pub fn levels(&self) -> Vec<usize> {
+        let mut out = self.ramp.clone();
+        if self.until_limit {
+            let mut n = out.last().copied().unwrap_or(1);
+            while n * 2 <= crate::defaults::CAPACITY_MAX_SESSIONS {
+                n *= 2;
+                out.push(n);
+            }
+        }
+        out
     }
 
     /// Check the settings.
     pub fn validate(&self) -> Result<(), String> {
-        if self.ramp.is_empty() || self.ramp.contains(&0) || self.ramp.iter().any(|&n| n > 512) {
-            return Err("the ramp: session counts from 1 to 512".into());
+        let most = crate::defaults::CAPACITY_MAX_SESSIONS;
+        if self.ramp.is_empty() || self.ramp.contains(&0) || self.ramp.iter().any(|&n| n > most) {
+            return Err(format!("the ramp: session counts from 1 to {most}"));
         }
         if !(self.seconds >= 1.0 && self.seconds <= 3600.0) {
             return Err("seconds per level: 1 to 3600".into());
@@ -175,7 +197,7 @@ impl CapacityConfig {
 
     /// Levels (for progress): the per-kind pass (each kind alone, twice) counts as one.
     pub fn steps(&self) -> u64 {
-        self.ramp.len() as u64 + u64::from(self.per_kind)
+        self.levels().len() as u64 + u64::from(self.per_kind)
     }
 }
 
@@ -191,7 +213,7 @@ pub enum Limit {
     /// Latency broke, and none of the three was at its end (the clients, sharing the
     /// machine, or the scheduler).
     Unclear,
-    /// No level broke: the ramp ended first.
+    /// No level broke: the highest level tried held.
     NotReached,
 }
 
@@ -203,7 +225,7 @@ impl Limit {
             Limit::Memory => "memory",
             Limit::Link => "the link",
             Limit::Unclear => "unclear (no resource at its end)",
-            Limit::NotReached => "not reached",
+            Limit::NotReached => "none up to the highest level tried",
         }
     }
 }
@@ -223,6 +245,8 @@ pub struct Figures {
     pub down_bps: f64,
     /// Server CPU, cores busy (`None`: not measurable).
     pub server_cores: Option<f64>,
+    /// The clients' CPU (this process), cores busy.
+    pub client_cores: Option<f64>,
     /// Server pages swapped in (major faults) during the level.
     pub major_faults: Option<u64>,
 }
@@ -245,7 +269,8 @@ pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
     None
 }
 
-/// The answer: how many users held, and what limits them.
+/// The answer: how many users held, and what limits them (`cores`: the CPUs the server may
+/// use).
 pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize, Limit) {
     let mut held = 0;
     for f in levels {
@@ -389,7 +414,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     };
     let client_ns = lab.as_ref().map(|l| l.client.clone());
     let server = match &cfg.server_exe {
-        Some(exe) => Some(ServerProc::start(exe, lab.as_ref(), cfg.ramp.iter().copied().max().unwrap_or(1))?),
+        Some(exe) => Some(ServerProc::start(exe, lab.as_ref(), cfg.levels().iter().copied().max().unwrap_or(1))?),
         None => None,
     };
     if server.is_none() {
@@ -400,6 +425,27 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             return Err("a shaped link needs the server as its own process (the latlab binary)".into());
         }
     }
+    // The server on a CPU of its own, the clients (this thread and the threads it starts) on
+    // the others; undone when the run ends, however it ends.
+    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _pinned = match (&server, cfg.pin) {
+        (Some(p), true) => {
+            let pinned = Pinned::split(p.pid());
+            match &pinned {
+                Ok(pin) => {
+                    server_cpus = pin.server.len();
+                    rec.config("server_cpus", format!("{:?}", pin.server));
+                    rec.config("client_cpus", format!("{:?}", pin.clients));
+                }
+                Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
+            }
+            for c in pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default() {
+                rec.capabilities.push(c);
+            }
+            pinned.ok()
+        }
+        _ => None,
+    };
     // Each kind alone: its steady bandwidth. A session opens by painting the whole screen,
     // which a short run would count as the user's traffic; so each kind runs twice, the second
     // run twice as long, and the rate is the difference in bytes over the difference in time.
@@ -429,8 +475,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         level(&warm, &[cfg.mix[0].0], server.as_ref(), client_ns.as_deref())?;
     }
     let mut levels: Vec<Level> = Vec::new();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for &n in &cfg.ramp {
+    for n in cfg.levels() {
         if latlab_sys::interrupt::stop_requested() {
             break;
         }
@@ -444,12 +489,12 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         }
     }
     let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
-    let (users, limit) = answer(&figs, cfg.link_bps, cores);
+    let (users, limit) = answer(&figs, cfg.link_bps, server_cpus);
     let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {} Mbit/s link", sig(r as f64 / 1e6)));
     let mix = mix_name(&cfg.mix);
     let said = match limit {
         Limit::NotReached => format!(
-            "this server takes {users} users of this mix ({mix}) on {link} with every typist's 95th percentile under {} ms; the ramp ended before any limit",
+            "this server took {users} users of this mix ({mix}) on {link}, the highest level tried, with every typist's 95th percentile under {} ms; no limit was found up to there",
             crate::defaults::NOTICEABLE_MS
         ),
         l => format!(
@@ -542,6 +587,7 @@ fn level(
     client_ns: Option<&str>,
 ) -> Result<Level, String> {
     let t0 = latlab_sys::clock::monotonic_now();
+    let own_cpu = cpu_and_faults(std::process::id());
     let (sessions, pss, cpu, faults) = match server {
         Some(p) => {
             let before = pss_kib(p.pid());
@@ -567,9 +613,47 @@ fn level(
     };
     let wall_ns = latlab_sys::clock::monotonic_now() - t0;
     let mut figures = figures(kinds, &sessions, wall_ns);
+    figures.client_cores =
+        own_cpu.zip(cpu_and_faults(std::process::id())).map(|(a, b)| (b.0 - a.0) as f64 / wall_ns as f64);
     figures.server_cores = cpu.map(|c| c as f64 / wall_ns as f64);
     figures.major_faults = faults;
     Ok(Level { kinds: kinds.to_vec(), sessions, pss_kib: pss, figures })
+}
+
+/// The server pinned to CPUs of its own and this thread (the clients') to the rest; this
+/// thread's CPUs are given back when dropped.
+struct Pinned {
+    server: Vec<usize>,
+    clients: Vec<usize>,
+    restore: Vec<usize>,
+    caps: Vec<latlab_model::capability::Capability>,
+}
+
+impl Pinned {
+    /// The last CPU this thread may use for server `pid`, the others for the clients.
+    fn split(pid: u32) -> Result<Self, String> {
+        let all = latlab_sys::platform::allowed_cpus();
+        if all.len() < 2 {
+            return Err(format!("{} CPU allowed here: nothing to give the server alone", all.len()));
+        }
+        let (clients, server) = (all[..all.len() - 1].to_vec(), all[all.len() - 1..].to_vec());
+        let s = latlab_sys::platform::set_process_affinity(pid, &server);
+        if !s.granted {
+            return Err(s.advice.clone().unwrap_or_default());
+        }
+        let c = latlab_sys::platform::set_affinity(&clients);
+        let me = Self { server, clients, restore: all, caps: vec![s, c.clone()] };
+        if !c.granted {
+            return Err(c.advice.unwrap_or_default());
+        }
+        Ok(me)
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        latlab_sys::platform::set_affinity(&self.restore);
+    }
 }
 
 mod record;

@@ -172,6 +172,10 @@ pub const CAPACITY_MIX: &str = "typist=8,menu=1,scroller=1";
 /// Session counts of the ramp: doubling from one to 64 (seed 003 reasons about 5, 10 and 100
 /// users; 64 sessions' clients and server already fill a two-core machine).
 pub const CAPACITY_RAMP: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// The most sessions a ramp tries: 512 (after the ramp, levels double up to it until one
+/// breaks; a lean typist session holds under half a MiB and 0.2 % of a core here, so two
+/// cores hold hundreds, and 512 client threads are what one process should start).
+pub const CAPACITY_MAX_SESSIONS: usize = 512;
 /// Seconds per level: 10 s, 66 keys per typist, so each typist has a p95.
 pub const CAPACITY_SECONDS: f64 = 10.0;
 /// The session that warms the server up before the ramp when no per-kind pass does: 1 s (the

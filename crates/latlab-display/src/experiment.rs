@@ -251,6 +251,7 @@ impl Experiment for DisplayCapacity {
             cfg.ramp = vec![1];
         }
         cfg.seconds = cfg.seconds.min(2.0);
+        cfg.until_limit = false;
         cfg
     }
     fn validate(cfg: &CapacityConfig) -> Result<(), String> {
@@ -261,8 +262,13 @@ impl Experiment for DisplayCapacity {
     }
     fn announce(cfg: &CapacityConfig) -> String {
         format!(
-            "display capacity: {} sessions of {} s each on {}, stopping when a typist's p95 passes {} ms",
+            "display capacity: {} sessions{} of {} s each on {}, stopping when a typist's p95 passes {} ms",
             cfg.ramp.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+            if cfg.until_limit {
+                format!(", then doubling up to {}", cfg.levels().last().copied().unwrap_or(1))
+            } else {
+                String::new()
+            },
             cfg.seconds,
             cfg.link_bps.map_or("loopback".into(), |r| format!("a {r} bit/s link between namespaces")),
             crate::defaults::NOTICEABLE_MS

@@ -27,6 +27,8 @@ pub struct Canvas {
 
 /// A rasterized glyph: its metrics and coverage, row by row.
 type Glyph = (fontdue::Metrics, Vec<u8>);
+/// Every glyph rasterized in this process, by character and size (made on first use).
+type Glyphs = Option<HashMap<(char, u32), Arc<Glyph>>>;
 
 /// The embedded font, parsed once for every canvas of the process (a parse costs
 /// milliseconds and megabytes: one per session would be most of a session's start).
@@ -40,8 +42,9 @@ fn font() -> &'static fontdue::Font {
 
 /// `ch` at `size` px, rasterized once for every canvas of the process.
 fn glyph(ch: char, size: u32) -> Arc<Glyph> {
-    static GLYPHS: std::sync::OnceLock<Mutex<HashMap<(char, u32), Arc<Glyph>>>> = std::sync::OnceLock::new();
-    let mut all = GLYPHS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    static GLYPHS: Mutex<Glyphs> = Mutex::new(None);
+    let mut all = GLYPHS.lock().unwrap_or_else(|e| e.into_inner());
+    let all = all.get_or_insert_with(HashMap::new);
     all.entry((ch, size)).or_insert_with(|| Arc::new(font().rasterize(ch, size as f32))).clone()
 }
 

@@ -322,6 +322,41 @@ pub fn set_affinity(cpus: &[usize]) -> Capability {
     }
 }
 
+/// The CPUs this thread may run on (its affinity), in order; empty if it cannot be read.
+pub fn allowed_cpus() -> Vec<usize> {
+    use nix::sched::{CpuSet, sched_getaffinity};
+    sched_getaffinity(nix::unistd::Pid::from_raw(0))
+        .map(|set| (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect())
+        .unwrap_or_default()
+}
+
+/// Pin every thread of process `pid` to `cpus` (threads it starts later inherit it).
+pub fn set_process_affinity(pid: u32, cpus: &[usize]) -> Capability {
+    use nix::sched::{CpuSet, sched_setaffinity};
+    let req = format!("process {pid} on cpus {cpus:?}");
+    let mut set = CpuSet::new();
+    for &c in cpus {
+        if let Err(e) = set.set(c) {
+            return Capability::refused("affinity", req, "unpinned", format!("cpu {c}: {e}"));
+        }
+    }
+    let tasks: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default();
+    if tasks.is_empty() {
+        return Capability::refused("affinity", req, "unpinned", format!("no threads of process {pid} in /proc"));
+    }
+    for t in tasks {
+        if let Err(e) = sched_setaffinity(nix::unistd::Pid::from_raw(t), &set) {
+            // A thread that ended meanwhile is not a refusal.
+            if e != nix::errno::Errno::ESRCH {
+                return Capability::refused("affinity", req, "unpinned", format!("thread {t}: {e}"));
+            }
+        }
+    }
+    Capability::granted("affinity", req.clone(), req)
+}
+
 /// Holds all of the process's memory locked (`mlockall`) until dropped, then unlocks it:
 /// a lock left behind would fault in and pin every later allocation and thread stack of the
 /// process (in the suite, every experiment after the one that locked).

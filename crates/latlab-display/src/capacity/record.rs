@@ -23,7 +23,10 @@ pub(super) fn record(
         "server",
         if cfg.server_exe.is_some() { "its own process (latlab display serve)" } else { "in this process" },
     );
-    rec.config("clients", "threads of this process, one per session, sharing the machine with the server");
+    rec.config(
+        "clients",
+        "threads of this process, one per session (on CPUs apart from the server's where client_cpus says so)",
+    );
     rec.config("codec", cfg.session.codec.name());
     rec.config("crypto", cfg.session.crypto.name());
     rec.config("screen", format!("{}x{}x{}", cfg.session.width, cfg.session.height, cfg.session.bpp));
@@ -74,6 +77,9 @@ pub(super) fn record(
         if let Some(cpu) = f.server_cores {
             rec.metric(&format!("{p}.server_cpu_per_session"), cpu / n as f64, "ratio");
         }
+        if let Some(cpu) = f.client_cores {
+            rec.metric(&format!("{p}.client_cpu_per_session"), cpu / n as f64, "ratio");
+        }
         // What capacity divides: the server's encode CPU per typist (its own thread's time).
         let enc: Vec<f64> = l.sessions.iter().filter_map(typist_encode_share).collect();
         if !enc.is_empty() {
@@ -105,6 +111,7 @@ pub(super) fn record(
             opt(f.worst_p95_ns.map(|v| v as f64 / 1e6)),
             f.lost_keys.into(),
             opt(f.server_cores.map(|c| 100.0 * c / n as f64)),
+            opt(f.client_cores.map(|c| 100.0 * c / n as f64)),
             opt(pss_per),
             opt(added),
             r1(f.down_bps / n as f64 / 1000.0).into(),
@@ -133,6 +140,7 @@ pub(super) fn record(
             c("worst typist p95", "ms"),
             c("lost keys", "count"),
             c("server CPU per session", "% of a core"),
+            c("client CPU per session", "% of a core"),
             c("server PSS per session", "KiB"),
             c("PSS a new session adds", "KiB"),
             c("down per session", "KB/s"),

@@ -276,6 +276,14 @@ pub struct DisplayCapacity {
     /// Colour depth of every session: 8 (seed 003's Terminal Server, 256 colours), 16 or 24.
     #[arg(long, default_value_t = latlab_display::defaults::BPP)]
     pub bpp: u32,
+    /// Let the server share every CPU with the clients (by default, on a machine with two or
+    /// more, the server runs on the last CPU alone and the clients on the others).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Stop at the last level of --ramp even if it held (by default the ramp goes on doubling,
+    /// up to 512 sessions, until a level breaks).
+    #[arg(long)]
+    pub ramp_only: bool,
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {

@@ -71,7 +71,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
             (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
-            cfg.per_kind = !c.no_per_kind;
+            (cfg.per_kind, cfg.pin, cfg.until_limit) = (!c.no_per_kind, !c.no_pin, !c.ramp_only);
             (cfg.session.codec, cfg.session.crypto, cfg.session.bpp) = (c.codec, c.crypto, c.bpp);
             measure::<DisplayCapacity>(db, cfg)
         }

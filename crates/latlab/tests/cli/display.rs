@@ -169,7 +169,7 @@ fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths(
     // Typists only, at seed 003's depth, against `latlab display serve` as its own process.
     latlab(d)
         .args(["display", "capacity", "--mix", "typist=1", "--ramp", "1,4", "--seconds", "2", "--no-per-kind"])
-        .args(["--bpp", "8"])
+        .args(["--bpp", "8", "--ramp-only"])
         .timeout(std::time::Duration::from_secs(120))
         .assert()
         .success();
@@ -177,10 +177,20 @@ fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths(
     let rec: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(rec["config"]["screen"], "1024x768x8");
     assert_eq!(rec["config"]["server"], "its own process (latlab display serve)");
+    // With two or more CPUs here, the server has one of its own and the clients the rest.
+    if latlab_sys::platform::allowed_cpus().len() >= 2 {
+        assert!(
+            rec["config"]["server_cpus"].is_string() && rec["config"]["client_cpus"].is_string(),
+            "{}",
+            rec["config"]
+        );
+    }
     let metric = |name: &str| {
         rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).map(|m| m["value"].as_f64().unwrap())
     };
     assert_eq!(metric("capacity.n4.lost_keys"), Some(0.0), "every key of every typist shown, its screen checked");
+    assert!(metric("capacity.n4.client_cpu_per_session").is_some_and(|c| c > 0.0), "the clients' CPU apart");
+    assert!(metric("capacity.n8.lost_keys").is_none(), "--ramp-only: no level past the ramp");
     // Four sessions share their first screen: what they add is far below one private 1024×768
     // RGBA canvas (3 MiB) — bounds, not a timing; the figure itself is the run record's.
     let added = metric("capacity.n4.server_pss_added_per_session").expect("PSS a session adds");

@@ -118,11 +118,12 @@ mod tests {
             return;
         }
         crate::pagecache::evict(&f).unwrap();
-        // The shell opens the file and reads it half a second later (through cat), so the
+        // The shell opens the file and reads it two seconds later (through cat), so the
         // tracer has seen the open before the first page comes in even on a loaded machine:
-        // the residency at the first open is sampled when the open's event is handled.
+        // the residency at the first open is sampled when the open's event is handled (half a
+        // second was once too little while other work shared the machine: 0 bytes counted).
         let cat = crate::launch::LaunchSpec {
-            command: vec!["sh".into(), "-c".into(), format!("exec 3<'{}'; sleep 0.5; cat <&3 >/dev/null", f.display())],
+            command: vec!["sh".into(), "-c".into(), format!("exec 3<'{}'; sleep 2; cat <&3 >/dev/null", f.display())],
             ready: crate::launch::Ready::Exit,
             timeout: Duration::from_secs(30),
         };

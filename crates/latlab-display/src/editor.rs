@@ -89,7 +89,7 @@ impl Layout {
 
     /// The layout of the text the server draws (its font's advance).
     pub fn for_screen(width: usize, height: usize) -> Self {
-        Self::new(width, height, Canvas::new(1, 1).advance(TEXT_SIZE))
+        Self::new(width, height, crate::render::advance(TEXT_SIZE))
     }
 
     /// Rows and columns of text.

@@ -40,6 +40,11 @@ fn font() -> &'static fontdue::Font {
     })
 }
 
+/// The width of one character of the embedded (monospaced) font at `size` px.
+pub fn advance(size: u32) -> usize {
+    font().metrics('M', size as f32).advance_width.round() as usize
+}
+
 /// `ch` at `size` px, rasterized once for every canvas of the process.
 fn glyph(ch: char, size: u32) -> Arc<Glyph> {
     static GLYPHS: Mutex<Glyphs> = Mutex::new(None);
@@ -193,7 +198,7 @@ impl Canvas {
 
     /// Width of `text` at `size` pixels (monospaced).
     pub fn advance(&mut self, size: u32) -> usize {
-        font().metrics('M', size as f32).advance_width.round() as usize
+        advance(size)
     }
 
     /// Draw `text` with its baseline at `y`, from `x`, inside `clip`; returns the x after it.

@@ -301,16 +301,23 @@ pub fn probe_sched(want: Sched) -> Capability {
     })
 }
 
+/// `cpus` as a CPU set, or the refusal of `req` naming the CPU that cannot be in one.
+fn cpu_set(cpus: &[usize], req: &str) -> Result<nix::sched::CpuSet, Capability> {
+    let mut set = nix::sched::CpuSet::new();
+    for &c in cpus {
+        set.set(c).map_err(|e| Capability::refused("affinity", req, "unpinned", format!("cpu {c}: {e}")))?;
+    }
+    Ok(set)
+}
+
 /// Pin the calling thread to the given CPUs.
 pub fn set_affinity(cpus: &[usize]) -> Capability {
-    use nix::sched::{CpuSet, sched_setaffinity};
+    use nix::sched::sched_setaffinity;
     let req = format!("cpus {cpus:?}");
-    let mut set = CpuSet::new();
-    for &c in cpus {
-        if let Err(e) = set.set(c) {
-            return Capability::refused("affinity", req, "unpinned", format!("cpu {c}: {e}"));
-        }
-    }
+    let set = match cpu_set(cpus, &req) {
+        Ok(s) => s,
+        Err(refused) => return refused,
+    };
     match sched_setaffinity(nix::unistd::Pid::from_raw(0), &set) {
         Ok(()) => Capability::granted("affinity", req.clone(), req),
         Err(e) => Capability::refused(
@@ -332,14 +339,12 @@ pub fn allowed_cpus() -> Vec<usize> {
 
 /// Pin every thread of process `pid` to `cpus` (threads it starts later inherit it).
 pub fn set_process_affinity(pid: u32, cpus: &[usize]) -> Capability {
-    use nix::sched::{CpuSet, sched_setaffinity};
+    use nix::sched::sched_setaffinity;
     let req = format!("process {pid} on cpus {cpus:?}");
-    let mut set = CpuSet::new();
-    for &c in cpus {
-        if let Err(e) = set.set(c) {
-            return Capability::refused("affinity", req, "unpinned", format!("cpu {c}: {e}"));
-        }
-    }
+    let set = match cpu_set(cpus, &req) {
+        Ok(s) => s,
+        Err(refused) => return refused,
+    };
     let tasks: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
         .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
         .unwrap_or_default();

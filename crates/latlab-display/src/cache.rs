@@ -15,7 +15,7 @@ pub const CELL_SIDES: [usize; 3] = [16, 32, 64];
 pub struct Geometry {
     /// Cells per cache (16×16, 32×32, 64×64).
     pub cells: [usize; 3],
-    /// Colour depth, bits per pixel (8, 16 or 24).
+    /// Colour depth, bits per pixel (8, 16, 24 or 32).
     pub bpp: u32,
 }
 
@@ -45,7 +45,7 @@ impl Geometry {
     /// Check the geometry.
     pub fn validate(&self) -> Result<(), String> {
         if self.cell_bytes().is_none() {
-            return Err(format!("{} bpp: use 8, 16 or 24", self.bpp));
+            return Err(format!("{} bpp: use 8, 16, 24 or 32", self.bpp));
         }
         if self.cells.iter().any(|&c| !(1..=0x7FFF).contains(&c)) {
             return Err("cells per cache: 1 to 32,767 (a cache index is 15 bits)".into());

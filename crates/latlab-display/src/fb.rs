@@ -1,5 +1,5 @@
-//! The framebuffer both ends keep: `width × height` pixels at 8, 16 or 24 bpp in the wire's
-//! byte layout (1, 2 or 3 little-endian bytes a pixel), rows top-down, with the operations
+//! The framebuffer both ends keep: `width × height` pixels at 8, 16, 24 or 32 bpp in the
+//! wire's byte layout (1, 2, 3 or 4 little-endian bytes a pixel), rows top-down, with the operations
 //! the orders need (fill, copy within, blit) and a hash for the equality checks.
 
 use crate::pixels::{Pixels, SharedPixels};
@@ -12,7 +12,8 @@ pub struct Framebuffer {
     pub width: usize,
     /// Pixels down.
     pub height: usize,
-    /// Bits per pixel: 8 (RGB 3-3-2 palette index), 16 (RGB 5-6-5) or 24 (B, G, R).
+    /// Bits per pixel: 8 (RGB 3-3-2 palette index), 16 (RGB 5-6-5), 24 (B, G, R) or 32 (B, G,
+    /// R, unused).
     pub bpp: u32,
     /// Bytes a pixel.
     pub ps: usize,
@@ -44,12 +45,13 @@ impl Area {
     }
 }
 
-/// Bytes a pixel at `bpp` (8, 16 or 24), or `None`.
+/// Bytes a pixel at `bpp` (8, 16, 24 or 32), or `None`.
 pub fn bytes_per_pixel(bpp: u32) -> Option<usize> {
     match bpp {
         8 => Some(1),
         16 => Some(2),
         24 => Some(3),
+        32 => Some(4),
         _ => None,
     }
 }
@@ -67,22 +69,22 @@ pub fn pixel_of(bpp: u32, r: u8, g: u8, b: u8) -> u32 {
 impl Framebuffer {
     /// A black screen. Panics on an unsupported depth (configurations are validated first).
     pub fn new(width: usize, height: usize, bpp: u32) -> Self {
-        let ps = bytes_per_pixel(bpp).expect("8, 16 or 24 bpp");
+        let ps = bytes_per_pixel(bpp).expect("8, 16, 24 or 32 bpp");
         Self { width, height, bpp, ps, data: Pixels::zeroed(width * height * ps) }
     }
 
     /// A screen showing `shared` (its bytes at `bpp`, `width × height`), sharing its pages
     /// until drawn on.
     pub fn from_shared(width: usize, height: usize, bpp: u32, shared: &SharedPixels) -> Self {
-        let ps = bytes_per_pixel(bpp).expect("8, 16 or 24 bpp");
+        let ps = bytes_per_pixel(bpp).expect("8, 16, 24 or 32 bpp");
         assert_eq!(shared.len(), width * height * ps, "the shared picture is this screen's size");
         Self { width, height, bpp, ps, data: Pixels::copy_of(shared) }
     }
 
-    /// A black screen of 32-bit pixels (blue, green, red, unused: an X or Wayland screen as
-    /// read), for real screens; latlab's own pipeline stays at 8 to 24 bpp.
+    /// A black screen of 32-bit pixels (blue, green, red, unused): an X or Wayland screen as
+    /// read.
     pub fn xrgb(width: usize, height: usize) -> Self {
-        Self { width, height, bpp: 32, ps: 4, data: Pixels::zeroed(width * height * 4) }
+        Self::new(width, height, 32)
     }
 
     /// Copy rows of pixels read from a real screen into `a` (`stride` bytes from one source row
@@ -306,5 +308,6 @@ mod tests {
         assert_eq!(pixel_of(16, 255, 255, 255), 0xFFFF);
         assert_eq!(pixel_of(8, 255, 0, 0), 0xE0);
         assert_eq!(pixel_of(24, 1, 2, 3), 0x010203);
+        assert_eq!(pixel_of(32, 1, 2, 3).to_le_bytes(), [3, 2, 1, 0], "B, G, R, unused");
     }
 }

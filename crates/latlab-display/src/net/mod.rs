@@ -252,7 +252,7 @@ mod tests {
         let bad = |from: &str, to: &str| parse_hello(&line.replace(from, to)).unwrap_err();
         assert!(bad("LATLAB-DISPLAY/1", "HELLO").contains("not a latlab display hello"));
         assert!(bad("codec=ncrush", "codec=zip").contains("unknown codec 'zip'"));
-        assert!(bad("bpp=16", "bpp=32").contains("32 bpp"));
+        assert!(bad("bpp=16", "bpp=12").contains("12 bpp"));
         assert!(bad("cells=120,120,337", "cells=1,2").contains("three"));
         assert!(bad("policy=lru", "policy=opt").contains("offline-only"));
         assert!(bad(" seed=5", "").contains("missing 'seed'"));

@@ -273,7 +273,7 @@ pub struct DisplayCapacity {
     /// Encryption.
     #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
     pub crypto: Crypto,
-    /// Colour depth of every session: 8 (seed 003's Terminal Server, 256 colours), 16 or 24.
+    /// Colour depth of every session: 8 (seed 003's Terminal Server, 256 colours), 16, 24 or 32.
     #[arg(long, default_value_t = latlab_display::defaults::BPP)]
     pub bpp: u32,
     /// Let the server share every CPU with the clients (by default, on a machine with two or
@@ -444,7 +444,7 @@ pub struct DisplayView {
     /// Screen height.
     #[arg(long, default_value_t = latlab_display::defaults::HEIGHT)]
     pub height: usize,
-    /// Colour depth: 8, 16 or 24.
+    /// Colour depth: 8, 16, 24 or 32.
     #[arg(long, default_value_t = latlab_display::defaults::BPP)]
     pub bpp: u32,
     /// Seed of the script.

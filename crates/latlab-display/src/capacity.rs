@@ -127,7 +127,7 @@ pub struct CapacityConfig {
     /// The `latlab` binary to run the server with (`None`: the server runs in this process
     /// and its CPU and memory cannot be told from the clients').
     pub server_exe: Option<PathBuf>,
-    /// Measure each kind's bandwidth alone first (the paper rows' users-per-link).
+    /// Measure each kind's own bandwidth first (the paper rows' users-per-link).
     pub per_kind: bool,
     /// Run the server on a CPU of its own and the clients on the others (where the machine
     /// has two or more), so the server's CPU is the server's and the limit found is its own.
@@ -195,7 +195,7 @@ impl CapacityConfig {
         self.session.validate().map_err(|e| e.to_string())
     }
 
-    /// Levels (for progress): the per-kind pass (each kind alone, twice) counts as one.
+    /// Levels (for progress): the per-kind pass (one session of each kind side by side, twice) counts as one.
     pub fn steps(&self) -> u64 {
         self.levels().len() as u64 + u64::from(self.per_kind)
     }
@@ -446,26 +446,26 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         }
         _ => None,
     };
-    // Each kind alone: its steady bandwidth. A session opens by painting the whole screen,
-    // which a short run would count as the user's traffic; so each kind runs twice, the second
-    // run twice as long, and the rate is the difference in bytes over the difference in time.
+    // Each kind's steady bandwidth, one session of each kind at once (their bytes do not
+    // depend on each other: each session's script is fixed by its seed). A session opens by
+    // painting the whole screen, which a short run would count as the user's traffic; so the
+    // kinds run twice, the second run twice as long, and each kind's rate is the difference in
+    // its bytes over the difference in time.
     let mut per_kind = Vec::new();
-    if cfg.per_kind {
-        let kinds: Vec<UserKind> = cfg.mix.iter().map(|m| m.0).chain([UserKind::Banner, UserKind::Scroller]).collect();
-        let mut seen = Vec::new();
-        for k in kinds {
-            if seen.contains(&k) || latlab_sys::interrupt::stop_requested() {
-                continue;
+    if cfg.per_kind && !latlab_sys::interrupt::stop_requested() {
+        let mut kinds: Vec<UserKind> = Vec::new();
+        for k in cfg.mix.iter().map(|m| m.0).chain([UserKind::Banner, UserKind::Scroller]) {
+            if !kinds.contains(&k) {
+                kinds.push(k);
             }
-            seen.push(k);
-            let run = |seconds: f64| -> Result<Traffic, String> {
-                let c = CapacityConfig { seconds, ..cfg.clone() };
-                let l = level(&c, &[k], server.as_ref(), client_ns.as_deref())?;
-                Ok(l.sessions.first().map_or(Traffic::default(), traffic))
-            };
-            let (one, two) = (run(cfg.seconds)?, run(2.0 * cfg.seconds)?);
-            per_kind.push(two.rate_over(&one, cfg.seconds, k));
         }
+        let run = |seconds: f64| -> Result<Vec<Traffic>, String> {
+            let c = CapacityConfig { seconds, ..cfg.clone() };
+            let l = level(&c, &kinds, server.as_ref(), client_ns.as_deref())?;
+            Ok(l.sessions.iter().map(traffic).collect())
+        };
+        let (one, two) = (run(cfg.seconds)?, run(2.0 * cfg.seconds)?);
+        per_kind = kinds.iter().zip(one.iter().zip(&two)).map(|(&k, (a, b))| b.rate_over(a, cfg.seconds, k)).collect();
         progress.fetch_add(1, Ordering::Relaxed);
     }
     if !cfg.per_kind && server.is_some() {
@@ -534,7 +534,7 @@ impl Traffic {
     }
 }
 
-/// One kind of user alone: its steady bytes per second, payload and on the link.
+/// One kind of user's steady bytes per second, payload and on the link.
 #[derive(Debug, Clone, Copy)]
 struct KindRate {
     kind: UserKind,

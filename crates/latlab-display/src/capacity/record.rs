@@ -156,12 +156,12 @@ pub(super) fn record(
             log_y: false,
         }),
     });
-    // Each kind alone, and how many fit 10 Mbit/s by bandwidth.
+    // Each kind's own rate, and how many fit 10 Mbit/s by bandwidth.
     let ten = 10e6 / 8.0;
     if !per_kind.is_empty() {
         rec.tables.push(Table {
             name: "capacity.kinds".into(),
-            title: "Each kind of user alone: bandwidth (PDU payload, and on the link with each PDU's TCP/IP/Ethernet headers), and how many would fill 10 Mbit/s on the link".into(),
+            title: "Each kind of user, one session each: bandwidth (PDU payload, and on the link with each PDU's TCP/IP/Ethernet headers), and how many would fill 10 Mbit/s on the link".into(),
             columns: vec![
                 c("user", ""),
                 c("down", "KB/s"),
@@ -195,7 +195,7 @@ pub(super) fn record(
         }
     }
     let fill = |k: UserKind| per_kind.iter().find(|p| p.kind == k).map(|p| ten / (p.down_link + p.up_link).max(1.0));
-    let method = "each kind of user alone through latlab's server, its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways on the link: each PDU's payload and the TCP/IP/Ethernet headers of its segments, as the seed counted (its 232 B per keystroke predicts the 1.56 KB/s it measured); ACKs are not counted";
+    let method = "one session of each kind of user through latlab's server (run side by side: a session's bytes are fixed by its own script), its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways on the link: each PDU's payload and the TCP/IP/Ethernet headers of its segments, as the seed counted (its 232 B per keystroke predicts the 1.56 KB/s it measured); ACKs are not counted";
     // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
     // what the here side counts and its decimals, the quantity judged, why it may differ).
     let rows = [

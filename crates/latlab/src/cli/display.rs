@@ -264,7 +264,8 @@ pub struct DisplayCapacity {
     /// loopback.
     #[arg(long, value_parser = parse_link)]
     pub link: Option<u64>,
-    /// Skip measuring each kind of user alone first.
+    /// Skip measuring each kind of user's own bandwidth first (one session of each kind, side by
+    /// side, twice).
     #[arg(long)]
     pub no_per_kind: bool,
     /// Bulk compression.

@@ -59,7 +59,7 @@ fn parse_cells(s: &str) -> Result<[usize; 3], String> {
 /// `latlab display pipeline`.
 #[derive(Debug, Args)]
 pub struct DisplayPipeline {
-    /// The suite's short version (about 25 s) instead of the full one (about 2.5 minutes).
+    /// The suite's short version (about 40 s) instead of the full one (about 2.5 minutes).
     #[arg(long)]
     pub short: bool,
     /// Seconds of the main slide-show run.

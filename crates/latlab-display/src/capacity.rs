@@ -135,6 +135,28 @@ pub struct CapacityConfig {
     /// When every level of the ramp held, go on doubling (up to
     /// [`crate::defaults::CAPACITY_MAX_SESSIONS`]) until one breaks.
     pub until_limit: bool,
+    /// A real server to ramp instead of latlab's own (`--rdp`).
+    pub real: Option<RealServer>,
+}
+
+/// A real multi-session server the ramp can run against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum RealServer {
+    /// xrdp on this machine, started by latlab, one local account per session.
+    LocalXrdp,
+}
+
+impl RealServer {
+    /// From `--rdp`'s value.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "local-xrdp" => Ok(Self::LocalXrdp),
+            _ => Err(format!(
+                "--rdp {s}: the ramp needs one account per session on the server, which latlab can make only on \
+                 this machine: use --rdp local-xrdp (xrdp started here; needs root and the xrdp and xorgxrdp packages)"
+            )),
+        }
+    }
 }
 
 /// The `latlab` binary this is, if it is one (not a test harness).
@@ -159,6 +181,7 @@ impl CapacityConfig {
             per_kind: true,
             pin: true,
             until_limit: true,
+            real: None,
         }
     }
 
@@ -172,7 +195,7 @@ impl CapacityConfig {
         let mut out = self.ramp.clone();
         if self.until_limit {
             let mut n = out.last().copied().unwrap_or(1);
-            while n * 2 <= crate::defaults::CAPACITY_MAX_SESSIONS {
+            while n * 2 <= self.most_sessions() {
                 n *= 2;
                 out.push(n);
             }
@@ -180,9 +203,21 @@ impl CapacityConfig {
         out
     }
 
+    /// The most sessions a level may have: fewer against a real server, whose sessions are
+    /// whole logins.
+    pub fn most_sessions(&self) -> usize {
+        match self.real {
+            Some(RealServer::LocalXrdp) => crate::defaults::CAPACITY_RDP_MAX_SESSIONS,
+            None => crate::defaults::CAPACITY_MAX_SESSIONS,
+        }
+    }
+
     /// Check the settings.
     pub fn validate(&self) -> Result<(), String> {
-        let most = crate::defaults::CAPACITY_MAX_SESSIONS;
+        let most = self.most_sessions();
+        if self.real.is_some() && self.link_bps.is_some() {
+            return Err("--link with --rdp: the ramp against a real server runs on loopback only so far".into());
+        }
         if self.ramp.is_empty() || self.ramp.contains(&0) || self.ramp.iter().any(|&n| n > most) {
             return Err(format!("the ramp: session counts from 1 to {most}"));
         }
@@ -297,7 +332,37 @@ pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize
 enum Outcome {
     Typed(TypingReport),
     Watched(net::ClientReport),
+    /// A typist on a real server.
+    Real(RealTyping),
     Failed(String),
+}
+
+/// A typist's session on a real server, as the ramp sees it.
+#[derive(Debug, Clone)]
+struct RealTyping {
+    /// Each key seen, intended time to screen, ns.
+    latencies_ns: Vec<u64>,
+    /// Keys never seen.
+    lost: u64,
+    /// Display bytes while typing (fast-path and slow-path updates, payload).
+    down_bytes: u64,
+    /// Input bytes while typing.
+    up_bytes: u64,
+    /// The typing's length, ns.
+    wall_ns: u64,
+}
+
+/// A session's key latencies (ns) and keys lost: every shown key of a typist.
+fn key_latencies(o: &Outcome) -> (Vec<i64>, u64) {
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    match o {
+        Outcome::Typed(t) => {
+            let k = key_stats(&t.keys, threshold);
+            (k.latencies, k.visible - k.shown)
+        }
+        Outcome::Real(r) => (r.latencies_ns.iter().map(|&v| v as i64).collect(), r.lost),
+        _ => (Vec::new(), 0),
+    }
 }
 
 /// One level's raw results.
@@ -383,20 +448,18 @@ fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<Vec<Re
 }
 
 fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
-    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
     let mut f = Figures { sessions: kinds.len(), ..Figures::default() };
     let mut bytes = 0u64;
     for s in sessions {
+        let (lat, lost) = key_latencies(s);
+        f.lost_keys += lost;
+        if let Some(s) = latlab_model::stats::summarize(&lat) {
+            f.worst_p95_ns = Some(f.worst_p95_ns.unwrap_or(0).max(s.p95 as u64));
+        }
         match s {
-            Outcome::Typed(t) => {
-                let k = key_stats(&t.keys, threshold);
-                f.lost_keys += k.visible - k.shown;
-                if let Some(s) = k.summary {
-                    f.worst_p95_ns = Some(f.worst_p95_ns.unwrap_or(0).max(s.p95 as u64));
-                }
-                bytes += t.client.bytes;
-            }
+            Outcome::Typed(t) => bytes += t.client.bytes,
             Outcome::Watched(c) => bytes += c.bytes,
+            Outcome::Real(r) => bytes += r.down_bytes,
             Outcome::Failed(_) => f.failed += 1,
         }
     }
@@ -407,6 +470,14 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
 /// Run the ramp into a record.
 pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
     cfg.validate()?;
+    if let Some(real) = cfg.real {
+        #[cfg(feature = "rdp-client")]
+        return match real {
+            RealServer::LocalXrdp => real::run(cfg, progress),
+        };
+        #[cfg(not(feature = "rdp-client"))]
+        return Err(format!("--rdp ({real:?}): this latlab was built without its RDP client (feature rdp-client)"));
+    }
     let mut rec = latlab_sys::record::begin("display");
     let lab = match cfg.link_bps {
         Some(r) => Some(NetLab::create(r, None).map_err(|e| format!("the shaped link: {e}"))?),
@@ -430,7 +501,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let _pinned = match (&server, cfg.pin) {
         (Some(p), true) => {
-            let pinned = Pinned::split(p.pid());
+            let pinned = Pinned::split(&[p.pid()]);
             match &pinned {
                 Ok(pin) => {
                     server_cpus = pin.server.len();
@@ -557,6 +628,8 @@ fn traffic(o: &Outcome) -> Traffic {
     match o {
         Outcome::Typed(t) => of(&t.client),
         Outcome::Watched(c) => of(c),
+        // Payload only: the real client's TCP segments are not counted.
+        Outcome::Real(r) => Traffic { down: r.down_bytes as f64, up: r.up_bytes as f64, ..Traffic::default() },
         Outcome::Failed(_) => Traffic::default(),
     }
 }
@@ -565,6 +638,7 @@ fn input_bps(o: &Outcome) -> f64 {
     match o {
         Outcome::Typed(t) => t.client.input_bytes as f64 / (t.client.wall_ns.max(1) as f64 / 1e9),
         Outcome::Watched(c) => c.input_bytes as f64 / (c.wall_ns.max(1) as f64 / 1e9),
+        Outcome::Real(r) => r.up_bytes as f64 / (r.wall_ns.max(1) as f64 / 1e9),
         Outcome::Failed(_) => 0.0,
     }
 }
@@ -630,17 +704,23 @@ struct Pinned {
 }
 
 impl Pinned {
-    /// The last CPU this thread may use for server `pid`, the others for the clients.
-    fn split(pid: u32) -> Result<Self, String> {
+    /// The last CPU this thread may use for the server's processes `pids` (what they start
+    /// later inherits it), the others for the clients.
+    fn split(pids: &[u32]) -> Result<Self, String> {
         let all = latlab_sys::platform::allowed_cpus();
         if all.len() < 2 {
             return Err(format!("{} CPU allowed here: nothing to give the server alone", all.len()));
         }
         let (clients, server) = (all[..all.len() - 1].to_vec(), all[all.len() - 1..].to_vec());
-        let s = latlab_sys::platform::set_process_affinity(pid, &server);
-        if !s.granted {
-            return Err(s.advice.clone().unwrap_or_default());
+        let mut s = None;
+        for &pid in pids {
+            let c = latlab_sys::platform::set_process_affinity(pid, &server);
+            if !c.granted {
+                return Err(c.advice.clone().unwrap_or_default());
+            }
+            s.get_or_insert(c);
         }
+        let s = s.ok_or("no server process to pin")?;
         let c = latlab_sys::platform::set_affinity(&clients);
         let me = Self { server, clients, restore: all, caps: vec![s, c.clone()] };
         if !c.granted {
@@ -656,6 +736,8 @@ impl Drop for Pinned {
     }
 }
 
+#[cfg(feature = "rdp-client")]
+mod real;
 mod record;
 mod server;
 use record::record;

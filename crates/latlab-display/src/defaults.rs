@@ -181,6 +181,20 @@ pub const CAPACITY_SECONDS: f64 = 10.0;
 /// The session that warms the server up before the ramp when no per-kind pass does: 1 s (the
 /// validation's shortest level), long enough to make the server's one-time memory.
 pub const CAPACITY_WARMUP_SECONDS: f64 = 1.0;
+/// `display capacity --rdp local-xrdp`: the ramp against xrdp, 1, 2, 4 and 8 sessions, then
+/// doubling while levels hold up to [`CAPACITY_RDP_MAX_SESSIONS`]. An xrdp session is a whole
+/// X login (Xorg, two xterms, a shell and `less`), tens of MiB and a second or more of
+/// start-up each, so a real server's ramp starts where latlab's stand-in is still idle.
+pub const CAPACITY_RDP_RAMP: [usize; 4] = [1, 2, 4, 8];
+/// The most sessions a ramp against xrdp tries: 64 (each is an account, a login and an Xorg;
+/// two cores are full long before, and a larger ramp mostly measures logins).
+pub const CAPACITY_RDP_MAX_SESSIONS: usize = 64;
+/// How long a level against xrdp waits for its sessions' logins: 20 s (the one-session wait of
+/// `display latency --rdp local-xrdp`) and 2 s more per session, since sesman starts each
+/// session's Xorg and programs one after another on the same CPUs.
+pub const CAPACITY_RDP_LOGIN_SECS: f64 = 20.0;
+/// See [`CAPACITY_RDP_LOGIN_SECS`].
+pub const CAPACITY_RDP_LOGIN_SECS_PER_SESSION: f64 = 2.0;
 /// The link counts as saturated at 90 % of its rate (TCP/IP headers and HTB's pacing take
 /// the rest).
 pub const CAPACITY_LINK_FULL: f64 = 0.9;

@@ -252,16 +252,18 @@ fn runtime_dirs() -> Result<(), String> {
     Ok(())
 }
 
-/// xrdp on this machine, started and stopped by latlab: a local account made for the run
-/// (its `~/.xsession` runs the same two xterms as [`LocalShadow`]), `xrdp-sesman` and `xrdp`
-/// on a loopback port. Dropping it stops both, kills the account's session (Xorg, xterms) and
-/// removes the account.
+/// xrdp on this machine, started and stopped by latlab: local accounts made for the run (each
+/// `~/.xsession` runs the same two xterms as [`LocalShadow`]; one at the start, more with
+/// [`LocalXrdp::add_account`], one per concurrent session), `xrdp-sesman` and `xrdp` on a
+/// loopback port. Dropping it stops both, kills the accounts' sessions (Xorg, xterms) and
+/// removes the accounts.
 pub struct LocalXrdp {
     /// The port xrdp listens on.
     pub port: u16,
-    /// The account made for the run.
+    /// The first account made for the run.
     pub user: String,
-    password: String,
+    /// Every account made for the run, the first first: (name, password).
+    accounts: Vec<(String, String)>,
     children: Vec<Child>,
     locks_before: Vec<std::path::PathBuf>,
 }
@@ -292,24 +294,42 @@ impl LocalXrdp {
         }
         let port = free_port().map_err(|e| format!("no free port: {e}"))?;
         let user = format!("latlabrdp{}", std::process::id());
+        let mut me = Self { port, user, accounts: Vec::new(), children: Vec::new(), locks_before: x_locks() };
+        me.add_account()?;
+        runtime_dirs()?;
+        me.children.push(spawn(Command::new("xrdp-sesman").arg("--nodaemon"), "xrdp-sesman")?);
+        wait_for("xrdp-sesman", Duration::from_secs(10), || {
+            std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()
+                || std::net::TcpStream::connect(("127.0.0.1", SESMAN_PORT)).is_ok()
+        })?;
+        me.children.push(spawn(Command::new("xrdp").args(["--nodaemon", "--port", &port.to_string()]), "xrdp")?);
+        wait_for("xrdp", Duration::from_secs(10), || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok())?;
+        Ok(me)
+    }
+
+    /// Make one more account (its home, document and `~/.xsession`), removed when this is
+    /// dropped; returns its credentials (never stored in a record).
+    pub fn add_account(&mut self) -> Result<super::trust::Credentials, String> {
+        let user = match self.accounts.len() {
+            0 => self.user.clone(),
+            n => format!("{}x{n}", self.user),
+        };
         let mut raw = [0u8; 12];
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut raw))
             .map_err(|e| format!("/dev/urandom: {e}"))?;
         let password: String = raw.iter().map(|b| format!("{b:02x}")).collect::<String>() + "-Aa1";
-        let mut me = Self { port, user: user.clone(), password, children: Vec::new(), locks_before: x_locks() };
         run(Command::new("useradd").args(["-m", "-s", "/bin/sh", &user]), "useradd")?;
+        // Kept before anything else can fail, so the account is removed whatever happens next.
+        self.accounts.push((user.clone(), password.clone()));
         let mut chpasswd = Command::new("chpasswd")
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("chpasswd: {e}"))?;
-        std::io::Write::write_all(
-            chpasswd.stdin.as_mut().expect("piped"),
-            format!("{user}:{}\n", me.password).as_bytes(),
-        )
-        .map_err(|e| format!("chpasswd: {e}"))?;
+        std::io::Write::write_all(chpasswd.stdin.as_mut().expect("piped"), format!("{user}:{password}\n").as_bytes())
+            .map_err(|e| format!("chpasswd: {e}"))?;
         let ok = chpasswd.wait_with_output().map_err(|e| format!("chpasswd: {e}"))?;
         if !ok.status.success() {
             return Err(format!("chpasswd: {}", String::from_utf8_lossy(&ok.stderr).trim()));
@@ -325,15 +345,12 @@ impl LocalXrdp {
         std::fs::write(&xs, session).map_err(|e| format!("{}: {e}", xs.display()))?;
         run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
         run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
-        runtime_dirs()?;
-        me.children.push(spawn(Command::new("xrdp-sesman").arg("--nodaemon"), "xrdp-sesman")?);
-        wait_for("xrdp-sesman", Duration::from_secs(10), || {
-            std::net::TcpStream::connect(("::1", SESMAN_PORT)).is_ok()
-                || std::net::TcpStream::connect(("127.0.0.1", SESMAN_PORT)).is_ok()
-        })?;
-        me.children.push(spawn(Command::new("xrdp").args(["--nodaemon", "--port", &port.to_string()]), "xrdp")?);
-        wait_for("xrdp", Duration::from_secs(10), || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok())?;
-        Ok(me)
+        Ok(super::trust::Credentials { user, password, domain: None })
+    }
+
+    /// Accounts made so far.
+    pub fn accounts(&self) -> usize {
+        self.accounts.len()
     }
 
     /// The target string (`127.0.0.1:PORT`).
@@ -347,17 +364,27 @@ impl LocalXrdp {
         tree(&self.children)
     }
 
+    /// xrdp-sesman's and xrdp's own processes (what every session is forked from).
+    pub fn daemons(&self) -> Vec<u32> {
+        self.children.iter().map(Child::id).collect()
+    }
+
     /// Wait until the session sesman started at the first connection runs its programs (two
     /// xterms, a shell in one and `less` in the other): X draws their windows only then.
     pub fn wait_session(&self) -> Result<(), String> {
+        self.wait_session_of(&self.user, Duration::from_secs(20))
+    }
+
+    /// [`LocalXrdp::wait_session`] for account `user`, waiting up to `timeout`.
+    pub fn wait_session_of(&self, user: &str, timeout: Duration) -> Result<(), String> {
         let uid = std::fs::read_to_string("/etc/passwd")
             .ok()
             .and_then(|p| {
                 p.lines()
-                    .find(|l| l.starts_with(&format!("{}:", self.user)))
+                    .find(|l| l.starts_with(&format!("{user}:")))
                     .and_then(|l| l.split(':').nth(2).map(str::to_owned))
             })
-            .ok_or_else(|| format!("no account {}", self.user))?;
+            .ok_or_else(|| format!("no account {user}"))?;
         let programs = || {
             let mut names = Vec::new();
             for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -374,7 +401,7 @@ impl LocalXrdp {
             }
             names
         };
-        wait_for("the xrdp session's programs", Duration::from_secs(20), || {
+        wait_for("the xrdp session's programs", timeout, || {
             let n = programs();
             n.iter().filter(|p| *p == "xterm").count() >= 2
                 && n.iter().any(|p| p == "less")
@@ -386,7 +413,12 @@ impl LocalXrdp {
 
     /// The account's credentials (never stored in a record).
     pub fn credentials(&self) -> super::trust::Credentials {
-        super::trust::Credentials { user: self.user.clone(), password: self.password.clone(), domain: None }
+        self.credentials_of(0).expect("the first account is made at the start")
+    }
+
+    /// Account `i`'s credentials (never stored in a record).
+    pub fn credentials_of(&self, i: usize) -> Option<super::trust::Credentials> {
+        self.accounts.get(i).map(|(u, p)| super::trust::Credentials { user: u.clone(), password: p.clone(), domain: None })
     }
 
     /// xrdp's name and version, as it prints them.
@@ -412,13 +444,18 @@ impl Drop for LocalXrdp {
             let _ = c.kill();
             let _ = c.wait();
         }
-        // The session sesman started for the account: Xorg, the xterms, chansrv.
-        let _ = Command::new("pkill").args(["-TERM", "-u", &self.user]).status();
+        // The sessions sesman started for the accounts: Xorg, the xterms, chansrv.
+        for (user, _) in &self.accounts {
+            let _ = Command::new("pkill").args(["-TERM", "-u", user]).status();
+        }
         std::thread::sleep(Duration::from_millis(500));
-        let _ = Command::new("pkill").args(["-KILL", "-u", &self.user]).status();
+        for (user, _) in &self.accounts {
+            let _ = Command::new("pkill").args(["-KILL", "-u", user]).status();
+        }
         std::thread::sleep(Duration::from_millis(200));
-        let _ =
-            Command::new("userdel").args(["-r", "-f", &self.user]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        for (user, _) in &self.accounts {
+            let _ = Command::new("userdel").args(["-r", "-f", user]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        }
         for lock in x_locks() {
             if !self.locks_before.contains(&lock) {
                 if let Some(n) =

@@ -254,8 +254,9 @@ pub struct DisplayCapacity {
     /// The users, `kind=weight` comma-separated; kinds: typist, menu, scroller, banner, reader.
     #[arg(long, default_value = latlab_display::defaults::CAPACITY_MIX, value_parser = latlab_display::capacity::parse_mix)]
     pub mix: latlab_display::capacity::Mix,
-    /// Session counts to try, comma-separated, in order.
-    #[arg(long, value_delimiter = ',', default_values_t = latlab_display::defaults::CAPACITY_RAMP)]
+    /// Session counts to try, comma-separated, in order [default: 1,2,4,8,16,32,64; with
+    /// --rdp: 1,2,4,8].
+    #[arg(long, value_delimiter = ',')]
     pub ramp: Vec<usize>,
     /// Seconds per level.
     #[arg(long, default_value_t = latlab_display::defaults::CAPACITY_SECONDS)]
@@ -282,9 +283,15 @@ pub struct DisplayCapacity {
     #[arg(long)]
     pub no_pin: bool,
     /// Stop at the last level of --ramp even if it held (by default the ramp goes on doubling,
-    /// up to 512 sessions, until a level breaks).
+    /// up to 512 sessions, or 64 with --rdp, until a level breaks).
     #[arg(long)]
     pub ramp_only: bool,
+    /// Ramp a real RDP server instead of latlab's own: `local-xrdp` starts xrdp here and makes
+    /// one local account per session (removed at the end; needs root, xrdp and xorgxrdp);
+    /// every session is a typist at 100 wpm in an xterm, timed key to screen.
+    #[arg(long, value_name = "SERVER", value_parser = latlab_display::capacity::RealServer::parse,
+          conflicts_with_all = ["mix", "link", "no_per_kind", "codec", "crypto", "bpp"])]
+    pub rdp: Option<latlab_display::capacity::RealServer>,
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {

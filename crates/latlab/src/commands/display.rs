@@ -70,8 +70,18 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         },
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
-            (cfg.mix, cfg.ramp, cfg.seconds, cfg.link_bps) = (c.mix, c.ramp, c.seconds, c.link);
+            (cfg.mix, cfg.seconds, cfg.link_bps) = (c.mix, c.seconds, c.link);
             (cfg.per_kind, cfg.pin, cfg.until_limit) = (!c.no_per_kind, !c.no_pin, !c.ramp_only);
+            if let Some(real) = c.rdp {
+                // A real server's sessions are typists, with nothing of latlab's own to measure first.
+                cfg.real = Some(real);
+                cfg.mix = vec![(latlab_display::capacity::UserKind::Typist, 1)];
+                cfg.per_kind = false;
+                cfg.ramp = latlab_display::defaults::CAPACITY_RDP_RAMP.to_vec();
+            }
+            if !c.ramp.is_empty() {
+                cfg.ramp = c.ramp;
+            }
             (cfg.session.codec, cfg.session.crypto, cfg.session.bpp) = (c.codec, c.crypto, c.bpp);
             measure::<DisplayCapacity>(db, cfg)
         }

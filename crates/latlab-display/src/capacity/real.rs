@@ -1,0 +1,200 @@
+//! The users-per-server ramp against a real multi-session RDP server: xrdp on this machine
+//! (`display capacity --rdp local-xrdp`), one local account per session, made for the run and
+//! removed with it; every session a typist at 100 wpm in its own xterm, typed by latlab's RDP
+//! client and timed key to screen by [`crate::keyscreen`], as `display latency --rdp` times one.
+
+use super::*;
+use crate::rdp::connect::{ClientSettings, connect};
+use crate::rdp::local::{LocalXrdp, SCREEN, SHELL_AT};
+use crate::rdp::session::RdpSession;
+use crate::rdp::trust::{Target, Trust};
+use crate::rdp::typing::{TypingPlan, first_picture, measure, settle};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::time::Duration;
+
+/// The ramp against xrdp started here: the record and the answer.
+pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
+    let mut x = LocalXrdp::start()?;
+    let mut rec = latlab_sys::record::begin("display");
+    rec.config("server_product", LocalXrdp::product());
+    // xrdp, sesman and every session sesman starts later (forked from it, so inheriting its
+    // CPUs) on a CPU of their own; the clients on the others.
+    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _pinned = if cfg.pin {
+        let pinned = Pinned::split(&x.daemons());
+        match &pinned {
+            Ok(pin) => {
+                server_cpus = pin.server.len();
+                rec.config("server_cpus", format!("{:?}", pin.server));
+                rec.config("client_cpus", format!("{:?}", pin.clients));
+            }
+            Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
+        }
+        rec.capabilities.extend(pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default());
+        pinned.ok()
+    } else {
+        None
+    };
+    // What the server holds with no session: xrdp and sesman alone.
+    let base_kib: u64 = x.pids().iter().filter_map(|&p| pss_kib(p)).sum();
+    let mut levels: Vec<Level> = Vec::new();
+    for n in cfg.levels() {
+        if latlab_sys::interrupt::stop_requested() {
+            break;
+        }
+        while x.accounts() < n {
+            x.add_account()?;
+        }
+        let lvl = level(cfg, &x, n, base_kib)?;
+        let stop = broken(&lvl.figures, None).is_some();
+        levels.push(lvl);
+        progress.fetch_add(1, Ordering::Relaxed);
+        if stop {
+            break;
+        }
+    }
+    let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
+    let (users, limit) = answer(&figs, None, server_cpus);
+    let said = match limit {
+        Limit::NotReached => format!(
+            "xrdp here took {users} typists, the highest level tried, with every typist's 95th percentile under {} ms; no limit was found up to there",
+            crate::defaults::NOTICEABLE_MS
+        ),
+        l => format!(
+            "xrdp here takes {users} typists before the 95th percentile passes {} ms, and the limit is {}",
+            crate::defaults::NOTICEABLE_MS,
+            l.name()
+        ),
+    };
+    super::record::record(&mut rec, cfg, "typist=1", &levels, &[], users, limit, &said);
+    drop(x);
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok((rec, said))
+}
+
+/// One level: `n` sessions log in at once (accounts 0..n), and once every one is in and its
+/// shell has the focus, all type together for the level's seconds.
+fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result<Level, String> {
+    let target = Target::parse(&x.target())?;
+    let settings = ClientSettings { desktop: SCREEN, bpp: crate::defaults::RDP_BPP, compression: None };
+    let gap = crate::editor::key_gap_ns(crate::defaults::CAPACITY_WPM);
+    let plan = TypingPlan {
+        keys: ((cfg.seconds * 1e9) as u64 / gap).max(1) as usize,
+        interval_ns: gap,
+        timeout_ns: crate::defaults::RDP_KEY_TIMEOUT_NS,
+        settle_ns: crate::defaults::RDP_SETTLE_NS,
+        roi: None,
+        max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
+        snapshot_dir: None,
+    };
+    let login = Duration::from_secs_f64(
+        crate::defaults::CAPACITY_RDP_LOGIN_SECS + crate::defaults::CAPACITY_RDP_LOGIN_SECS_PER_SESSION * n as f64,
+    );
+    let arrived = AtomicUsize::new(0);
+    let go = AtomicBool::new(false);
+    let own0 = cpu_and_faults(std::process::id());
+    let (sessions, pss_mid, server, wall_ns) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let creds = x.credentials_of(i).expect("an account per session");
+                let (target, settings, plan, arrived, go) = (&target, &settings, &plan, &arrived, &go);
+                scope.spawn(move || {
+                    let mut counted = false;
+                    let r = typist(x, target, settings, plan, creds, login, || {
+                        arrived.fetch_add(1, Ordering::AcqRel);
+                        counted = true;
+                        wait_for_go(go, login)
+                    });
+                    if !counted {
+                        arrived.fetch_add(1, Ordering::AcqRel);
+                    }
+                    r.map_or_else(Outcome::Failed, Outcome::Real)
+                })
+            })
+            .collect();
+        // Every session in (or failed), then everyone types together.
+        let until = std::time::Instant::now() + login + Duration::from_secs(5);
+        while arrived.load(Ordering::Acquire) < n && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let t0 = latlab_sys::clock::monotonic_now();
+        let before = tree_cpu(x);
+        go.store(true, Ordering::Release);
+        std::thread::sleep(Duration::from_secs_f64(cfg.seconds / 2.0));
+        let mid: u64 = x.pids().iter().filter_map(|&p| pss_kib(p)).sum();
+        let sessions: Vec<Outcome> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Outcome::Failed("a client thread panicked".into())))
+            .collect();
+        let after = tree_cpu(x);
+        let wall = latlab_sys::clock::monotonic_now() - t0;
+        // CPU and faults of the processes there at both ends.
+        let (mut cpu, mut faults) = (0u64, 0u64);
+        for (pid, (c1, f1)) in &after {
+            if let Some((c0, f0)) = before.get(pid) {
+                cpu += c1.saturating_sub(*c0);
+                faults += f1.saturating_sub(*f0);
+            }
+        }
+        (sessions, mid, (cpu, faults), wall)
+    });
+    let kinds = vec![UserKind::Typist; n];
+    let mut figures = figures(&kinds, &sessions, wall_ns);
+    figures.server_cores = Some(server.0 as f64 / wall_ns.max(1) as f64);
+    figures.major_faults = Some(server.1);
+    // The clients' CPU over the whole level (logins included): this process's.
+    figures.client_cores = own0.zip(cpu_and_faults(std::process::id())).map(|(a, b)| (b.0 - a.0) as f64 / wall_ns as f64);
+    Ok(Level { kinds, sessions, pss_kib: Some((base_kib, pss_mid)), figures })
+}
+
+/// Wait for the word to type (false: it never came).
+fn wait_for_go(go: &AtomicBool, login: Duration) -> bool {
+    let until = std::time::Instant::now() + login + Duration::from_secs(10);
+    while !go.load(Ordering::Acquire) {
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+/// CPU (ns) and major faults of every process of the server, by pid.
+fn tree_cpu(x: &LocalXrdp) -> std::collections::HashMap<u32, (u64, u64)> {
+    x.pids().into_iter().filter_map(|p| cpu_and_faults(p).map(|c| (p, c))).collect()
+}
+
+/// One session: log in as `creds`, wait for its programs, give the shell the focus, say so
+/// (`ready`, which returns once everyone may type), then type.
+fn typist(
+    x: &LocalXrdp,
+    target: &Target,
+    settings: &ClientSettings,
+    plan: &TypingPlan,
+    creds: crate::rdp::trust::Credentials,
+    login: Duration,
+    ready: impl FnOnce() -> bool,
+) -> Result<RealTyping, String> {
+    let user = creds.user.clone();
+    let conn = connect(target, &Trust::Insecure, || Ok(creds), settings).map_err(|e| e.to_string())?;
+    let mut s = RdpSession::new(conn).map_err(|e| e.to_string())?;
+    x.wait_session_of(&user, login)?;
+    first_picture(&mut s)?;
+    s.mouse_to(SHELL_AT.0, SHELL_AT.1).map_err(|e| e.to_string())?;
+    settle(&mut s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(|e| e.to_string())?;
+    if !ready() {
+        return Err("the other sessions' logins never finished".into());
+    }
+    let (down0, up0) = (s.counts().display_bytes, s.counts().input_bytes);
+    let t0 = latlab_sys::clock::monotonic_now();
+    let r = measure(&mut s, plan, None)?;
+    let out = RealTyping {
+        latencies_ns: r.latencies_ns,
+        lost: r.lost,
+        down_bytes: s.counts().display_bytes - down0,
+        up_bytes: s.counts().input_bytes - up0,
+        wall_ns: latlab_sys::clock::monotonic_now() - t0,
+    };
+    s.close();
+    Ok(out)
+}

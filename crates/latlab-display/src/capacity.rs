@@ -245,6 +245,9 @@ pub enum Limit {
     Memory,
     /// The link was saturated.
     Link,
+    /// Sessions could not log in (the server refused or did not answer them in time) while
+    /// its CPU, memory and link were not at their end.
+    Logins,
     /// Latency broke, and none of the three was at its end (the clients, sharing the
     /// machine, or the scheduler).
     Unclear,
@@ -259,6 +262,7 @@ impl Limit {
             Limit::Cpu => "CPU",
             Limit::Memory => "memory",
             Limit::Link => "the link",
+            Limit::Logins => "logins (the server did not take every session's login in time)",
             Limit::Unclear => "unclear (no resource at its end)",
             Limit::NotReached => "none up to the highest level tried",
         }
@@ -274,8 +278,10 @@ pub struct Figures {
     pub worst_p95_ns: Option<u64>,
     /// Keys lost across typists.
     pub lost_keys: u64,
-    /// Sessions that failed.
+    /// Sessions that failed (logins included).
     pub failed: usize,
+    /// Of those, sessions that never logged in.
+    pub no_login: usize,
     /// Display bytes per second, all sessions.
     pub down_bps: f64,
     /// Server CPU, cores busy (`None`: not measurable).
@@ -289,6 +295,9 @@ pub struct Figures {
 /// What breaks a level: its reason, or `None` when it holds.
 pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
     let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    if f.failed > 0 && f.no_login == f.failed {
+        return Some(format!("{} of {} logins failed", f.failed, f.sessions));
+    }
     if f.failed > 0 {
         return Some(format!("{} sessions failed", f.failed));
     }
@@ -319,6 +328,8 @@ pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize
             Limit::Memory
         } else if f.server_cores.is_some_and(|c| c >= crate::defaults::CAPACITY_CPU_FULL * cores as f64) {
             Limit::Cpu
+        } else if f.no_login > 0 {
+            Limit::Logins
         } else {
             Limit::Unclear
         };
@@ -334,6 +345,8 @@ enum Outcome {
     Watched(net::ClientReport),
     /// A typist on a real server.
     Real(RealTyping),
+    /// Never logged in: the connection or the server's answer to the login failed.
+    NoLogin(String),
     Failed(String),
 }
 
@@ -401,7 +414,7 @@ fn run_sessions(
                 }
                 let stream = match TcpStream::connect(addr) {
                     Ok(s) => s,
-                    Err(e) => return Outcome::Failed(format!("connecting: {e}")),
+                    Err(e) => return Outcome::NoLogin(format!("connecting: {e}")),
                 };
                 if kind == UserKind::Typist {
                     let tc = TypistConfig {
@@ -416,12 +429,12 @@ fn run_sessions(
                     let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
                     match net::type_on(stream, &session, 0, &vc, &tc) {
                         Ok(r) => Outcome::Typed(r),
-                        Err(e) => Outcome::Failed(e.to_string()),
+                        Err(e) => failed(e),
                     }
                 } else {
                     match net::view_on(stream, &session, net::Pace::RealTime, &ViewConfig::default()) {
                         Ok(r) => Outcome::Watched(r),
-                        Err(e) => Outcome::Failed(e.to_string()),
+                        Err(e) => failed(e),
                     }
                 }
             })
@@ -434,6 +447,15 @@ fn run_sessions(
         .into_iter()
         .map(|h| h.join().unwrap_or_else(|_| Outcome::Failed("a client thread panicked".into())))
         .collect()
+}
+
+/// A session's error: a refused login (the server's ERR answer to the hello: busy, or the
+/// hello not read in time) is a login that failed; anything else a session that failed.
+fn failed(e: net::NetError) -> Outcome {
+    match e {
+        net::NetError::Refused(why) => Outcome::NoLogin(format!("the server refused the login: {why}")),
+        e => Outcome::Failed(e.to_string()),
+    }
 }
 
 /// An in-process server taking `n` connections.
@@ -460,6 +482,10 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
             Outcome::Typed(t) => bytes += t.client.bytes,
             Outcome::Watched(c) => bytes += c.bytes,
             Outcome::Real(r) => bytes += r.down_bytes,
+            Outcome::NoLogin(_) => {
+                f.failed += 1;
+                f.no_login += 1;
+            }
             Outcome::Failed(_) => f.failed += 1,
         }
     }
@@ -630,7 +656,7 @@ fn traffic(o: &Outcome) -> Traffic {
         Outcome::Watched(c) => of(c),
         // Payload only: the real client's TCP segments are not counted.
         Outcome::Real(r) => Traffic { down: r.down_bytes as f64, up: r.up_bytes as f64, ..Traffic::default() },
-        Outcome::Failed(_) => Traffic::default(),
+        Outcome::NoLogin(_) | Outcome::Failed(_) => Traffic::default(),
     }
 }
 
@@ -639,7 +665,7 @@ fn input_bps(o: &Outcome) -> f64 {
         Outcome::Typed(t) => t.client.input_bytes as f64 / (t.client.wall_ns.max(1) as f64 / 1e9),
         Outcome::Watched(c) => c.input_bytes as f64 / (c.wall_ns.max(1) as f64 / 1e9),
         Outcome::Real(r) => r.up_bytes as f64 / (r.wall_ns.max(1) as f64 / 1e9),
-        Outcome::Failed(_) => 0.0,
+        Outcome::NoLogin(_) | Outcome::Failed(_) => 0.0,
     }
 }
 

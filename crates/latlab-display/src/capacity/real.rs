@@ -105,10 +105,14 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
                         counted = true;
                         wait_for_go(go, login)
                     });
-                    if !counted {
-                        arrived.fetch_add(1, Ordering::AcqRel);
+                    match r {
+                        Ok(t) => Outcome::Real(t),
+                        Err(e) if counted => Outcome::Failed(e),
+                        Err(e) => {
+                            arrived.fetch_add(1, Ordering::AcqRel);
+                            Outcome::NoLogin(e)
+                        }
                     }
-                    r.map_or_else(Outcome::Failed, Outcome::Real)
                 })
             })
             .collect();
@@ -143,7 +147,8 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
     figures.server_cores = Some(server.0 as f64 / wall_ns.max(1) as f64);
     figures.major_faults = Some(server.1);
     // The clients' CPU over the whole level (logins included): this process's.
-    figures.client_cores = own0.zip(cpu_and_faults(std::process::id())).map(|(a, b)| (b.0 - a.0) as f64 / wall_ns as f64);
+    figures.client_cores =
+        own0.zip(cpu_and_faults(std::process::id())).map(|(a, b)| (b.0 - a.0) as f64 / wall_ns as f64);
     Ok(Level { kinds, sessions, pss_kib: Some((base_kib, pss_mid)), figures })
 }
 

@@ -53,6 +53,7 @@ pub(super) fn record(
                 Limit::Cpu => "cpu",
                 Limit::Memory => "memory",
                 Limit::Link => "link",
+                Limit::Logins => "logins",
                 Limit::Unclear => "unclear",
                 Limit::NotReached => "not_reached",
             }
@@ -129,7 +130,7 @@ pub(super) fn record(
             why.unwrap_or_else(|| "held".into()).into(),
         ]);
         for s in &l.sessions {
-            if let Outcome::Failed(e) = s {
+            if let Outcome::Failed(e) | Outcome::NoLogin(e) = s {
                 rec.warn(format!("{n} sessions: a session failed: {e}"));
                 break;
             }

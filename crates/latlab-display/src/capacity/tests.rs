@@ -60,7 +60,15 @@ fn lost_keys_failed_sessions_and_a_full_link_break_a_level() {
     f.lost_keys = 0;
     f.failed = 1;
     assert!(broken(&f, None).unwrap().contains("1 sessions failed"));
-    f.failed = 0;
+    assert_eq!(answer(&[level(1, 5), f.clone()], None, 2), (1, Limit::Unclear));
+    // Logins that failed, with the server's CPU not full: the limit is the logins.
+    f.no_login = 1;
+    assert!(broken(&f, None).unwrap().contains("1 of 4 logins failed"));
+    assert_eq!(answer(&[level(1, 5), f.clone()], None, 2), (1, Limit::Logins));
+    // With the CPU full, the CPU is named: it is why the logins were not taken.
+    f.server_cores = Some(1.95);
+    assert_eq!(answer(&[level(1, 5), f.clone()], None, 2), (1, Limit::Cpu));
+    (f.failed, f.no_login, f.server_cores) = (0, 0, Some(0.4));
     // 4 KB/s is 32 kbit/s: 57 % of a 56 kbit/s link holds, 91 % of 35 kbit/s does not.
     assert_eq!(broken(&f, Some(56_000)), None);
     assert!(broken(&f, Some(35_000)).unwrap().contains("the link carried"));
@@ -125,4 +133,15 @@ fn the_full_ramp_doubles_on_to_the_cap_and_the_suites_stops_at_its_last_level() 
     assert_eq!(odd.levels(), [3, 300], "600 is past the cap");
     assert!(CapacityConfig { ramp: vec![513], ..CapacityConfig::full() }.validate().unwrap_err().contains("1 to 512"));
     assert_eq!(Limit::NotReached.name(), "none up to the highest level tried");
+    // Against a real server the ramp is shorter: whole logins.
+    let xrdp = CapacityConfig {
+        real: Some(RealServer::LocalXrdp),
+        ramp: crate::defaults::CAPACITY_RDP_RAMP.to_vec(),
+        ..CapacityConfig::full()
+    };
+    assert_eq!(xrdp.levels(), [1, 2, 4, 8, 16, 32, 64]);
+    assert!(CapacityConfig { ramp: vec![65], ..xrdp.clone() }.validate().unwrap_err().contains("1 to 64"));
+    assert!(CapacityConfig { link_bps: Some(10_000_000), ..xrdp }.validate().unwrap_err().contains("loopback"));
+    assert_eq!(RealServer::parse("local-xrdp"), Ok(RealServer::LocalXrdp));
+    assert!(RealServer::parse("10.0.0.1").unwrap_err().contains("--rdp local-xrdp"));
 }

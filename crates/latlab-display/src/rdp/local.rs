@@ -418,7 +418,11 @@ impl LocalXrdp {
 
     /// Account `i`'s credentials (never stored in a record).
     pub fn credentials_of(&self, i: usize) -> Option<super::trust::Credentials> {
-        self.accounts.get(i).map(|(u, p)| super::trust::Credentials { user: u.clone(), password: p.clone(), domain: None })
+        self.accounts.get(i).map(|(u, p)| super::trust::Credentials {
+            user: u.clone(),
+            password: p.clone(),
+            domain: None,
+        })
     }
 
     /// xrdp's name and version, as it prints them.
@@ -454,7 +458,8 @@ impl Drop for LocalXrdp {
         }
         std::thread::sleep(Duration::from_millis(200));
         for (user, _) in &self.accounts {
-            let _ = Command::new("userdel").args(["-r", "-f", user]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let _ =
+                Command::new("userdel").args(["-r", "-f", user]).stdout(Stdio::null()).stderr(Stdio::null()).status();
         }
         for lock in x_locks() {
             if !self.locks_before.contains(&lock) {

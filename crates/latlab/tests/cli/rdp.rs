@@ -219,6 +219,49 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
 }
 
 #[test]
+fn users_per_server_on_xrdp_one_account_per_session() {
+    if let Some(why) = latlab_display::rdp::local::xrdp_missing() {
+        return skip(&why);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["display", "capacity", "--rdp", "local-xrdp", "--ramp", "1,2", "--ramp-only", "--seconds", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("xrdp here took 2 typists"));
+    let json = latlab(d).args(["export", "1", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    // Two sessions, two logins: every key of both typists shown.
+    assert_eq!(metric(&rec, "capacity.n2.lost_keys"), 0.0);
+    assert!(metric(&rec, "capacity.n2.p95") > 0.0);
+    assert!(metric(&rec, "capacity.n2.server_cpu_per_session") > 0.0, "xrdp's processes' CPU");
+    // Each xrdp session is an X login of its own: far more than one of latlab's lean sessions
+    // (bounds, not a figure: the figure is the record's).
+    assert!(metric(&rec, "capacity.n2.server_pss_per_session") > 1024.0, "KiB a session");
+    assert!(rec["config"]["server_product"].as_str().unwrap().contains("xrdp"));
+    let row =
+        rec["paper"].as_array().unwrap().iter().find(|r| r["figure"] == "§3.2.1 memory per user session").unwrap();
+    assert!(row["here_value"].as_str().unwrap().contains("xrdp here"), "{row}");
+    // Both accounts, their sessions and the servers are gone.
+    let users = std::fs::read_to_string("/etc/passwd").unwrap();
+    assert!(!users.contains("latlabrdp"), "the run's accounts were removed");
+    assert!(latlab_display::rdp::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
+    // Usage: a remote server cannot be given accounts; latlab's own mix does not apply.
+    latlab(d)
+        .args(["display", "capacity", "--rdp", "198.18.0.1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--rdp local-xrdp"));
+    latlab(d)
+        .args(["display", "capacity", "--rdp", "local-xrdp", "--mix", "menu=1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
 fn a_wrong_password_under_nla_exits_5_and_the_right_one_measures() {
     if let Some(why) = missing() {
         return skip(&why);

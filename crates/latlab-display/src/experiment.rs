@@ -270,7 +270,11 @@ impl Experiment for DisplayCapacity {
                 String::new()
             },
             cfg.seconds,
-            cfg.link_bps.map_or("loopback".into(), |r| format!("a {r} bit/s link between namespaces")),
+            match (cfg.real, cfg.link_bps) {
+                (Some(_), _) => "xrdp started here, one account per session, over loopback".into(),
+                (None, None) => "loopback".into(),
+                (None, Some(r)) => format!("a {r} bit/s link between namespaces"),
+            },
             crate::defaults::NOTICEABLE_MS
         )
     }

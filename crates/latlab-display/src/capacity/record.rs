@@ -98,17 +98,21 @@ pub(super) fn record(
         let mut pss_per = None;
         let mut added = None;
         if let Some((before, mid)) = l.pss_kib {
-            let per = mid.saturating_sub(before) as f64 / n as f64;
+            // Per session the server held: a login that failed holds nothing.
+            let live = n - f.no_login;
+            let per = mid.saturating_sub(before) as f64 / live.max(1) as f64;
             rec.metric(&format!("{p}.server_pss"), mid, "KiB");
             rec.metric(&format!("{p}.server_pss_per_session"), per, "KiB");
-            per_session_kib.push((n, per));
+            if broken(f, cfg.link_bps).is_none() {
+                per_session_kib.push((live, per));
+            }
             pss_per = Some(per);
-            if let Some((pn, pp)) = prev_pss.filter(|&(pn, _)| n > pn) {
-                let a = (mid as f64 - pp as f64) / (n - pn) as f64;
+            if let Some((pn, pp)) = prev_pss.filter(|&(pn, _)| live > pn) {
+                let a = (mid as f64 - pp as f64) / (live - pn) as f64;
                 rec.metric(&format!("{p}.server_pss_added_per_session"), a, "KiB");
                 added = Some(a);
             }
-            prev_pss = Some((n, mid));
+            prev_pss = Some((live, mid));
         }
         let why = broken(f, cfg.link_bps);
         let r1 = |v: f64| (v * 10.0).round() / 10.0;
@@ -268,7 +272,7 @@ pub(super) fn record(
             ),
         });
     }
-    // The largest level's figure: the most sessions sharing the server's fixed memory.
+    // The largest level that held: the most sessions sharing the server's fixed memory.
     if let Some(&(sessions, per)) = per_session_kib.last() {
         let setting = "NT 4.0 TSE: the five processes of each login, private committed memory";
         rec.paper.push(match cfg.real {

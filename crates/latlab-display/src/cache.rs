@@ -63,8 +63,13 @@ pub struct CellCache {
     cells: usize,
     slot_of: HashMap<u64, u16>,
     free: Vec<u16>,
-    /// Every key referenced, in order.
+    /// Every key referenced, in order, when kept ([`CellCache::keep_trace`]): the optimum's
+    /// oracle is made from it; a server, which never asks, keeps none (it would grow by a key
+    /// per reference for a session's life).
     pub trace: Vec<u64>,
+    keep_trace: bool,
+    /// References so far (the oracle's position).
+    refs: usize,
     oracle: Option<Vec<u64>>,
     /// References that hit.
     pub hits: u64,
@@ -83,6 +88,8 @@ impl CellCache {
             slot_of: HashMap::new(),
             free: (0..cells as u16).rev().collect(),
             trace: Vec::new(),
+            keep_trace: false,
+            refs: 0,
             oracle,
             hits: 0,
             misses: 0,
@@ -94,11 +101,19 @@ impl CellCache {
         self.cells
     }
 
+    /// Keep every key referenced from now on in [`CellCache::trace`].
+    pub fn keep_trace(&mut self) {
+        self.keep_trace = true;
+    }
+
     /// Reference the bitmap `key`: `(true, cell)` when the client has it, `(false, cell)`
     /// when it must be sent into `cell`.
     pub fn lookup(&mut self, key: u64) -> (bool, u16) {
-        let next = self.oracle.as_ref().and_then(|o| o.get(self.trace.len()).copied()).unwrap_or(u64::MAX);
-        self.trace.push(key);
+        let next = self.oracle.as_ref().and_then(|o| o.get(self.refs).copied()).unwrap_or(u64::MAX);
+        self.refs += 1;
+        if self.keep_trace {
+            self.trace.push(key);
+        }
         match self.policy.access(key, next) {
             Access::Hit => {
                 self.hits += 1;
@@ -131,7 +146,13 @@ impl CacheMirror {
         Self { caches: std::array::from_fn(|i| CellCache::new(kind, cells[i], o[i].take())) }
     }
 
-    /// The oracle for a rerun of the same reference traces under the optimum.
+    /// Keep the three caches' reference traces (for [`CacheMirror::oracle`]).
+    pub fn keep_traces(&mut self) {
+        self.caches.iter_mut().for_each(CellCache::keep_trace);
+    }
+
+    /// The oracle for a rerun of the same reference traces under the optimum (empty unless
+    /// the traces were kept).
     pub fn oracle(&self) -> [Vec<u64>; 3] {
         std::array::from_fn(|i| next_uses(&self.caches[i].trace))
     }
@@ -160,12 +181,14 @@ mod tests {
     fn cells_are_reused_after_eviction() {
         let mut c = CellCache::new(PolicyKind::Lru, 2, None);
         assert_eq!(c.lookup(10), (false, 0));
+        assert!(c.trace.is_empty(), "no trace unless asked");
+        c.keep_trace();
         assert_eq!(c.lookup(11), (false, 1));
         assert_eq!(c.lookup(10), (true, 0));
         // 11 is least recently used: 12 takes its cell.
         assert_eq!(c.lookup(12), (false, 1));
         assert_eq!(c.lookup(10), (true, 0));
         assert_eq!((c.hits, c.misses), (2, 3));
-        assert_eq!(c.trace, [10, 11, 10, 12, 10]);
+        assert_eq!(c.trace, [11, 10, 12, 10]);
     }
 }

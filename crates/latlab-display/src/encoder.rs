@@ -115,6 +115,11 @@ impl Encoder {
         &self.mirror
     }
 
+    /// Keep the cache mirror's reference traces, for the optimum's oracle.
+    pub fn keep_traces(&mut self) {
+        self.mirror.keep_traces();
+    }
+
     /// What the client shows once it has applied every PDU so far.
     pub fn shadow(&self) -> &Framebuffer {
         &self.shadow

@@ -167,6 +167,8 @@ pub fn run_with(
     let mut screen = Framebuffer::new(cfg.width, cfg.height, cfg.bpp);
     let mut workload = cfg.workload.build(cfg.seed);
     let mut enc = Encoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.clone(), oracle);
+    // The run's result carries the oracle for a rerun under the optimum.
+    enc.keep_traces();
     let mut dec = Decoder::new(cfg.width, cfg.height, cfg.bpp, cfg.encoder.cells, cfg.timed);
     let mut tx = Sender::new(cfg.codec, cfg.crypto);
     let mut rx = Receiver::new(cfg.codec, cfg.crypto, cfg.timed);

@@ -396,7 +396,7 @@ fn run_sessions(
     kinds: &[UserKind],
     addr: SocketAddr,
     client_ns: Option<&str>,
-    mid: impl FnOnce(),
+    mut at: impl FnMut(Quarter),
 ) -> Vec<Outcome> {
     let handles: Vec<_> = kinds
         .iter()
@@ -440,9 +440,11 @@ fn run_sessions(
             })
         })
         .collect();
-    // Half-way through, while every session runs.
-    std::thread::sleep(std::time::Duration::from_secs_f64(cfg.seconds / 2.0));
-    mid();
+    // A quarter, half and three quarters of the way through, while every session runs.
+    for q in [Quarter::First, Quarter::Half, Quarter::Third] {
+        std::thread::sleep(std::time::Duration::from_secs_f64(cfg.seconds / 4.0));
+        at(q);
+    }
     handles
         .into_iter()
         .map(|h| h.join().unwrap_or_else(|_| Outcome::Failed("a client thread panicked".into())))
@@ -456,6 +458,17 @@ fn failed(e: net::NetError) -> Outcome {
         net::NetError::Refused(why) => Outcome::NoLogin(format!("the server refused the login: {why}")),
         e => Outcome::Failed(e.to_string()),
     }
+}
+
+/// Points in a level's sessions, from their start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quarter {
+    /// A quarter of the way: the logins are over.
+    First,
+    /// Half-way.
+    Half,
+    /// Three quarters of the way: no session has ended yet.
+    Third,
 }
 
 /// An in-process server taking `n` connections.
@@ -691,22 +704,25 @@ fn level(
     let (sessions, pss, cpu, faults) = match server {
         Some(p) => {
             let before = pss_kib(p.pid());
-            let c0 = cpu_and_faults(p.pid());
-            let mut mid = None;
-            let sessions = run_sessions(cfg, kinds, p.addr, client_ns, || mid = pss_kib(p.pid()));
-            let c1 = cpu_and_faults(p.pid());
+            let start = cpu_and_faults(p.pid());
+            // The server's CPU over the middle half of the level: its steady cost, the
+            // sessions' logins and endings left out (its faults over the whole level).
+            let (mut mid, mut c0, mut c1) = (None, None, None);
+            let sessions = run_sessions(cfg, kinds, p.addr, client_ns, |q| match q {
+                Quarter::First => c0 = cpu_and_faults(p.pid()).map(|c| (c, latlab_sys::clock::monotonic_now())),
+                Quarter::Half => mid = pss_kib(p.pid()),
+                Quarter::Third => c1 = cpu_and_faults(p.pid()).map(|c| (c, latlab_sys::clock::monotonic_now())),
+            });
             let pss = before.zip(mid);
-            let (cpu, faults) = match (c0, c1) {
-                (Some(a), Some(b)) => (Some(b.0 - a.0), Some(b.1 - a.1)),
-                _ => (None, None),
-            };
+            let cpu = c0.zip(c1).map(|((a, ta), (b, tb))| (b.0 - a.0) as f64 / (tb - ta).max(1) as f64);
+            let faults = start.zip(cpu_and_faults(p.pid())).map(|(a, b)| b.1 - a.1);
             (sessions, pss, cpu, faults)
         }
         None => {
             let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("listening: {e}"))?;
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
             let srv = in_process(listener, kinds.len());
-            let sessions = run_sessions(cfg, kinds, addr, None, || {});
+            let sessions = run_sessions(cfg, kinds, addr, None, |_| {});
             let _ = srv.join();
             (sessions, None, None, None)
         }
@@ -715,7 +731,7 @@ fn level(
     let mut figures = figures(kinds, &sessions, wall_ns);
     figures.client_cores =
         own_cpu.zip(cpu_and_faults(std::process::id())).map(|(a, b)| (b.0 - a.0) as f64 / wall_ns as f64);
-    figures.server_cores = cpu.map(|c| c as f64 / wall_ns as f64);
+    figures.server_cores = cpu;
     figures.major_faults = faults;
     Ok(Level { kinds: kinds.to_vec(), sessions, pss_kib: pss, figures })
 }

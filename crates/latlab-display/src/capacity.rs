@@ -584,13 +584,32 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
         let warm = CapacityConfig { seconds: crate::defaults::CAPACITY_WARMUP_SECONDS, ..cfg.clone() };
         level(&warm, &[cfg.mix[0].0], server.as_ref(), client_ns.as_deref())?;
     }
+    let levels = ramp(cfg, &progress, |n| level(cfg, &assign(&cfg.mix, n), server.as_ref(), client_ns.as_deref()))?;
+    let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
+    let (users, limit) = answer(&figs, cfg.link_bps, server_cpus);
+    let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {} Mbit/s link", sig(r as f64 / 1e6)));
+    let mix = mix_name(&cfg.mix);
+    let said = say("this server", users, &format!("users of this mix ({mix}) on {link}"), limit);
+    record(&mut rec, cfg, &mix, &levels, &per_kind, users, limit, &said);
+    drop(server);
+    drop(lab);
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok((rec, said))
+}
+
+/// Run the levels of `cfg`'s ramp with `level` (given a level's sessions) until one breaks, or
+/// Ctrl-C.
+fn ramp(
+    cfg: &CapacityConfig,
+    progress: &AtomicU64,
+    mut level: impl FnMut(usize) -> Result<Level, String>,
+) -> Result<Vec<Level>, String> {
     let mut levels: Vec<Level> = Vec::new();
     for n in cfg.levels() {
         if latlab_sys::interrupt::stop_requested() {
             break;
         }
-        let kinds = assign(&cfg.mix, n);
-        let lvl = level(cfg, &kinds, server.as_ref(), client_ns.as_deref())?;
+        let lvl = level(n)?;
         let stop = broken(&lvl.figures, cfg.link_bps).is_some();
         levels.push(lvl);
         progress.fetch_add(1, Ordering::Relaxed);
@@ -598,26 +617,22 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             break;
         }
     }
-    let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
-    let (users, limit) = answer(&figs, cfg.link_bps, server_cpus);
-    let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {} Mbit/s link", sig(r as f64 / 1e6)));
-    let mix = mix_name(&cfg.mix);
-    let said = match limit {
+    Ok(levels)
+}
+
+/// The answer in words: `server` takes `users` `who` before a typist's p95 passes 100 ms, and
+/// what limits it.
+fn say(server: &str, users: usize, who: &str, limit: Limit) -> String {
+    let ms = crate::defaults::NOTICEABLE_MS;
+    match limit {
         Limit::NotReached => format!(
-            "this server took {users} users of this mix ({mix}) on {link}, the highest level tried, with every typist's 95th percentile under {} ms; no limit was found up to there",
-            crate::defaults::NOTICEABLE_MS
+            "{server} took {users} {who}, the highest level tried, with every typist's 95th percentile under {ms} ms; no limit was found up to there"
         ),
         l => format!(
-            "this server takes {users} users of this mix ({mix}) on {link} before the 95th percentile passes {} ms, and the limit is {}",
-            crate::defaults::NOTICEABLE_MS,
+            "{server} takes {users} {who} before the 95th percentile passes {ms} ms, and the limit is {}",
             l.name()
         ),
-    };
-    record(&mut rec, cfg, &mix, &levels, &per_kind, users, limit, &said);
-    drop(server);
-    drop(lab);
-    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
-    Ok((rec, said))
+    }
 }
 
 /// A session's bytes down (display) and up (input): payload, and on the link with the

@@ -37,35 +37,15 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
     };
     // What the server holds with no session: xrdp and sesman alone.
     let base_kib: u64 = x.pids().iter().filter_map(|&p| pss_kib(p)).sum();
-    let mut levels: Vec<Level> = Vec::new();
-    for n in cfg.levels() {
-        if latlab_sys::interrupt::stop_requested() {
-            break;
-        }
+    let levels = ramp(cfg, &progress, |n| {
         while x.accounts() < n {
             x.add_account()?;
         }
-        let lvl = level(cfg, &x, n, base_kib)?;
-        let stop = broken(&lvl.figures, None).is_some();
-        levels.push(lvl);
-        progress.fetch_add(1, Ordering::Relaxed);
-        if stop {
-            break;
-        }
-    }
+        level(cfg, &x, n, base_kib)
+    })?;
     let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
     let (users, limit) = answer(&figs, None, server_cpus);
-    let said = match limit {
-        Limit::NotReached => format!(
-            "xrdp here took {users} typists, the highest level tried, with every typist's 95th percentile under {} ms; no limit was found up to there",
-            crate::defaults::NOTICEABLE_MS
-        ),
-        l => format!(
-            "xrdp here takes {users} typists before the 95th percentile passes {} ms, and the limit is {}",
-            crate::defaults::NOTICEABLE_MS,
-            l.name()
-        ),
-    };
+    let said = say("xrdp here", users, "typists", limit);
     super::record::record(&mut rec, cfg, "typist=1", &levels, &[], users, limit, &said);
     drop(x);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });

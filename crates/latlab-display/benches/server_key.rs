@@ -14,7 +14,7 @@ use latlab_display::workload::WorkloadKind;
 fn bench(c: &mut Criterion) {
     let text: Vec<u8> = "the quick brown fox jumps over the lazy dog ".chars().filter_map(scancode).collect();
     let mut g = c.benchmark_group("server_key");
-    for bpp in [8, 16] {
+    for bpp in [8, 16, 32] {
         let mut cfg = SessionConfig::standard(WorkloadKind::Typing { wpm: 100 }, 10_000);
         cfg.bpp = bpp;
         cfg.codec = Codec::from_name(latlab_display::defaults::OPS_CODEC).unwrap();
@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
     // A session's start: its editor drawn and the first screen encoded.
     let mut g = c.benchmark_group("server_session_start");
     g.sample_size(20);
-    for bpp in [8, 16] {
+    for bpp in [8, 16, 32] {
         let mut cfg = SessionConfig::standard(WorkloadKind::Typing { wpm: 100 }, 10_000);
         cfg.bpp = bpp;
         cfg.codec = Codec::from_name(latlab_display::defaults::OPS_CODEC).unwrap();

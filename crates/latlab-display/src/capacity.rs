@@ -412,6 +412,9 @@ fn run_sessions(
                 if let Some(Err(e)) = ns.as_deref().map(enter) {
                     return Outcome::Failed(e.to_string());
                 }
+                // What the user will send, made before the connection (the server's hello
+                // deadline runs from it).
+                let script = (kind != UserKind::Typist).then(|| net::input_script(&session));
                 let stream = match TcpStream::connect(addr) {
                     Ok(s) => s,
                     Err(e) => return Outcome::NoLogin(format!("connecting: {e}")),
@@ -432,7 +435,8 @@ fn run_sessions(
                         Err(e) => failed(e),
                     }
                 } else {
-                    match net::view_on(stream, &session, net::Pace::RealTime, &ViewConfig::default()) {
+                    let script = script.unwrap_or_default();
+                    match net::view_scripted(stream, &session, net::Pace::RealTime, &ViewConfig::default(), script) {
                         Ok(r) => Outcome::Watched(r),
                         Err(e) => failed(e),
                     }

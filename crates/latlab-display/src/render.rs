@@ -23,6 +23,8 @@ pub struct Canvas {
     dirty: Option<Area>,
     /// The glyphs this canvas drew, from [`glyph`]'s shared rasters (no lock per glyph).
     glyphs: HashMap<(char, u32), Arc<Glyph>>,
+    /// Draws nothing ([`Canvas::dry`]).
+    dry: bool,
 }
 
 /// A rasterized glyph: its metrics and coverage, row by row.
@@ -66,14 +68,22 @@ impl Canvas {
         // Zero bytes are black (the alpha is never read).
         let (width, height) = (width.max(1), height.max(1));
         let px = Pixels::zeroed(width * height * 4);
-        Self { px, width, height, dirty: Some(Area::new(0, 0, width, height)), glyphs: HashMap::new() }
+        Self { px, width, height, dirty: Some(Area::new(0, 0, width, height)), glyphs: HashMap::new(), dry: false }
+    }
+
+    /// A `width × height` canvas that draws nothing (and holds no pixels): for running a
+    /// workload for what it does besides pixels — a client's input script — at no cost.
+    /// Sizes, advances and where text ends are as on a real canvas.
+    pub fn dry(width: usize, height: usize) -> Self {
+        let (width, height) = (width.max(1), height.max(1));
+        Self { px: Pixels::zeroed(0), width, height, dirty: None, glyphs: HashMap::new(), dry: true }
     }
 
     /// A canvas showing `shared` (`width × height` RGBA, as [`Canvas::rgba`] gives it), sharing
     /// its pages until drawn on; nothing is due for conversion.
     pub fn from_shared(width: usize, height: usize, shared: &SharedPixels) -> Self {
         assert_eq!(shared.len(), width * height * 4, "the shared picture is this canvas's size");
-        Self { px: Pixels::copy_of(shared), width, height, dirty: None, glyphs: HashMap::new() }
+        Self { px: Pixels::copy_of(shared), width, height, dirty: None, glyphs: HashMap::new(), dry: false }
     }
 
     /// The canvas's pixels, RGBA row after row (for [`SharedPixels::new`]).
@@ -120,6 +130,9 @@ impl Canvas {
 
     /// Fill a rectangle.
     pub fn fill(&mut self, a: Area, c: Rgb) {
+        if self.dry {
+            return;
+        }
         self.touch(a);
         if let Some(r) = Rect::from_xywh(a.x as f32, a.y as f32, a.w as f32, a.h as f32) {
             self.pm().fill_rect(r, &paint(c), Transform::identity(), None);
@@ -128,6 +141,9 @@ impl Canvas {
 
     /// Fill a polygon (closed).
     pub fn polygon(&mut self, pts: &[(f32, f32)], c: Rgb) {
+        if self.dry {
+            return;
+        }
         let xs = pts.iter().map(|p| p.0);
         let ys = pts.iter().map(|p| p.1);
         let (x0, x1) = (xs.clone().fold(f32::MAX, f32::min), xs.fold(f32::MIN, f32::max));
@@ -145,6 +161,9 @@ impl Canvas {
 
     /// Fill a circle.
     pub fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
+        if self.dry {
+            return;
+        }
         self.touch_f(cx - r, cy - r, cx + r, cy + r, 2.0);
         if let Some(path) = PathBuilder::from_circle(cx, cy, r) {
             self.pm().fill_path(&path, &paint(c), FillRule::Winding, Transform::identity(), None);
@@ -153,6 +172,9 @@ impl Canvas {
 
     /// Stroke a cubic Bézier curve.
     pub fn bezier(&mut self, p: [(f32, f32); 4], width: f32, c: Rgb) {
+        if self.dry {
+            return;
+        }
         let (x0, x1) = (p.iter().map(|q| q.0).fold(f32::MAX, f32::min), p.iter().map(|q| q.0).fold(f32::MIN, f32::max));
         let (y0, y1) = (p.iter().map(|q| q.1).fold(f32::MAX, f32::min), p.iter().map(|q| q.1).fold(f32::MIN, f32::max));
         self.touch_f(x0, y0, x1, y1, width + 2.0);
@@ -167,6 +189,9 @@ impl Canvas {
 
     /// Copy the `dst`-sized area at (`sx`, `sy`) to `dst` (overlap allowed): a scroll.
     pub fn copy(&mut self, dst: Area, sx: usize, sy: usize) {
+        if self.dry {
+            return;
+        }
         self.touch(dst);
         let (w, h) = (self.width(), self.height());
         let cw = dst.w.min(w.saturating_sub(dst.x)).min(w.saturating_sub(sx));
@@ -183,6 +208,9 @@ impl Canvas {
     /// Put a picture: `dst` takes the `dst`-sized area at (`sx`, `sy`) of `src`, an opaque
     /// RGBA image `src_w` pixels wide (as an application's StretchDIBits would).
     pub fn image(&mut self, dst: Area, src: &[u8], src_w: usize, sx: usize, sy: usize) {
+        if self.dry {
+            return;
+        }
         let (w, h) = (self.width(), self.height());
         let src_h = src.len() / (src_w * 4).max(1);
         let cw = dst.w.min(w.saturating_sub(dst.x)).min(src_w.saturating_sub(sx));
@@ -213,6 +241,10 @@ impl Canvas {
         for ch in text.chars() {
             if pen >= cx1 {
                 break;
+            }
+            if self.dry {
+                pen += adv;
+                continue;
             }
             if pen + adv > cx0 && ch != ' ' {
                 let g = self.glyphs.entry((ch, size)).or_insert_with(|| glyph(ch, size)).clone();
@@ -288,6 +320,9 @@ impl Canvas {
 
     /// [`Canvas::to_fb`], returning the area converted.
     pub fn to_fb_area(&mut self, fb: &mut Framebuffer) -> Option<Area> {
+        if self.dry {
+            return None;
+        }
         let d = self.dirty.take()?;
         let ps = fb.ps;
         let w = self.width();

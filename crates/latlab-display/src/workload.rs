@@ -268,3 +268,30 @@ pub use animated::{ANIMATION_AT, ANIMATION_SIDE, BANNER, TICKER_H};
 use animated::{Animation, BannerTicker, Mouse, Screensaver, Slideshow};
 use document::{Document, Mode};
 pub(crate) use document::{LINE_H, MENUS};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_on_a_canvas_that_draws_nothing_sends_the_same_input() {
+        // The client makes its input script on a dry canvas; the server draws for real. Their
+        // input must be the same event for event, or the server's count of expected input lies.
+        for name in WorkloadKind::NAMES {
+            let kind = WorkloadKind::from_name(name).unwrap();
+            let (mut real, mut dry) = (kind.build(7), kind.build(7));
+            let (mut c, mut d) = (Canvas::new(320, 240), Canvas::dry(320, 240));
+            let (mut a, mut b) = (FrameOut::default(), FrameOut::default());
+            for k in 0..300 {
+                real.frame(k * 20, &mut c, &mut a);
+                dry.frame(k * 20, &mut d, &mut b);
+            }
+            assert_eq!(format!("{:?}", a.input), format!("{:?}", b.input), "{name}");
+            assert!(!kind.takes_input() || !a.input.is_empty(), "{name} sent input");
+            assert!(
+                d.to_fb_area(&mut crate::fb::Framebuffer::new(320, 240, 16)).is_none(),
+                "a dry canvas draws nothing"
+            );
+        }
+    }
+}

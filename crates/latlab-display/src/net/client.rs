@@ -184,7 +184,9 @@ pub fn input_script(cfg: &SessionConfig) -> Vec<(u64, Vec<u8>)> {
     if !cfg.workload.takes_input() {
         return Vec::new();
     }
-    let mut canvas = Canvas::new(cfg.width, cfg.height);
+    // The input does not depend on the pixels: the workload runs on a canvas that draws nothing
+    // (drawing a scroller's 10 s of pages here took a loaded client seconds, before its hello).
+    let mut canvas = Canvas::dry(cfg.width, cfg.height);
     let mut w = cfg.workload.build(cfg.seed);
     let mut out = FrameOut::default();
     let mut script = Vec::new();
@@ -245,10 +247,21 @@ pub(crate) fn open_session(
 
 /// Run the client on a connected stream.
 pub fn view_on(stream: TcpStream, cfg: &SessionConfig, pace: Pace, vc: &ViewConfig) -> Result<ClientReport, NetError> {
+    view_scripted(stream, cfg, pace, vc, input_script(cfg))
+}
+
+/// [`view_on`] with the input script made beforehand ([`input_script`]), so a client that
+/// starts many sessions makes their scripts before it connects.
+pub fn view_scripted(
+    stream: TcpStream,
+    cfg: &SessionConfig,
+    pace: Pace,
+    vc: &ViewConfig,
+    script: Vec<(u64, Vec<u8>)>,
+) -> Result<ClientReport, NetError> {
     if matches!(pace, Pace::Echo { .. }) {
         return Err(NetError::Protocol("an echo session needs a typist (`display latency`)".into()));
     }
-    let script = input_script(cfg);
     let (mut s, mut w) = open_session(stream, cfg, pace, vc)?;
     let start = monotonic_now();
     // The user: input PDUs at their frames' deadlines, on their own thread.

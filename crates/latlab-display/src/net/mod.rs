@@ -37,7 +37,9 @@ mod server;
 mod typist;
 mod watch;
 
-pub use client::{ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on};
+pub use client::{
+    ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on, view_scripted,
+};
 pub use desk::EchoDesk;
 pub use echo::KeyTimes;
 pub use gate::{GateStats, Limits, SessionBounds, serve_bounded};

@@ -541,24 +541,9 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     }
     // The server on a CPU of its own, the clients (this thread and the threads it starts) on
     // the others; undone when the run ends, however it ends.
-    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let _pinned = match (&server, cfg.pin) {
-        (Some(p), true) => {
-            let pinned = Pinned::split(&[p.pid()]);
-            match &pinned {
-                Ok(pin) => {
-                    server_cpus = pin.server.len();
-                    rec.config("server_cpus", format!("{:?}", pin.server));
-                    rec.config("client_cpus", format!("{:?}", pin.clients));
-                }
-                Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
-            }
-            for c in pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default() {
-                rec.capabilities.push(c);
-            }
-            pinned.ok()
-        }
-        _ => None,
+    let (_pinned, server_cpus) = match (&server, cfg.pin) {
+        (Some(p), true) => pin_server(&mut rec, &[p.pid()]),
+        _ => (None, std::thread::available_parallelism().map_or(1, |n| n.get())),
     };
     // Each kind's steady bandwidth, one session of each kind at once (their bytes do not
     // depend on each other: each session's script is fixed by its seed). A session opens by
@@ -753,6 +738,24 @@ fn level(
     figures.server_cores = cpu;
     figures.major_faults = faults;
     Ok(Level { kinds: kinds.to_vec(), sessions, pss_kib: pss, figures })
+}
+
+/// The server on a CPU of its own, the clients (this thread and the threads it starts) on
+/// the others; undone when the returned guard drops, however the run ends. Records the split
+/// (or why there is none) and the capabilities; returns the guard and the server's CPU count.
+fn pin_server(rec: &mut RunRecord, pids: &[u32]) -> (Option<Pinned>, usize) {
+    let pinned = Pinned::split(pids);
+    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match &pinned {
+        Ok(pin) => {
+            server_cpus = pin.server.len();
+            rec.config("server_cpus", format!("{:?}", pin.server));
+            rec.config("client_cpus", format!("{:?}", pin.clients));
+        }
+        Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
+    }
+    rec.capabilities.extend(pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default());
+    (pinned.ok(), server_cpus)
 }
 
 /// The server pinned to CPUs of its own and this thread (the clients') to the rest; this

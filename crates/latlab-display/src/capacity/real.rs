@@ -19,21 +19,10 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
     rec.config("server_product", LocalXrdp::product());
     // xrdp, sesman and every session sesman starts later (forked from it, so inheriting its
     // CPUs) on a CPU of their own; the clients on the others.
-    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let _pinned = if cfg.pin {
-        let pinned = Pinned::split(&x.daemons());
-        match &pinned {
-            Ok(pin) => {
-                server_cpus = pin.server.len();
-                rec.config("server_cpus", format!("{:?}", pin.server));
-                rec.config("client_cpus", format!("{:?}", pin.clients));
-            }
-            Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
-        }
-        rec.capabilities.extend(pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default());
-        pinned.ok()
+    let (_pinned, server_cpus) = if cfg.pin {
+        pin_server(&mut rec, &x.daemons())
     } else {
-        None
+        (None, std::thread::available_parallelism().map_or(1, |n| n.get()))
     };
     // What the server holds with no session: xrdp and sesman alone.
     let base_kib: u64 = x.pids().iter().filter_map(|&p| pss_kib(p)).sum();

@@ -548,8 +548,8 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     // Each kind's steady bandwidth, one session of each kind at once (their bytes do not
     // depend on each other: each session's script is fixed by its seed). A session opens by
     // painting the whole screen, which a short run would count as the user's traffic; so the
-    // kinds run twice, the second run twice as long, and each kind's rate is the difference in
-    // its bytes over the difference in time.
+    // kinds run twice, first just long enough for that screen, then a level's seconds longer,
+    // and each kind's rate is the difference in its bytes over the difference in time.
     let mut per_kind = Vec::new();
     if cfg.per_kind && !latlab_sys::interrupt::stop_requested() {
         let mut kinds: Vec<UserKind> = Vec::new();
@@ -563,7 +563,8 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             let l = level(&c, &kinds, server.as_ref(), client_ns.as_deref())?;
             Ok(l.sessions.iter().map(traffic).collect())
         };
-        let (one, two) = (run(cfg.seconds)?, run(2.0 * cfg.seconds)?);
+        let opening = crate::defaults::CAPACITY_OPENING_SECONDS;
+        let (one, two) = (run(opening)?, run(opening + cfg.seconds)?);
         per_kind = kinds.iter().zip(one.iter().zip(&two)).map(|(&k, (a, b))| b.rate_over(a, cfg.seconds, k)).collect();
         progress.fetch_add(1, Ordering::Relaxed);
     }

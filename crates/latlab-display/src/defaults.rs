@@ -91,6 +91,13 @@ pub const ETHERNET_MSS: u64 = 1_448;
 pub const RCVBUF: usize = 64 * 1024;
 /// The client's receive threshold: seed 000's NPRecvThreshold default, 2 KB.
 pub const RCV_THRESHOLD: usize = 2 * 1024;
+/// The server's kernel send buffer (`SO_SNDBUF`), bytes: what seed 000's peak rate (3.7 MB/s)
+/// sends in seed 003's noticeable 100 ms, halved because the kernel doubles the value for its
+/// bookkeeping. A server queues no more than a user would not notice, so a client that cannot
+/// keep up shows as frames dropped (seed 000's 233 MHz CEPC) rather than as seconds of frames
+/// queued in the kernel (Linux autotunes a loopback send buffer up to 4 MB: three seconds of
+/// the slide show for the 233 MHz client, shown late and drained after the session ended).
+pub const SERVER_SNDBUF: usize = (crate::paper::PEAK_BYTES_PER_S as usize / 1000 * NOTICEABLE_MS as usize) / 2;
 /// The largest receive buffer seed 000 recommends trying, 1024 KB (`latlab tune rcvbuf`).
 pub const SEED_MAX_RCVBUF: usize = 1024 * 1024;
 /// Seed 000's largest recommended threshold, five percent of that buffer (52 KB).
@@ -181,6 +188,10 @@ pub const CAPACITY_SECONDS: f64 = 10.0;
 /// The session that warms the server up before the ramp when no per-kind pass does: 1 s (the
 /// validation's shortest level), long enough to make the server's one-time memory.
 pub const CAPACITY_WARMUP_SECONDS: f64 = 1.0;
+/// The per-kind pass's shorter run: 1 s, time for every kind's opening screen (a session's
+/// first frame paints it: tens of KB, under 0.1 s even on 10 Mbit/s), so the longer run,
+/// this plus a level's seconds, differs from it by steady traffic alone.
+pub const CAPACITY_OPENING_SECONDS: f64 = 1.0;
 /// `display capacity --rdp local-xrdp`: the ramp against xrdp, 1, 2, 4 and 8 sessions, then
 /// doubling while levels hold up to [`CAPACITY_RDP_MAX_SESSIONS`]. An xrdp session is a whole
 /// X login (Xorg, two xterms, a shell and `less`), tens of MiB and a second or more of

@@ -103,6 +103,12 @@ impl CpuConfig {
         (self.loads.len() * self.policies.len()) as u64
     }
 
+    /// Levels measured: load 0 once, whatever the policies.
+    pub fn runs(&self) -> u64 {
+        let zero = self.loads.contains(&0);
+        self.steps() - if zero { self.policies.len().saturating_sub(1) as u64 } else { 0 }
+    }
+
     /// Check the settings.
     pub fn validate(&self) -> Result<(), StallError> {
         if self.loads.is_empty() || self.policies.is_empty() {
@@ -153,7 +159,12 @@ pub fn sweep(
             if latlab_sys::interrupt::stop_requested() {
                 return Ok((out, true));
             }
-            let stats = measure(sched, load)?;
+            // With no spinners the load's scheduling changes nothing: run load 0 once.
+            let ran = out.iter().find(|l: &&Level| l.load == 0 && load == 0).map(|l| l.stats.clone());
+            let stats = match ran {
+                Some(s) => s,
+                None => measure(sched, load)?,
+            };
             progress.fetch_add(1, Ordering::Relaxed);
             out.push(Level { sched, load, stats });
         }
@@ -171,6 +182,7 @@ pub fn record(mut rec: RunRecord, cfg: &CpuConfig, levels: &[Level], interrupted
     rec.config("loads", &cfg.loads);
     rec.config("policies", cfg.policies.iter().map(|&s| label(s)).collect::<Vec<_>>());
     rec.config("seconds_per_level", cfg.seconds);
+    rec.config("load_0", "run once, for the first policy: with no spinners their scheduling changes nothing");
     rec.config("key_interval_ns", cfg.interval_ns);
     rec.config("work_ns", cfg.work_ns);
     rec.config("cpus", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
@@ -357,6 +369,9 @@ mod tests {
         assert_eq!(levels.len(), 12);
         assert_eq!(progress.load(Ordering::Relaxed), 12);
         assert_eq!(calls[..3], [("other".to_string(), 0), ("other".to_string(), 2), ("other".to_string(), 8)]);
+        // Load 0 runs once: with no spinners their scheduling changes nothing.
+        assert_eq!(calls.iter().filter(|c| c.1 == 0).count(), 1, "{calls:?}");
+        assert_eq!(calls.len(), 12 - (cfg.policies.len() - 1));
         let rec = record(latlab_sys::record::begin("stall"), &cfg, &levels, false);
         let m = |n: &str| rec.get_metric(n).unwrap_or_else(|| panic!("{n}")).value.as_f64();
         assert_eq!(m("cpu.n0.stall.mean"), 0.0);

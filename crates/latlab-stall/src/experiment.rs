@@ -72,11 +72,11 @@ impl Experiment for StallCpu {
     }
     fn announce(cfg: &CpuConfig) -> String {
         format!(
-            "stall: {} load levels × {} policies, {} s each (about {} s); Ctrl-C stops and keeps what was measured",
+            "stall: {} load levels × {} policies, {} s each, load 0 once (about {} s); Ctrl-C stops and keeps what was measured",
             cfg.loads.len(),
             cfg.policies.len(),
             cfg.seconds,
-            cfg.steps() * (cfg.seconds + 1)
+            cfg.runs() * (cfg.seconds + 1)
         )
     }
     fn run(cfg: &CpuConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {

@@ -209,7 +209,11 @@ pub(super) fn record(
         }
     }
     let fill = |k: UserKind| per_kind.iter().find(|p| p.kind == k).map(|p| ten / (p.down_link + p.up_link).max(1.0));
-    let method = "one session of each kind of user through latlab's server (run side by side: a session's bytes are fixed by its own script), its steady rate (a run twice as long less a run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways on the link: each PDU's payload and the TCP/IP/Ethernet headers of its segments, as the seed counted (its 232 B per keystroke predicts the 1.56 KB/s it measured); ACKs are not counted";
+    let method = format!(
+        "one session of each kind of user through latlab's server (run side by side: a session's bytes are fixed by its own script), its steady rate (a run {} s longer less a {} s run, so the session's opening screen is not counted); users per link = 10 Mbit/s over its bytes per second both ways on the link: each PDU's payload and the TCP/IP/Ethernet headers of its segments, as the seed counted (its 232 B per keystroke predicts the 1.56 KB/s it measured); ACKs are not counted",
+        sig(cfg.seconds),
+        sig(crate::defaults::CAPACITY_OPENING_SECONDS)
+    );
     // The seed's users per 10 Mbit/s: (kind, figure, setting, paper, its number, tolerance,
     // what the here side counts and its decimals, the quantity judged, why it may differ).
     let rows = [

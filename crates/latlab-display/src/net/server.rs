@@ -90,6 +90,8 @@ pub(crate) fn run_session(
     bounds: SessionBounds,
 ) -> Result<ServerReport, NetError> {
     stream.set_nodelay(true).doing("turning Nagle off")?;
+    nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::SndBuf, &crate::defaults::SERVER_SNDBUF)
+        .map_err(|e| IoFailed::new("setting SO_SNDBUF", e.into()))?;
     let mut w = stream.try_clone().doing("cloning the socket")?;
     w.write_all(b"OK\n").doing("answering the hello")?;
     if let Pace::Echo { working_set_mib } = pace {

@@ -7,3 +7,25 @@ pub const SMALL_BOARD_CPUS: usize = 1;
 /// A board with less memory than this is small too: the suite's largest run (display capacity,
 /// 16 sessions) and the page-out experiments would crowd it.
 pub const SMALL_BOARD_MEM_BYTES: u64 = 1 << 30;
+
+// ---- worst case with a stated confidence (`stats::extreme`, issue #42) -------------------
+
+/// Fewest samples above the tail's threshold: 100, so that after declustering enough
+/// independent exceedances remain for a two-parameter fit whose interval is of use.
+pub const EVT_MIN_EXCEEDANCES: usize = 100;
+/// Most samples above the threshold: about √n, up to 1,000; a lower threshold reaches into the
+/// body of the distribution, where a generalized Pareto tail no longer holds.
+pub const EVT_MAX_EXCEEDANCES: usize = 1_000;
+/// Fewest clusters fitted: 50; with fewer, a shape parameter's interval spans heavy and
+/// bounded tails alike, and the estimate says nothing.
+pub const EVT_MIN_CLUSTERS: usize = 50;
+/// Samples at or below the threshold that end a cluster: 10, 10 ms at the monitor's 1 kHz
+/// probe; a stall delays the wake-ups right after it, not ten periods on.
+pub const EVT_CLUSTER_RUN: usize = 10;
+/// Bootstrap resamples of the goodness-of-fit test: 99, a p-value to 1 %, enough to judge at
+/// 5 %, in well under a second.
+pub const EVT_RESAMPLES: usize = 99;
+/// A fit is refused when its goodness-of-fit p-value is below 5 %.
+pub const EVT_FIT_ALPHA: f64 = 0.05;
+/// The bootstrap's seed: fixed, so the same run gives the same verdict.
+pub const EVT_SEED: u64 = 0x1a71_ab00_e7e4_0042;

@@ -19,10 +19,12 @@
 //!   minimum and maximum.
 //!
 //! Network delay-variation estimators (RFC 3550, RFC 3393, RFC 5481) live in [`delay`];
-//! the bootstrap used by `latlab compare` in [`bootstrap`].
+//! the bootstrap used by `latlab compare` in [`bootstrap`]; the worst case with a stated
+//! confidence (peaks over threshold) in [`extreme`].
 
 pub mod bootstrap;
 pub mod delay;
+pub mod extreme;
 pub mod modes;
 
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,8 @@
 //! |---|---|
 //! | `record.rs` | the run record: metrics, tables, series |
 //! | `value.rs` | a metric's value |
-//! | `stats/` | summaries, percentiles, delay variation, bootstrap, modes |
+//! | `stats/` | summaries, percentiles, delay variation, bootstrap, modes, extremes |
+//! | `worst.rs` | a series' worst case per hour, as metrics and a table row |
 //! | `verdict.rs` | paper rows, their verdicts and tallies |
 //! | `numfmt.rs` | numbers for people |
 //! | `capability.rs` | what a run asked the machine for and got |
@@ -39,6 +40,7 @@ pub mod testing;
 pub mod value;
 pub mod verdict;
 pub mod window;
+pub mod worst;
 
 #[doc(hidden)]
 pub use serde as __serde;

@@ -201,16 +201,28 @@ fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows:
 
 /// Record a measured phase (metrics, series, table rows, histogram columns); returns
 /// whether it was interrupted.
+#[allow(clippy::too_many_arguments)]
 fn keep_phase(
     name: &'static str,
     p: Phase,
+    period_ns: u64,
     rec: &mut RunRecord,
     with_l2: bool,
     rows: &mut Vec<Vec<serde_json::Value>>,
+    worst: &mut Vec<Vec<serde_json::Value>>,
     columns: &mut Vec<(String, Vec<(u64, i64)>)>,
     measured: &mut Vec<(&'static str, ChainStats)>,
 ) -> bool {
     phase_record(rec, name, &p, with_l2, rows);
+    // Beside each level's observed maximum, its worst case per hour (issue #42).
+    for (lvl, ls) in [("l1", &p.stats.l1), ("l2", &p.stats.l2)] {
+        if (lvl == "l2" && !with_l2) || ls.samples.is_empty() {
+            continue;
+        }
+        let r = latlab_model::worst::per_hour(&ls.samples, period_ns);
+        latlab_model::worst::record_metrics(rec, &format!("{name}.{lvl}.latency"), &r);
+        worst.push(latlab_model::worst::row(&[name, lvl], ls.summary.as_ref().map_or(0, |s| s.max), &r));
+    }
     columns.push((format!("{name}.l1"), cycles(&p.l1)));
     if let Some(l2) = &p.l2 {
         columns.push((format!("{name}.l2"), cycles(l2)));
@@ -410,6 +422,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
 
     let mut columns = Vec::new();
     let mut rows = Vec::new();
+    let mut worst = Vec::new();
     let mut interrupted = false;
     let mut measured: Vec<(&'static str, ChainStats)> = Vec::new();
     // The load's unloaded rate, measured before the run (and again after it; see below).
@@ -420,7 +433,17 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         let pulses = pulses_for(cfg.phase_ns, cfg.period_ns);
         let un =
             run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "unloaded")))?;
-        interrupted |= keep_phase("unloaded", un, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
+        interrupted |= keep_phase(
+            "unloaded",
+            un,
+            cfg.period_ns,
+            &mut rec,
+            with_l2,
+            &mut rows,
+            &mut worst,
+            &mut columns,
+            &mut measured,
+        );
         if ckpt.every().is_some() {
             ckpt.save(rec.clone());
         }
@@ -438,7 +461,17 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
             if let (Some(p0), Some(p1)) = (p0, p1) {
                 loaded_rate = Some(per_second(p0, p1, t0, t1));
             }
-            interrupted |= keep_phase("loaded", lo, &mut rec, with_l2, &mut rows, &mut columns, &mut measured);
+            interrupted |= keep_phase(
+                "loaded",
+                lo,
+                cfg.period_ns,
+                &mut rec,
+                with_l2,
+                &mut rows,
+                &mut worst,
+                &mut columns,
+                &mut measured,
+            );
         }
         let col = Column::new;
         rec.tables.push(Table {
@@ -462,6 +495,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
             rows,
             plot: None,
         });
+        rec.tables.push(latlab_model::worst::table("rt.worst", &["phase", "level"], worst));
     }
 
     let mut sweep_result = None;

@@ -23,6 +23,15 @@ fn rt_run_export_histogram_and_sweep() {
     assert_eq!(m("unloaded.l1.latency.count") + m("unloaded.l1.missed"), m("unloaded.pulses"));
     assert_eq!(m("loaded.pulses"), 400.0);
     assert!(m("loaded.l2.latency.p99") >= m("loaded.l2.latency.p50"));
+    // Beside each level's observed maximum, its worst case per hour or why there is none.
+    let worst = rec["tables"].as_array().unwrap().iter().find(|t| t["name"] == "rt.worst").expect("rt.worst");
+    let rows = worst["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "l1 and l2, unloaded and loaded: {worst}");
+    for r in rows {
+        let r = r.as_array().unwrap();
+        let note = r.last().unwrap().as_str().unwrap();
+        assert!(r[3].is_number() || note.starts_with("refused: "), "{r:?}");
+    }
     // RT throttling: lifted for the run where it was on and this is root, put back after it.
     let on = before.as_deref().is_some_and(|v| v.trim() != "-1");
     if on && nix::unistd::geteuid().is_root() {

@@ -7,7 +7,11 @@
 //!   last closed window, labelled with its schedule state too;
 //! - `latlab_monitor_window_end_timestamp_seconds` — when that window closed;
 //! - `latlab_monitor_missed_pulses_total`, `latlab_monitor_lost_packets_total`,
-//!   `latlab_monitor_windows_total` — counters.
+//!   `latlab_monitor_windows_total` — counters;
+//! - `latlab_monitor_worst_per_hour_seconds` — the worst case per hour so far (the latency
+//!   exceeded on average once an hour), labelled `probability_per_hour` (that it is exceeded in
+//!   a given hour: 0.632) and `bound` (`estimate`, `lower_95`, `upper_95`); absent while the
+//!   data do not support one (too short a run, a tail that does not fit).
 //!
 //! Every series is labelled `probe` and `host`. Counts start from zero when the process
 //! starts (Prometheus reads a restart as a counter reset); the database keeps every window.
@@ -29,6 +33,26 @@ struct ProbeTotals {
     lost: u64,
     windows: u64,
     last: Option<WindowRow>,
+    /// Every window's largest samples (its other fields, not its buckets): the tail.
+    tails: Vec<WindowRow>,
+    /// The worst case per hour as of this many windows; made when scraped, at most once per
+    /// window.
+    worst: Option<(usize, Option<Bounds>)>,
+}
+
+/// A worst case per hour: (estimate, lower, upper) in ns, the upper end absent when open.
+type Bounds = (f64, f64, Option<f64>);
+
+impl ProbeTotals {
+    /// The worst case per hour of the windows so far (fitted again only after a new window).
+    fn worst(&mut self) -> Option<Bounds> {
+        if self.worst.as_ref().is_none_or(|w| w.0 != self.tails.len()) {
+            let refs: Vec<&WindowRow> = self.tails.iter().collect();
+            let r = latlab_model::worst::per_hour_windows(&refs).ok().map(|(_, w)| (w.level, w.lo, w.hi));
+            self.worst = Some((self.tails.len(), r));
+        }
+        self.worst.as_ref().and_then(|w| w.1)
+    }
 }
 
 /// The exported state, shared between the monitor (which adds windows) and the server.
@@ -60,6 +84,9 @@ impl Exported {
         p.lost += w.lost as u64;
         p.windows += 1;
         p.last = Some(w.clone());
+        if w.probe != "idle" {
+            p.tails.push(WindowRow { buckets: Vec::new(), ..w.clone() });
+        }
     }
 
     /// The OpenMetrics text of everything added so far.
@@ -78,7 +105,7 @@ fn secs(ns: f64) -> f64 {
 
 impl prometheus_client::collector::Collector for Exported {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
         let labels =
             |probe: &str| vec![("probe".to_string(), probe.to_string()), ("host".to_string(), self.host.clone())];
         {
@@ -117,6 +144,22 @@ impl prometheus_client::collector::Collector for Exported {
                     l.push(("state".to_string(), w.state.clone()));
                 }
                 m.encode_family(&l)?.encode_gauge(&v)?;
+            }
+        }
+        {
+            let help = "worst case per hour: the latency exceeded on average once an hour, with its 95 % interval (bound), fitted on the run's tail so far; absent when the data do not support it";
+            let mut m =
+                enc.encode_descriptor("latlab_monitor_worst_per_hour_seconds", help, None, MetricType::Gauge)?;
+            let probability = format!("{:.3}", 1.0 - (-latlab_model::defaults::WORST_PER_HOUR).exp());
+            for (name, p) in probes.iter_mut() {
+                let Some((level, lo, hi)) = p.worst() else { continue };
+                for (bound, v) in [("estimate", Some(level)), ("lower_95", Some(lo)), ("upper_95", hi)] {
+                    let Some(v) = v else { continue };
+                    let mut l = labels(name);
+                    l.push(("probability_per_hour".to_string(), probability.clone()));
+                    l.push(("bound".to_string(), bound.to_string()));
+                    m.encode_family(&l)?.encode_gauge(&secs(v))?;
+                }
             }
         }
         Ok(())
@@ -192,6 +235,7 @@ mod tests {
             missed: 2,
             lost: 0,
             buckets,
+            tops: Vec::new(),
         }
     }
 
@@ -226,6 +270,44 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("latlab_monitor_window_end_timestamp_seconds{probe=\"rt\",host=\"board-7\"} 600.0"), "{t}");
+    }
+
+    #[test]
+    fn the_worst_case_per_hour_is_a_gauge_with_its_probability_and_bounds() {
+        // Windows of 10,000 wake-ups (1 ms apart) of a known exponential tail, each keeping its
+        // largest samples as the monitor's windows do.
+        let x = latlab_model::synth::exponential_tail(200_000);
+        let e = Exported::new("h");
+        let mut rows = Vec::new();
+        for (k, c) in x.chunks(10_000).enumerate() {
+            let mut w = crate::window::Window::new(0, 1, "idle");
+            for &v in c {
+                w.record(v);
+            }
+            let start = k as i64 * 10_000_000_000;
+            let mut row = window(start, vec![c.len() as i64], w.max_ns as i64);
+            (row.end_ns, row.tops) =
+                (start + 10_000_000_000, crate::window::Window::tops_in_order(&w.tops[..w.tops_len]));
+            e.add(&row);
+            rows.push(row);
+        }
+        let t = e.text();
+        let refs: Vec<&WindowRow> = rows.iter().collect();
+        let (_, w) = latlab_model::worst::per_hour_windows(&refs).expect("an exponential tail is fitted");
+        let at = |bound: &str| {
+            format!(
+                "latlab_monitor_worst_per_hour_seconds{{probe=\"rt\",host=\"h\",probability_per_hour=\"0.632\",bound=\"{bound}\"}}"
+            )
+        };
+        assert!(t.contains("# TYPE latlab_monitor_worst_per_hour_seconds gauge"), "{t}");
+        let line = t.lines().find(|l| l.starts_with(&at("estimate"))).unwrap_or_else(|| panic!("{t}"));
+        let v: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((v - w.level / 1e9).abs() < 1e-12, "{line} against {}", w.level);
+        assert!(t.contains(&at("lower_95")), "{t}");
+        // Windows without their largest samples (stored before they were kept): no gauge.
+        let old = Exported::new("h");
+        old.add(&window(0, vec![1; BUCKETS_NS.len() + 1], 1_000));
+        assert!(!old.text().contains("latlab_monitor_worst_per_hour_seconds{"));
     }
 
     #[test]

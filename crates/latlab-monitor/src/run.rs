@@ -41,6 +41,8 @@ struct Closed {
     missed: u64,
     lost: u64,
     buckets: [u64; BUCKETS_NS.len() + 1],
+    tops: [(u32, u64); crate::window::TOPS],
+    tops_len: usize,
 }
 
 impl Closed {
@@ -60,6 +62,8 @@ impl Closed {
             missed: w.missed,
             lost: w.lost,
             buckets: w.buckets,
+            tops: w.tops,
+            tops_len: w.tops_len,
         }
     }
     /// As stored: times moved from the monotonic clock to Unix time by `offset`.
@@ -80,6 +84,7 @@ impl Closed {
             missed: i(self.missed),
             lost: i(self.lost),
             buckets: self.buckets.iter().map(|&b| i(b)).collect(),
+            tops: Window::tops_in_order(&self.tops[..self.tops_len]),
         }
     }
 }

@@ -150,8 +150,33 @@ pub(crate) fn finish(
     rec.metric("monitor.windows_dropped", dropped, "count");
     let mut probes: Vec<&str> = windows.iter().map(|w| w.probe.as_str()).collect();
     probes.dedup();
+    let mut worst = Vec::new();
     for probe in Probe::ALL.iter().map(|p| p.name()).filter(|p| probes.contains(p)) {
         let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == probe).collect();
+        if probe != "idle" {
+            // Beside the run's maximum, its worst case per hour, and the check of one fitted on
+            // the run's first half against its second (issue #42). The idle probe's samples are
+            // interruptions, not lateness from an intended time: left out.
+            let r = latlab_model::worst::per_hour_windows(&ws);
+            latlab_model::worst::record_metrics(rec, &format!("monitor.{probe}"), &r);
+            let observed = ws.iter().map(|w| w.max_ns).max().unwrap_or(0);
+            let check = latlab_model::worst::split_check_windows(&ws);
+            latlab_model::worst::record_check(rec, &format!("monitor.{probe}"), &check);
+            let mut row = latlab_model::worst::row(&[probe], observed, &r);
+            row.push(match &check {
+                Ok(c) => format!(
+                    "fitted on the first half: {} ns; the second half exceeded it {} time(s), {:.2} expected (p = {:.2}{})",
+                    c.worst.level.round(),
+                    c.exceeded,
+                    c.expected,
+                    c.p_value,
+                    if c.holds(0.05) { ", holds" } else { ", exceeded more often than stated" }
+                ),
+                Err(e) => format!("no check: {e}"),
+            }
+            .into());
+            worst.push(row);
+        }
         let sum = |f: fn(&WindowRow) -> i64| ws.iter().map(|w| f(w)).sum::<i64>();
         let m = |what: &str| format!("monitor.{probe}.{what}");
         rec.metric(&m("samples"), sum(|w| w.count), "count");
@@ -190,6 +215,11 @@ pub(crate) fn finish(
             values: ws.iter().map(|w| w.max_ns).collect(),
         });
         rec.tables.extend(long_run_tables(probe, &ws));
+    }
+    if !worst.is_empty() {
+        let mut t = latlab_model::worst::table("monitor.worst", &["probe"], worst);
+        t.columns.push(Column::new("first half against second", ""));
+        rec.tables.push(t);
     }
     if let Some((t, refused)) = done.udp {
         rec.metric("monitor.udp.sent", t.sent, "count");

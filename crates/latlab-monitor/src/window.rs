@@ -61,8 +61,17 @@ pub struct Window {
     pub missed: u64,
     /// Packets lost.
     pub lost: u64,
+    /// The largest samples so far, (index in the window, latency), in no order: the first
+    /// `tops_len` entries.
+    pub tops: [(u32, u64); TOPS],
+    /// Entries of `tops` in use.
+    pub tops_len: usize,
+    /// Where the smallest of a full `tops` is.
+    tops_min: usize,
     hist: hdrhistogram::Histogram<u32>,
 }
+
+pub use latlab_model::window::TOPS;
 
 /// The name of a window whose schedule state changed while it ran.
 pub const MIXED: &str = "mixed";
@@ -83,6 +92,9 @@ impl Window {
             buckets: [0; BUCKETS_NS.len() + 1],
             missed: 0,
             lost: 0,
+            tops: [(0, 0); TOPS],
+            tops_len: 0,
+            tops_min: 0,
             hist,
         }
     }
@@ -92,6 +104,7 @@ impl Window {
         (self.start_ns, self.end_ns, self.state) = (start_ns, end_ns, state);
         (self.count, self.sum_ns, self.min_ns, self.max_ns, self.missed, self.lost) = (0, 0, 0, 0, 0, 0);
         self.buckets = [0; BUCKETS_NS.len() + 1];
+        (self.tops_len, self.tops_min) = (0, 0);
         self.hist.reset();
     }
 
@@ -103,11 +116,36 @@ impl Window {
             self.min_ns = v;
         }
         self.max_ns = self.max_ns.max(v);
+        self.keep_top(self.count as u32, v);
         self.count += 1;
         self.sum_ns = self.sum_ns.saturating_add(v);
         let b = BUCKETS_NS.partition_point(|&le| le < v);
         self.buckets[b] += 1;
         self.hist.saturating_record(v.clamp(1, HIST_MAX_NS));
+    }
+
+    /// Keep sample `i` of latency `v` if it is among the window's [`TOPS`] largest.
+    #[inline]
+    fn keep_top(&mut self, i: u32, v: u64) {
+        if self.tops_len < TOPS {
+            self.tops[self.tops_len] = (i, v);
+            self.tops_len += 1;
+        } else if v > self.tops[self.tops_min].1 {
+            self.tops[self.tops_min] = (i, v);
+        } else {
+            return;
+        }
+        if self.tops_len == TOPS {
+            self.tops_min = (0..TOPS).min_by_key(|&k| self.tops[k].1).unwrap_or(0);
+        }
+    }
+
+    /// The kept largest samples in index order, flattened as stored
+    /// ([`latlab_model::window::WindowRow::tops`]).
+    pub fn tops_in_order(tops: &[(u32, u64)]) -> Vec<i64> {
+        let mut t = tops.to_vec();
+        t.sort_unstable_by_key(|p| p.0);
+        t.iter().flat_map(|&(i, v)| [i as i64, v as i64]).collect()
     }
 
     /// Note that the schedule state is now `state` (a change makes the window [`MIXED`]).
@@ -156,6 +194,24 @@ mod tests {
         w.reset(1_000, 2_000, "load");
         assert_eq!((w.count, w.max_ns, w.state, w.quantile(0.99)), (0, 0, "load", 0));
         assert_eq!(w.buckets, [0; BUCKETS_NS.len() + 1]);
+    }
+
+    #[test]
+    fn a_window_keeps_its_largest_samples_with_their_places() {
+        let mut w = Window::new(0, 1_000, "idle");
+        let x: Vec<i64> = (0..10_000).map(|i| (i * 7_919) % 10_007).collect();
+        for &v in &x {
+            w.record(v);
+        }
+        let mut want: Vec<(u32, u64)> = x.iter().enumerate().map(|(i, &v)| (i as u32, v as u64)).collect();
+        want.sort_by_key(|p| std::cmp::Reverse(p.1));
+        want.truncate(TOPS);
+        let kept = Window::tops_in_order(&w.tops[..w.tops_len]);
+        assert_eq!(kept, Window::tops_in_order(&want));
+        assert!(kept.chunks(2).all(|p| x[p[0] as usize] == p[1]), "each with its place");
+        w.reset(1_000, 2_000, "idle");
+        w.record(5);
+        assert_eq!(Window::tops_in_order(&w.tops[..w.tops_len]), vec![0, 5]);
     }
 
     #[test]

@@ -134,6 +134,7 @@ mod tests {
             missed: 0,
             lost: 0,
             buckets: vec![3, 0],
+            tops: vec![0, 1, 2, 3],
         }
     }
 

@@ -110,6 +110,8 @@ pub enum Refusal {
     },
     /// The level asked for is exceeded more often than the threshold: not an extreme.
     NotPastThreshold,
+    /// A check by halves with nothing in one half.
+    NoHalves,
 }
 
 impl std::fmt::Display for Refusal {
@@ -130,6 +132,7 @@ impl std::fmt::Display for Refusal {
                 f,
                 "a generalized Pareto tail does not fit these data (goodness of fit p = {p_value:.3} < {alpha})"
             ),
+            Refusal::NoHalves => write!(f, "a check by halves needs the run's windows in both halves"),
             Refusal::NotPastThreshold => {
                 write!(
                     f,
@@ -183,6 +186,28 @@ pub fn decluster(samples: &[f64], u: f64, run: usize) -> Vec<f64> {
         }
     }
     if let Some(c) = cur {
+        out.push(c - u);
+    }
+    out
+}
+
+/// [`decluster`] over the samples above `u` alone, each with its index in the series (in
+/// index order; every sample not given is at or below `u`).
+pub fn decluster_indexed(points: &[(u64, f64)], u: f64, run: usize) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut cur: Option<(u64, f64)> = None;
+    for &(i, x) in points.iter().filter(|p| p.1 > u) {
+        cur = match cur {
+            // Fewer than `run` samples at or below u between them: the same cluster.
+            Some((last, c)) if i - last <= run.max(1) as u64 => Some((i, c.max(x))),
+            Some((_, c)) => {
+                out.push(c - u);
+                Some((i, x))
+            }
+            None => Some((i, x)),
+        };
+    }
+    if let Some((_, c)) = cur {
         out.push(c - u);
     }
     out
@@ -316,7 +341,12 @@ pub fn fit(samples: &[f64], cfg: &PotConfig) -> Result<TailFit, Refusal> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let u = sorted[n - cfg.exceedances - 1];
-    let y = decluster(samples, u, cfg.run);
+    fit_clusters(u, decluster(samples, u, cfg.run), n, cfg)
+}
+
+/// Fit the cluster maxima's excesses `y` over threshold `u`, found in `n` samples.
+pub fn fit_clusters(u: f64, y: Vec<f64>, n: usize, cfg: &PotConfig) -> Result<TailFit, Refusal> {
+    let need = cfg.min_clusters.max(2);
     if y.len() < need {
         return Err(Refusal::TooFew { clusters: y.len(), need });
     }

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 
 /// Current schema version (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// How long a writer waits for another process's transaction before giving up: longer than
 /// any one run's write (a checkpoint of hours of samples takes well under a second).
@@ -191,6 +191,11 @@ const MIGRATIONS: &[&str] = &[
         source_id      INTEGER NOT NULL,  -- its id there
         imported_at_ns INTEGER NOT NULL
     );
+    "#,
+    // 4 → 5: each monitor window's largest samples, the tail of the worst case per hour
+    // (empty in windows stored before).
+    r#"
+    ALTER TABLE monitor_windows ADD COLUMN tops BLOB NOT NULL DEFAULT x'';
     "#,
 ];
 

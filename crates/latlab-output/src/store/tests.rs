@@ -187,6 +187,7 @@ fn monitor_windows_append_and_read_back_and_move_the_run_end() {
         missed: 1,
         lost: 0,
         buckets: vec![0, 2, 1, 0, 0, 7_000_000_000],
+        tops: vec![0, 10, 2, max],
     };
     s.append_windows(id, &[w(1_000, 30), w(1_300, 90)]).unwrap();
     s.append_windows(id, &[w(1_600, 40)]).unwrap();

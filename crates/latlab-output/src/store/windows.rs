@@ -73,11 +73,14 @@ impl Store {
         if self.schema_version()? < 3 {
             return Ok(Vec::new());
         }
-        let mut q = self.conn.prepare(
+        // Windows kept their largest samples from schema 5 on (a database read, not migrated,
+        // by `latlab import` may be older).
+        let tops = if self.schema_version()? >= 5 { "tops" } else { "x''" };
+        let mut q = self.conn.prepare(&format!(
             "SELECT probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns, p99_ns, p999_ns, max_ns, missed,
-                    lost, buckets
-             FROM monitor_windows WHERE run_id = ?1 ORDER BY probe, start_ns",
-        )?;
+                    lost, buckets, {tops}
+             FROM monitor_windows WHERE run_id = ?1 ORDER BY probe, start_ns"
+        ))?;
         let rows = q
             .query_map([id], |r| {
                 Ok((
@@ -96,17 +99,23 @@ impl Store {
                         missed: r.get(11)?,
                         lost: r.get(12)?,
                         buckets: Vec::new(),
+                        tops: Vec::new(),
                     },
                     r.get::<_, Vec<u8>>(13)?,
+                    r.get::<_, Vec<u8>>(14)?,
                 ))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         rows.into_iter()
-            .map(|(mut w, blob)| {
-                w.buckets = decode_all(&blob).map_err(|e| StoreError::Corrupt {
+            .map(|(mut w, blob, tops)| {
+                let corrupt = |what: &str, e: String| StoreError::Corrupt {
                     run: id,
-                    what: format!("the buckets of window {} of probe {}: {e}", w.start_ns, w.probe),
-                })?;
+                    what: format!("the {what} of window {} of probe {}: {e}", w.start_ns, w.probe),
+                };
+                w.buckets = decode_all(&blob).map_err(|e| corrupt("buckets", e.to_string()))?;
+                if !tops.is_empty() {
+                    w.tops = decode_all(&tops).map_err(|e| corrupt("largest samples", e.to_string()))?;
+                }
                 Ok(w)
             })
             .collect()
@@ -118,8 +127,8 @@ fn insert_windows(tx: &rusqlite::Transaction<'_>, id: i64, windows: &[WindowRow]
     {
         let mut q = tx.prepare(
             "INSERT INTO monitor_windows (run_id, probe, start_ns, end_ns, state, count, sum_ns, min_ns, p50_ns,
-                                              p99_ns, p999_ns, max_ns, missed, lost, buckets)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                              p99_ns, p999_ns, max_ns, missed, lost, buckets, tops)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
         for w in windows {
             q.execute(params![
@@ -137,7 +146,8 @@ fn insert_windows(tx: &rusqlite::Transaction<'_>, id: i64, windows: &[WindowRow]
                 w.max_ns,
                 w.missed,
                 w.lost,
-                encode_series(&w.buckets)
+                encode_series(&w.buckets),
+                if w.tops.is_empty() { Vec::new() } else { encode_series(&w.tops) }
             ])?;
         }
         if let Some(end) = windows.iter().map(|w| w.end_ns).max() {

@@ -140,6 +140,12 @@ fn bursts_count_once_and_too_few_are_refused() {
     assert_eq!(decluster(&[1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0], 2.0, 2), vec![4.0, 5.0]);
     assert_eq!(decluster(&[1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0], 2.0, 3), vec![5.0]);
     assert!(decluster(&[1.0, 2.0], 2.0, 1).is_empty());
+    // The same from the exceedances alone, with their indices.
+    let x = [1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 9.0];
+    let pts: Vec<(u64, f64)> = x.iter().enumerate().filter(|p| *p.1 > 2.0).map(|(i, &v)| (i as u64, v)).collect();
+    for run in 1..5 {
+        assert_eq!(decluster_indexed(&pts, 2.0, run), decluster(&x, 2.0, run), "run {run}");
+    }
     // 100 exceedances in bursts of 20: five stalls, not a hundred.
     let mut x = vec![1_000.0; 10_000];
     for b in 0..5 {

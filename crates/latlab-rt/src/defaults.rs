@@ -80,3 +80,23 @@ pub const MODE_MIN_SHARE: f64 = 0.02;
 
 /// Buckets of the cyclictest-format histogram, in µs (cyclictest's `-h` takes the same).
 pub const CYCLICTEST_HIST_US: usize = 1000;
+
+/// `rt doctor`'s gap detector: 4 s in all, the loop running 0.5 s of every 1 s window, gaps
+/// over 10 µs — hwlatdetect's window, width and threshold, over long enough to catch a
+/// periodic SMI or a host's slice, and well under RT throttling's budget (the loop never runs
+/// long enough to be held).
+pub const HWLAT_NS: u64 = 4_000_000_000;
+/// See [`HWLAT_NS`].
+pub const HWLAT_WINDOW_NS: u64 = 1_000_000_000;
+/// See [`HWLAT_NS`].
+pub const HWLAT_WIDTH_NS: u64 = 500_000_000;
+/// See [`HWLAT_NS`].
+pub const HWLAT_THRESHOLD_NS: u64 = 10_000;
+
+/// `rt doctor`'s A/B of each toggle: phases of 1 s (5,000 wake-ups at 5 kHz, a p99 from 50
+/// samples above it) in 3 rounds (2 give `latlab tune` an interval, but with one degree of
+/// freedom it is too wide to tell a 25 µs saving here), so the four toggles take about a
+/// minute and a half.
+pub const DOCTOR_PHASE_NS: u64 = 1_000_000_000;
+/// See [`DOCTOR_PHASE_NS`].
+pub const DOCTOR_ROUNDS: usize = 3;

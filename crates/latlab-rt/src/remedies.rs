@@ -1,5 +1,5 @@
 //! Seed 001's remedies, measured with `latlab rt` (`latlab tune`): shielding the measured CPU,
-//! holding `/dev/cpu_dma_latency`, a 1 ns timer slack, and the A/A run that shows the noise.
+//! holding `/dev/cpu_dma_latency`, lifting RT throttling, a 1 ns timer slack, and the A/A run that shows the noise.
 
 use crate::config::RtConfig;
 use latlab_sys::change::hold_dma_latency;
@@ -92,6 +92,27 @@ pub fn all() -> Vec<Remedy<RtConfig>> {
                         needs: format!("write access to it ({e})"),
                     })?;
                     Ok((u, "/dev/cpu_dma_latency held at 0 µs".into()))
+                },
+            },
+        },
+        Remedy {
+            about: About {
+                name: "rt-throttling",
+                study: "001",
+                command: &["rt"],
+                default_args: &["--load", "hog"],
+                baseline: "RT throttling and the fair server as the kernel has them (rt --rt-throttling keep)",
+                changes: "RT throttling lifted for the run (sched_rt_runtime_us -1, the measured CPU's fair server off: rt --rt-throttling lift); measured by default with a load that never blocks, which throttling holds",
+                needs: "root (the settings are the kernel's)",
+                undo: "rt restores both settings after its run (and a killed run's marker lets the next, or latlab clean, put them back)",
+                headlines: RT_HEADLINES,
+                scalars: RT_SCALARS,
+            },
+            arms: Arms {
+                baseline: |c| c.throttling = crate::throttle::Throttling::Keep,
+                remedy: |c| {
+                    c.throttling = crate::throttle::Throttling::Lift;
+                    Ok(nothing())
                 },
             },
         },

@@ -1,4 +1,4 @@
-//! Arguments of `latlab selftest`, `latlab rt` and `latlab rt sweep` (seed 001).
+//! Arguments of `latlab selftest`, `latlab rt`, `latlab rt sweep` and `latlab rt doctor` (seed 001).
 
 use super::{choice, dur, parse_duration_ns};
 use clap::{Args, Subcommand, ValueEnum};
@@ -46,6 +46,37 @@ pub enum RtCommand {
     /// more than the threshold of pulses) and SF (the load's progress falls below a fraction
     /// of its unloaded rate) — the paper's Figure 8.
     Sweep(RtSweepArgs),
+    /// Find what spoils wake-up latency on this machine (preemption, RT throttling, idle
+    /// states, governor, SMT, IRQs, isolation, timer slack, huge pages, a hypervisor, swap,
+    /// hardware gaps) and measure what each costs where latlab can toggle it (an A/B with
+    /// `latlab tune`'s engine); ranked worst first.
+    Doctor(RtDoctorArgs),
+}
+
+/// `latlab rt doctor`.
+#[derive(Debug, Args)]
+pub struct RtDoctorArgs {
+    /// The CPU to examine (and to measure on); default: the last CPU, as `latlab rt` pins.
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Only read the machine's settings: no gap detector, no A/Bs (a second, not a minute).
+    #[arg(long)]
+    pub no_measure: bool,
+    /// Run the gap detector but not the A/Bs of the toggles.
+    #[arg(long, conflicts_with = "no_measure")]
+    pub no_toggle: bool,
+    /// Length of each `latlab rt` phase in a toggle's A/B.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::DOCTOR_PHASE_NS))]
+    pub duration: u64,
+    /// Rounds of each A/B (baseline and remedy, interleaved; 2 or more give an interval).
+    #[arg(long, default_value_t = latlab_rt::defaults::DOCTOR_ROUNDS)]
+    pub rounds: usize,
+    /// Length of the gap detector's run.
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::HWLAT_NS))]
+    pub gaps_for: u64,
+    /// Print the findings as JSON instead of the list.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `latlab rt sweep`.

@@ -8,6 +8,7 @@ mod codec;
 mod compare;
 mod completions;
 pub(crate) mod display;
+mod doctor;
 mod export;
 mod import;
 mod report;
@@ -29,7 +30,7 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
     crate::runner::set_checkpoint(cli.global.checkpoint);
     match cli.command {
         Command::Suite(a) => suite::run(&db, strict, registry, a),
-        Command::Rt(a) => rt::run(&db, strict, *a),
+        Command::Rt(a) => rt::run(&db, strict, registry, *a),
         Command::Udp(a) => udp::run(&db, *a),
         Command::Codec(a) => codec::run(a),
         Command::Display(a) => display::run(&db, a),

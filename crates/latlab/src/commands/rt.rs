@@ -34,7 +34,10 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
     cfg
 }
 
-pub fn run(db: &Path, strict: bool, a: RtArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Path, strict: bool, registry: &crate::registry::Registry, a: RtArgs) -> anyhow::Result<i32> {
+    if let Some(RtCommand::Doctor(d)) = a.command {
+        return super::doctor::run(db, strict, registry, d);
+    }
     crate::runner::measure::<Rt>(db, config(strict, &a)?)
 }
 
@@ -50,6 +53,12 @@ pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
             cyclictest_output: a.histogram_format == HistogramFormat::Cyclictest,
             ..apply_common(&a.common, strict, RtConfig::default())
         },
+        Some(RtCommand::Doctor(_)) => {
+            return Err(crate::runner::usage(
+                "`rt doctor` is not a measurement of its own: run it as `latlab rt doctor`".into(),
+            )
+            .into());
+        }
         Some(RtCommand::Sweep(s)) => RtConfig {
             sweep: Some(SweepConfig {
                 start_hz: s.start,

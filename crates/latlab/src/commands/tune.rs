@@ -41,7 +41,10 @@ pub fn run(db: &Path, strict: bool, registry: &Registry, a: TuneArgs) -> anyhow:
 }
 
 /// The remedy called `name` and the experiment it is measured with, or an error listing them.
-fn find<'r>(registry: &'r Registry, name: &str) -> Result<(About, &'r dyn crate::registry::Tunable), String> {
+pub(crate) fn find<'r>(
+    registry: &'r Registry,
+    name: &str,
+) -> Result<(About, &'r dyn crate::registry::Tunable), String> {
     let all = registry.remedies();
     all.iter().find(|(a, _)| a.name == name).copied().ok_or_else(|| {
         format!(
@@ -52,7 +55,7 @@ fn find<'r>(registry: &'r Registry, name: &str) -> Result<(About, &'r dyn crate:
 }
 
 /// For the record.
-fn info(a: &About) -> RemedyInfo {
+pub(crate) fn info(a: &About) -> RemedyInfo {
     RemedyInfo {
         name: a.name.into(),
         study: a.study.into(),
@@ -63,7 +66,7 @@ fn info(a: &About) -> RemedyInfo {
 }
 
 /// The headlines: the latencies, then the per-run figures.
-fn headlines(a: &About) -> Vec<Headline> {
+pub(crate) fn headlines(a: &About) -> Vec<Headline> {
     let series = a.headlines.iter().map(|(s, l)| Headline::lower(s, l));
     series
         .chain(a.scalars.iter().map(|(m, l, b)| match b {

@@ -1,0 +1,943 @@
+//! `latlab rt doctor` (issue #42): what on this machine spoils wake-up latency, each finding
+//! tied to a measurement. This module owns the knowledge: what is read and where, what each
+//! setting does to a wake-up, the advice, which `latlab tune` remedy toggles it (and with what
+//! `rt` options its A/B is run), and the ranking, table and record of the findings. The
+//! measuring is `hwlat` (gaps) and `latlab tune`'s engine (the A/Bs), run by the command.
+
+use crate::hwlat::GapRun;
+use latlab_model::machine::MachineInfo;
+use latlab_model::record::{Column, RunRecord, Table};
+use serde::Serialize;
+
+/// Where the doctor reads the machine: the real `/proc`, `/sys` and `/dev`, or a test's map.
+pub trait Source {
+    /// A file's text, `None` when it cannot be read.
+    fn read(&self, path: &str) -> Option<String>;
+    /// The names in a directory (empty when it cannot be listed).
+    fn list(&self, dir: &str) -> Vec<String>;
+}
+
+/// The machine itself.
+pub struct System;
+
+impl Source for System {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+    fn list(&self, dir: &str) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+/// The value `/dev/cpu_dma_latency` holds now (µs; 2,000,000,000 when nobody asks), read as
+/// the kernel's 4-byte integer.
+pub fn dma_latency_now() -> Option<i32> {
+    let b = std::fs::read("/dev/cpu_dma_latency").ok()?;
+    Some(i32::from_ne_bytes(b.get(..4)?.try_into().ok()?))
+}
+
+/// How much a finding matters, before anything is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Nothing to do.
+    Fine,
+    /// Worth knowing; may cost latency in some loads.
+    Note,
+    /// Known to cost wake-up latency.
+    Costly,
+}
+
+impl Severity {
+    /// For tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Fine => "fine",
+            Severity::Note => "note",
+            Severity::Costly => "costly",
+        }
+    }
+}
+
+/// The `latlab tune` remedy that toggles a finding's setting, and how its A/B is run.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Toggle {
+    /// The remedy (`latlab tune --list`).
+    pub remedy: &'static str,
+    /// `latlab rt` options the A/B adds to the doctor's (a load that shows the setting).
+    pub args: &'static [&'static str],
+    /// The headline series the cost is quoted from.
+    pub headline: &'static str,
+    /// Which figure of it: the p99, or (for a hold that strikes once a period, too rarely for
+    /// a p99) each run's maximum.
+    pub stat: Stat,
+}
+
+/// The figure a toggle's cost is quoted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stat {
+    /// The 99th percentile of each run.
+    P99,
+    /// Each run's maximum.
+    Max,
+}
+
+impl Stat {
+    /// For the text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stat::P99 => "p99",
+            Stat::Max => "max",
+        }
+    }
+}
+
+/// A finding's cost, measured here by an A/B of its toggle.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cost {
+    /// The headline's words.
+    pub headline: String,
+    /// The figure compared.
+    pub stat: Stat,
+    /// The figure with the setting as found (the baseline; the mean over its runs), ns.
+    pub as_found_ns: f64,
+    /// With the remedy, ns.
+    pub remedied_ns: f64,
+    /// The mean difference remedy − as found over the rounds and its 95 % interval, ns.
+    pub diff_ns: f64,
+    /// See `diff_ns` (NaN with one round).
+    pub lo_ns: f64,
+    /// See `diff_ns`.
+    pub hi_ns: f64,
+    /// `latlab tune`'s verdict: helps, hurts, no effect detectable.
+    pub effect: String,
+    /// The stored A/B (`latlab runs show`).
+    pub tune_run: Option<i64>,
+}
+
+impl Cost {
+    /// How much the remedy saves when it helps, ns (0 otherwise).
+    pub fn saving_ns(&self) -> f64 {
+        if self.effect == "helps" { -self.diff_ns } else { 0.0 }
+    }
+    /// In words: "level 1 wake-up, unloaded: p99 62.0 µs → 18.0 µs with the remedy (−44.0 µs
+    /// [−50.0, −38.0]; helps, measured here)".
+    pub fn describe(&self) -> String {
+        let us = |v: f64| format!("{:.1}", v / 1000.0);
+        let ci =
+            if self.lo_ns.is_finite() { format!(" [{}, {}]", us(self.lo_ns), us(self.hi_ns)) } else { String::new() };
+        format!(
+            "{}: {} {} µs → {} µs with the remedy ({:+.1} µs{ci}; {}, measured here)",
+            self.headline,
+            self.stat.as_str(),
+            us(self.as_found_ns),
+            us(self.remedied_ns),
+            self.diff_ns / 1000.0,
+            self.effect
+        )
+    }
+}
+
+/// One thing the doctor found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// Stable name (`--json`, metrics).
+    pub key: &'static str,
+    /// What it is about.
+    pub title: &'static str,
+    /// What is on this machine.
+    pub seen: String,
+    /// How much it matters before measuring.
+    pub severity: Severity,
+    /// What it does to a wake-up.
+    pub why: &'static str,
+    /// What to do.
+    pub advice: String,
+    /// The remedy that toggles it, when there is a problem latlab can toggle.
+    pub toggle: Option<Toggle>,
+    /// What a measurement here showed, beside the A/B (gaps, interrupts, steal).
+    pub measured: Option<String>,
+    /// The A/B's result.
+    pub cost: Option<Cost>,
+    /// Why it was not measured, when it was not.
+    pub not_measured: Option<String>,
+}
+
+impl Finding {
+    fn new(key: &'static str, title: &'static str, why: &'static str) -> Self {
+        Finding {
+            key,
+            title,
+            seen: String::new(),
+            severity: Severity::Fine,
+            why,
+            advice: String::new(),
+            toggle: None,
+            measured: None,
+            cost: None,
+            not_measured: None,
+        }
+    }
+    fn with(mut self, severity: Severity, seen: impl Into<String>, advice: impl Into<String>) -> Self {
+        self.severity = severity;
+        self.seen = seen.into();
+        self.advice = advice.into();
+        self
+    }
+    /// The rank's key, smaller first: a measured saving (largest first), then costly findings
+    /// not measured, then costly ones whose A/B found no effect, then notes, then the fine.
+    fn rank_key(&self) -> (u8, i64) {
+        match (&self.cost, self.severity) {
+            (Some(c), _) if c.saving_ns() > 0.0 => (0, -(c.saving_ns() as i64)),
+            (None, Severity::Costly) => (1, 0),
+            (Some(_), Severity::Costly) => (2, 0),
+            (_, Severity::Note) => (3, 0),
+            _ => (4, 0),
+        }
+    }
+}
+
+/// Worst first (stable among equals: the order inspected).
+pub fn rank(findings: &mut [Finding]) {
+    findings.sort_by_key(Finding::rank_key);
+}
+
+fn trim(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The bracketed choice of a sysfs multiple-choice file ("always [madvise] never").
+fn chosen(s: &str) -> Option<&str> {
+    s.split_whitespace().find(|w| w.starts_with('[')).map(|w| w.trim_matches(|c| c == '[' || c == ']'))
+}
+
+/// Inspect the machine for what spoils wake-ups on `cpu`, the measured CPU; `dma_latency_us`
+/// is `/dev/cpu_dma_latency`'s value, `gaps` the detector's run when it ran. In inspection
+/// order; [`rank`] orders them.
+pub fn inspect(
+    src: &dyn Source,
+    info: &MachineInfo,
+    cpu: usize,
+    dma_latency_us: Option<i32>,
+    gaps: Option<&GapRun>,
+) -> Vec<Finding> {
+    let cmdline = trim(src.read("/proc/cmdline")).unwrap_or_default();
+    vec![
+        preemption(src, info),
+        throttling(src, cpu),
+        idle_states(src, cpu, dma_latency_us),
+        governor(src, cpu),
+        smt(src, cpu),
+        irqs(src, cpu, gaps),
+        isolation(src, cpu, &cmdline),
+        timer_slack(src),
+        thp(src),
+        hypervisor(src, info, gaps),
+        swap(src),
+        hardware_gaps(gaps),
+    ]
+}
+
+fn preemption(src: &dyn Source, info: &MachineInfo) -> Finding {
+    let f = Finding::new(
+        "preemption",
+        "Preemption model",
+        "a kernel that preempts only at its own preemption points (none, voluntary) holds a woken real-time thread until the running kernel code reaches one: milliseconds in long system calls",
+    );
+    let model = info.preemption.clone().unwrap_or_else(|| "unknown".into());
+    let dynamic_unknown = model == "dynamic" && src.read("/sys/kernel/debug/sched/preempt").is_none();
+    match model.as_str() {
+        "rt" => f.with(Severity::Fine, "PREEMPT_RT", "nothing: the fully preemptible kernel"),
+        "full" | "dynamic(full)" => f.with(Severity::Fine, model.clone(), "nothing (PREEMPT_RT would bound more of the kernel's paths: interrupts threaded, spinlocks sleeping)"),
+        "dynamic(lazy)" => f.with(Severity::Note, model.clone(), "lazy preemption lets the fair class run to the tick; real-time threads still preempt at once: fine for latlab's levels, not for SCHED_OTHER work (preempt=full on the kernel command line)"),
+        _ if dynamic_unknown => f.with(
+            Severity::Note,
+            "PREEMPT_DYNAMIC, mode not readable (debugfs not mounted)",
+            "mount debugfs (mount -t debugfs none /sys/kernel/debug) to see the mode; boot with preempt=full for the shortest wake-ups short of PREEMPT_RT",
+        ),
+        "unknown" => f.with(Severity::Note, "not readable", "check uname -v for PREEMPT, PREEMPT_DYNAMIC or PREEMPT_RT"),
+        _ => f.with(Severity::Costly, model.clone(), "boot with preempt=full (a PREEMPT_DYNAMIC kernel) or run a PREEMPT_RT kernel"),
+    }
+}
+
+fn throttling(src: &dyn Source, cpu: usize) -> Finding {
+    let mut f = Finding::new(
+        "rt-throttling",
+        "RT throttling and the fair server",
+        "once real-time threads have used sched_rt_runtime_us of a period (or, from Linux 6.12, whenever the fair server's runtime comes due) the kernel holds every real-time thread on the CPU, the most urgent included, for the rest of the period",
+    );
+    let runtime = trim(src.read("/proc/sys/kernel/sched_rt_runtime_us"));
+    let period = trim(src.read("/proc/sys/kernel/sched_rt_period_us"));
+    let fair = trim(src.read(&format!("/sys/kernel/debug/sched/fair_server/cpu{cpu}/runtime")));
+    let fair_seen = match &fair {
+        Some(ns) if ns != "0" => format!(
+            "; the fair server of CPU {cpu} runs {} ms a period",
+            ns.parse::<f64>().map_or(ns.clone(), |v| format!("{:.0}", v / 1e6))
+        ),
+        Some(_) => format!("; the fair server of CPU {cpu} is off"),
+        None => "; the fair server not readable (debugfs not mounted, or a kernel before 6.12)".into(),
+    };
+    f = match runtime.as_deref() {
+        Some("-1") => f.with(Severity::Fine, format!("off (sched_rt_runtime_us = -1){fair_seen}"), "nothing"),
+        Some(r) => f.with(
+            Severity::Costly,
+            format!("on: {r} µs of every {} µs{fair_seen}", period.as_deref().unwrap_or("?")),
+            "a real-time thread that never blocks gets every real-time thread on its CPU held each period: keep real-time work blocking, or (root) echo -1 > /proc/sys/kernel/sched_rt_runtime_us and the fair server's runtime to 0 while it runs (latlab rt lifts both for its run)",
+        ),
+        None => f.with(Severity::Note, "not readable", "check /proc/sys/kernel/sched_rt_runtime_us"),
+    };
+    if f.severity == Severity::Costly {
+        f.toggle = Some(Toggle {
+            remedy: "rt-throttling",
+            args: &["--load", "hog"],
+            headline: "loaded.l1.latency",
+            stat: Stat::Max,
+        });
+    }
+    f
+}
+
+/// One cpuidle state of a CPU: (name, exit latency µs, disabled).
+fn states(src: &dyn Source, cpu: usize) -> Vec<(String, u64, bool)> {
+    let dir = format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle");
+    src.list(&dir)
+        .iter()
+        .filter(|n| n.starts_with("state"))
+        .filter_map(|n| {
+            let name = trim(src.read(&format!("{dir}/{n}/name")))?;
+            let lat = trim(src.read(&format!("{dir}/{n}/latency")))?.parse().ok()?;
+            let off = trim(src.read(&format!("{dir}/{n}/disable"))).is_some_and(|d| d != "0");
+            Some((name, lat, off))
+        })
+        .collect()
+}
+
+fn idle_states(src: &dyn Source, cpu: usize, dma: Option<i32>) -> Finding {
+    let mut f = Finding::new(
+        "idle-states",
+        "Idle states (cpuidle) and cpu_dma_latency",
+        "an idle CPU woken from a deep state pays the state's exit latency before the woken thread runs; in a virtual machine, a halted vCPU is woken through the hypervisor",
+    );
+    let driver = trim(src.read("/sys/devices/system/cpu/cpuidle/current_driver")).unwrap_or_else(|| "none".into());
+    let st = states(src, cpu);
+    let held = match dma {
+        Some(v) if v < 2_000_000_000 => format!("; cpu_dma_latency held at {v} µs by some process"),
+        Some(_) => "; cpu_dma_latency not held".into(),
+        None => "; cpu_dma_latency not readable".into(),
+    };
+    let enabled: Vec<&(String, u64, bool)> = st.iter().filter(|s| !s.2).collect();
+    let list = st
+        .iter()
+        .map(|(n, l, off)| format!("{n} {l} µs{}", if *off { " (disabled)" } else { "" }))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let deepest = enabled.iter().map(|s| s.1).max().unwrap_or(0);
+    let beyond_poll = enabled.iter().any(|s| s.0 != "POLL");
+    f = if st.is_empty() {
+        f.with(
+            Severity::Note,
+            format!("driver {driver}, no states listed for CPU {cpu}{held}"),
+            "the idle loop is the architecture's default (a halt); holding cpu_dma_latency at 0 makes it poll",
+        )
+    } else if beyond_poll {
+        f.with(
+            Severity::Costly,
+            format!("driver {driver}, CPU {cpu}: {list}; deepest enabled exit latency {deepest} µs{held}"),
+            "hold /dev/cpu_dma_latency at 0 (open it, write 0, keep it open) while latency matters, as latlab rt does by default; or limit states (idle=poll, intel_idle.max_cstate=1, processor.max_cstate=1) at the cost of power",
+        )
+    } else {
+        f.with(
+            Severity::Fine,
+            format!("driver {driver}, CPU {cpu}: {list}{held}"),
+            "nothing: the CPU only polls when idle",
+        )
+    };
+    if f.severity == Severity::Costly || st.is_empty() {
+        f.toggle = Some(Toggle { remedy: "dma-latency", args: &[], headline: "unloaded.l1.latency", stat: Stat::P99 });
+    }
+    f
+}
+
+fn governor(src: &dyn Source, cpu: usize) -> Finding {
+    let f = Finding::new(
+        "governor",
+        "CPU frequency governor",
+        "a CPU that slows down when idle runs the woken thread slowly until the governor raises the clock, and a frequency change can stall the core",
+    );
+    match trim(src.read(&format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"))) {
+        None => f.with(Severity::Fine, "no cpufreq (frequency set by the firmware or the host)", "nothing latlab can change here"),
+        Some(g) if g == "performance" => f.with(Severity::Fine, g, "nothing"),
+        Some(g) => f.with(
+            Severity::Costly,
+            g,
+            format!("echo performance > /sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor (or cpupower frequency-set -g performance) while latency matters"),
+        ),
+    }
+}
+
+fn smt(src: &dyn Source, cpu: usize) -> Finding {
+    let f = Finding::new(
+        "smt",
+        "SMT siblings of the measured CPU",
+        "a hyperthread sibling shares the core's execution units and caches: whatever runs there slows the measured thread",
+    );
+    let sib = trim(src.read(&format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list")));
+    match sib.as_deref().map(latlab_sys::change::parse_cpu_list) {
+        Some(Ok(v)) if v.iter().any(|&c| c != cpu) => f.with(
+            Severity::Costly,
+            format!("CPU {cpu} shares its core with CPU {}", v.iter().filter(|&&c| c != cpu).map(|c| c.to_string()).collect::<Vec<_>>().join(", ")),
+            "keep the sibling idle (shield both), or take it offline (echo 0 > /sys/devices/system/cpu/cpuN/online), or nosmt",
+        ),
+        Some(Ok(_)) => f.with(Severity::Fine, format!("CPU {cpu} has its core to itself"), "nothing"),
+        _ => f.with(Severity::Note, "not readable", "check lscpu's Thread(s) per core"),
+    }
+}
+
+fn irqs(src: &dyn Source, cpu: usize, gaps: Option<&GapRun>) -> Finding {
+    let mut f = Finding::new(
+        "irqs",
+        "Interrupts on the measured CPU",
+        "every interrupt handled on the measured CPU runs before the woken thread (and a threaded one competes with it): device interrupts belong on other CPUs",
+    );
+    // Device IRQs whose affinity includes the CPU (the per-CPU ones cannot be moved).
+    let mut allowed = Vec::new();
+    for n in src.list("/proc/irq") {
+        if n.parse::<u32>().is_err() {
+            continue;
+        }
+        if let Some(Ok(v)) =
+            trim(src.read(&format!("/proc/irq/{n}/smp_affinity_list"))).map(|s| latlab_sys::change::parse_cpu_list(&s))
+        {
+            if v.contains(&cpu) {
+                allowed.push(n);
+            }
+        }
+    }
+    let fired = gaps.map(|g| {
+        let top: Vec<String> = g.irqs.iter().take(5).map(|(k, n)| format!("{k} ×{n}")).collect();
+        (g.irq_total, top.join(", "))
+    });
+    let seen = format!(
+        "{} device IRQ(s) may run on CPU {cpu}{}",
+        allowed.len(),
+        fired.as_ref().map_or(String::new(), |(n, top)| format!(
+            "; {n} interrupt(s) fired on it during the gap detector ({top})"
+        )),
+    );
+    let device_fired = gaps.is_some_and(|g| {
+        g.irqs.iter().any(|(k, _)| k.split_whitespace().next().is_some_and(|s| s.parse::<u32>().is_ok()))
+    });
+    f = if allowed.is_empty() && !device_fired {
+        f.with(
+            Severity::Note,
+            seen,
+            "the timer's and the scheduler's own interrupts stay: nohz_full on the CPU removes most of the timer's",
+        )
+    } else {
+        f.with(
+            Severity::Costly,
+            seen,
+            format!("point device IRQs away from CPU {cpu} (echo to /proc/irq/N/smp_affinity_list, irqbalance --banirq, or latlab tune shield for a run)"),
+        )
+    };
+    f.measured = fired.map(|(n, _)| format!("{n} interrupts on CPU {cpu} during the detector"));
+    f.toggle = Some(Toggle { remedy: "shield", args: &[], headline: "unloaded.l1.latency", stat: Stat::P99 });
+    f
+}
+
+fn isolation(src: &dyn Source, cpu: usize, cmdline: &str) -> Finding {
+    let f = Finding::new(
+        "isolation",
+        "CPU isolation (isolcpus, nohz_full, rcu_nocbs)",
+        "a CPU not isolated takes the scheduler's tick, RCU callbacks and any task the balancer moves there; isolated, with nohz_full and rcu_nocbs, it keeps only what is pinned to it",
+    );
+    let param = |name: &str| {
+        cmdline
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+            .map(str::to_string)
+    };
+    // isolcpus may lead with flags ("domain,managed_irq,2-3"): the CPUs are the rest.
+    let on = |list: Option<String>| {
+        list.map(|l| l.split(',').filter(|w| !w.chars().any(|c| c.is_ascii_alphabetic())).collect::<Vec<_>>().join(","))
+            .and_then(|l| latlab_sys::change::parse_cpu_list(&l).ok())
+            .is_some_and(|v| v.contains(&cpu))
+    };
+    let isolated = on(trim(src.read("/sys/devices/system/cpu/isolated"))) || on(param("isolcpus"));
+    let nohz = on(trim(src.read("/sys/devices/system/cpu/nohz_full"))) || on(param("nohz_full"));
+    let nocb = on(param("rcu_nocbs"));
+    let seen = format!(
+        "CPU {cpu}: {}isolated, {}nohz_full, {}rcu_nocbs",
+        if isolated { "" } else { "not " },
+        if nohz { "" } else { "not " },
+        if nocb { "" } else { "not " }
+    );
+    if isolated && nohz && nocb {
+        f.with(Severity::Fine, seen, "nothing")
+    } else {
+        f.with(
+            Severity::Note,
+            seen,
+            format!("for the last microseconds: boot with isolcpus={cpu} nohz_full={cpu} rcu_nocbs={cpu} (needs a reboot; not measured here; latlab tune shield measures the part a running system can do)"),
+        )
+    }
+}
+
+fn timer_slack(src: &dyn Source) -> Finding {
+    let f = Finding::new(
+        "timer-slack",
+        "Timer slack",
+        "a SCHED_OTHER thread's timers may fire up to its slack late (50 µs by default) so the kernel can group wake-ups; the kernel ignores slack for real-time threads",
+    );
+    let slack = trim(src.read("/proc/self/timerslack_ns")).and_then(|s| s.parse::<u64>().ok());
+    let mut f = match slack {
+        Some(s) if s > 1_000 => f.with(
+            Severity::Note,
+            format!("{:.0} µs for a new thread (inherited)", s as f64 / 1000.0),
+            "prctl(PR_SET_TIMERSLACK, 1) in a latency-sensitive SCHED_OTHER thread (latlab rt sets 1 ns for its own)",
+        ),
+        Some(s) => f.with(Severity::Fine, format!("{s} ns"), "nothing"),
+        None => f.with(Severity::Note, "not readable", "prctl(PR_GET_TIMERSLACK)"),
+    };
+    if f.severity == Severity::Note && slack.is_some() {
+        f.toggle = Some(Toggle {
+            remedy: "timer-slack",
+            args: &["--l1-policy", "other", "--load", "none"],
+            headline: "unloaded.l1.latency",
+            stat: Stat::P99,
+        });
+    }
+    f
+}
+
+fn thp(src: &dyn Source) -> Finding {
+    let f = Finding::new(
+        "thp",
+        "Transparent huge pages and compaction",
+        "with huge pages 'always' a page fault may compact memory to find a huge page (direct compaction: milliseconds), and khugepaged collapses pages behind a running program",
+    );
+    let enabled = trim(src.read("/sys/kernel/mm/transparent_hugepage/enabled"));
+    let defrag = trim(src.read("/sys/kernel/mm/transparent_hugepage/defrag"));
+    let proactive = trim(src.read("/proc/sys/vm/compaction_proactiveness"));
+    let (e, d) = (enabled.as_deref().and_then(chosen), defrag.as_deref().and_then(chosen));
+    let seen = format!(
+        "enabled {}, defrag {}, compaction_proactiveness {}",
+        e.unwrap_or("?"),
+        d.unwrap_or("?"),
+        proactive.as_deref().unwrap_or("?")
+    );
+    let advice = "madvise (echo madvise > /sys/kernel/mm/transparent_hugepage/enabled and defrag) and lock real-time memory (mlockall, as latlab rt does); not measured here: it shows on fragmented memory, not in a short run";
+    if e == Some("always") || d == Some("always") {
+        f.with(Severity::Costly, seen, advice)
+    } else {
+        f.with(Severity::Fine, seen, "nothing")
+    }
+}
+
+fn hypervisor(src: &dyn Source, info: &MachineInfo, gaps: Option<&GapRun>) -> Finding {
+    let mut f = Finding::new(
+        "hypervisor",
+        "Hypervisor",
+        "in a virtual machine the host may run something else on the vCPU's physical CPU (steal time), and timers and wake-ups of a halted vCPU go through the host: latency the guest cannot control",
+    );
+    let v = info.virtualization.clone().unwrap_or_else(|| "unknown".into());
+    // A container may run in a VM too: the CPU's hypervisor flag and a paravirtual clock say so.
+    let flag = src
+        .read("/proc/cpuinfo")
+        .is_some_and(|c| c.lines().any(|l| l.starts_with("flags") && l.split_whitespace().any(|w| w == "hypervisor")));
+    let clock = info.clocksource.as_deref().unwrap_or("");
+    let host = match clock {
+        "kvm-clock" => Some("KVM"),
+        "xen" => Some("Xen"),
+        c if c.starts_with("hyperv") => Some("Hyper-V"),
+        _ => None,
+    };
+    f = if v.starts_with("vm") || flag || host.is_some() {
+        let what = match (v.starts_with("vm"), host) {
+            (true, _) => v,
+            (false, Some(h)) => format!(
+                "a {h} guest (clocksource {clock}){}",
+                if v.starts_with("container") { format!(", inside a {v}") } else { String::new() }
+            ),
+            (false, None) => format!(
+                "a virtual machine (the CPU's hypervisor flag){}",
+                if v.starts_with("container") { format!(", inside a {v}") } else { String::new() }
+            ),
+        };
+        f.with(Severity::Costly, what, "pin the vCPUs to dedicated host CPUs (and the host's IRQs away), expose an idle-polling guest (haltpoll) or hold cpu_dma_latency; or measure on bare metal")
+    } else if v.starts_with("container") {
+        f.with(Severity::Note, v, "a container shares the host kernel: the host's settings are the ones that count")
+    } else {
+        f.with(Severity::Fine, v, "nothing")
+    };
+    f.measured = gaps.map(|g| {
+        let steal = g.steal_ns.map_or("steal not counted".into(), |s| format!("steal {:.1} ms", s as f64 / 1e6));
+        format!(
+            "during the gap detector: {steal}; {} gap(s) over {} µs not explained by an interrupt or a preemption on the CPU",
+            g.unexplained(),
+            crate::defaults::HWLAT_THRESHOLD_NS / 1000
+        )
+    });
+    f
+}
+
+fn swap(src: &dyn Source) -> Finding {
+    let f = Finding::new(
+        "swap",
+        "Swap and memory locking",
+        "a page of a real-time program that was swapped out or dropped costs a major fault (milliseconds) when next touched; locked memory (mlockall) cannot be",
+    );
+    let swaps =
+        src.read("/proc/swaps").map(|s| s.lines().skip(1).filter(|l| !l.trim().is_empty()).count()).unwrap_or(0);
+    let limit = src
+        .read("/proc/self/limits")
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Max locked memory"))
+                .map(|l| l.split_whitespace().nth(3).unwrap_or("?").to_string())
+        })
+        .unwrap_or_else(|| "?".into());
+    let root = latlab_sys::platform::is_root();
+    let can_lock = root || limit == "unlimited";
+    let seen = format!(
+        "{} swap area(s); locked memory limit {limit}{}",
+        swaps,
+        if root { " (root: mlockall works regardless)" } else { "" }
+    );
+    match (swaps > 0, can_lock) {
+        (_, true) => f.with(if swaps > 0 { Severity::Note } else { Severity::Fine }, seen, "lock real-time programs' memory (mlockall(MCL_CURRENT|MCL_FUTURE), as latlab rt does)"),
+        (true, false) => f.with(Severity::Costly, seen, "raise RLIMIT_MEMLOCK (ulimit -l unlimited, limits.conf memlock) or grant CAP_IPC_LOCK so a real-time program can lock its memory"),
+        (false, false) => f.with(Severity::Note, seen, "no swap now, but file pages can still be dropped: raise RLIMIT_MEMLOCK so real-time programs can lock memory"),
+    }
+}
+
+fn hardware_gaps(gaps: Option<&GapRun>) -> Finding {
+    let f = Finding::new(
+        "hardware-gaps",
+        "Hardware latency (SMIs, the host)",
+        "a system management interrupt or a host stops the CPU without the kernel knowing: the busy-loop detector sees the time vanish (as hwlatdetect does)",
+    );
+    let Some(g) = gaps else {
+        let mut f = f.with(Severity::Note, "not measured", "run the doctor without --no-measure");
+        f.not_measured = Some("--no-measure".into());
+        return f;
+    };
+    let smi = match g.smis {
+        Some(n) => format!("; {n} SMI(s) counted by the CPU"),
+        None => "; SMIs not counted here (MSR 0x34 is Intel's, through modprobe msr; VMs refuse it)".into(),
+    };
+    let seen = format!(
+        "{} gap(s) over {} µs in {:.1} s of busy looping{}, longest {:.1} µs; {} interrupt(s) and {} preemption(s) on the CPU meanwhile{smi}{}",
+        g.gaps.count,
+        crate::defaults::HWLAT_THRESHOLD_NS / 1000,
+        g.gaps.busy_ns as f64 / 1e9,
+        if g.realtime { " at SCHED_FIFO 99" } else { " (not real-time: preemptions are gaps too)" },
+        g.gaps.max_ns as f64 / 1000.0,
+        g.irq_total,
+        g.preemptions,
+        if g.unexplained() > 0 { format!("; {} not explained by them", g.unexplained()) } else { String::new() },
+    );
+    let costly = g.smis.is_some_and(|n| n > 0) || g.unexplained() > 0;
+    let mut f = f.with(
+        if costly { Severity::Costly } else { Severity::Fine },
+        seen,
+        if costly {
+            "gaps nothing in the kernel explains come from firmware (SMIs: BIOS power and thermal management, USB legacy emulation; a BIOS setting) or a hypervisor (dedicated host CPUs)"
+        } else {
+            "nothing: every gap is accounted for by an interrupt or a preemption"
+        },
+    );
+    f.measured = Some(format!("longest gap {:.1} µs", g.gaps.max_ns as f64 / 1000.0));
+    f
+}
+
+/// The findings as a table, ranked (call [`rank`] first).
+pub fn table(findings: &[Finding]) -> Table {
+    let c = Column::new;
+    Table {
+        name: "rt.doctor".into(),
+        title: "What spoils wake-up latency on this machine, worst first: each finding, what is seen here, its cost where latlab can toggle it (an A/B with latlab tune's engine: p99, or the maximum for a hold that strikes once a period, as found → with the remedy, the difference with its 95 % interval), and what to do".into(),
+        columns: vec![
+            c("rank", ""),
+            c("finding", ""),
+            c("severity", ""),
+            c("seen here", ""),
+            c("measured here", ""),
+            c("what it does", ""),
+            c("advice", ""),
+        ],
+        rows: findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let measured = [f.cost.as_ref().map(Cost::describe), f.measured.clone(), f.not_measured.clone().map(|w| format!("not measured: {w}"))]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                vec![
+                    (i + 1).into(),
+                    f.title.into(),
+                    f.severity.as_str().into(),
+                    f.seen.clone().into(),
+                    measured.into(),
+                    f.why.into(),
+                    f.advice.clone().into(),
+                ]
+            })
+            .collect(),
+        plot: None,
+    }
+}
+
+/// Into the record: the table, and per finding `doctor.<key>.severity` (0 fine, 1 note, 2
+/// costly) and, when measured, `doctor.<key>.<p99|max>_as_found`, `_remedied` and `_diff`;
+/// the detector's gaps under `doctor.gaps.`.
+pub fn record(rec: &mut RunRecord, findings: &[Finding], gaps: Option<&GapRun>) {
+    for f in findings {
+        rec.metric(&format!("doctor.{}.severity", f.key), f.severity as u64, "level");
+        if let Some(c) = &f.cost {
+            let s = c.stat.as_str();
+            rec.metric(&format!("doctor.{}.{s}_as_found", f.key), c.as_found_ns, "ns");
+            rec.metric(&format!("doctor.{}.{s}_remedied", f.key), c.remedied_ns, "ns");
+            rec.metric(&format!("doctor.{}.{s}_diff", f.key), c.diff_ns, "ns");
+        }
+    }
+    if let Some(g) = gaps {
+        rec.metric("doctor.gaps.count", g.gaps.count, "count");
+        rec.metric("doctor.gaps.max", g.gaps.max_ns, "ns");
+        rec.metric("doctor.gaps.busy", g.gaps.busy_ns, "ns");
+        rec.metric("doctor.gaps.irqs", g.irq_total, "count");
+        rec.metric("doctor.gaps.unexplained", g.unexplained(), "count");
+    }
+    rec.config("doctor.ranking", findings.iter().map(|f| f.key).collect::<Vec<_>>());
+    rec.tables.push(table(findings));
+}
+
+/// The terminal's list: one paragraph per finding, worst first.
+pub fn text(findings: &[Finding]) -> String {
+    let mut o = String::new();
+    for (i, f) in findings.iter().enumerate() {
+        o.push_str(&format!("{}. [{}] {}: {}\n", i + 1, f.severity.as_str(), f.title, f.seen));
+        if let Some(c) = &f.cost {
+            o.push_str(&format!("   measured: {}\n", c.describe()));
+        }
+        if let Some(m) = &f.measured {
+            o.push_str(&format!("   seen: {m}\n"));
+        }
+        if let Some(w) = &f.not_measured {
+            o.push_str(&format!("   not measured: {w}\n"));
+        }
+        if f.severity != Severity::Fine {
+            o.push_str(&format!("   why: {}\n   advice: {}\n", f.why, f.advice));
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A machine as a map of paths to text.
+    struct Map(BTreeMap<String, String>);
+
+    impl Source for Map {
+        fn read(&self, path: &str) -> Option<String> {
+            self.0.get(path).cloned()
+        }
+        fn list(&self, dir: &str) -> Vec<String> {
+            let p = format!("{dir}/");
+            let mut v: Vec<String> = self
+                .0
+                .keys()
+                .filter_map(|k| k.strip_prefix(&p).map(|r| r.split('/').next().unwrap().to_string()))
+                .collect();
+            v.dedup();
+            v
+        }
+    }
+
+    fn machine(pairs: &[(&str, &str)]) -> Map {
+        Map(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    /// This machine's kind: a KVM guest with haltpoll, throttling on, THP madvise, two CPUs.
+    fn guest() -> (Map, MachineInfo) {
+        let m = machine(&[
+            ("/proc/cmdline", "console=ttyS0 cpuidle_haltpoll.force=1"),
+            ("/proc/sys/kernel/sched_rt_runtime_us", "950000\n"),
+            ("/proc/sys/kernel/sched_rt_period_us", "1000000\n"),
+            ("/sys/devices/system/cpu/cpuidle/current_driver", "haltpoll\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state0/latency", "0\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state0/disable", "0\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state1/name", "haltpoll idle\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state1/latency", "1\n"),
+            ("/sys/devices/system/cpu/cpu1/cpuidle/state1/disable", "0\n"),
+            ("/sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1\n"),
+            ("/proc/irq/24/smp_affinity_list", "0\n"),
+            ("/proc/irq/26/smp_affinity_list", "0-1\n"),
+            ("/proc/self/timerslack_ns", "50000\n"),
+            ("/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n"),
+            ("/sys/kernel/mm/transparent_hugepage/defrag", "always defer defer+madvise [madvise] never\n"),
+            ("/proc/sys/vm/compaction_proactiveness", "20\n"),
+            ("/proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"),
+        ]);
+        let info = MachineInfo {
+            preemption: Some("dynamic".into()),
+            virtualization: Some("vm (KVM)".into()),
+            ..Default::default()
+        };
+        (m, info)
+    }
+
+    fn find<'a>(v: &'a [Finding], key: &str) -> &'a Finding {
+        v.iter().find(|f| f.key == key).unwrap()
+    }
+
+    #[test]
+    fn a_guest_with_throttling_shows_the_throttling_idle_and_hypervisor_findings() {
+        let (m, info) = guest();
+        let v = inspect(&m, &info, 1, Some(2_000_000_000), None);
+        let t = find(&v, "rt-throttling");
+        assert_eq!(t.severity, Severity::Costly);
+        assert!(t.seen.contains("950000 µs of every 1000000"), "{}", t.seen);
+        assert_eq!(t.toggle.unwrap().remedy, "rt-throttling");
+        let i = find(&v, "idle-states");
+        assert_eq!(i.severity, Severity::Costly, "haltpoll halts the vCPU beyond polling");
+        assert!(i.seen.contains("haltpoll idle 1 µs") && i.seen.contains("not held"), "{}", i.seen);
+        assert_eq!(i.toggle.unwrap().remedy, "dma-latency");
+        assert_eq!(find(&v, "hypervisor").severity, Severity::Costly);
+        // A container in a KVM guest: the flag and the clock say what the container hides.
+        let mut m2 = guest().0;
+        m2.0.insert("/proc/cpuinfo".into(), "flags\t: fpu sse2 hypervisor lahf_lm\n".into());
+        let in_docker = MachineInfo {
+            virtualization: Some("container (docker)".into()),
+            clocksource: Some("kvm-clock".into()),
+            ..info.clone()
+        };
+        let h = find(&inspect(&m2, &in_docker, 1, None, None), "hypervisor").clone();
+        assert_eq!(h.severity, Severity::Costly);
+        assert_eq!(h.seen, "a KVM guest (clocksource kvm-clock), inside a container (docker)");
+        let bare = MachineInfo { virtualization: Some("container (docker)".into()), ..Default::default() };
+        assert_eq!(find(&inspect(&guest().0, &bare, 1, None, None), "hypervisor").severity, Severity::Note);
+        // Device IRQ 26 may run on CPU 1; 24 may not.
+        assert!(find(&v, "irqs").seen.starts_with("1 device IRQ(s) may run on CPU 1"));
+        assert_eq!(find(&v, "smt").severity, Severity::Fine);
+        assert_eq!(find(&v, "thp").severity, Severity::Fine);
+        assert_eq!(find(&v, "preemption").severity, Severity::Note, "mode not readable without debugfs");
+        assert_eq!(find(&v, "timer-slack").toggle.unwrap().remedy, "timer-slack");
+        assert!(find(&v, "hardware-gaps").not_measured.is_some());
+    }
+
+    #[test]
+    fn a_tuned_machine_is_fine_where_it_should_be() {
+        let m = machine(&[
+            ("/proc/cmdline", "isolcpus=domain,managed_irq,2-3 nohz_full=3 rcu_nocbs=3"),
+            ("/proc/sys/kernel/sched_rt_runtime_us", "-1\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state0/name", "POLL\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state0/latency", "0\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state0/disable", "0\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state1/name", "C6\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state1/latency", "133\n"),
+            ("/sys/devices/system/cpu/cpu3/cpuidle/state1/disable", "1\n"),
+            ("/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor", "performance\n"),
+            ("/sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "3\n"),
+            ("/sys/devices/system/cpu/isolated", "3\n"),
+            ("/proc/self/timerslack_ns", "1\n"),
+        ]);
+        let info =
+            MachineInfo { preemption: Some("rt".into()), virtualization: Some("none".into()), ..Default::default() };
+        let v = inspect(&m, &info, 3, Some(0), None);
+        for k in
+            ["preemption", "rt-throttling", "idle-states", "governor", "smt", "isolation", "timer-slack", "hypervisor"]
+        {
+            assert_eq!(find(&v, k).severity, Severity::Fine, "{k}: {}", find(&v, k).seen);
+        }
+        assert!(find(&v, "idle-states").seen.contains("C6 133 µs (disabled)"));
+        assert!(find(&v, "rt-throttling").toggle.is_none());
+    }
+
+    #[test]
+    fn a_laptop_kind_of_machine_gets_its_costly_findings() {
+        let m = machine(&[
+            ("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n"),
+            ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,4\n"),
+            ("/sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n"),
+        ]);
+        let info = MachineInfo { preemption: Some("none or voluntary".into()), ..Default::default() };
+        let v = inspect(&m, &info, 0, None, None);
+        for k in ["preemption", "governor", "smt", "thp"] {
+            assert_eq!(find(&v, k).severity, Severity::Costly, "{k}");
+        }
+        assert!(find(&v, "smt").seen.contains("with CPU 4"));
+    }
+
+    #[test]
+    fn gaps_beyond_interrupts_are_a_hardware_finding() {
+        let g = GapRun {
+            gaps: crate::hwlat::Gaps { count: 12, max_ns: 80_000, busy_ns: 2_500_000_000, ..Default::default() },
+            realtime: true,
+            irqs: vec![("LOC Local timer interrupts".into(), 4), ("26 IO-APIC ttyS0".into(), 1)],
+            irq_total: 5,
+            preemptions: 0,
+            steal_ns: Some(3_000_000),
+            smis: None,
+        };
+        let (m, info) = guest();
+        let v = inspect(&m, &info, 1, None, Some(&g));
+        let h = find(&v, "hardware-gaps");
+        assert_eq!(h.severity, Severity::Costly);
+        assert!(h.seen.contains("7 not explained"), "{}", h.seen);
+        assert!(find(&v, "hypervisor").measured.as_ref().unwrap().contains("steal 3.0 ms"));
+        let i = find(&v, "irqs");
+        assert!(
+            i.seen.contains("5 interrupt(s) fired") && i.seen.contains("LOC Local timer interrupts ×4"),
+            "{}",
+            i.seen
+        );
+        assert_eq!(i.severity, Severity::Costly, "a device interrupt fired on the CPU");
+    }
+
+    fn cost(diff: f64, effect: &str) -> Cost {
+        Cost {
+            headline: "level 1".into(),
+            stat: Stat::P99,
+            as_found_ns: 60_000.0,
+            remedied_ns: 60_000.0 + diff,
+            diff_ns: diff,
+            lo_ns: diff - 1.0,
+            hi_ns: diff + 1.0,
+            effect: effect.into(),
+            tune_run: None,
+        }
+    }
+
+    #[test]
+    fn ranking_puts_measured_savings_first_then_costly_then_notes() {
+        let (m, info) = guest();
+        let mut v = inspect(&m, &info, 1, None, None);
+        v.iter_mut().find(|f| f.key == "idle-states").unwrap().cost = Some(cost(-40_000.0, "helps"));
+        v.iter_mut().find(|f| f.key == "irqs").unwrap().cost = Some(cost(-5_000.0, "helps"));
+        v.iter_mut().find(|f| f.key == "rt-throttling").unwrap().cost = Some(cost(100.0, "no effect detectable"));
+        rank(&mut v);
+        let keys: Vec<&str> = v.iter().map(|f| f.key).collect();
+        assert_eq!(&keys[..2], ["idle-states", "irqs"]);
+        let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+        assert!(pos("hypervisor") < pos("rt-throttling"), "costly unmeasured before costly without effect");
+        assert!(pos("rt-throttling") < pos("preemption"), "costly before notes");
+        assert!(pos("preemption") < pos("smt"), "notes before the fine");
+        let t = table(&v);
+        assert_eq!(t.rows.len(), v.len());
+        assert_eq!(t.rows[0][0], serde_json::json!(1));
+        assert!(t.rows[0][4].as_str().unwrap().contains("p99 60.0 µs → 20.0 µs"), "{}", t.rows[0][4]);
+        assert!(text(&v).starts_with("1. [costly] Idle states"));
+    }
+}

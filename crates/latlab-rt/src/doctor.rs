@@ -280,14 +280,14 @@ fn throttling(src: &dyn Source, cpu: usize) -> Finding {
             ns.parse::<f64>().map_or(ns.clone(), |v| format!("{:.0}", v / 1e6))
         ),
         Some(_) => format!("; the fair server of CPU {cpu} is off"),
-        None => "; the fair server not readable (debugfs not mounted, or a kernel before 6.12)".into(),
+        None => "; the fair server not readable (debugfs not mounted or refused, or a kernel before 6.12)".into(),
     };
     f = match runtime.as_deref() {
         Some("-1") => f.with(Severity::Fine, format!("off (sched_rt_runtime_us = -1){fair_seen}"), "nothing"),
         Some(r) => f.with(
             Severity::Costly,
             format!("on: {r} µs of every {} µs{fair_seen}", period.as_deref().unwrap_or("?")),
-            "a real-time thread that never blocks gets every real-time thread on its CPU held each period: keep real-time work blocking, or (root) echo -1 > /proc/sys/kernel/sched_rt_runtime_us and the fair server's runtime to 0 while it runs (latlab rt lifts both for its run)",
+            "a real-time thread that never blocks gets every real-time thread on its CPU held each period: keep real-time work blocking, or (root) echo -1 > /proc/sys/kernel/sched_rt_runtime_us and the fair server's runtime to 0 while it runs (latlab rt lifts both for its run); if the hold stays with the runtime at -1 it is the fair server's (its runtime a period, when a fair task waits on the CPU): mount debugfs (mount -t debugfs none /sys/kernel/debug) and write 0 to sched/fair_server/cpuN/runtime",
         ),
         None => f.with(Severity::Note, "not readable", "check /proc/sys/kernel/sched_rt_runtime_us"),
     };
@@ -410,12 +410,9 @@ fn irqs(src: &dyn Source, cpu: usize, gaps: Option<&GapRun>) -> Finding {
         if n.parse::<u32>().is_err() {
             continue;
         }
-        if let Some(Ok(v)) =
-            trim(src.read(&format!("/proc/irq/{n}/smp_affinity_list"))).map(|s| latlab_sys::change::parse_cpu_list(&s))
-        {
-            if v.contains(&cpu) {
-                allowed.push(n);
-            }
+        let list = trim(src.read(&format!("/proc/irq/{n}/smp_affinity_list")));
+        if list.and_then(|l| latlab_sys::change::parse_cpu_list(&l).ok()).is_some_and(|v| v.contains(&cpu)) {
+            allowed.push(n);
         }
     }
     let fired = gaps.map(|g| {
@@ -695,17 +692,19 @@ pub fn table(findings: &[Finding]) -> Table {
     }
 }
 
-/// Into the record: the table, and per finding `doctor.<key>.severity` (0 fine, 1 note, 2
+/// Into the record: the table, and per finding `doctor.<key>.severity` (the key in snake case) (0 fine, 1 note, 2
 /// costly) and, when measured, `doctor.<key>.<p99|max>_as_found`, `_remedied` and `_diff`;
 /// the detector's gaps under `doctor.gaps.`.
 pub fn record(rec: &mut RunRecord, findings: &[Finding], gaps: Option<&GapRun>) {
     for f in findings {
-        rec.metric(&format!("doctor.{}.severity", f.key), f.severity as u64, "level");
+        // Metric names are dotted snake case: rt-throttling → rt_throttling.
+        let key = f.key.replace('-', "_");
+        rec.metric(&format!("doctor.{key}.severity"), f.severity as u64, "level");
         if let Some(c) = &f.cost {
             let s = c.stat.as_str();
-            rec.metric(&format!("doctor.{}.{s}_as_found", f.key), c.as_found_ns, "ns");
-            rec.metric(&format!("doctor.{}.{s}_remedied", f.key), c.remedied_ns, "ns");
-            rec.metric(&format!("doctor.{}.{s}_diff", f.key), c.diff_ns, "ns");
+            rec.metric(&format!("doctor.{key}.{s}_as_found"), c.as_found_ns, "ns");
+            rec.metric(&format!("doctor.{key}.{s}_remedied"), c.remedied_ns, "ns");
+            rec.metric(&format!("doctor.{key}.{s}_diff"), c.diff_ns, "ns");
         }
     }
     if let Some(g) = gaps {
@@ -939,5 +938,9 @@ mod tests {
         assert_eq!(t.rows[0][0], serde_json::json!(1));
         assert!(t.rows[0][4].as_str().unwrap().contains("p99 60.0 µs → 20.0 µs"), "{}", t.rows[0][4]);
         assert!(text(&v).starts_with("1. [costly] Idle states"));
+        let mut rec = RunRecord::new("rt", 0, Default::default());
+        record(&mut rec, &v, None);
+        assert!(rec.get_metric("doctor.rt_throttling.severity").is_some());
+        assert!(rec.get_metric("doctor.idle_states.p99_diff").is_some());
     }
 }

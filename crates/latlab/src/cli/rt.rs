@@ -65,6 +65,10 @@ pub struct RtDoctorArgs {
     /// Run the gap detector but not the A/Bs of the toggles.
     #[arg(long, conflicts_with = "no_measure")]
     pub no_toggle: bool,
+    /// Measure only these findings' toggles (comma-separated keys: rt-throttling,
+    /// idle-states, irqs, timer-slack); the rest are inspected but not A/B'd.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Length of each `latlab rt` phase in a toggle's A/B.
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::DOCTOR_PHASE_NS))]
     pub duration: u64,

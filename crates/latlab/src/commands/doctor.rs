@@ -48,11 +48,20 @@ pub fn run(db: &Path, strict: bool, registry: &Registry, a: RtDoctorArgs) -> any
     rec.config("cpu", cpu);
     rec.config("measured", !a.no_measure);
     let mut findings = doctor::inspect(&doctor::System, &info, cpu, dma, gaps.as_ref());
+    let toggles: Vec<&str> = findings.iter().filter_map(|f| f.toggle.map(|_| f.key)).collect();
+    if let Some(k) = a.only.iter().find(|k| !toggles.contains(&k.as_str())) {
+        return Err(usage(format!("--only {k}: not a finding latlab can toggle; one of {}", toggles.join(", "))).into());
+    }
+    let chosen = |f: &Finding| a.only.is_empty() || a.only.iter().any(|k| k == f.key);
     if !a.no_measure && !a.no_toggle {
-        let todo = findings.iter().filter(|f| f.toggle.is_some() && f.severity != Severity::Fine).count();
+        let todo = findings.iter().filter(|f| f.toggle.is_some() && f.severity != Severity::Fine && chosen(f)).count();
         let mut done = 0;
         for f in findings.iter_mut() {
             if f.toggle.is_none() || f.severity == Severity::Fine {
+                continue;
+            }
+            if !chosen(f) {
+                f.not_measured = Some("not in --only".into());
                 continue;
             }
             if latlab_sys::interrupt::stop_requested() {

@@ -101,3 +101,71 @@ fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
     let out = unprivileged(d, &["--strict", "rt", "--rate", "1000", "--duration", "100ms"]);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn rt_doctor_ranks_its_findings_measures_a_toggle_and_stores_both() {
+    let _one = rt_throttling_lock();
+    let before = rt_runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Inspection alone: every finding, none measured.
+    let out = latlab(d).args(["rt", "doctor", "--no-measure", "--json"]).assert().success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    let keys: Vec<&str> = f.iter().map(|x| x["key"].as_str().unwrap()).collect();
+    for k in ["preemption", "rt-throttling", "idle-states", "irqs", "hypervisor", "swap", "hardware-gaps"] {
+        assert!(keys.contains(&k), "{k} missing from {keys:?}");
+    }
+    assert!(f.iter().all(|x| x["cost"].is_null()));
+    // Worst first: no fine finding before one that is not.
+    let sev: Vec<&str> = f.iter().map(|x| x["severity"].as_str().unwrap()).collect();
+    let first_fine = sev.iter().position(|s| *s == "fine").unwrap_or(sev.len());
+    assert!(sev[first_fine..].iter().all(|s| *s == "fine"), "{sev:?}");
+    // The gap detector and one toggle's A/B (timer slack needs no privilege and no load).
+    let out = latlab(d)
+        .args(["rt", "doctor", "--only", "timer-slack", "--gaps-for", "300ms", "--duration", "100ms", "--rounds", "2"])
+        .args(["--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let g = &v["gaps"]["gaps"];
+    assert!(g["reads"].as_u64().unwrap() > 0 && g["busy_ns"].as_u64().unwrap() > 0, "{g}");
+    let slack = v["findings"].as_array().unwrap().iter().find(|x| x["key"] == "timer-slack").unwrap();
+    if slack["severity"] != "fine" {
+        let c = &slack["cost"];
+        assert_eq!(c["stat"], "p99", "{slack}");
+        assert!(c["as_found_ns"].as_f64().unwrap() > 0.0 && c["remedied_ns"].as_f64().unwrap() > 0.0);
+        let tune = c["tune_run"].as_i64().unwrap();
+        let t = latlab(d)
+            .args(["export", &tune.to_string(), "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let t: serde_json::Value = serde_json::from_slice(&t).unwrap();
+        assert_eq!(t["config"]["doctor.finding"], "timer-slack");
+        assert_eq!(t["config"]["remedy"], "timer-slack");
+    }
+    // The others were not in --only and say so.
+    let idle = v["findings"].as_array().unwrap().iter().find(|x| x["key"] == "idle-states").unwrap();
+    assert!(idle["cost"].is_null());
+    // The doctor's own run, with its ranked table.
+    let run = v["run"].as_i64().unwrap();
+    let r =
+        latlab(d).args(["export", &run.to_string(), "--format", "json"]).assert().success().get_output().stdout.clone();
+    let r: serde_json::Value = serde_json::from_slice(&r).unwrap();
+    assert_eq!(r["mode"], "doctor");
+    let t = r["tables"].as_array().unwrap().iter().find(|t| t["name"] == "rt.doctor").expect("rt.doctor");
+    assert_eq!(t["rows"].as_array().unwrap().len(), v["findings"].as_array().unwrap().len());
+    assert_eq!(t["rows"][0][0], 1);
+    latlab(d)
+        .args(["rt", "doctor", "--only", "nope", "--no-toggle"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a finding latlab can toggle"));
+    assert_eq!(rt_runtime(), before, "the doctor left RT throttling as it found it");
+}

@@ -35,8 +35,8 @@ struct ProbeTotals {
     last: Option<WindowRow>,
     /// Every window's largest samples (its other fields, not its buckets): the tail.
     tails: Vec<WindowRow>,
-    /// The worst case per hour as of this many windows; made when scraped, at most once per
-    /// window.
+    /// The worst case per hour as of this many windows; fitted when scraped (outside the
+    /// lock), at most once per window.
     worst: Option<(usize, Option<Bounds>)>,
 }
 
@@ -44,15 +44,16 @@ struct ProbeTotals {
 type Bounds = (f64, f64, Option<f64>);
 
 impl ProbeTotals {
-    /// The worst case per hour of the windows so far (fitted again only after a new window).
-    fn worst(&mut self) -> Option<Bounds> {
-        if self.worst.as_ref().is_none_or(|w| w.0 != self.tails.len()) {
-            let refs: Vec<&WindowRow> = self.tails.iter().collect();
-            let r = latlab_model::worst::per_hour_windows(&refs).ok().map(|(_, w)| (w.level, w.lo, w.hi));
-            self.worst = Some((self.tails.len(), r));
-        }
-        self.worst.as_ref().and_then(|w| w.1)
+    /// Whether the worst case per hour needs fitting again (a window was added since).
+    fn stale(&self) -> bool {
+        self.worst.as_ref().is_none_or(|w| w.0 != self.tails.len())
     }
+}
+
+/// The worst case per hour of `tails` (a probe's windows).
+fn fit_worst(tails: &[WindowRow]) -> Option<Bounds> {
+    let refs: Vec<&WindowRow> = tails.iter().collect();
+    latlab_model::worst::per_hour_windows(&refs).ok().map(|(_, w)| (w.level, w.lo, w.hi))
 }
 
 /// The exported state, shared between the monitor (which adds windows) and the server.
@@ -105,7 +106,20 @@ fn secs(ns: f64) -> f64 {
 
 impl prometheus_client::collector::Collector for Exported {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        // The worst case per hour is fitted outside the lock (a fit takes tens of
+        // milliseconds), so the monitor adding a window never waits for a scrape.
+        let todo: Vec<(String, usize, Vec<WindowRow>)> = {
+            let probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
+            probes.iter().filter(|(_, p)| p.stale()).map(|(n, p)| (n.clone(), p.tails.len(), p.tails.clone())).collect()
+        };
+        let fitted: Vec<(String, usize, Option<Bounds>)> =
+            todo.into_iter().map(|(n, len, tails)| (n, len, fit_worst(&tails))).collect();
         let mut probes = self.probes.lock().unwrap_or_else(|p| p.into_inner());
+        for (n, len, r) in fitted {
+            if let Some(p) = probes.get_mut(&n) {
+                p.worst = Some((len, r));
+            }
+        }
         let labels =
             |probe: &str| vec![("probe".to_string(), probe.to_string()), ("host".to_string(), self.host.clone())];
         {
@@ -151,8 +165,8 @@ impl prometheus_client::collector::Collector for Exported {
             let mut m =
                 enc.encode_descriptor("latlab_monitor_worst_per_hour_seconds", help, None, MetricType::Gauge)?;
             let probability = format!("{:.3}", 1.0 - (-latlab_model::defaults::WORST_PER_HOUR).exp());
-            for (name, p) in probes.iter_mut() {
-                let Some((level, lo, hi)) = p.worst() else { continue };
+            for (name, p) in probes.iter() {
+                let Some((level, lo, hi)) = p.worst.as_ref().and_then(|w| w.1) else { continue };
                 for (bound, v) in [("estimate", Some(level)), ("lower_95", Some(lo)), ("upper_95", hi)] {
                     let Some(v) = v else { continue };
                     let mut l = labels(name);

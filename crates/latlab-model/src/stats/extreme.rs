@@ -25,8 +25,11 @@
 //!   parameters are accounted for).
 //! - **Refused**, with the reason: too few clusters; a fit that fails its test; ξ below −0.5,
 //!   a tail with a hard end (throttling, a timeout): the maximum-likelihood fit is not regular
-//!   there (Smith 1985), and the worst case is that end, not a probability; and a level that
-//!   is not past the threshold (the data answer it directly).
+//!   there (Smith 1985), and the worst case is that end, not a probability; ξ of 1 or more, a
+//!   tail whose mean is infinite, which no latency has: such a fit is a mixture (rare long
+//!   waits among ordinary wake-ups) read as one tail, and its level extrapolates the mixture's
+//!   gap, not a probability; and a level that is not past the threshold (the data answer it
+//!   directly).
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
@@ -101,6 +104,11 @@ pub enum Refusal {
         /// Where the fitted tail ends.
         end: f64,
     },
+    /// The tail is so heavy its mean is infinite (ξ ≥ 1): a mixture, not one tail.
+    NoMean {
+        /// The fitted shape.
+        xi: f64,
+    },
     /// The fit fails its goodness-of-fit test.
     BadFit {
         /// The test's p-value.
@@ -127,6 +135,11 @@ impl std::fmt::Display for Refusal {
             Refusal::HardEnd { xi, end } => write!(
                 f,
                 "the tail has a hard end near {end:.0} ns (shape ξ = {xi:.2} < −0.5): something cuts latencies off there, so the worst case is that end, not a probability"
+            ),
+            Refusal::NoMean { xi } => write!(
+                f,
+                "the fitted tail is so heavy (shape ξ = {xi:.2} ≥ {}) that its mean would be infinite, which no latency's is: the tail mixes rare long waits with ordinary wake-ups, and extrapolating it says nothing",
+                crate::defaults::EVT_MAX_SHAPE
             ),
             Refusal::BadFit { p_value, alpha } => write!(
                 f,
@@ -353,6 +366,9 @@ pub fn fit_clusters(u: f64, y: Vec<f64>, n: usize, cfg: &PotConfig) -> Result<Ta
     let (sigma, xi, ll) = gpd_fit(&y).ok_or(Refusal::NoFit)?;
     if xi < -0.5 {
         return Err(Refusal::HardEnd { xi, end: u - sigma / xi });
+    }
+    if xi >= crate::defaults::EVT_MAX_SHAPE {
+        return Err(Refusal::NoMean { xi });
     }
     let d = ks(&y, sigma, xi);
     // The bootstrap: resamples of the fitted tail, each refitted, their distances against d.

@@ -30,11 +30,13 @@ fn main_series(r: &RunRecord) -> Option<&Series> {
     r.series.iter().find(|s| !s.values.is_empty())
 }
 
-/// The comparison for every experiment measured on at least two hosts.
+/// The comparison for every experiment (and mode) measured on at least two hosts.
 pub(super) fn compare(runs: &[RunRecord]) -> Vec<HostsCtx> {
-    let mut by_exp: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
+    // Each experiment and mode apart (`display ops` and `display cache` compare their own).
+    let mut by_exp: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
     for r in runs {
-        by_exp.entry(r.experiment.as_str()).or_default().push(r);
+        let key = if r.mode().is_empty() { r.experiment.clone() } else { format!("{} {}", r.experiment, r.mode()) };
+        by_exp.entry(key).or_default().push(r);
     }
     let mut out = Vec::new();
     for (exp, mut rs) in by_exp {
@@ -46,7 +48,7 @@ pub(super) fn compare(runs: &[RunRecord]) -> Vec<HostsCtx> {
             continue;
         }
         rs.sort_by_key(|r| host_name(&r.machine));
-        out.push(one(exp, &rs));
+        out.push(one(&exp, &rs));
     }
     out
 }

@@ -492,12 +492,15 @@ impl Store {
         Ok(rows)
     }
 
-    /// The newest run of each experiment on each host (runs imported from other machines are
-    /// of their own hosts; a host is its machine id, else its name), in experiment-name order.
+    /// The newest run of each experiment and mode on each host (runs imported from other
+    /// machines are of their own hosts; a host is its machine id, else its name), in
+    /// experiment-name order: `rt` and `rt doctor`, `display ops` and `display cache` are each
+    /// shown.
     pub fn latest_per_experiment(&self) -> Result<Vec<i64>, StoreError> {
         let mut q = self.conn.prepare(
             "SELECT MAX(id) FROM runs
-             GROUP BY experiment, COALESCE(json_extract(machine, '$.info.machine_id'), hostname, '')
+             GROUP BY experiment, COALESCE(json_extract(config, '$.experiment'), ''),
+                      COALESCE(json_extract(machine, '$.info.machine_id'), hostname, '')
              ORDER BY experiment, MAX(id)",
         )?;
         let ids = q.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;

@@ -56,6 +56,12 @@ fn resolve_specs() {
     let l = s.list().unwrap();
     assert_eq!(l.len(), 2);
     assert_eq!(l[0].id, b);
+    // Another mode of rt is another entry of the report; a newer run of a mode replaces its own.
+    r.mode = "doctor".into();
+    let c = s.insert(&r).unwrap();
+    assert_eq!(s.latest_per_experiment().unwrap(), vec![b, c, a]);
+    let d = s.insert(&r).unwrap();
+    assert_eq!(s.latest_per_experiment().unwrap(), vec![b, d, a]);
 }
 
 fn a_run(i: u64, samples: usize) -> RunRecord {

@@ -117,6 +117,26 @@ fn a_tail_with_a_hard_end_is_refused() {
 }
 
 #[test]
+fn a_mixture_read_as_an_infinitely_heavy_tail_is_refused() {
+    // Wake-ups of 3–5 µs, and one in 200 held for 5–50 ms (a throttled load's holds).
+    let mut rng = StdRng::seed_from_u64(7);
+    let x: Vec<f64> = (0..20_000)
+        .map(|_| {
+            if rng.random::<f64>() < 0.005 {
+                5e6 + 45e6 * rng.random::<f64>()
+            } else {
+                3_000.0 + 2_000.0 * rng.random::<f64>()
+            }
+        })
+        .collect();
+    match fit(&x, &PotConfig::for_samples(x.len())) {
+        Err(Refusal::NoMean { xi }) => assert!(xi >= 1.0, "{xi}"),
+        other => panic!("{other:?}"),
+    }
+    // A true heavy tail below the bound is still fitted (the TAILS above include ξ = 0.3).
+}
+
+#[test]
 fn a_tail_that_is_not_pareto_fails_its_test() {
     // Excesses on a 10 µs lattice, geometric: half of them exactly one step up.
     let mut rng = StdRng::seed_from_u64(6);

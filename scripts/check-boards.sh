@@ -7,6 +7,12 @@
 #
 # Timing under qemu is meaningless: this checks that the code runs, not how fast.
 #
+# Each target is compiled once: the binaries of both targets in one cargo invocation, then the
+# test binaries in the same (release) profile, so they reuse every dependency the binaries
+# compiled; only the crates under test are compiled again, with debug assertions and overflow
+# checks on as `cargo test` has them (a 32-bit overflow on armv7 panics, as it would in a debug
+# build). The binaries are in ${CARGO_TARGET_DIR:-target}/TARGET/release/.
+#
 # Usage: scripts/check-boards.sh [--targets "aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf"]
 #                                [--no-tests]
 # Needs: gcc-aarch64-linux-gnu, gcc-arm-linux-gnueabihf, qemu-user-static (Debian), and zig (see
@@ -22,6 +28,25 @@ while [ $# -gt 0 ]; do
         --no-tests) tests=0; shift ;;
         *) echo "usage: $0 [--targets \"T1 T2\"] [--no-tests]" >&2; exit 2 ;;
     esac
+done
+# The crates whose tests run under qemu, and why these (the rest are the same code on every
+# architecture, and their tests run natively in `cargo test --workspace`):
+# - latlab-sys: system calls, clocks, scheduling, memory locking and /proc parsing: the kernel
+#   interface, whose types and numbers differ by architecture and word size (armv7 is 32-bit);
+# - latlab-startup (its system-call table only, `syscalls::`): the ptrace tracer's table is
+#   written per architecture;
+# - latlab-rdp: the bit-level codecs (MPPC, NCRUSH, XCRUSH, RLE) on a 32-bit usize, which a
+#   board decodes as the seed-000 thin client does;
+# - latlab-udp: the probe's wire format and timestamps, which a board sends and reflects (seed
+#   002's phone);
+# - latlab-model: the statistics and the records a board writes (histograms and counters sized
+#   by usize).
+crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp -p latlab-model)
+# Debug assertions and overflow checks in the crates under test, as `cargo test` builds them
+# (the same flags at build and at run, so the run compiles nothing).
+checks=()
+for c in latlab-sys latlab-startup latlab-rdp latlab-udp latlab-model; do
+    checks+=(--config "profile.release.package.$c.debug-assertions=true" --config "profile.release.package.$c.overflow-checks=true")
 done
 # Tests left out under qemu-user, by name, and why (the store's tests are not among the logic
 # crates' and are not run here):
@@ -39,17 +64,55 @@ skips=(--skip peer::tests::requests_to_a_reflector_come_back_with_their_sequence
 skips_armv7=(--skip platform::tests::prefaulting_makes_a_lazy_buffer_resident_and_keeps_it)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-native="target/release/latlab"
+tdir="${CARGO_TARGET_DIR:-target}"
+# This machine's latlab reads the database the emulated run wrote: the static x86-64 build when
+# there is one (scripts/release.sh makes it), else the native release build.
+native="$tdir/x86_64-unknown-linux-musl/release/latlab"
+[ -x "$native" ] || native="target/release/latlab"
+for t in $targets; do
+    case "$t" in
+        aarch64-*) qemu=qemu-aarch64-static ;;
+        armv7-*) qemu=qemu-arm-static ;;
+        *) echo "check-boards: not a board target: $t" >&2; exit 2 ;;
+    esac
+    command -v "$qemu" >/dev/null 2>&1 || { echo "check-boards: $qemu is missing (Debian: qemu-user-static)" >&2; exit 77; }
+done
+echo "== static binaries: $targets"
+scripts/cross.sh "$targets" build --release --locked -p latlab
+if [ "$tests" = 1 ]; then
+    echo "== test binaries: ${crates[*]/-p/} (release profile, with debug assertions and overflow checks)"
+    # Run below straight from the list cargo gives (target, crate, executable): a cargo test per
+    # target with another set of crates would resolve features anew and compile again.
+    scripts/cross.sh "$targets" test --release --locked --no-run --message-format=json-render-diagnostics \
+        "${checks[@]}" "${crates[@]}" --lib > "$work/tests.json"
+    python3 - "$work/tests.json" $targets > "$work/tests.tsv" <<'EOF'
+import json, sys
+targets = set(sys.argv[2:])
+for line in open(sys.argv[1]):
+    if not line.startswith("{"):
+        continue
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        t = next(p for p in m["executable"].split("/") if p in targets)
+        print(t, m["target"]["name"].replace("_", "-"), m["executable"], sep="\t")
+EOF
+    cat "$work/tests.tsv"
+fi
+# The crate's tests of `target` whose name is `crate`, under qemu, from the crate's directory
+# as cargo runs them; the rest of the arguments go to the test binary.
+run_tests() {
+    local target=$1 crate=$2 runner=$3 exe
+    shift 3
+    exe=$(awk -F'\t' -v t="$target" -v c="$crate" '$1 == t && $2 == c { print $3 }' "$work/tests.tsv")
+    [ -n "$exe" ] || { echo "check-boards: FAILED — no test binary of $crate for $target" >&2; return 1; }
+    (cd "crates/$crate" && "$runner" "$exe" "$@")
+}
 for t in $targets; do
     case "$t" in
         aarch64-*) qemu=qemu-aarch64-static; want="ARM aarch64" ;;
         armv7-*) qemu=qemu-arm-static; want="ARM, EABI5" ;;
-        *) echo "check-boards: not a board target: $t" >&2; exit 2 ;;
     esac
-    command -v "$qemu" >/dev/null 2>&1 || { echo "check-boards: $qemu is missing (Debian: qemu-user-static)" >&2; exit 77; }
-    echo "== $t: static binary"
-    scripts/cross.sh "$t" build --release --locked -p latlab
-    bin="target/$t/release/latlab"
+    bin="$tdir/$t/release/latlab"
     desc=$(file -b "$bin")
     echo "$bin: $desc"
     case "$desc" in *"statically linked"* | *"static-pie linked"*) ;; *) echo "check-boards: FAILED — $bin is not statically linked" >&2; exit 1 ;; esac
@@ -58,9 +121,12 @@ for t in $targets; do
         these=("${skips[@]}")
         case "$t" in armv7-*) these+=("${skips_armv7[@]}") ;; esac
         echo "== $t: the logic crates' tests under $qemu (left out: ${these[*]/--skip/})"
-        scripts/cross.sh "$t" test --locked -p latlab-rdp -p latlab-model -p latlab-sys -p latlab-udp --lib -- "${these[@]}"
+        for c in latlab-rdp latlab-model latlab-sys latlab-udp; do
+            echo "-- $c"
+            run_tests "$t" "$c" "$qemu" "${these[@]}"
+        done
         echo "== $t: the ptrace tracer's system-call table against this architecture's C library"
-        scripts/cross.sh "$t" test --locked -p latlab-startup --lib syscalls::
+        run_tests "$t" latlab-startup "$qemu" syscalls::
     fi
     echo "== $t: smoke test under $qemu"
     db="$work/$t.db"

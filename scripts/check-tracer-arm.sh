@@ -29,10 +29,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "== the static builds"
-scripts/cross.sh aarch64-unknown-linux-musl build --release --locked -p latlab
-scripts/cross.sh x86_64-unknown-linux-musl build --release --locked -p latlab
-arm=target/aarch64-unknown-linux-musl/release/latlab
-x86=target/x86_64-unknown-linux-musl/release/latlab
+scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --release --locked -p latlab
+arm=${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/release/latlab
+x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/release/latlab
 
 echo "== x86-64: startup record --builtin --tracer ptrace"
 "$x86" --db "$work/x86.db" startup record --builtin --tracer ptrace -o "$work/plan-x86_64.json" > "$work/record-x86_64.md"

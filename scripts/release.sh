@@ -28,11 +28,19 @@ out=$(cd "$out" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
+tdir="${CARGO_TARGET_DIR:-target}"
+echo "== the static builds: $targets"
+scripts/cross.sh "$targets" build --release --locked -p latlab
+
 # Man pages and completions come from the clap grammar, the same on every target: generate
-# them once with a native build.
+# them once, with the static x86-64 build when it is among the targets (it runs here), else
+# with a native build.
 echo "== man pages and completions"
-cargo build --release --locked -p latlab
-native=target/release/latlab
+native="$tdir/x86_64-unknown-linux-musl/release/latlab"
+if ! [[ " $targets " == *" x86_64-unknown-linux-musl "* ]] || [ "$(uname -m)" != x86_64 ]; then
+    cargo build --release --locked -p latlab
+    native=target/release/latlab
+fi
 gen="$stage/generated"
 mkdir -p "$gen/man" "$gen/completions"
 "$native" man --output "$gen/man" 2>/dev/null
@@ -46,15 +54,14 @@ gzip -9nf target/dist-generated/man/*.1
 
 for t in $targets; do
     echo "== $t"
-    scripts/cross.sh "$t" build --release --locked -p latlab
-    bin="target/$t/release/latlab"
+    bin="$tdir/$t/release/latlab"
     file -b "$bin" | grep -Eq "statically linked|static-pie linked" || { echo "release: $bin is not statically linked" >&2; exit 1; }
     name="latlab-$version-$t"
     d="$stage/$name"
     mkdir -p "$d"
     cp "$bin" "$d/latlab"
-    # Symbols stay out of the shipped file (boards have little flash); line tables are kept
-    # in the build tree for backtraces.
+    # Symbols stay out of the shipped file (boards have little flash); the release profile has
+    # no line tables to begin with (build --profile profiling for them).
     case "$t" in
         aarch64-*) strip=aarch64-linux-gnu-strip ;;
         armv7-*) strip=arm-linux-gnueabihf-strip ;;

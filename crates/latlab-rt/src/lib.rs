@@ -300,30 +300,6 @@ fn sweep_pass(
     }
 }
 
-/// A sweep's thresholds (`<prefix>.{mf_l1,mf_l2,sf}_hz` for a rate found past the first,
-/// `_at_most_hz` for one already missed at the first rate, `_above_hz` for one not reached:
-/// bounds stay bounds) and the highest rate it tried (`<prefix>.max_rate_hz`, returned).
-fn threshold_metrics(
-    rec: &mut RunRecord,
-    prefix: &str,
-    t: &sweep::Thresholds,
-    steps: &[sweep::Step],
-    start: f64,
-    with_sf: bool,
-) -> f64 {
-    let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
-    for (name, v) in [("mf_l1", t.mf_l1_hz), ("mf_l2", t.mf_l2_hz), ("sf", t.sf_hz)] {
-        match v {
-            Some(v) if v <= start => rec.metric(&format!("{prefix}.{name}_at_most_hz"), v, "Hz"),
-            Some(v) => rec.metric(&format!("{prefix}.{name}_hz"), v, "Hz"),
-            None if name != "sf" || with_sf => rec.metric(&format!("{prefix}.{name}_above_hz"), max_rate, "Hz"),
-            None => {}
-        }
-    }
-    rec.metric(&format!("{prefix}.max_rate_hz"), max_rate, "Hz");
-    max_rate
-}
-
 /// The baseline used for progress ratios: the better of the measurements before and after
 /// the run (interference only ever lowers a measured rate). Measures "after" unless the run
 /// was interrupted.
@@ -508,7 +484,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         if !matches!(cfg.load, LoadSpec::None) {
             let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None)?;
             interrupted |= intr;
-            let max = threshold_metrics(&mut rec, "sweep.unloaded", &t, &steps, sc.start_hz, false);
+            let max = sweep::record_thresholds(&mut rec, "sweep.unloaded", &t, &steps, sc.start_hz, false);
             unloaded_sweep = Some((t, max));
         }
     }
@@ -532,7 +508,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
             thresholds = sweep::find_thresholds(&steps, sc, with_l2);
             final_baseline = Some(best);
         }
-        let max_rate = threshold_metrics(&mut rec, "sweep", &thresholds, &steps, sc.start_hz, load_known);
+        let max_rate = sweep::record_thresholds(&mut rec, "sweep", &thresholds, &steps, sc.start_hz, load_known);
         let l1_at_sf = thresholds.sf_hz.and_then(|r| steps.iter().find(|s| s.rate_hz == r)).map(|s| s.l1_delivered);
         let col = Column::new;
         let opt = |v: Option<f64>| v.map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);

@@ -5,6 +5,7 @@
 //! are measured by whatever function the caller passes, real threads or a fake.
 
 use crate::config::SweepConfig;
+use latlab_model::record::RunRecord;
 use serde::Serialize;
 
 /// What one sweep step measured.
@@ -33,6 +34,30 @@ pub struct Thresholds {
     pub mf_l2_hz: Option<f64>,
     /// Lowest rate at which the load's progress fell below the SF fraction.
     pub sf_hz: Option<f64>,
+}
+
+/// A sweep's thresholds (`<prefix>.{mf_l1,mf_l2,sf}_hz` for a rate found past the first,
+/// `_at_most_hz` for one already missed at the first rate, `_above_hz` for one not reached:
+/// bounds stay bounds) and the highest rate it tried (`<prefix>.max_rate_hz`, returned).
+pub fn record_thresholds(
+    rec: &mut RunRecord,
+    prefix: &str,
+    t: &Thresholds,
+    steps: &[Step],
+    start: f64,
+    with_sf: bool,
+) -> f64 {
+    let max_rate = steps.iter().map(|s| s.rate_hz).fold(0.0, f64::max);
+    for (name, v) in [("mf_l1", t.mf_l1_hz), ("mf_l2", t.mf_l2_hz), ("sf", t.sf_hz)] {
+        match v {
+            Some(v) if v <= start => rec.metric(&format!("{prefix}.{name}_at_most_hz"), v, "Hz"),
+            Some(v) => rec.metric(&format!("{prefix}.{name}_hz"), v, "Hz"),
+            None if name != "sf" || with_sf => rec.metric(&format!("{prefix}.{name}_above_hz"), max_rate, "Hz"),
+            None => {}
+        }
+    }
+    rec.metric(&format!("{prefix}.max_rate_hz"), max_rate, "Hz");
+    max_rate
 }
 
 /// Find MF-L1, MF-L2 and SF in measured steps (any order).

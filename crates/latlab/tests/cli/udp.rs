@@ -52,36 +52,45 @@ fn udp_loopback_serve_probe_and_relay_commands() {
         .stdout
         .clone();
     let md = String::from_utf8(out).unwrap();
-    assert!(md.contains("packets held and released in bursts every ~"), "{md}");
-    // The period is the relay's configured 200 ms; the estimate may be off by the relay's own
-    // wake-up lateness on a busy machine, so compare within 5 %, never to the exact text.
     let json = latlab(d).args(["export", "latest", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    let period = rec["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "burst.release_period")
-        .expect("a release period")["value"]
-        .as_f64()
-        .unwrap();
-    assert!((period - 200e6).abs() < 0.05 * 200e6, "estimated {period} ns for 200 ms");
-    // The sweep's streams went through the same relay: each found its 200 ms too, and the
-    // row says the same period held at both intervals (here a finding about what the probe
-    // reached: latlab cannot know that a remote path is its own relay).
-    for key in ["ms50", "ms25"] {
-        let p = rec["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == format!("interval_sweep.{key}.release_period"))
-            .unwrap_or_else(|| panic!("a release period for {key}"))["value"]
-            .as_f64()
-            .unwrap();
-        assert!((p - 200e6).abs() < 0.05 * 200e6, "{key}: estimated {p} ns for 200 ms");
+    let metric = |name: &str| {
+        rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).map(|m| m["value"].as_f64().unwrap())
+    };
+    // The relay holds every packet for up to 200 ms and lets them go together: the probe sees
+    // bursts on any machine (the packets of a release arrive within microseconds of each other,
+    // however late the release itself is).
+    assert!(
+        md.contains("packets held and released in bursts every ~") || md.contains("packets arrived in bursts"),
+        "{md}"
+    );
+    // Whether the releases are regular enough to name a period is the machine's: a relay woken
+    // late on a loaded machine spreads them past the estimator's 20 %, and then the record says
+    // so instead of giving a period. Either outcome is checked for what it must show; the
+    // estimator itself is tested on fixed timestamps in latlab-udp (analysis.rs).
+    match metric("burst.release_period") {
+        Some(period) => {
+            assert!(md.contains("packets held and released in bursts every ~"), "{md}");
+            assert!((period - 200e6).abs() < 0.05 * 200e6, "estimated {period} ns for 200 ms");
+        }
+        None => assert!(md.contains("packets arrived in bursts with no regular release period"), "{md}"),
+    }
+    // The sweep's streams went through the same relay: each found its 200 ms too when its
+    // releases were regular, and the row says the same period held at both intervals (here a
+    // finding about what the probe reached: latlab cannot know that a remote path is its own
+    // relay). With a period missing the row cannot say the same period held.
+    let periods: Vec<Option<f64>> =
+        ["ms50", "ms25"].iter().map(|key| metric(&format!("interval_sweep.{key}.release_period"))).collect();
+    for p in periods.iter().flatten() {
+        assert!((p - 200e6).abs() < 0.05 * 200e6, "a sweep stream estimated {p} ns for 200 ms");
     }
     let row = rec["paper"].as_array().unwrap().iter().find(|p| p["figure"] == "release period against send interval");
-    assert_eq!(row.expect("the sweep row")["verdict"], "reproduced");
+    let verdict = &row.expect("the sweep row")["verdict"];
+    if periods.iter().all(Option::is_some) {
+        assert_eq!(verdict, "reproduced", "{row:?}");
+    } else {
+        assert_ne!(verdict, "reproduced", "{row:?}");
+    }
     for c in [&mut serve, &mut relay] {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(c.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
         assert!(c.0.wait().unwrap().success());

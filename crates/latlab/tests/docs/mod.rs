@@ -190,3 +190,85 @@ fn the_doc_table_reader_resolves_patterns_and_finds_both_kinds_of_mismatch() {
     assert!(bad.contains(&"documented but not emitted: cpu.n<N>.stall.p99".to_string()), "{bad:?}");
     assert!(bad.contains(&"emitted but not documented: cpu.n20.stall.p999".to_string()), "{bad:?}");
 }
+
+/// The names an rt record carries in every outcome the machine decides (a tail fit made or
+/// refused; a sweep's rate found, only bounded at its first rate, or not reached), made by
+/// the code that records them, with the outcome injected.
+fn rt_outcome_names() -> Vec<BTreeSet<String>> {
+    use latlab_rt::sweep::{Step, Thresholds, record_thresholds};
+    let tail_fitted = {
+        // A long exponential tail (deterministic): the fit is accepted.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let samples: Vec<i64> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let u = ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+                (10_000.0 - 2_000.0 * u.ln()) as i64
+            })
+            .collect();
+        latlab_model::worst::per_hour(&samples, 1_000_000)
+    };
+    assert!(tail_fitted.is_ok(), "the injected tail was meant to be fitted: {:?}", tail_fitted.as_ref().err());
+    let tail_refused = latlab_model::worst::per_hour(&[10_000; 20], 1_000_000);
+    assert!(tail_refused.is_err(), "twenty equal samples were meant to be refused");
+    let steps: Vec<Step> = [1000.0, 2000.0, 4000.0]
+        .map(|rate_hz| Step {
+            rate_hz,
+            l1_delivered: 1.0,
+            l2_delivered: 1.0,
+            load_progress: Some(1.0),
+            l1_p99: Some(1),
+            l2_p99: Some(1),
+        })
+        .to_vec();
+    let (found, bounded, not_reached) = (Some(2000.0), Some(1000.0), None);
+    let mut out = Vec::new();
+    for tail in [&tail_fitted, &tail_refused] {
+        for (t_unloaded, t_loaded) in [(found, found), (bounded, bounded), (not_reached, not_reached), (found, bounded)]
+        {
+            let mut rec = latlab_sys::record::begin("rt");
+            for phase in ["unloaded", "loaded"] {
+                for level in ["l1", "l2"] {
+                    latlab_model::worst::record_metrics(&mut rec, &format!("{phase}.{level}.latency"), tail);
+                }
+            }
+            let unloaded = Thresholds { mf_l1_hz: t_unloaded, mf_l2_hz: t_unloaded, sf_hz: None };
+            record_thresholds(&mut rec, "sweep.unloaded", &unloaded, &steps, 1000.0, false);
+            let loaded = Thresholds { mf_l1_hz: t_loaded, mf_l2_hz: t_loaded, sf_hz: t_loaded };
+            record_thresholds(&mut rec, "sweep", &loaded, &steps, 1000.0, true);
+            out.push(rec.metrics.iter().map(|m| m.name.clone()).collect());
+        }
+    }
+    out
+}
+
+#[test]
+fn rt_metrics_of_every_outcome_are_documented_and_those_of_some_outcomes_are_marked() {
+    let docs = documented(&read_doc("docs/experiments/rt.md"));
+    let outcomes = rt_outcome_names();
+    let all: BTreeSet<String> = outcomes.iter().flatten().cloned().collect();
+    // Every name any outcome emits is documented ...
+    assert_eq!(mismatches(&docs, &all, false), Vec::<String>::new());
+    // ... and a name some outcome leaves out is documented as conditional, so the suite's
+    // check (which requires the rest) passes whichever outcome this machine gave.
+    for name in &all {
+        if outcomes.iter().all(|o| o.contains(name)) {
+            continue;
+        }
+        let rows: Vec<&Documented> = docs.iter().filter(|d| d.re.is_match(name)).collect();
+        assert!(rows.iter().all(|d| d.conditional), "{name} is absent in some outcomes but documented as always there");
+    }
+    // Each outcome alone passes the suite's check for these names: nothing it lacks is required.
+    for o in &outcomes {
+        let lacking: Vec<String> = mismatches(&docs, o, true)
+            .into_iter()
+            .filter(|m| {
+                let name = m.trim_start_matches("documented but not emitted: ");
+                name.contains("worst") || name.contains("tail") || name.starts_with("sweep")
+            })
+            .collect();
+        assert_eq!(lacking, Vec::<String>::new(), "an outcome the machine may give fails the docs check");
+    }
+}

@@ -14,7 +14,9 @@
 # build). The binaries are in ${CARGO_TARGET_DIR:-target}/TARGET/release/.
 #
 # Usage: scripts/check-boards.sh [--targets "aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf"]
-#                                [--no-tests]
+#                                [--no-tests] [--build-only] [--profile NAME]
+# --build-only: compile the binaries and test binaries, run nothing (CI compiles first, then
+# runs what needs the machine's time). --profile: the cargo profile (default release).
 # Needs: gcc-aarch64-linux-gnu, gcc-arm-linux-gnueabihf, qemu-user-static (Debian), and zig (see
 # scripts/cross.sh, which installs PyPI's ziglang where none is found).
 # Exit: 0 passed, 1 failed, 77 a tool is missing (said which).
@@ -22,11 +24,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf"
 tests=1
+build_only=0
+profile=release
 while [ $# -gt 0 ]; do
     case "$1" in
         --targets) targets="$2"; shift 2 ;;
         --no-tests) tests=0; shift ;;
-        *) echo "usage: $0 [--targets \"T1 T2\"] [--no-tests]" >&2; exit 2 ;;
+        --build-only) build_only=1; shift ;;
+        --profile) profile="$2"; shift 2 ;;
+        *) echo "usage: $0 [--targets \"T1 T2\"] [--no-tests] [--build-only] [--profile NAME]" >&2; exit 2 ;;
     esac
 done
 # The crates whose tests run under qemu, and why these (the rest are the same code on every
@@ -46,7 +52,7 @@ crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp -p latlab-mo
 # (the same flags at build and at run, so the run compiles nothing).
 checks=()
 for c in latlab-sys latlab-startup latlab-rdp latlab-udp latlab-model; do
-    checks+=(--config "profile.release.package.$c.debug-assertions=true" --config "profile.release.package.$c.overflow-checks=true")
+    checks+=(--config "profile.$profile.package.$c.debug-assertions=true" --config "profile.$profile.package.$c.overflow-checks=true")
 done
 # Tests left out under qemu-user, by name, and why (the store's tests are not among the logic
 # crates' and are not run here):
@@ -67,7 +73,9 @@ trap 'rm -rf "$work"' EXIT
 tdir="${CARGO_TARGET_DIR:-target}"
 # This machine's latlab reads the database the emulated run wrote: the static x86-64 build when
 # there is one (scripts/release.sh makes it), else the native release build.
-native="$tdir/x86_64-unknown-linux-musl/release/latlab"
+dir=$profile
+[ "$profile" = dev ] && dir=debug
+native="$tdir/x86_64-unknown-linux-musl/$dir/latlab"
 [ -x "$native" ] || native="target/release/latlab"
 for t in $targets; do
     case "$t" in
@@ -78,12 +86,12 @@ for t in $targets; do
     command -v "$qemu" >/dev/null 2>&1 || { echo "check-boards: $qemu is missing (Debian: qemu-user-static)" >&2; exit 77; }
 done
 echo "== static binaries: $targets"
-scripts/cross.sh "$targets" build --release --locked -p latlab
+scripts/cross.sh "$targets" build --profile "$profile" --locked -p latlab
 if [ "$tests" = 1 ]; then
-    echo "== test binaries: ${crates[*]/-p/} (release profile, with debug assertions and overflow checks)"
+    echo "== test binaries: ${crates[*]/-p/} ($profile profile, with debug assertions and overflow checks)"
     # Run below straight from the list cargo gives (target, crate, executable): a cargo test per
     # target with another set of crates would resolve features anew and compile again.
-    scripts/cross.sh "$targets" test --release --locked --no-run --message-format=json-render-diagnostics \
+    scripts/cross.sh "$targets" test --profile "$profile" --locked --no-run --message-format=json-render-diagnostics \
         "${checks[@]}" "${crates[@]}" --lib > "$work/tests.json"
     python3 - "$work/tests.json" $targets > "$work/tests.tsv" <<'EOF'
 import json, sys
@@ -97,6 +105,10 @@ for line in open(sys.argv[1]):
         print(t, m["target"]["name"].replace("_", "-"), m["executable"], sep="\t")
 EOF
     cat "$work/tests.tsv"
+fi
+if [ "$build_only" = 1 ]; then
+    echo "check-boards: built ($targets, $profile profile); nothing run (--build-only)"
+    exit 0
 fi
 # The crate's tests of `target` whose name is `crate`, under qemu, from the crate's directory
 # as cargo runs them; the rest of the arguments go to the test binary.
@@ -112,7 +124,7 @@ for t in $targets; do
         aarch64-*) qemu=qemu-aarch64-static; want="ARM aarch64" ;;
         armv7-*) qemu=qemu-arm-static; want="ARM, EABI5" ;;
     esac
-    bin="$tdir/$t/release/latlab"
+    bin="$tdir/$t/$dir/latlab"
     desc=$(file -b "$bin")
     echo "$bin: $desc"
     case "$desc" in *"statically linked"* | *"static-pie linked"*) ;; *) echo "check-boards: FAILED — $bin is not statically linked" >&2; exit 1 ;; esac

@@ -8,7 +8,8 @@
 # qemu-user cannot do this: it does not emulate ptrace. Timing under emulation is meaningless:
 # this compares which files were opened, not how fast.
 #
-# Usage: scripts/check-tracer-arm.sh [--keep DIR]   (--keep: leave the plans and logs in DIR)
+# Usage: scripts/check-tracer-arm.sh [--keep DIR] [--profile NAME]
+#   --keep: leave the plans and logs in DIR; --profile: the cargo profile to build (default release)
 # Needs: qemu-system-arm (qemu-system-aarch64), e2fsprogs (mkfs.ext4, debugfs), cpio, apt-get
 # (Debian's linux-image-*-cloud-arm64 and busybox-static for arm64 are downloaded into a private
 # apt state: the machine's own package setup is not changed), and what scripts/cross.sh needs.
@@ -16,12 +17,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keep=""
+profile=release
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) keep="$2"; shift 2 ;;
-        *) echo "usage: $0 [--keep DIR]" >&2; exit 2 ;;
+        --profile) profile="$2"; shift 2 ;;
+        *) echo "usage: $0 [--keep DIR] [--profile NAME]" >&2; exit 2 ;;
     esac
 done
+dir=$profile
+[ "$profile" = dev ] && dir=debug
 for t in qemu-system-aarch64 mkfs.ext4 debugfs cpio apt-get apt-cache; do
     command -v "$t" >/dev/null 2>&1 || { echo "check-tracer-arm: $t is missing (Debian: qemu-system-arm e2fsprogs cpio)" >&2; exit 77; }
 done
@@ -29,9 +34,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "== the static builds"
-scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --release --locked -p latlab
-arm=${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/release/latlab
-x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/release/latlab
+scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --profile "$profile" --locked -p latlab
+arm=${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/$dir/latlab
+x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/$dir/latlab
 
 echo "== x86-64: startup record --builtin --tracer ptrace"
 "$x86" --db "$work/x86.db" startup record --builtin --tracer ptrace -o "$work/plan-x86_64.json" > "$work/record-x86_64.md"

@@ -4,7 +4,8 @@
 # (bash, zsh, fish), the README and the licence note; SHA256SUMS over the archives; and, with
 # --deb and cargo-deb installed, a Debian package of the x86-64 static build.
 #
-# Usage: scripts/release.sh [--targets "T1 T2 …"] [--deb] [--out DIR]
+# Usage: scripts/release.sh [--targets "T1 T2 …"] [--deb] [--out DIR] [--profile NAME]
+# --profile: the cargo profile to package (default release; CI packages what it built).
 # Targets (default: all three): aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf
 #                               x86_64-unknown-linux-musl
 # Each is built by scripts/cross.sh (static musl, SQLite inside); see it for what a build
@@ -14,14 +15,18 @@ cd "$(dirname "$0")/.."
 targets="aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf x86_64-unknown-linux-musl"
 deb=0
 out=dist
+profile=release
 while [ $# -gt 0 ]; do
     case "$1" in
         --targets) targets="$2"; shift 2 ;;
         --deb) deb=1; shift ;;
         --out) out="$2"; shift 2 ;;
-        *) echo "usage: $0 [--targets \"T1 T2\"] [--deb] [--out DIR]" >&2; exit 2 ;;
+        --profile) profile="$2"; shift 2 ;;
+        *) echo "usage: $0 [--targets \"T1 T2\"] [--deb] [--out DIR] [--profile NAME]" >&2; exit 2 ;;
     esac
 done
+dir=$profile
+[ "$profile" = dev ] && dir=debug
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -30,13 +35,13 @@ trap 'rm -rf "$stage"' EXIT
 
 tdir="${CARGO_TARGET_DIR:-target}"
 echo "== the static builds: $targets"
-scripts/cross.sh "$targets" build --release --locked -p latlab
+scripts/cross.sh "$targets" build --profile "$profile" --locked -p latlab
 
 # Man pages and completions come from the clap grammar, the same on every target: generate
 # them once, with the static x86-64 build when it is among the targets (it runs here), else
 # with a native build.
 echo "== man pages and completions"
-native="$tdir/x86_64-unknown-linux-musl/release/latlab"
+native="$tdir/x86_64-unknown-linux-musl/$dir/latlab"
 if ! [[ " $targets " == *" x86_64-unknown-linux-musl "* ]] || [ "$(uname -m)" != x86_64 ]; then
     cargo build --release --locked -p latlab
     native=target/release/latlab
@@ -54,7 +59,7 @@ gzip -9nf target/dist-generated/man/*.1
 
 for t in $targets; do
     echo "== $t"
-    bin="$tdir/$t/release/latlab"
+    bin="$tdir/$t/$dir/latlab"
     file -b "$bin" | grep -Eq "statically linked|static-pie linked" || { echo "release: $bin is not statically linked" >&2; exit 1; }
     name="latlab-$version-$t"
     d="$stage/$name"

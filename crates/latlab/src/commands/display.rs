@@ -217,6 +217,7 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let fails = failures.clone();
     let done: rs::OnOutcome = Arc::new(move |peer, o| match o {
+        Outcome::Began(client) => eprintln!("{peer}: session began (client {client})"),
         Outcome::Served(run) => {
             eprintln!("{peer}: {}", run.summary());
             let mut rec = rs::run_record(&run, &plan);

@@ -118,6 +118,18 @@ fn type_into(display: &str, text: &str) {
     ok(&["type", "--delay", "60", text]);
 }
 
+/// Wait until the server in `d` says `name`'s session began (however long the client took to
+/// connect on this machine), failing if the client exits first or a minute passes.
+fn began(d: &Path, client: &mut Child, name: &str) {
+    let until = Instant::now() + Duration::from_secs(60);
+    let line = format!("session began (client {name})");
+    while !std::fs::read_to_string(d.join("serve.log")).unwrap_or_default().contains(&line) {
+        assert!(Instant::now() < until, "the session of '{name}' never began");
+        assert!(client.try_wait().unwrap().is_none(), "xfreerdp '{name}' exited before its session began");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn wait_exit(c: &mut Child, secs: u64) -> std::process::ExitStatus {
     let until = Instant::now() + Duration::from_secs(secs);
     loop {
@@ -236,15 +248,17 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
         let cr = [3u8, 0, 0, 19, 14, 0xE0, 0, 0, 0, 0, 0, 1, 0, 8, 0, 3, 0, 0, 0];
         stalled.write_all(&cr).unwrap();
     }
-    // A client killed mid-frame (during the slide show).
+    // A client killed mid-frame (during the slide show): once its session has begun, however
+    // long the connection took on this machine.
     let mut killed = xfreerdp(&display, port, "killed");
-    std::thread::sleep(Duration::from_millis(2500));
+    began(d, &mut killed, "killed");
+    std::thread::sleep(Duration::from_millis(1000));
     let _ = killed.kill();
     let _ = killed.wait();
     // And one that stays: served in full.
     let mut stays = xfreerdp(&display, port, "stays");
     // One more while it is served: past --max-sessions 1, told the server denied it.
-    std::thread::sleep(Duration::from_millis(2000));
+    began(d, &mut stays, "stays");
     let mut busy = xfreerdp(&display, port, "busy");
     wait_exit(&mut busy, 30);
     wait_exit(&mut stays, 60);

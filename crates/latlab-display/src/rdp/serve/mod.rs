@@ -79,6 +79,9 @@ impl RdpGateStats {
 /// What became of one connection.
 #[derive(Debug)]
 pub enum Outcome {
+    /// A session began: the client finished its connection sequence and holds a slot (the
+    /// client's name). Not an end: the same connection ends later as `Served`.
+    Began(String),
     /// A session was served (complete or not: see [`ServeRun::complete`]).
     Served(Box<ServeRun>),
     /// The connection sequence did not finish.
@@ -89,7 +92,8 @@ pub enum Outcome {
     Busy,
 }
 
-/// Where each connection's outcome goes (from that connection's thread), with its peer.
+/// Where each connection's outcome goes (from that connection's thread), with its peer; a
+/// session's beginning goes there too, before its end.
 pub type OnOutcome = Arc<dyn Fn(&str, Outcome) + Send + Sync>;
 
 /// Connections in their connection sequence, oldest first.
@@ -184,6 +188,7 @@ pub fn serve_rdp(
                 done(&peer, Outcome::Busy);
                 return false;
             }
+            done(&peer, Outcome::Began(acc.client.name.clone()));
             let run = session::serve(acc, &cfg.plan, peer.clone(), handshake_ns);
             stats.sessions.fetch_add(1, Ordering::Relaxed);
             active.fetch_sub(1, Ordering::SeqCst);

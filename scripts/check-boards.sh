@@ -44,14 +44,16 @@ done
 # - latlab-rdp: the bit-level codecs (MPPC, NCRUSH, XCRUSH, RLE) on a 32-bit usize, which a
 #   board decodes as the seed-000 thin client does;
 # - latlab-udp: the probe's wire format and timestamps, which a board sends and reflects (seed
-#   002's phone);
-# - latlab-model: the statistics and the records a board writes (histograms and counters sized
-#   by usize).
-crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp -p latlab-model)
+#   002's phone).
+# Not latlab-model: its statistics are the same arithmetic on fixed-width types everywhere, and
+# its tests (tail fits over many simulated runs) took 285 s under qemu-user for one target,
+# measured; the records a board writes are checked by the smoke test below (selftest's record,
+# reported by this machine's latlab).
+crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp)
 # Debug assertions and overflow checks in the crates under test, as `cargo test` builds them
 # (the same flags at build and at run, so the run compiles nothing).
 checks=()
-for c in latlab-sys latlab-startup latlab-rdp latlab-udp latlab-model; do
+for c in latlab-sys latlab-startup latlab-rdp latlab-udp; do
     checks+=(--config "profile.$profile.package.$c.debug-assertions=true" --config "profile.$profile.package.$c.overflow-checks=true")
 done
 # Tests left out under qemu-user, by name, and why (the store's tests are not among the logic
@@ -133,7 +135,7 @@ for t in $targets; do
         these=("${skips[@]}")
         case "$t" in armv7-*) these+=("${skips_armv7[@]}") ;; esac
         echo "== $t: the logic crates' tests under $qemu (left out: ${these[*]/--skip/})"
-        for c in latlab-rdp latlab-model latlab-sys latlab-udp; do
+        for c in latlab-rdp latlab-sys latlab-udp; do
             echo "-- $c"
             run_tests "$t" "$c" "$qemu" "${these[@]}"
         done

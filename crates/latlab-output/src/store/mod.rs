@@ -205,26 +205,9 @@ impl Store {
         let conn = Connection::open(path)?;
         // Before anything that takes a lock: another process may be writing.
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        Self::wal(&conn)?;
+        wal::switch(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::init(conn)
-    }
-
-    /// Switch to WAL. SQLite answers this pragma "database is locked" at once, without its
-    /// busy handler, while another connection creates or migrates the file (seen with four
-    /// writers opening a new database together): wait for it as the busy timeout would.
-    fn wal(conn: &Connection) -> Result<(), StoreError> {
-        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
-        loop {
-            match conn.pragma_update(None, "journal_mode", "WAL") {
-                Err(rusqlite::Error::SqliteFailure(e, _))
-                    if e.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                r => return Ok(r?),
-            }
-        }
     }
 
     /// Open another latlab's database to read it, never to change it (`latlab import`): no
@@ -601,6 +584,7 @@ fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, String> {
     Ok(out)
 }
 
+mod wal;
 mod windows;
 pub use windows::WindowRow;
 

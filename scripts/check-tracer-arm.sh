@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ptrace tracer on aarch64 against x86-64: records the built-in launch with
-# `startup record --builtin --tracer ptrace` on this machine (x86-64, the static musl build) and
+# `startup record --builtin --tracer ptrace` on this machine (x86-64: the static musl build, or
+# the latlab given with --x86) and
 # inside an emulated aarch64 machine (qemu-system-aarch64 booting Debian's arm64 kernel with a
 # busybox initramfs; the static aarch64 build runs from an ext4 disk, where files can be evicted
 # as on a board), then checks that both plans hold the same files in the same order.
@@ -8,8 +9,12 @@
 # qemu-user cannot do this: it does not emulate ptrace. Timing under emulation is meaningless:
 # this compares which files were opened, not how fast.
 #
-# Usage: scripts/check-tracer-arm.sh [--keep DIR] [--profile NAME]
-#   --keep: leave the plans and logs in DIR; --profile: the cargo profile to build (default release)
+# Usage: scripts/check-tracer-arm.sh [--keep DIR] [--profile NAME] [--x86 PATH]
+#   --keep: leave the plans and logs in DIR; --profile: the cargo profile to build (default release);
+#   --x86: record this machine's side with this latlab (CI: the main job's release build) instead
+#   of building the static x86-64 one. A dynamically linked latlab also opens its dynamic
+#   loader's files (ld.so.cache, the shared C libraries), which a static binary never opens:
+#   those are left out of both plans before they are compared.
 # Needs: qemu-system-arm (qemu-system-aarch64), e2fsprogs (mkfs.ext4, debugfs), cpio, apt-get
 # (Debian's linux-image-*-cloud-arm64 and busybox-static for arm64 are downloaded into a private
 # apt state: the machine's own package setup is not changed), and what scripts/cross.sh needs.
@@ -18,11 +23,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 keep=""
 profile=release
+x86=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) keep="$2"; shift 2 ;;
         --profile) profile="$2"; shift 2 ;;
-        *) echo "usage: $0 [--keep DIR] [--profile NAME]" >&2; exit 2 ;;
+        --x86) x86="$2"; shift 2 ;;
+        *) echo "usage: $0 [--keep DIR] [--profile NAME] [--x86 PATH]" >&2; exit 2 ;;
     esac
 done
 dir=$profile
@@ -33,10 +40,16 @@ done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "== the static builds"
-scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --profile "$profile" --locked -p latlab
+if [ -n "$x86" ]; then
+    [ -x "$x86" ] || { echo "check-tracer-arm: --x86 $x86 is not an executable" >&2; exit 2; }
+    echo "== the static aarch64 build; this machine's side: $x86"
+    scripts/cross.sh aarch64-unknown-linux-musl build --profile "$profile" --locked -p latlab
+else
+    echo "== the static builds"
+    scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --profile "$profile" --locked -p latlab
+    x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/$dir/latlab
+fi
 arm=${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/$dir/latlab
-x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/$dir/latlab
 
 echo "== x86-64: startup record --builtin --tracer ptrace"
 "$x86" --db "$work/x86.db" startup record --builtin --tracer ptrace -o "$work/plan-x86_64.json" > "$work/record-x86_64.md"
@@ -121,12 +134,16 @@ for a in x86 aarch64; do
     [ "$tracer" = ptrace ] || { echo "check-tracer-arm: FAILED — the $a record used $tracer, not ptrace" >&2; exit 1; }
 done
 # Paths differ only by where each binary and data set lived: name them alike, keep the order.
+# The dynamic loader's files are left out (see --x86).
 files() {
     python3 - "$1" <<'EOF'
 import json, re, sys
 plan = json.load(open(sys.argv[1]))
 exe = plan["command"][0]
+loader = re.compile(r"^/etc/ld\.so\.(cache|preload)$|^(/usr)?/lib(32|64|x32)?/.*\.so(\.[0-9.]+)?$")
 for f in plan["files"]:
+    if loader.match(f["path"]):
+        continue
     p = "LATLAB" if f["path"] == exe else re.sub(r"/latlab-launch-\d+-\d+/", "/DATA/", f["path"])
     print(p)
 EOF

@@ -4,22 +4,24 @@
 # found), failing on the first crash, hang or leak; CI runs this. Needs a nightly toolchain
 # and cargo-fuzz (`cargo install cargo-fuzz`).
 #
-#   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [TARGET ...]
+#   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [--build-only] [TARGET ...]
 #
 # Every target by default, --jobs of them at once (each fuzzer is one process: CI gives one a
 # core). Inputs found are written to fuzz/corpus/TARGET (not in git); with
 # --merge, fuzz/seeds/TARGET.tar.gz becomes the smallest set of kept and found inputs that
-# covers what they all cover, to be committed. A
-# crash leaves its input in fuzz/artifacts/TARGET and the command to replay it is printed.
+# covers what they all cover, to be committed; --build-only builds the targets and runs nothing
+# (CI builds them while other work runs). A crash leaves its input in fuzz/artifacts/TARGET and
+# the command to replay it is printed.
 set -euo pipefail
 
-seconds=20 merge=0 jobs=1 targets=()
+seconds=20 merge=0 jobs=1 build_only=0 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds=$2; shift 2 ;;
         --merge) merge=1; shift ;;
+        --build-only) build_only=1; shift ;;
         --jobs) jobs=$2; shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -29,6 +31,10 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 cargo +nightly fuzz build >/dev/null
+if [ $build_only -eq 1 ]; then
+    echo "fuzz.sh: built ${#targets[@]} targets: ${targets[*]}"
+    exit 0
+fi
 bin="target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 # One target: its run, then (with --merge) its corpus merged; corpus/TARGET.status says how it
 # went (no status: the run itself broke, a failure too).

@@ -9,7 +9,9 @@
 # Targets (default: all three): aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf
 #                               x86_64-unknown-linux-musl
 # Each is built by scripts/cross.sh (static musl, SQLite inside); see it for what a build
-# machine needs. Exit: 0 built, 1 a build failed, 77 a tool is missing.
+# machine needs. The man pages and completions come from the static x86-64 build when it is
+# among the targets, else from $LATLAB (a latlab that runs here) when set, else from a native
+# release build. Exit: 0 built, 1 a build failed, 77 a tool is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf x86_64-unknown-linux-musl"
@@ -39,12 +41,16 @@ scripts/cross.sh "$targets" build --profile "$profile" --locked -p latlab
 
 # Man pages and completions come from the clap grammar, the same on every target: generate
 # them once, with the static x86-64 build when it is among the targets (it runs here), else
-# with a native build.
+# with $LATLAB, else with a native build.
 echo "== man pages and completions"
 native="$tdir/x86_64-unknown-linux-musl/$dir/latlab"
 if ! [[ " $targets " == *" x86_64-unknown-linux-musl "* ]] || [ "$(uname -m)" != x86_64 ]; then
-    cargo build --release --locked -p latlab
-    native=target/release/latlab
+    if [ -n "${LATLAB:-}" ]; then
+        native=$LATLAB
+    else
+        cargo build --release --locked -p latlab
+        native="$tdir/release/latlab"
+    fi
 fi
 gen="$stage/generated"
 mkdir -p "$gen/man" "$gen/completions"

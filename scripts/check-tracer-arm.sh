@@ -9,8 +9,11 @@
 # qemu-user cannot do this: it does not emulate ptrace. Timing under emulation is meaningless:
 # this compares which files were opened, not how fast.
 #
-# Usage: scripts/check-tracer-arm.sh [--keep DIR] [--profile NAME] [--x86 PATH]
+# Usage: scripts/check-tracer-arm.sh [--keep DIR] [--profile NAME] [--x86 PATH] [--arm PATH]
 #   --keep: leave the plans and logs in DIR; --profile: the cargo profile to build (default release);
+#   --arm: the static aarch64 latlab to run in the emulated machine, already built (CI: the
+#   boards' build; building it again here for aarch64 alone would resolve features anew and
+#   compile it again);
 #   --x86: record this machine's side with this latlab (CI: the main job's release build) instead
 #   of building the static x86-64 one. A dynamically linked latlab also opens its dynamic
 #   loader's files (ld.so.cache, the shared C libraries), which a static binary never opens:
@@ -24,12 +27,14 @@ cd "$(dirname "$0")/.."
 keep=""
 profile=release
 x86=""
+arm=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) keep="$2"; shift 2 ;;
         --profile) profile="$2"; shift 2 ;;
         --x86) x86="$2"; shift 2 ;;
-        *) echo "usage: $0 [--keep DIR] [--profile NAME] [--x86 PATH]" >&2; exit 2 ;;
+        --arm) arm="$2"; shift 2 ;;
+        *) echo "usage: $0 [--keep DIR] [--profile NAME] [--x86 PATH] [--arm PATH]" >&2; exit 2 ;;
     esac
 done
 dir=$profile
@@ -40,16 +45,20 @@ done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-if [ -n "$x86" ]; then
-    [ -x "$x86" ] || { echo "check-tracer-arm: --x86 $x86 is not an executable" >&2; exit 2; }
-    echo "== the static aarch64 build; this machine's side: $x86"
-    scripts/cross.sh aarch64-unknown-linux-musl build --profile "$profile" --locked -p latlab
-else
-    echo "== the static builds"
-    scripts/cross.sh "aarch64-unknown-linux-musl x86_64-unknown-linux-musl" build --profile "$profile" --locked -p latlab
-    x86=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/$dir/latlab
+# The builds this check needs: the static ones not given.
+build=()
+[ -n "$arm" ] || build+=(aarch64-unknown-linux-musl)
+[ -n "$x86" ] || build+=(x86_64-unknown-linux-musl)
+if [ ${#build[@]} -gt 0 ]; then
+    echo "== the static builds: ${build[*]}"
+    scripts/cross.sh "${build[*]}" build --profile "$profile" --locked -p latlab
 fi
-arm=${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/$dir/latlab
+arm=${arm:-${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-musl/$dir/latlab}
+x86=${x86:-${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/$dir/latlab}
+for b in "$arm" "$x86"; do
+    [ -x "$b" ] || { echo "check-tracer-arm: $b is not an executable" >&2; exit 2; }
+done
+echo "aarch64: $arm; x86-64: $x86"
 
 echo "== x86-64: startup record --builtin --tracer ptrace"
 "$x86" --db "$work/x86.db" startup record --builtin --tracer ptrace -o "$work/plan-x86_64.json" > "$work/record-x86_64.md"

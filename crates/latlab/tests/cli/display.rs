@@ -192,9 +192,13 @@ fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths(
     assert!(metric("capacity.n4.client_cpu_per_session").is_some_and(|c| c > 0.0), "the clients' CPU apart");
     assert!(metric("capacity.n8.lost_keys").is_none(), "--ramp-only: no level past the ramp");
     // Four sessions share their first screen: what they add is far below one private 1024×768
-    // RGBA canvas (3 MiB) — bounds, not a timing; the figure itself is the run record's.
+    // RGBA canvas (3 MiB = 3072 KiB) — a bound, not a timing; the figure itself is the run
+    // record's. No lower bound: PSS splits a shared page among the processes that map it, so
+    // the server's share of its binary and libraries falls as more client processes of the same
+    // binary run, and on a busy machine the difference between two levels can be below zero
+    // (-212 KiB a session, seen with two CPU spinners beside the tests).
     let added = metric("capacity.n4.server_pss_added_per_session").expect("PSS a session adds");
-    assert!(added > 0.0 && added < 3.0 * 1024.0 * 1024.0, "{added} B a session");
+    assert!(added.is_finite() && added < 3072.0, "{added} KiB a session");
     latlab(d)
         .args(["display", "capacity", "--bpp", "12", "--ramp", "1", "--seconds", "1"])
         .assert()

@@ -143,20 +143,31 @@ fn keep_opened(
     }
 }
 
+/// One fanotify trace at a time in a process. A trace keeps what any descendant of this
+/// process opens, so two at once (two launches measured side by side, or two tests in one test
+/// binary) would each list the other's files, and a caller that evicts what its trace listed
+/// (a cold start) would evict the other's from under it.
+static ONE_TRACE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A running fanotify trace of this process's descendants.
 pub struct FanotifyTrace {
     stop: Arc<AtomicBool>,
     handle: std::thread::JoinHandle<Vec<Opened>>,
     /// Mounts watched.
     pub mounts: usize,
+    /// This process's turn to trace, held until the trace is finished or dropped.
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl FanotifyTrace {
     /// Start watching every non-pseudo mount for opens by this process's descendants. Uses
     /// permission events, so an opener waits (microseconds) until it is attributed, and a
-    /// short-lived child cannot exit before its parentage is read.
+    /// short-lived child cannot exit before its parentage is read. Waits while another trace
+    /// of this process runs ([`ONE_TRACE_AT_A_TIME`]).
     pub fn start() -> Result<Self, Refused> {
         use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
+        // A panicked holder left nothing to repair: the guard only orders the traces.
+        let turn = ONE_TRACE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let refuse = |why: String| Refused { tracer: "fanotify", why };
         let fan = Fanotify::init(
             InitFlags::FAN_CLASS_CONTENT | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
@@ -193,7 +204,7 @@ impl FanotifyTrace {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::spawn(move || fanotify_reader(&fan, &flag));
-        Ok(Self { stop, handle, mounts })
+        Ok(Self { stop, handle, mounts, _turn: turn })
     }
 
     /// Stop and return the files opened, in order.
@@ -470,6 +481,21 @@ mod tests {
         let opened = t.finish();
         assert_eq!(order_of(&opened, &v), vec![2, 0, 1], "{opened:?}");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_fanotify_trace_holds_the_process_s_turn_until_it_is_finished() {
+        // Two at once would each list the other's descendants' files (and a cold start evict
+        // them): a running trace holds the one turn, so another start waits.
+        let t = match FanotifyTrace::start() {
+            Ok(t) => t,
+            Err(r) => return latlab_model::testing::skip(&r.to_string()),
+        };
+        assert!(
+            matches!(ONE_TRACE_AT_A_TIME.try_lock(), Err(std::sync::TryLockError::WouldBlock)),
+            "a second trace could start beside a running one"
+        );
+        t.finish();
     }
 
     /// Run by `fanotify_refused_without_the_capability_is_a_clear_refusal` as user nobody.

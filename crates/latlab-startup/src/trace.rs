@@ -163,7 +163,7 @@ impl FanotifyTrace {
     /// Start watching every non-pseudo mount for opens by this process's descendants. Uses
     /// permission events, so an opener waits (microseconds) until it is attributed, and a
     /// short-lived child cannot exit before its parentage is read. Waits while another trace
-    /// of this process runs ([`ONE_TRACE_AT_A_TIME`]).
+    /// of this process runs (one at a time: each keeps every descendant's opens).
     pub fn start() -> Result<Self, Refused> {
         use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
         // A panicked holder left nothing to repair: the guard only orders the traces.

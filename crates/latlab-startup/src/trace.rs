@@ -58,12 +58,15 @@ const PSEUDO_FS: &[&str] = &[
     "rpc_pipefs",
 ];
 
-/// Mount points worth watching.
+/// Mount points worth watching: every listed one that is not a pseudo filesystem, and `/`
+/// always (in a chroot the mount holding the root directory is not in mountinfo, whose
+/// mount point lies outside the root: without it, nothing on the root filesystem was seen).
 fn mount_points() -> Vec<String> {
     let mut out: Vec<String> = crate::device::mounts()
         .into_iter()
         .filter(|(_, fs)| !PSEUDO_FS.contains(&fs.as_str()))
         .map(|(mp, _)| mp)
+        .chain(["/".to_string()])
         .collect();
     out.sort();
     out.dedup();

@@ -8,9 +8,11 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The programs a local shadow server needs, and the Debian packages that hold them.
-pub const NEEDS: [(&str, &str); 3] =
-    [("Xvfb", "xvfb"), ("xterm", "xterm"), ("freerdp-shadow-cli", "freerdp2-shadow-x11")];
+/// The programs a local shadow server needs, and the Debian packages that hold them. `less`
+/// shows the document the typist pages through; a minimal Debian lacks it, and without it the
+/// lower xterm closes at once and no page operation is measured.
+pub const NEEDS: [(&str, &str); 4] =
+    [("Xvfb", "xvfb"), ("xterm", "xterm"), ("less", "less"), ("freerdp-shadow-cli", "freerdp2-shadow-x11")];
 
 /// The screen of the local server: the seed's 1024×768 (seed 003 used 640×480 and 800×600
 /// too; 1024×768 is the size `display` uses elsewhere).
@@ -197,9 +199,10 @@ impl Drop for LocalShadow {
     }
 }
 
-/// What a local xrdp needs, and the Debian packages that hold it.
-pub const XRDP_NEEDS: [(&str, &str); 4] =
-    [("xrdp", "xrdp"), ("xrdp-sesman", "xrdp"), ("Xorg", "xserver-xorg-core"), ("xterm", "xterm")];
+/// What a local xrdp needs, and the Debian packages that hold it (`less`: as in [`NEEDS`]; the
+/// session waits for it).
+pub const XRDP_NEEDS: [(&str, &str); 5] =
+    [("xrdp", "xrdp"), ("xrdp-sesman", "xrdp"), ("Xorg", "xserver-xorg-core"), ("xterm", "xterm"), ("less", "less")];
 /// The module xrdp's Xorg sessions load (Debian's `xorgxrdp`).
 pub const XORGXRDP_MODULE: &str = "/usr/lib/xorg/modules/libxorgxrdp.so";
 /// The port xrdp finds its session manager on (sesman.ini's ListenPort; xrdp reads it there).

@@ -626,7 +626,7 @@ fn say(server: &str, users: usize, who: &str, limit: Limit) -> String {
 }
 
 /// A session's bytes down (display) and up (input): payload, and on the link with the
-/// TCP/IP/Ethernet headers of each PDU's segments ([`crate::ops::framing`]).
+/// TCP/IP/Ethernet headers of each PDU's segments ([`crate::wire::framing`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Traffic {
     down: f64,
@@ -661,7 +661,7 @@ struct KindRate {
 
 fn traffic(o: &Outcome) -> Traffic {
     let of = |c: &net::ClientReport| {
-        let link = |bytes: u64, segments: u64| (bytes + crate::ops::header_bytes(segments)) as f64;
+        let link = |bytes: u64, segments: u64| (bytes + crate::wire::header_bytes(segments)) as f64;
         Traffic {
             down: c.bytes as f64,
             up: c.input_bytes as f64,

@@ -218,13 +218,12 @@ fn fig_000_speed(r: &RunRecord) -> Option<Figure> {
         y_unit: "MB/s".into(),
         y_from_zero: true,
         curves: vec![Curve::line("here", "here", pairs(&x, &col(t, "wire", None)?)), {
-            use crate::defaults::{PAPER_FAST_MHZ, PAPER_SLOW_MHZ};
             use crate::paper::{PEAK_BYTES_PER_S, SLOW_BYTES_PER_S};
             let (fast, slow) = (PEAK_BYTES_PER_S / 1e6, SLOW_BYTES_PER_S / 1e6);
             paper_curve(
                 &format!("paper: {fast} MB/s at 1.8 GHz, {slow:.1} MB/s at 233 MHz"),
                 "paper",
-                vec![(PAPER_FAST_MHZ, fast), (PAPER_SLOW_MHZ, slow)],
+                vec![(crate::defaults::PAPER_FAST_MHZ, fast), (crate::defaults::PAPER_SLOW_MHZ, slow)],
             )
         }],
         ..Default::default()

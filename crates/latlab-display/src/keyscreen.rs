@@ -8,7 +8,7 @@
 
 use crate::fb::{Area, Framebuffer};
 use crate::rdp::keys;
-use crate::rdp::session::Key;
+use crate::rdp::keys::Key;
 use crate::typometer::{Cells, Detector, Seen, learn_cells};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
@@ -294,4 +294,17 @@ pub fn measure<S: Surface + ?Sized>(
     backspaces(s, plan.keys - line_start).map_err(err)?;
     settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
     Ok(out)
+}
+
+/// Screen reads while typing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Reads made.
+    pub reads: u64,
+    /// latlab's CPU in them, ns.
+    pub cpu_ns: u64,
+    /// Gaps from one read to the next while the screen was watched, and their sum (ns).
+    pub gaps: u64,
+    /// See `gaps`.
+    pub gaps_ns: u64,
 }

@@ -34,6 +34,7 @@
 pub mod apps;
 pub mod cache;
 pub mod cache_exp;
+pub mod condition;
 pub mod capacity;
 pub mod decoder;
 pub mod defaults;

@@ -37,19 +37,6 @@ pub struct OpsConfig {
     pub seed: u64,
 }
 
-/// Headers a payload of `bytes` carries on Ethernet: segments and header bytes (TCP, IPv4,
-/// Ethernet II with FCS), one segment per MSS.
-pub fn framing(bytes: u64) -> (u64, u64) {
-    let segments = bytes.div_ceil(crate::defaults::ETHERNET_MSS).max(1);
-    (segments, header_bytes(segments))
-}
-
-/// The TCP, IPv4 and Ethernet header bytes of `segments` segments.
-pub fn header_bytes(segments: u64) -> u64 {
-    use crate::defaults::{ETHERNET_BYTES, IPV4_BYTES, TCP_BYTES};
-    segments * (ETHERNET_BYTES + IPV4_BYTES + TCP_BYTES)
-}
-
 impl OpsConfig {
     /// Every workload, 30 virtual seconds each.
     pub fn full() -> Self {
@@ -103,7 +90,7 @@ impl Channel {
     pub fn of(sizes: &[u32]) -> Self {
         let mut c = Channel::default();
         for &s in sizes {
-            let (seg, hdr) = framing(s as u64);
+            let (seg, hdr) = crate::wire::framing(s as u64);
             c.packets += 1;
             c.bytes += s as u64;
             c.segments += seg;
@@ -121,9 +108,8 @@ impl Channel {
     /// What omitting the IPv4 header would save of the bytes at the IP layer (the study's
     /// measure: its trace counted IP packets).
     pub fn ip_header_share(&self) -> f64 {
-        use crate::defaults::{IPV4_BYTES, TCP_BYTES};
-        let ip = self.segments * IPV4_BYTES;
-        ip as f64 / (self.bytes + self.segments * (IPV4_BYTES + TCP_BYTES)).max(1) as f64
+        let ip = self.segments * crate::defaults::IPV4_BYTES;
+        ip as f64 / (self.bytes + self.segments * (crate::defaults::IPV4_BYTES + crate::defaults::TCP_BYTES)).max(1) as f64
     }
     /// Header share of what crossed the wire (what removing the headers would save).
     pub fn header_share(&self) -> f64 {
@@ -558,9 +544,9 @@ mod tests {
 
     #[test]
     fn framing_counts_segments_and_headers() {
-        assert_eq!(framing(7), (1, 70));
-        assert_eq!(framing(1448), (1, 70));
-        assert_eq!(framing(1449), (2, 140));
+        assert_eq!(crate::wire::framing(7), (1, 70));
+        assert_eq!(crate::wire::framing(1448), (1, 70));
+        assert_eq!(crate::wire::framing(1449), (2, 140));
         let c = Channel::of(&[7, 1449]);
         assert_eq!((c.packets, c.bytes, c.segments, c.headers), (2, 1456, 3, 210));
         assert!((c.header_share() - 210.0 / 1666.0).abs() < 1e-12);

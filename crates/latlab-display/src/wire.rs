@@ -455,6 +455,18 @@ pub fn decode_input(pdu: &[u8]) -> Result<Vec<Input>, WireError> {
     Ok(out)
 }
 
+/// Headers a payload of `bytes` carries on Ethernet: segments and header bytes (TCP, IPv4,
+/// Ethernet II with FCS), one segment per MSS.
+pub fn framing(bytes: u64) -> (u64, u64) {
+    let segments = bytes.div_ceil(crate::defaults::ETHERNET_MSS).max(1);
+    (segments, header_bytes(segments))
+}
+
+/// The TCP, IPv4 and Ethernet header bytes of `segments` segments.
+pub fn header_bytes(segments: u64) -> u64 {
+    segments * (crate::defaults::ETHERNET_BYTES + crate::defaults::IPV4_BYTES + crate::defaults::TCP_BYTES)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

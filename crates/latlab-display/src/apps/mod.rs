@@ -15,11 +15,9 @@
 pub mod launch;
 pub mod wayland;
 pub mod x11;
-
-use crate::defaults as d;
 use crate::fb::Area;
-use crate::keyscreen::{BeforeKey, Surface, TypingPlan, TypingResult, measure, settle};
-use crate::latency::Condition;
+use crate::keyscreen::{BeforeKey, ReadStats, Surface, TypingPlan, TypingResult, measure, settle};
+use crate::condition::Condition;
 use crate::rdp::local::LocalShadow;
 use latlab_model::record::{RunRecord, RunStatus, Table};
 use latlab_model::stats::summarize;
@@ -130,14 +128,14 @@ impl Default for TypeConfig {
             wayland_user: None,
             through_rdp: false,
             conditions: vec![Condition::Unloaded],
-            keys: d::TYPE_KEYS,
-            interval_ns: d::TYPE_INTERVAL_NS,
-            timeout_ns: d::RDP_KEY_TIMEOUT_NS,
-            capture_hz: d::TYPE_CAPTURE_HZ,
-            spinners: d::LATENCY_SPINNERS,
+            keys: crate::defaults::TYPE_KEYS,
+            interval_ns: crate::defaults::TYPE_INTERVAL_NS,
+            timeout_ns: crate::defaults::RDP_KEY_TIMEOUT_NS,
+            capture_hz: crate::defaults::TYPE_CAPTURE_HZ,
+            spinners: crate::defaults::LATENCY_SPINNERS,
             fifo: true,
             screen: crate::rdp::local::SCREEN,
-            window_timeout_ns: d::TYPE_WINDOW_TIMEOUT_NS,
+            window_timeout_ns: crate::defaults::TYPE_WINDOW_TIMEOUT_NS,
             roi: None,
             refresh_hz: None,
             allow_swapfile: true,
@@ -196,9 +194,9 @@ impl TypeConfig {
             keys: self.keys,
             interval_ns: self.interval_ns,
             timeout_ns: self.timeout_ns,
-            settle_ns: d::RDP_SETTLE_NS,
+            settle_ns: crate::defaults::RDP_SETTLE_NS,
             roi: self.roi,
-            max_per_line: d::RDP_KEYS_PER_LINE,
+            max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
             snapshot_dir: self.snapshot_dir.clone(),
         }
     }
@@ -215,19 +213,6 @@ pub struct Measured {
     pub nothing_drawn: Option<String>,
     /// The real-time policy asked for while keys were timed, and what was obtained.
     pub sched: Option<latlab_model::capability::Capability>,
-}
-
-/// Screen reads while typing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadStats {
-    /// Reads made.
-    pub reads: u64,
-    /// latlab's CPU in them, ns.
-    pub cpu_ns: u64,
-    /// Gaps from one read to the next while the screen was watched, and their sum (ns).
-    pub gaps: u64,
-    /// See `gaps`.
-    pub gaps_ns: u64,
 }
 
 /// A screen `latlab type` reads: the typist's surface, and its read counters.
@@ -268,7 +253,7 @@ fn type_once<S: Screen>(
     let pictures = x.pictures();
     // Only while keys are timed: what latlab starts (the application, the spinners) keeps the
     // ordinary policy it was started with.
-    let sched = fifo.then(|| set_sched(Sched { policy: Policy::Fifo, priority: d::TYPIST_PRIORITY }));
+    let sched = fifo.then(|| set_sched(Sched { policy: Policy::Fifo, priority: crate::defaults::TYPIST_PRIORITY }));
     let r = measure(x, plan, before_key);
     if sched.is_some() {
         set_sched(Sched { policy: Policy::Other, priority: 0 });
@@ -343,7 +328,7 @@ fn conditions<S: Screen>(
     pids: &dyn Fn() -> Vec<u32>,
 ) -> Result<(), String> {
     // Its first drawing (a prompt, a remote desktop's first frame) settles before typing.
-    settle(x, d::RDP_SETTLE_NS, d::TYPE_WINDOW_TIMEOUT_NS)?;
+    settle(x, crate::defaults::RDP_SETTLE_NS, crate::defaults::TYPE_WINDOW_TIMEOUT_NS)?;
     for c in &cfg.conditions {
         if latlab_sys::interrupt::stop_requested() {
             break;
@@ -446,7 +431,7 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
         None => Some(OwnSway::start(
             cfg.screen.0,
             cfg.screen.1,
-            d::TYPE_WAYLAND_REFRESH_HZ,
+            crate::defaults::TYPE_WAYLAND_REFRESH_HZ,
             RunAs::pick(cfg.wayland_user.as_deref())?,
         )?),
     };
@@ -512,7 +497,7 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// `mem`: before each key every process of the application is paged out, then the key goes
-/// [`d::RDP_MEM_KEY_AFTER_NS`] later (seed 003 §4.2's keystroke after page demand).
+/// [`crate::defaults::RDP_MEM_KEY_AFTER_NS`] later (seed 003 §4.2's keystroke after page demand).
 fn paged<S: Screen>(
     rec: &mut RunRecord,
     cfg: &TypeConfig,
@@ -531,7 +516,7 @@ fn paged<S: Screen>(
         (before, after, rounds) = (before + b, after + a, rounds + 1);
         Ok(())
     };
-    let plan = TypingPlan { keys: cfg.keys.min(d::RDP_MEM_KEYS), interval_ns: d::RDP_MEM_KEY_AFTER_NS, ..cfg.plan() };
+    let plan = TypingPlan { keys: cfg.keys.min(crate::defaults::RDP_MEM_KEYS), interval_ns: crate::defaults::RDP_MEM_KEY_AFTER_NS, ..cfg.plan() };
     let m = type_once(x, &plan, cfg.paced_fifo(), Some(&mut page_out))?;
     if rounds > 0 {
         rec.metric(
@@ -559,7 +544,7 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
         format!("keystroke to screen in {app} under {cond}: from each key's intended time to the first screen read showing its glyph, in typing order"),
         lat.clone(),
     );
-    let threshold = d::NOTICEABLE_MS * 1_000_000;
+    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
     let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + t.lost;
     rec.metric(&format!("{p}.keys"), keys, "count");
     rec.metric(&format!("{p}.lost"), t.lost, "count");

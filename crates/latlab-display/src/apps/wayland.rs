@@ -7,7 +7,7 @@
 use crate::fb::{Area, Framebuffer};
 use crate::keyscreen::Surface;
 use crate::rdp::keys;
-use crate::rdp::session::Key;
+use crate::rdp::keys::Key;
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
@@ -279,8 +279,8 @@ impl WaylandSurface {
 
     /// Frames read, latlab's CPU in them, and the span from the first to the last (ns): with
     /// damage a frame comes only when the output changed, so every gap counts.
-    pub fn read_stats(&self) -> super::ReadStats {
-        super::ReadStats {
+    pub fn read_stats(&self) -> crate::keyscreen::ReadStats {
+        crate::keyscreen::ReadStats {
             reads: self.reads,
             cpu_ns: self.read_cpu_ns,
             gaps: self.reads.saturating_sub(1),

@@ -6,7 +6,7 @@
 use crate::fb::{Area, Framebuffer};
 use crate::keyscreen::Surface;
 use crate::rdp::keys;
-use crate::rdp::session::Key;
+use crate::rdp::keys::Key;
 use latlab_sys::clock::{clock_nanosleep_abs, monotonic_now, thread_cpu_now};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::shm::ConnectionExt as _;
@@ -225,8 +225,8 @@ impl X11Surface {
     /// gaps between reads while latlab watched the screen, with their sum: the rate reached is
     /// `gaps / sum`. A pause longer than [`crate::defaults::TYPE_WATCH_GAP_NS`] (a burst of
     /// Backspaces being typed) is not watching and not counted.
-    pub fn read_stats(&self) -> super::ReadStats {
-        super::ReadStats { reads: self.reads, cpu_ns: self.read_cpu_ns, gaps: self.gaps, gaps_ns: self.gaps_ns }
+    pub fn read_stats(&self) -> crate::keyscreen::ReadStats {
+        crate::keyscreen::ReadStats { reads: self.reads, cpu_ns: self.read_cpu_ns, gaps: self.gaps, gaps_ns: self.gaps_ns }
     }
 
     /// Start counting reads afresh.

@@ -152,7 +152,7 @@ pub struct ClientReport {
     /// Bytes received.
     pub bytes: u64,
     /// TCP segments the display PDUs would take on Ethernet, each PDU framed on its own
-    /// ([`crate::ops::framing`]): the header count behind bytes on the link.
+    /// ([`crate::wire::framing`]): the header count behind bytes on the link.
     pub segments: u64,
     /// `read` calls that returned data.
     pub reads: u64,
@@ -280,7 +280,7 @@ pub fn view_scripted(
                 }
                 n += 1;
                 bytes += pdu.len() as u64;
-                segments += crate::ops::framing(pdu.len() as u64).0;
+                segments += crate::wire::framing(pdu.len() as u64).0;
             }
             (n, bytes, segments)
         })
@@ -473,7 +473,7 @@ pub(crate) fn receive(
                 }
                 dec.apply(&update)?;
                 rep.pdus += 1;
-                rep.segments += crate::ops::framing(len as u64).0;
+                rep.segments += crate::wire::framing(len as u64).0;
             }
             head += len;
         }
@@ -581,7 +581,7 @@ fn decode_queue(
             rx.read_direct(&mut pdu, &mut update)?;
             dec.apply(&update)?;
             rep.pdus += 1;
-            rep.segments += crate::ops::framing(pdu.len() as u64).0;
+            rep.segments += crate::wire::framing(pdu.len() as u64).0;
         }
         let _ = give_back.send(pdu);
         if vc.speed < 1.0 {

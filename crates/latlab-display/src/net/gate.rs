@@ -6,7 +6,6 @@
 
 use super::server::run_session;
 use super::*;
-use crate::defaults as d;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -31,11 +30,11 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            hello_deadline: Duration::from_secs_f64(d::HELLO_DEADLINE_SECS),
-            idle_timeout: Duration::from_secs_f64(d::IDLE_TIMEOUT_SECS),
-            max_session: Duration::from_secs_f64(d::MAX_SESSION_SECS),
-            max_sessions: d::MAX_SESSIONS,
-            max_waiting: d::MAX_WAITING,
+            hello_deadline: Duration::from_secs_f64(crate::defaults::HELLO_DEADLINE_SECS),
+            idle_timeout: Duration::from_secs_f64(crate::defaults::IDLE_TIMEOUT_SECS),
+            max_session: Duration::from_secs_f64(crate::defaults::MAX_SESSION_SECS),
+            max_sessions: crate::defaults::MAX_SESSIONS,
+            max_waiting: crate::defaults::MAX_WAITING,
         }
     }
 }

@@ -241,7 +241,7 @@ fn type_keys(
         write_blocking(w, p).doing("sending a key")?;
         n += 1;
         bytes += p.len() as u64;
-        segments += crate::ops::framing(p.len() as u64).0;
+        segments += crate::wire::framing(p.len() as u64).0;
         Ok(())
     };
     for (i, k) in keys.iter().enumerate() {

@@ -33,7 +33,6 @@ pub(super) fn paper_rows(
     slowed: Option<&Slowed>,
     saving: Option<(&Run, &Run)>,
 ) {
-    use crate::defaults::{PAPER_FAST_MHZ, PAPER_SLOW_MHZ, PIPELINE_KEEPS_UP_DROPPED};
     let setting = crate::paper::SETTING_000;
     let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
         rec.paper.push(PaperRow {
@@ -65,8 +64,8 @@ pub(super) fn paper_rows(
     // The stage shares on the calibrated 1.8 GHz client, of all its samples (busy or idle), as
     // the seed's profiler counted them on its half-idle CEPC: one denominator on both sides.
     let find = |mhz: f64| by_mhz.iter().find(|(m, _)| (*m - mhz).abs() < 0.5).map(|(_, r)| r);
-    if let Some(fast) = find(PAPER_FAST_MHZ) {
-        let speed = cal.speed(PAPER_FAST_MHZ);
+    if let Some(fast) = find(crate::defaults::PAPER_FAST_MHZ) {
+        let speed = cal.speed(crate::defaults::PAPER_FAST_MHZ);
         let t = fast.client.times;
         let all = |ns: u64| 100.0 * ns as f64 / speed / fast.client.wall_ns.max(1) as f64;
         let busy_pct = 100.0 * busy(fast, speed);
@@ -152,7 +151,7 @@ pub(super) fn paper_rows(
     }
     // The slower client, judged on ratios: the seed's 233 MHz client carried 2.0 MB/s (or
     // 1.75: its two figures disagree) of the 1.8 GHz one's 3.7, dropping frames.
-    if let (Some(fast), Some(slow)) = (find(PAPER_FAST_MHZ), find(PAPER_SLOW_MHZ)) {
+    if let (Some(fast), Some(slow)) = (find(crate::defaults::PAPER_FAST_MHZ), find(crate::defaults::PAPER_SLOW_MHZ)) {
         let ratio = slow.wire_bps() / fast.wire_bps().max(1e-9);
         let premise = if cal.premise_holds() {
             String::new()
@@ -176,7 +175,7 @@ pub(super) fn paper_rows(
             &format!(
                 "both clients emulated by idling in proportion to their work, calibrated so the 1.8 GHz-equivalent is half busy with latlab's slide show as the seed's was ({}× this CPU), the 233 MHz one {}× that{premise}",
                 sig(cal.fast_speed),
-                sig(PAPER_SLOW_MHZ / PAPER_FAST_MHZ)
+                sig(crate::defaults::PAPER_SLOW_MHZ / crate::defaults::PAPER_FAST_MHZ)
             ),
             Judgement::all(vec![
                 Judgement::within_range(
@@ -189,10 +188,10 @@ pub(super) fn paper_rows(
                 )
                 .of("slow ÷ fast throughput"),
                 Judgement::finding(
-                    slow.dropped() > PIPELINE_KEEPS_UP_DROPPED && fast.dropped() <= PIPELINE_KEEPS_UP_DROPPED,
+                    slow.dropped() > crate::defaults::PIPELINE_KEEPS_UP_DROPPED && fast.dropped() <= crate::defaults::PIPELINE_KEEPS_UP_DROPPED,
                     &format!(
                         "the slow client drops frames, the fast one does not (held to ≤ {} % dropped)",
-                        sig(100.0 * PIPELINE_KEEPS_UP_DROPPED)
+                        sig(100.0 * crate::defaults::PIPELINE_KEEPS_UP_DROPPED)
                     ),
                     &format!("{:.0} % and {:.0} % dropped", 100.0 * slow.dropped(), 100.0 * fast.dropped()),
                     "the emulated clients' loads differ from the seed's",
@@ -204,7 +203,7 @@ pub(super) fn paper_rows(
     if by_mhz.len() >= 2 {
         let drops: Vec<(f64, f64)> = by_mhz.iter().map(|(m, r)| (*m, r.dropped())).collect();
         let tried = drops.iter().map(|(m, _)| sig(*m)).collect::<Vec<_>>().join(", ");
-        let (here, judgement) = match minimum_speed(&drops, PIPELINE_KEEPS_UP_DROPPED) {
+        let (here, judgement) = match minimum_speed(&drops, crate::defaults::PIPELINE_KEEPS_UP_DROPPED) {
             Ok((ok, below)) => {
                 // Found between two swept speeds: judged when the bracket is no wider than the
                 // tolerance, else too coarse to say.
@@ -242,7 +241,7 @@ pub(super) fn paper_rows(
             here,
             &format!(
                 "the slide show on clients calibrated as CEPCs of {tried} MHz; a client keeps up when it drops at most {} % of frames",
-                sig(100.0 * PIPELINE_KEEPS_UP_DROPPED)
+                sig(100.0 * crate::defaults::PIPELINE_KEEPS_UP_DROPPED)
             ),
             judgement,
         );

@@ -10,7 +10,7 @@ use super::session::{RdpSession, SessionError};
 use super::trust::{Credentials, Target, Trust};
 use super::typing::{TypingPlan, first_picture, measure, page_downs, settle};
 use crate::fb::Area;
-use crate::latency::Condition;
+use crate::condition::Condition;
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::stats::summarize;
@@ -394,7 +394,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     }
                     let at = if matches!(op, Op::PageDown | Op::Menu) { local::DOCUMENT_AT } else { local::SHELL_AT };
                     focus(cfg, &mut s, at)?;
-                    let f = ops(&mut rec, cfg, &mut s, op)?;
+                    let f = ops(&mut rec, cfg.op_seconds, &mut s, op)?;
                     op_figures.push((op, f));
                     ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }

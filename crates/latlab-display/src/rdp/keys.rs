@@ -1,7 +1,14 @@
 //! The keys latlab types into a remote desktop, as PC/AT scancodes (set 1, which RDP's
 //! keyboard events carry: MS-RDPBCGR 2.2.8.1.2.2.1), for a US keyboard layout.
 
-use super::session::Key;
+/// A key: its scancode (set 1) and whether it is an extended key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    /// Scancode.
+    pub code: u8,
+    /// Extended (E0-prefixed) key.
+    pub extended: bool,
+}
 
 /// The letters a to z, in order.
 pub const LETTERS: [u8; 26] = [

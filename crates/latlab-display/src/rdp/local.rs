@@ -8,6 +8,21 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// A local account latlab made for a run: its user name and password (never printed).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Account {
+    /// User name.
+    pub user: String,
+    /// Password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Account {{ user: {:?}, password: <hidden> }}", self.user)
+    }
+}
+
 /// The programs a local shadow server needs, and the Debian packages that hold them. `less`
 /// shows the document the typist pages through; a minimal Debian lacks it, and without it the
 /// lower xterm closes at once and no page operation is measured.
@@ -312,7 +327,7 @@ impl LocalXrdp {
 
     /// Make one more account (its home, document and `~/.xsession`), removed when this is
     /// dropped; returns its credentials (never stored in a record).
-    pub fn add_account(&mut self) -> Result<super::trust::Credentials, String> {
+    pub fn add_account(&mut self) -> Result<Account, String> {
         let user = match self.accounts.len() {
             0 => self.user.clone(),
             n => format!("{}x{n}", self.user),
@@ -348,7 +363,7 @@ impl LocalXrdp {
         std::fs::write(&xs, session).map_err(|e| format!("{}: {e}", xs.display()))?;
         run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
         run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
-        Ok(super::trust::Credentials { user, password, domain: None })
+        Ok(Account { user, password })
     }
 
     /// Accounts made so far.
@@ -415,13 +430,13 @@ impl LocalXrdp {
     }
 
     /// The account's credentials (never stored in a record).
-    pub fn credentials(&self) -> super::trust::Credentials {
+    pub fn credentials(&self) -> Account {
         self.credentials_of(0).expect("the first account is made at the start")
     }
 
     /// Account `i`'s credentials (never stored in a record).
-    pub fn credentials_of(&self, i: usize) -> Option<super::trust::Credentials> {
-        self.accounts.get(i).map(|(u, p)| super::trust::Credentials {
+    pub fn credentials_of(&self, i: usize) -> Option<Account> {
+        self.accounts.get(i).map(|(u, p)| Account {
             user: u.clone(),
             password: p.clone(),
             domain: None,

@@ -1,7 +1,6 @@
 //! `display ops --rdp`: UI operations driven by input on a real server, and what each moved
 //! on the wire per direction and channel, headers included (seed 003 §3.3's method).
 
-use super::experiment::RdpConfig;
 use super::keys;
 use super::session::{RdpSession, SessionError};
 use super::typing::settle;
@@ -66,7 +65,9 @@ pub struct OpFigure {
 /// seed 003 counted TCP/IP headers (Ethernet's framing not included).
 pub const TCP_IP_HEADER: u64 = 52;
 
-pub fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> Result<OpFigure, ExperimentError> {
+/// One operation `op` for `op_seconds` on session `s`: its bytes each way, its PDUs and the
+/// client's CPU.
+pub fn ops(rec: &mut RunRecord, op_seconds: f64, s: &mut RdpSession, op: Op) -> Result<OpFigure, ExperimentError> {
     settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     let before = s.tcp().map_err(ExperimentError::failed)?;
     let (db0, sp0, in0) =
@@ -75,7 +76,7 @@ pub fn ops(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, op: Op) -> 
     // The session is one thread: its CPU is all latlab's client does (TLS, IronRDP's control
     // PDUs, decompressing, decoding, drawing, input), the figure set beside another client's.
     let cpu0 = thread_cpu_now();
-    let end = start + (cfg.op_seconds * 1e9) as u64;
+    let end = start + (op_seconds * 1e9) as u64;
     let step = match op {
         Op::Idle => end - start,
         // Seed 003's display figures are for a typist at 100 wpm.

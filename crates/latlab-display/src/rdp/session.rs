@@ -4,6 +4,7 @@
 //! PDUs) answered by IronRDP's session layer, and input sent as fast-path keyboard and mouse
 //! events.
 
+pub use crate::rdp::keys::Key;
 use super::connect::{Connection, ServerIdentity, Tls, from_iron};
 pub use super::stream::{DisplayStream, SessionCounts, SessionError};
 use super::stream::{Slow, frame_len};
@@ -49,15 +50,6 @@ pub struct RdpSession {
     slow_ns: u64,
     fastpath_input: bool,
     tcp_at_start: TcpCounts,
-}
-
-/// A key: its scancode (set 1) and whether it is an extended key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key {
-    /// Scancode.
-    pub code: u8,
-    /// Extended (E0-prefixed) key.
-    pub extended: bool,
 }
 
 impl RdpSession {

@@ -92,6 +92,12 @@ pub enum CredentialSource {
     Prompt,
 }
 
+impl From<super::local::Account> for Credentials {
+    fn from(a: super::local::Account) -> Self {
+        Self { user: a.user, password: a.password, domain: None }
+    }
+}
+
 impl Credentials {
     /// Read a credentials file: `user=`, `password=` and optional `domain=` lines (`#` starts a
     /// comment). A file others can read is refused: it holds a password.

@@ -208,7 +208,7 @@ pub struct DisplayLatency {
     /// 56kbit, 10mbit_bulk (with --rdp: unloaded, cpu; mem only on a server latlab started, --rdp
     /// local or local-xrdp).
     #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
-    pub conditions: Vec<latlab_display::latency::Condition>,
+    pub conditions: Vec<latlab_display::condition::Condition>,
     /// Typing speed, words a minute (5.29 characters a word, as the study counts).
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
     pub wpm: u32,
@@ -244,8 +244,8 @@ pub struct DisplayLatency {
     pub real: RdpArgs,
 }
 
-pub(crate) fn parse_condition(s: &str) -> Result<latlab_display::latency::Condition, String> {
-    latlab_display::latency::Condition::parse(s)
+pub(crate) fn parse_condition(s: &str) -> Result<latlab_display::condition::Condition, String> {
+    latlab_display::condition::Condition::parse(s)
 }
 
 /// `latlab display capacity`.
@@ -295,8 +295,8 @@ pub struct DisplayCapacity {
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {
-    match latlab_display::latency::Condition::parse(s) {
-        Ok(latlab_display::latency::Condition::Link { rate_bps, bulk: false }) => Ok(rate_bps),
+    match latlab_display::condition::Condition::parse(s) {
+        Ok(latlab_display::condition::Condition::Link { rate_bps, bulk: false }) => Ok(rate_bps),
         _ => Err(format!("'{s}': give a link rate such as 10mbit, 1mbit or 56kbit (9.6 kbit/s to 10 Gbit/s)")),
     }
 }

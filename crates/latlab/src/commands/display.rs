@@ -137,7 +137,6 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
 
 /// `latlab display serve --rdp`: serve real RDP clients, storing each session as a run.
 fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
-    use latlab_display::defaults as d;
     use latlab_display::rdp::serve::{self as rs, Outcome};
     use std::sync::Arc;
     use std::time::Duration;
@@ -160,7 +159,7 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
         }
     };
     let deadline =
-        s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(d::RDP_HANDSHAKE_DEADLINE_SECS));
+        s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(latlab_display::defaults::RDP_HANDSHAKE_DEADLINE_SECS));
     let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
     let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
     eprintln!(
@@ -171,17 +170,17 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     );
     install_interrupt()?;
     latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
-    let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", d::RDP_SERVE_PORT));
+    let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_display::defaults::RDP_SERVE_PORT));
     let listener =
         std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     let plan = rs::Plan {
         script: r.script.clone(),
         phase_ms: (r.phase_seconds * 1000.0) as u64,
-        frame_ms: d::FRAME_MS,
+        frame_ms: latlab_display::defaults::FRAME_MS,
         flat_out: r.flat_out,
         orders: r.orders,
         compress: !r.no_compression,
-        seed: d::SEED,
+        seed: latlab_display::defaults::SEED,
         idle_ns: limits.idle_timeout.as_nanos() as u64,
         max_ns: limits.max_session.as_nanos() as u64,
     };

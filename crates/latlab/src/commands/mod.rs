@@ -30,7 +30,10 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
     crate::runner::set_checkpoint(cli.global.checkpoint);
     match cli.command {
         Command::Suite(a) => suite::run(&db, strict, registry, a),
-        Command::Rt(a) => rt::run(&db, strict, registry, *a),
+        Command::Rt(a) => match a.command {
+            Some(crate::cli::RtCommand::Doctor(d)) => doctor::run(&db, strict, registry, d),
+            _ => rt::run(&db, strict, *a),
+        },
         Command::Udp(a) => udp::run(&db, *a),
         Command::Codec(a) => codec::run(a),
         Command::Display(a) => display::run(&db, a),

@@ -34,10 +34,8 @@ fn apply_common(c: &RtCommon, strict: bool, base: RtConfig) -> RtConfig {
     cfg
 }
 
-pub fn run(db: &Path, strict: bool, registry: &crate::registry::Registry, a: RtArgs) -> anyhow::Result<i32> {
-    if let Some(RtCommand::Doctor(d)) = a.command {
-        return super::doctor::run(db, strict, registry, d);
-    }
+/// `latlab rt` and `rt sweep` (`rt doctor` is dispatched to `commands::doctor`).
+pub fn run(db: &Path, strict: bool, a: RtArgs) -> anyhow::Result<i32> {
     crate::runner::measure::<Rt>(db, config(strict, &a)?)
 }
 

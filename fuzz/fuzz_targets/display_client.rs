@@ -3,9 +3,9 @@
 //! for every codec, cipher and colour depth; nor may the input-PDU and hello parsers.
 #![no_main]
 
-use latlab_display::decoder::Decoder;
-use latlab_display::net::parse_hello;
-use latlab_display::wire::{Codec, Crypto, Receiver, decode_input, pdu_len};
+use latlab_desktop::decoder::Decoder;
+use latlab_display_net::parse_hello;
+use latlab_desktop::wire::{Codec, Crypto, Receiver, decode_input, pdu_len};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,8 +3,8 @@
 //! that reads the same, and accepted input events re-encode to PDUs that decode the same.
 #![no_main]
 
-use latlab_display::net::{hello_line, parse_hello};
-use latlab_display::wire::{decode_input, encode_input};
+use latlab_display_net::{hello_line, parse_hello};
+use latlab_desktop::wire::{decode_input, encode_input};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,10 +1,10 @@
-//! Fuzz target: a hostile RDP server's stream as latlab's client reads it (issue #38) —
+//! Fuzz target: a hostile RDP server's stream as latlab's client reads it —
 //! frame lengths, fast-path output (headers, fragments, bulk decompression with every
 //! compression type), slow-path Update PDUs and the rebuilding of compressed control PDUs —
 //! must never panic or read out of bounds, at every colour depth latlab decodes.
 #![no_main]
 
-use latlab_display::rdp::stream::{DisplayStream, frame_len};
+use latlab_desktop::rdp_stream::stream::{DisplayStream, frame_len};
 use latlab_rdp::CompressionType;
 use libfuzzer_sys::fuzz_target;
 

@@ -2,7 +2,7 @@
 //! keyed or not, and whatever it accepts must re-encode to the same header.
 #![no_main]
 
-use latlab_udp::wire;
+use latlab_udp_probe::wire;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,13 +5,13 @@
 //! (printed after the run).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use latlab_display::decoder::Decoder;
-use latlab_display::encoder::EncoderConfig;
+use latlab_desktop::decoder::Decoder;
+use latlab_desktop::encoder::EncoderConfig;
+use latlab_desktop::policy::PolicyKind;
+use latlab_desktop::session::{SessionConfig, record_wire};
+use latlab_desktop::wire::{Codec, Crypto, Receiver};
+use latlab_desktop::workload::WorkloadKind;
 use latlab_display::pipeline::PAPER_PEAK_BYTES_PER_S;
-use latlab_display::policy::PolicyKind;
-use latlab_display::session::{SessionConfig, record_wire};
-use latlab_display::wire::{Codec, Crypto, Receiver};
-use latlab_display::workload::WorkloadKind;
 use latlab_rdp::CompressionType;
 use latlab_rdp::security::Protection;
 use std::time::Instant;

@@ -4,11 +4,11 @@
 //! capacity under every policy — Belady's optimum, from the reference trace of the same run,
 //! is the bound — and then the banner + ticker pair (each alone fits, together they do not).
 
-use crate::cache::Geometry;
-use crate::policy::PolicyKind;
-use crate::session::{SessionConfig, SessionError, SessionResult, run};
-use crate::wire::Codec;
-use crate::workload::WorkloadKind;
+use latlab_desktop::cache::Geometry;
+use latlab_desktop::policy::PolicyKind;
+use latlab_desktop::session::{SessionConfig, SessionError, SessionResult, run};
+use latlab_desktop::wire::Codec;
+use latlab_desktop::workload::WorkloadKind;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, Table, TablePlot};
 use latlab_model::verdict::Judgement;
@@ -42,7 +42,7 @@ pub struct CacheConfig {
 /// Frames of the banner in the banner + ticker runs: the default, or as many as fill
 /// [`crate::defaults::BANNER_CACHE_SHARE`] of a smaller 64×64 cache, so the banner alone fits.
 pub fn banner_frames(g: &Geometry) -> u32 {
-    let d = crate::defaults::BANNER_FRAMES;
+    let d = latlab_desktop::defaults::BANNER_FRAMES;
     let fit =
         (g.cells[2] as f64 * crate::defaults::BANNER_CACHE_SHARE) as usize / crate::defaults::BANNER_CELLS_PER_FRAME;
     d.min(fit.max(1) as u32)
@@ -79,7 +79,7 @@ impl CacheConfig {
             loops: crate::defaults::CACHE_LOOPS,
             geometry,
             banner_geometry: geometry,
-            banner_aside: Some(Geometry { cells: crate::defaults::CELLS, bpp: crate::defaults::BPP }),
+            banner_aside: Some(Geometry { cells: latlab_desktop::defaults::CELLS, bpp: latlab_desktop::defaults::BPP }),
             codec: Codec::from_name(crate::defaults::VIEW_CODEC).expect("a codec"),
             banner_ticker: true,
         }
@@ -166,7 +166,7 @@ pub fn run_cache(cfg: &CacheConfig, progress: Arc<AtomicU64>) -> Result<RunRecor
     let cap = cfg.geometry.capacity_frames();
     rec.metric("cache.capacity_frames", cap as u64, "count");
     rec.metric("cache.bytes", cfg.geometry.bytes().unwrap_or(0) as u64, "B");
-    let delay = crate::defaults::ANIMATION_DELAY_MS;
+    let delay = latlab_desktop::defaults::ANIMATION_DELAY_MS;
     let policies = cfg.policies();
     let mut rows = Vec::new();
     let mut at: std::collections::BTreeMap<u32, Vec<(PolicyKind, f64)>> = Default::default();
@@ -457,6 +457,9 @@ mod tests {
     fn the_banner_fits_alone_in_any_cache() {
         assert_eq!(banner_frames(&Geometry::seed_003()), 31, "31 × 8 = 248 of 262 cells");
         assert_eq!(banner_frames(&Geometry { cells: [120, 120, 337], bpp: 16 }), 40);
-        assert_eq!(banner_frames(&Geometry { cells: [120, 120, 4000], bpp: 16 }), crate::defaults::BANNER_FRAMES);
+        assert_eq!(
+            banner_frames(&Geometry { cells: [120, 120, 4000], bpp: 16 }),
+            latlab_desktop::defaults::BANNER_FRAMES
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! `latlab display capacity` (seed 003; issue #17): how many users of a mix one server takes
+//! `latlab display capacity` (seed 003): how many users of a mix one server takes
 //! before the latency they feel passes 100 ms. One server process (`latlab display serve`,
 //! so its CPU and memory are its own to measure) takes N concurrent sessions; the clients are
 //! threads of this process, one per session, each with its own user from the mix — typists
@@ -9,10 +9,10 @@
 //! counting users per link.
 
 use crate::latency::key_stats;
-use crate::net::{self, ServerReport, TypingReport, TypistConfig, ViewConfig};
-use crate::session::SessionConfig;
-use crate::wire::{Codec, Crypto};
-use crate::workload::WorkloadKind;
+use latlab_desktop::session::SessionConfig;
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
+use latlab_display_net::{ServerReport, TypingReport, TypistConfig, ViewConfig};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
 use latlab_model::verdict::Judgement;
@@ -169,7 +169,7 @@ impl CapacityConfig {
     /// The full ramp.
     pub fn full() -> Self {
         let mut session = SessionConfig::standard(WorkloadKind::Cursor, 1000);
-        session.codec = Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec");
+        session.codec = Codec::from_name(latlab_display_net::defaults::OPS_CODEC).expect("a codec");
         session.crypto = Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher");
         Self {
             mix: parse_mix(crate::defaults::CAPACITY_MIX).expect("the default mix parses"),
@@ -294,7 +294,7 @@ pub struct Figures {
 
 /// What breaks a level: its reason, or `None` when it holds.
 pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
-    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
     if f.failed > 0 && f.no_login == f.failed {
         return Some(format!("{} of {} logins failed", f.failed, f.sessions));
     }
@@ -342,7 +342,7 @@ pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize
 #[derive(Debug, Clone)]
 enum Outcome {
     Typed(TypingReport),
-    Watched(net::ClientReport),
+    Watched(latlab_display_net::ClientReport),
     /// A typist on a real server.
     Real(RealTyping),
     /// Never logged in: the connection or the server's answer to the login failed.
@@ -367,7 +367,7 @@ struct RealTyping {
 
 /// A session's key latencies (ns) and keys lost: every shown key of a typist.
 fn key_latencies(o: &Outcome) -> (Vec<i64>, u64) {
-    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
     match o {
         Outcome::Typed(t) => {
             let k = key_stats(&t.keys, threshold);
@@ -414,7 +414,7 @@ fn run_sessions(
                 }
                 // What the user will send, made before the connection (the server's hello
                 // deadline runs from it).
-                let script = (kind != UserKind::Typist).then(|| net::input_script(&session));
+                let script = (kind != UserKind::Typist).then(|| latlab_display_net::input_script(&session));
                 let stream = match TcpStream::connect(addr) {
                     Ok(s) => s,
                     Err(e) => return Outcome::NoLogin(format!("connecting: {e}")),
@@ -430,13 +430,19 @@ fn run_sessions(
                         seed: session.seed,
                     };
                     let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
-                    match net::type_on(stream, &session, 0, &vc, &tc) {
+                    match latlab_display_net::type_on(stream, &session, 0, &vc, &tc) {
                         Ok(r) => Outcome::Typed(r),
                         Err(e) => failed(e),
                     }
                 } else {
                     let script = script.unwrap_or_default();
-                    match net::view_scripted(stream, &session, net::Pace::RealTime, &ViewConfig::default(), script) {
+                    match latlab_display_net::view_scripted(
+                        stream,
+                        &session,
+                        latlab_display_net::Pace::RealTime,
+                        &ViewConfig::default(),
+                        script,
+                    ) {
                         Ok(r) => Outcome::Watched(r),
                         Err(e) => failed(e),
                     }
@@ -457,9 +463,9 @@ fn run_sessions(
 
 /// A session's error: a refused login (the server's ERR answer to the hello: busy, or the
 /// hello not read in time) is a login that failed; anything else a session that failed.
-fn failed(e: net::NetError) -> Outcome {
+fn failed(e: latlab_display_net::NetError) -> Outcome {
     match e {
-        net::NetError::Refused(why) => Outcome::NoLogin(format!("the server refused the login: {why}")),
+        latlab_display_net::NetError::Refused(why) => Outcome::NoLogin(format!("the server refused the login: {why}")),
         e => Outcome::Failed(e.to_string()),
     }
 }
@@ -480,7 +486,9 @@ fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<Vec<Re
     std::thread::spawn(move || {
         let conns: Vec<_> = (0..n)
             .filter_map(|_| listener.accept().ok())
-            .map(|(s, _)| std::thread::spawn(move || net::serve_connection(s).map_err(|e| e.to_string())))
+            .map(|(s, _)| {
+                std::thread::spawn(move || latlab_display_net::serve_connection(s).map_err(|e| e.to_string()))
+            })
             .collect();
         conns.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect()
     })
@@ -514,12 +522,9 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
 pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
     cfg.validate()?;
     if let Some(real) = cfg.real {
-        #[cfg(feature = "rdp-client")]
         return match real {
             RealServer::LocalXrdp => real::run(cfg, progress),
         };
-        #[cfg(not(feature = "rdp-client"))]
-        return Err(format!("--rdp ({real:?}): this latlab was built without its RDP client (feature rdp-client)"));
     }
     let mut rec = latlab_sys::record::begin("display");
     let lab = match cfg.link_bps {
@@ -613,7 +618,7 @@ fn ramp(
 /// The answer in words: `server` takes `users` `who` before a typist's p95 passes 100 ms, and
 /// what limits it.
 fn say(server: &str, users: usize, who: &str, limit: Limit) -> String {
-    let ms = crate::defaults::NOTICEABLE_MS;
+    let ms = latlab_keyscreen::defaults::NOTICEABLE_MS;
     match limit {
         Limit::NotReached => format!(
             "{server} took {users} {who}, the highest level tried, with every typist's 95th percentile under {ms} ms; no limit was found up to there"
@@ -626,7 +631,7 @@ fn say(server: &str, users: usize, who: &str, limit: Limit) -> String {
 }
 
 /// A session's bytes down (display) and up (input): payload, and on the link with the
-/// TCP/IP/Ethernet headers of each PDU's segments ([`crate::wire::framing`]).
+/// TCP/IP/Ethernet headers of each PDU's segments ([`latlab_desktop::wire::framing`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Traffic {
     down: f64,
@@ -660,8 +665,8 @@ struct KindRate {
 }
 
 fn traffic(o: &Outcome) -> Traffic {
-    let of = |c: &net::ClientReport| {
-        let link = |bytes: u64, segments: u64| (bytes + crate::wire::header_bytes(segments)) as f64;
+    let of = |c: &latlab_display_net::ClientReport| {
+        let link = |bytes: u64, segments: u64| (bytes + latlab_desktop::wire::header_bytes(segments)) as f64;
         Traffic {
             down: c.bytes as f64,
             up: c.input_bytes as f64,
@@ -801,7 +806,6 @@ impl Drop for Pinned {
     }
 }
 
-#[cfg(feature = "rdp-client")]
 mod real;
 mod record;
 mod server;

@@ -5,42 +5,15 @@
 use crate::cache_exp::{CacheConfig, run_cache};
 use crate::capacity::{CapacityConfig, run_capacity};
 use crate::latency::{LatencyConfig, run_latency};
-use crate::net::{self, NetError, Pace, ViewConfig};
 use crate::ops::{OpsConfig, run_ops};
 use crate::pipeline::{PipelineConfig, run_pipeline, view_record};
-use crate::policy::PolicyKind;
-use crate::session::{SessionConfig, SessionError};
-use crate::wire::{Codec, Crypto};
-use crate::workload::WorkloadKind;
-use latlab_model::experiment::{Choice, Experiment, ExperimentError, Outcome, RunContext};
+use latlab_desktop::session::SessionConfig;
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
+use latlab_display_net::{Pace, ViewConfig};
+use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::figure::Figure;
 use latlab_model::record::RunRecord;
-
-impl From<SessionError> for ExperimentError {
-    fn from(e: SessionError) -> Self {
-        match e {
-            SessionError::Config(c) => ExperimentError::Config(c),
-            e => ExperimentError::failed(e),
-        }
-    }
-}
-
-impl From<NetError> for ExperimentError {
-    fn from(e: NetError) -> Self {
-        ExperimentError::failed(e)
-    }
-}
-
-latlab_model::choice!(impl Codec, Crypto, PolicyKind);
-
-impl Choice for WorkloadKind {
-    fn names() -> Vec<&'static str> {
-        WorkloadKind::NAMES.to_vec()
-    }
-    fn from_choice(s: &str) -> Option<Self> {
-        WorkloadKind::from_name(s)
-    }
-}
 
 /// Traffic per user operation (seed 003, Table 1 and Figure 3).
 pub struct DisplayOps;
@@ -275,7 +248,7 @@ impl Experiment for DisplayCapacity {
                 (None, None) => "loopback".into(),
                 (None, Some(r)) => format!("a {r} bit/s link between namespaces"),
             },
-            crate::defaults::NOTICEABLE_MS
+            latlab_keyscreen::defaults::NOTICEABLE_MS
         )
     }
     fn run(cfg: &CapacityConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
@@ -371,11 +344,11 @@ impl Experiment for DisplayView {
         let rec = latlab_sys::record::begin("display");
         let (peer, server, client) = match cfg.address() {
             None => {
-                let (s, c) = net::pair(&cfg.session, cfg.pace, &cfg.view)?;
+                let (s, c) = latlab_display_net::pair(&cfg.session, cfg.pace, &cfg.view)?;
                 ("in-process (loopback)".to_string(), Some(s), c)
             }
             Some(addr) => {
-                let c = net::view(&addr, &cfg.session, cfg.pace, &cfg.view)?;
+                let c = latlab_display_net::view(&addr, &cfg.session, cfg.pace, &cfg.view)?;
                 (addr, None, c)
             }
         };

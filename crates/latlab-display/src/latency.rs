@@ -1,4 +1,4 @@
-//! `latlab display latency` (seed 003, §4; issue #17): keystroke to pixels through the real
+//! `latlab display latency` (seed 003, §4): keystroke to pixels through the real
 //! display pipeline. A typist types into the server's editor over TCP on absolute deadlines;
 //! each key's latency runs from its intended time to the moment the client's framebuffer
 //! shows its glyph (found by pixels). One sweep of conditions: unloaded, CPU load on the
@@ -6,11 +6,13 @@
 //! namespaces (with or without a competing bulk transfer). Each condition also presses Page
 //! Down a few times: a large update, timed until the whole new page shows.
 
-use crate::net::{ClientTimes, KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on};
-use crate::session::SessionConfig;
-use crate::wire::{Codec, Crypto};
-use crate::workload::WorkloadKind;
-use crate::condition::Condition;
+use latlab_desktop::session::SessionConfig;
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
+use latlab_display_net::{
+    ClientTimes, KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on,
+};
+use latlab_keyscreen::condition::Condition;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_model::stats;
@@ -90,7 +92,7 @@ impl LatencyConfig {
     pub fn full() -> Self {
         let d = crate::defaults::LATENCY_CONDITIONS;
         let mut session = SessionConfig::standard(WorkloadKind::Typing { wpm: crate::defaults::LATENCY_WPM }, 1000);
-        session.codec = Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec");
+        session.codec = Codec::from_name(latlab_display_net::defaults::OPS_CODEC).expect("a codec");
         session.crypto = Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher");
         Self {
             conditions: d.iter().map(|c| Condition::parse(c).expect("the default conditions parse")).collect(),
@@ -101,10 +103,10 @@ impl LatencyConfig {
                 key_timeout_ms: crate::defaults::LATENCY_KEY_TIMEOUT_MS,
                 page_timeout_ms: crate::defaults::LATENCY_PAGE_TIMEOUT_MS,
                 fifo: true,
-                seed: crate::defaults::SEED,
+                seed: latlab_desktop::defaults::SEED,
             },
             session,
-            spinners: crate::defaults::LATENCY_SPINNERS,
+            spinners: latlab_keyscreen::defaults::LATENCY_SPINNERS,
             spin_sched: SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 },
             working_set_mib: crate::defaults::LATENCY_WORKING_SET_MIB,
             allow_swapfile: true,
@@ -154,7 +156,7 @@ pub struct Level {
     /// The session, or why the condition could not be run.
     pub result: Result<TypingReport, String>,
     /// Server counts (pages out, residency).
-    pub server: Option<crate::net::ServerReport>,
+    pub server: Option<latlab_display_net::ServerReport>,
     /// What the condition itself reported (swap used, spinners granted, …).
     pub note: String,
 }
@@ -199,7 +201,7 @@ pub const CPU_STAGES: [(&str, &str); 10] = [
 
 /// CPU ns per key, in `CPU_STAGES` order: each stage's session total over `keys` (the keys and
 /// pages typed; the opening screen is shared among them).
-pub fn cpu_per_key(server: &crate::net::ServerReport, client: &ClientTimes, keys: u64) -> [f64; 10] {
+pub fn cpu_per_key(server: &latlab_display_net::ServerReport, client: &ClientTimes, keys: u64) -> [f64; 10] {
     let totals = [
         server.render_ns,
         server.encode_ns,
@@ -264,11 +266,11 @@ fn session(
     cfg: &LatencyConfig,
     lab: Option<&NetLab>,
     working_set_mib: u32,
-) -> Result<(crate::net::ServerReport, TypingReport), String> {
+) -> Result<(latlab_display_net::ServerReport, TypingReport), String> {
     let (tx, rx) = std::sync::mpsc::channel::<Result<std::net::SocketAddr, String>>();
     let server_ns = lab.map(|l| l.server.clone());
     let placement = cfg.placement.clone();
-    let server = std::thread::spawn(move || -> Result<crate::net::ServerReport, String> {
+    let server = std::thread::spawn(move || -> Result<latlab_display_net::ServerReport, String> {
         if let Some(ns) = &server_ns {
             enter(ns).map_err(|e| e.to_string())?;
         }
@@ -379,7 +381,7 @@ impl Bulk {
 /// Run one condition.
 pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
     let mut note = String::new();
-    let result = (|| -> Result<(crate::net::ServerReport, TypingReport), String> {
+    let result = (|| -> Result<(latlab_display_net::ServerReport, TypingReport), String> {
         match condition {
             Condition::Unloaded => session(cfg, None, 0),
             Condition::Cpu => {

@@ -8,9 +8,9 @@
 //! Every PDU is one `send` with Nagle off, so one TCP segment per PDU up to the MSS; pure
 //! ACKs are not counted (the study's figures are data messages).
 
-use crate::session::{SessionConfig, SessionError, SessionResult, run};
-use crate::wire::{Codec, Crypto};
-use crate::workload::WorkloadKind;
+use latlab_desktop::session::{SessionConfig, SessionError, SessionResult, run};
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};
 use latlab_model::verdict::Judgement;
@@ -44,10 +44,10 @@ impl OpsConfig {
             workloads: WorkloadKind::NAMES.iter().filter_map(|n| WorkloadKind::from_name(n)).collect(),
             seconds: crate::defaults::OPS_SECONDS,
             warmup_ms: crate::defaults::OPS_WARMUP_MS,
-            codec: Codec::from_name(crate::defaults::OPS_CODEC).expect("a codec"),
+            codec: Codec::from_name(latlab_display_net::defaults::OPS_CODEC).expect("a codec"),
             crypto: Crypto::from_name(crate::defaults::OPS_CRYPTO).expect("a cipher"),
             orders: true,
-            seed: crate::defaults::SEED,
+            seed: latlab_desktop::defaults::SEED,
         }
     }
 
@@ -90,7 +90,7 @@ impl Channel {
     pub fn of(sizes: &[u32]) -> Self {
         let mut c = Channel::default();
         for &s in sizes {
-            let (seg, hdr) = crate::wire::framing(s as u64);
+            let (seg, hdr) = latlab_desktop::wire::framing(s as u64);
             c.packets += 1;
             c.bytes += s as u64;
             c.segments += seg;
@@ -108,8 +108,11 @@ impl Channel {
     /// What omitting the IPv4 header would save of the bytes at the IP layer (the study's
     /// measure: its trace counted IP packets).
     pub fn ip_header_share(&self) -> f64 {
-        let ip = self.segments * crate::defaults::IPV4_BYTES;
-        ip as f64 / (self.bytes + self.segments * (crate::defaults::IPV4_BYTES + crate::defaults::TCP_BYTES)).max(1) as f64
+        let ip = self.segments * latlab_desktop::defaults::IPV4_BYTES;
+        ip as f64
+            / (self.bytes
+                + self.segments * (latlab_desktop::defaults::IPV4_BYTES + latlab_desktop::defaults::TCP_BYTES))
+                .max(1) as f64
     }
     /// Header share of what crossed the wire (what removing the headers would save).
     pub fn header_share(&self) -> f64 {
@@ -161,15 +164,23 @@ pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
     rec.config("crypto", cfg.crypto.name());
     rec.config("orders", cfg.orders);
     rec.config("seed", cfg.seed);
-    rec.config("screen", format!("{}x{}x{}", crate::defaults::WIDTH, crate::defaults::HEIGHT, crate::defaults::BPP));
+    rec.config(
+        "screen",
+        format!(
+            "{}x{}x{}",
+            latlab_desktop::defaults::WIDTH,
+            latlab_desktop::defaults::HEIGHT,
+            latlab_desktop::defaults::BPP
+        ),
+    );
     rec.config(
         "framing",
         format!(
             "Ethernet II {} B + IPv4 {} B + TCP {} B per segment, MSS {}",
-            crate::defaults::ETHERNET_BYTES,
-            crate::defaults::IPV4_BYTES,
-            crate::defaults::TCP_BYTES,
-            crate::defaults::ETHERNET_MSS
+            latlab_desktop::defaults::ETHERNET_BYTES,
+            latlab_desktop::defaults::IPV4_BYTES,
+            latlab_desktop::defaults::TCP_BYTES,
+            latlab_desktop::defaults::ETHERNET_MSS
         ),
     );
     let mut rows = Vec::new();
@@ -390,7 +401,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     if let Some(f) = get("typing").filter(|f| f.control.packets > 0) {
         // One fast-path input PDU carries a key's press and release.
         let per_key = on_link(&f.control) / f.control.packets as f64;
-        let at75 = per_key * 75.0 * crate::defaults::CHARS_PER_WORD / 60.0 / 1000.0;
+        let at75 = per_key * 75.0 * latlab_desktop::defaults::CHARS_PER_WORD / 60.0 / 1000.0;
         row(
             "typing at 75 wpm, control channel",
             &format!(
@@ -544,9 +555,9 @@ mod tests {
 
     #[test]
     fn framing_counts_segments_and_headers() {
-        assert_eq!(crate::wire::framing(7), (1, 70));
-        assert_eq!(crate::wire::framing(1448), (1, 70));
-        assert_eq!(crate::wire::framing(1449), (2, 140));
+        assert_eq!(latlab_desktop::wire::framing(7), (1, 70));
+        assert_eq!(latlab_desktop::wire::framing(1448), (1, 70));
+        assert_eq!(latlab_desktop::wire::framing(1449), (2, 140));
         let c = Channel::of(&[7, 1449]);
         assert_eq!((c.packets, c.bytes, c.segments, c.headers), (2, 1456, 3, 210));
         assert!((c.header_share() - 210.0 / 1666.0).abs() < 1e-12);

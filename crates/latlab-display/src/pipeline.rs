@@ -4,10 +4,10 @@
 //! throughput limit (frames back to back), a client with a slower CPU (frames dropped), and
 //! sweeps over compression, encryption, orders against bitmaps, receive buffer and threshold.
 
-use crate::net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
-use crate::session::SessionConfig;
-use crate::wire::{Codec, Crypto};
-use crate::workload::WorkloadKind;
+use latlab_desktop::session::SessionConfig;
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
+use latlab_display_net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
 use latlab_model::verdict::Judgement;
@@ -81,7 +81,7 @@ impl PipelineConfig {
             slow_sweep: Some(crate::defaults::PAPER_SLOW_MHZ),
             codec: Codec::Rdp(CompressionType::Ncrush),
             crypto: Crypto::On(Protection::Rc4Mac { salted: false }),
-            screen: (crate::defaults::WIDTH, crate::defaults::HEIGHT),
+            screen: (latlab_desktop::defaults::WIDTH, latlab_desktop::defaults::HEIGHT),
             view: ViewConfig::default(),
             orders: true,
             main_only: false,
@@ -93,7 +93,7 @@ impl PipelineConfig {
         Self {
             seconds: 4,
             sweep_seconds: 2,
-            workloads: vec![WorkloadKind::Typing { wpm: crate::defaults::TYPING_WPM }],
+            workloads: vec![WorkloadKind::Typing { wpm: latlab_desktop::defaults::TYPING_WPM }],
             client_mhz: vec![crate::defaults::PAPER_FAST_MHZ, crate::defaults::PAPER_SLOW_MHZ],
             codecs: vec![Codec::None, Codec::Lz4],
             cryptos: vec![Crypto::None],
@@ -154,8 +154,8 @@ impl PipelineConfig {
             + self.slow_sweep.map_or(0, |m| usize::from(!self.client_mhz.contains(&m)) + self.axis_runs())
             + self.client_mhz.len()
             + self.axis_runs()
-            + self.rcvbufs.iter().filter(|&&b| b != crate::defaults::RCVBUF).count()
-            + self.thresholds.iter().filter(|&&t| t != crate::defaults::RCV_THRESHOLD).count()
+            + self.rcvbufs.iter().filter(|&&b| b != latlab_display_net::defaults::RCVBUF).count()
+            + self.thresholds.iter().filter(|&&t| t != latlab_display_net::defaults::RCV_THRESHOLD).count()
             + usize::from(self.flat_out)) as u64
     }
 
@@ -452,14 +452,20 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         }
         rows.push(sweep_row(axis, value, &r));
     }
-    for &rcvbuf in cfg.rcvbufs.iter().filter(|&&x| x != crate::defaults::RCVBUF) {
+    for &rcvbuf in cfg.rcvbufs.iter().filter(|&&x| x != latlab_display_net::defaults::RCVBUF) {
         stop_check()?;
         let r = go(&base, Pace::RealTime, &ViewConfig { rcvbuf, ..vc }, &progress)?;
         rec.metric(&format!("pipeline.rcvbuf.k{}.reads_per_s", rcvbuf >> 10), reads_per_s(&r), "1/s");
         rows.push(sweep_row("rcvbuf", format!("{} KB", rcvbuf >> 10), &r));
     }
-    let big = cfg.rcvbufs.iter().copied().max().unwrap_or(crate::defaults::RCVBUF).max(crate::defaults::RCVBUF);
-    for &threshold in cfg.thresholds.iter().filter(|&&x| x != crate::defaults::RCV_THRESHOLD) {
+    let big = cfg
+        .rcvbufs
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(latlab_display_net::defaults::RCVBUF)
+        .max(latlab_display_net::defaults::RCVBUF);
+    for &threshold in cfg.thresholds.iter().filter(|&&x| x != latlab_display_net::defaults::RCV_THRESHOLD) {
         stop_check()?;
         let rcvbuf = if threshold > vc.rcvbuf / 2 { big.max(2 * threshold) } else { vc.rcvbuf };
         let r = go(&base, Pace::RealTime, &ViewConfig { threshold, rcvbuf, ..vc }, &progress)?;

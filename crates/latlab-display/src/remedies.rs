@@ -3,8 +3,8 @@
 //! server ahead of a CPU load.
 
 use crate::latency::LatencyConfig;
-use crate::net::Cures;
 use crate::pipeline::PipelineConfig;
+use latlab_display_net::Cures;
 use latlab_sys::cgroup::{self, Hierarchy};
 use latlab_sys::change::{ChangeError, Undo};
 use latlab_sys::remedy::{About, Applied, Arms, Better, Remedy, nothing};
@@ -129,7 +129,8 @@ pub fn pipeline() -> Vec<Remedy<PipelineConfig>> {
             arms: Arms {
                 baseline: |c| {
                     seed_client(c);
-                    (c.view.rcvbuf, c.view.threshold) = (crate::defaults::RCVBUF, crate::defaults::RCV_THRESHOLD);
+                    (c.view.rcvbuf, c.view.threshold) =
+                        (latlab_display_net::defaults::RCVBUF, latlab_display_net::defaults::RCV_THRESHOLD);
                 },
                 remedy: |c| {
                     seed_client(c);

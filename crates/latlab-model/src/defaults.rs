@@ -8,7 +8,7 @@ pub const SMALL_BOARD_CPUS: usize = 1;
 /// 16 sessions) and the page-out experiments would crowd it.
 pub const SMALL_BOARD_MEM_BYTES: u64 = 1 << 30;
 
-// ---- worst case with a stated confidence (`stats::extreme`, issue #42) -------------------
+// ---- worst case with a stated confidence (`stats::extreme`) -------------------
 
 /// Fewest samples above the tail's threshold: 100, so that after declustering enough
 /// independent exceedances remain for a two-parameter fit whose interval is of use.
@@ -34,5 +34,5 @@ pub const EVT_FIT_ALPHA: f64 = 0.05;
 /// The bootstrap's seed: fixed, so the same run gives the same verdict.
 pub const EVT_SEED: u64 = 0x1a71_ab00_e7e4_0042;
 /// The worst case per hour `rt` and `monitor` report: the latency exceeded on average once an
-/// hour (in a given hour with probability 63 %), the rarity issue #42 asks to be validated.
+/// hour (in a given hour with probability 63 %), the rarity `worst.rs` checks a long run against.
 pub const WORST_PER_HOUR: f64 = 1.0;

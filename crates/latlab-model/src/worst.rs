@@ -1,4 +1,4 @@
-//! The worst case per hour of a latency series, into a record (issue #42): its metrics and a
+//! The worst case per hour of a latency series, into a record: its metrics and a
 //! row of the table that `rt` and `monitor` show beside the observed maximum. The method and
 //! its refusals are [`crate::stats::extreme`]'s.
 
@@ -58,7 +58,7 @@ pub fn per_hour_windows(windows: &[&WindowRow]) -> PerHour {
     Ok((f, w))
 }
 
-/// The honest check on a long run (issue #42): the worst case per hour fitted on the windows of
+/// The honest check on a long run: the worst case per hour fitted on the windows of
 /// the run's first half (by time), and how often the second half's samples exceeded it
 /// (clusters, as fitted), against how often it says they would.
 pub fn split_check_windows(windows: &[&WindowRow]) -> Result<SplitCheck, Refusal> {

@@ -34,4 +34,4 @@ pub const IDLE_THRESHOLD_NS: u64 = 2_000;
 pub const LINK_LOAD_BPS: u64 = 100_000_000;
 /// How the timer probe wakes the chain's second level: eventfd, `latlab rt`'s default (one
 /// kernel counter, the path a Linux driver's interrupt thread would take to user space).
-pub const WAKE: latlab_rt::signal::SignalKind = latlab_rt::signal::SignalKind::Eventfd;
+pub const WAKE: latlab_sys::wake::SignalKind = latlab_sys::wake::SignalKind::Eventfd;

@@ -9,7 +9,7 @@ use crate::run;
 use crate::settings::{MonitorConfig, MonitorError, Probe};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::numfmt::sig;
-use latlab_udp::peer::Peer;
+use latlab_udp_probe::peer::Peer;
 
 /// `latlab monitor`.
 pub struct Monitor;
@@ -57,7 +57,7 @@ impl Experiment for Monitor {
             .clone()
             .ok_or_else(|| ExperimentError::failed("the monitor stores as it goes: the runner gave no store"))?;
         let wake: Option<Box<dyn Wake>> = if cfg.probes.contains(&Probe::Chain) {
-            let s = latlab_rt::signal::make(cfg.wake)
+            let s = latlab_sys::wake::make(cfg.wake)
                 .map_err(|e| ExperimentError::failed(format!("cannot make the {} wake path: {e}", cfg.wake.name())))?;
             Some(Box::new(RtWake(s)))
         } else {
@@ -65,9 +65,10 @@ impl Experiment for Monitor {
         };
         let echo: Option<Box<dyn Echo>> = match &cfg.peer {
             Some(peer) => {
-                let target = latlab_udp::resolve(peer).map_err(|e| ExperimentError::failed(format!("--peer: {e}")))?;
+                let target =
+                    latlab_udp_probe::resolve(peer).map_err(|e| ExperimentError::failed(format!("--peer: {e}")))?;
                 let key = cfg.key.as_ref().map(|k| k.as_bytes().to_vec());
-                let p = Peer::connect(target, latlab_udp::defaults::SIZE, key)
+                let p = Peer::connect(target, latlab_udp_probe::defaults::SIZE, key)
                     .map_err(|e| ExperimentError::failed(format!("cannot open a socket to '{peer}': {e}")))?;
                 Some(Box::new(UdpPeer(p)))
             }
@@ -135,7 +136,7 @@ impl Echo for UdpPeer {
 }
 
 /// latlab-rt's wake paths as the monitor's [`Wake`].
-struct RtWake(Box<dyn latlab_rt::signal::Signal>);
+struct RtWake(Box<dyn latlab_sys::wake::Signal>);
 
 impl Wake for RtWake {
     fn notify(&self) {

@@ -4,14 +4,20 @@
 //! long it runs; an optional schedule alternates idle and load; the windows are exported in
 //! the OpenMetrics text format for Prometheus to scrape.
 //!
-//! Files: `window.rs` (one window's summary and buckets), `schedule.rs` (idle/load steps),
-//! `engine.rs` (the timer probe's loop on any clock, windows handed over as they close),
-//! `probes.rs` (the idle and udp probes' loops, the [`probes::Echo`] a peer answers), `load.rs`
-//! (the schedule's load: spinners, polygons or a link), `export.rs`
-//! (OpenMetrics), `settings.rs` (the settings, the probes, where they are checked), `run.rs`
-//! (the threads, the runner's store as a sink, resuming), `summary.rs` (the run's record: per-probe metrics and the long-run tables),
-//! `figures.rs` (the worst wake-up per window, for the report), `experiment.rs` (the monitor under
-//! the experiment contract: what the runner checks, says, and drives).
+//! | file | holds |
+//! |---|---|
+//! | `defaults.rs` | Every default of `latlab monitor`, with the reason it has that value |
+//! | `engine.rs` | the timer probe's loop on any clock, windows handed over as they close |
+//! | `experiment.rs` | the monitor under the experiment contract: what the runner checks, says, and drives |
+//! | `export.rs` | OpenMetrics |
+//! | `figures.rs` | the worst wake-up per window, for the report |
+//! | `load.rs` | the schedule's load: spinners, polygons or a link |
+//! | `probes.rs` | the idle and udp probes' loops, the [`probes::Echo`] a peer answers |
+//! | `run.rs` | the threads, the runner's store as a sink, resuming |
+//! | `schedule.rs` | idle/load steps |
+//! | `settings.rs` | the settings, the probes, where they are checked |
+//! | `summary.rs` | the run's record: per-probe metrics and the long-run tables |
+//! | `window.rs` | one window's summary and buckets |
 
 pub mod defaults;
 pub mod engine;

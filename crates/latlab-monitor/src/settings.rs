@@ -5,8 +5,8 @@ use crate::defaults as d;
 use crate::load::LoadKind;
 use crate::schedule::Schedule;
 use latlab_model::experiment::BoxError;
-use latlab_rt::signal::SignalKind;
 use latlab_sys::platform::{CapabilityRefused, Policy, Sched};
+use latlab_sys::wake::SignalKind;
 
 /// A monitor's settings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

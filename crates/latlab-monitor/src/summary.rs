@@ -155,7 +155,7 @@ pub(crate) fn finish(
         let ws: Vec<&WindowRow> = windows.iter().filter(|w| w.probe == probe).collect();
         if probe != "idle" {
             // Beside the run's maximum, its worst case per hour, and the check of one fitted on
-            // the run's first half against its second (issue #42). The idle probe's samples are
+            // the run's first half against its second. The idle probe's samples are
             // interruptions, not lateness from an intended time: left out.
             let r = latlab_model::worst::per_hour_windows(&ws);
             latlab_model::worst::record_metrics(rec, &format!("monitor.{probe}"), &r);

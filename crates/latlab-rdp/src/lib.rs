@@ -15,6 +15,24 @@
 //! Every decoder is total: hostile input gives an error, never a panic, an overrun or an
 //! unbounded allocation.
 //!
+//! | file | holds |
+//! |---|---|
+//! | `bitmap.rs` | bitmaps on the wire outside drawing orders, encode and decode |
+//! | `bits.rs` | bit streams, MSB-first, as MPPC packs its codes |
+//! | `bulk.rs` | one face for every bulk compressor and decompressor |
+//! | `corpus.rs` | the built-in corpora of display-update PDUs (`corpus/`: a simulated session) |
+//! | `framing.rs` | the packet-file framing `latlab codec` reads and writes |
+//! | `level.rs` | how hard the bulk compressors search for matches |
+//! | `lz.rs` | the copies every LZ77 decoder here makes |
+//! | `mppc.rs` | MPPC for RDP 4.0 and 5.0 |
+//! | `ncrush.rs` | RDP 6.0 bulk compression (`ncrush/`: its tables) |
+//! | `orders.rs` | drawing orders, encode and decode |
+//! | `rle.rs` | the interleaved RLE bitmap codec |
+//! | `security.rs` | Standard RDP Security and AEAD channels |
+//! | `throughput.rs` | ratio and throughput of a bulk compressor over a set of PDUs |
+//! | `updates.rs` | update PDUs packing orders and bitmaps |
+//! | `xcrush.rs` | RDP 6.1 bulk compression |
+//!
 //! ```
 //! use latlab_rdp::CompressionType;
 //! use latlab_rdp::bulk::{Compressor, Decompressor};

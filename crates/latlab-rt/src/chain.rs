@@ -5,10 +5,10 @@
 //!
 //! Latency is always measured from the *intended* stimulus time `start + k·period`.
 
-use crate::signal::Signal;
 use latlab_model::stats::{self, Summary};
 use latlab_sys::clock::{Nanos, Periodic, Timebase};
 pub use latlab_sys::slots::Slots;
+use latlab_sys::wake::Signal;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Marks a pulse a level did not serve.
@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn real_threads_collect_consistent_counts() {
-        use crate::signal::{SignalKind, make};
+        use latlab_sys::wake::{SignalKind, make};
         let clock = latlab_sys::clock::MonotonicClock::new();
         let sched = Periodic { start: clock.now() + 1_000_000, interval: 200_000 };
         let seq = AtomicU64::new(0);

@@ -4,10 +4,10 @@
 
 use crate::arbitration::Arbitration;
 use crate::defaults as d;
-use crate::signal::SignalKind;
 use latlab_sys::defaults;
 use latlab_sys::load::Pace;
 use latlab_sys::platform::{Policy, Sched};
+use latlab_sys::wake::SignalKind;
 use serde::Serialize;
 
 /// The background load of the loaded phase (`--load`).

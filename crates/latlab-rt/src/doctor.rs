@@ -1,4 +1,4 @@
-//! `latlab rt doctor` (issue #42): what on this machine spoils wake-up latency, each finding
+//! `latlab rt doctor`: what on this machine spoils wake-up latency, each finding
 //! tied to a measurement. This module owns the knowledge: what is read and where, what each
 //! setting does to a wake-up, the advice, which `latlab tune` remedy toggles it (and with what
 //! `rt` options its A/B is run), and the ranking, table and record of the findings. The

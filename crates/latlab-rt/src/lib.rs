@@ -19,6 +19,8 @@
 //! | `config.rs` | Configuration of `latlab rt` |
 //! | `arbitration.rs` | How level 2 and the load share the CPU (`--arbitration`) |
 //! | `cyclictest.rs` | cyclictest's `-h` histogram text, so scripts written for cyclictest can plot latlab's runs |
+//! | `doctor.rs` | `latlab rt doctor`: what on this machine spoils wake-up latency, each finding tied to a measurement |
+//! | `hwlat.rs` | `rt doctor`'s gap detector in user space (the kernel's hwlat tracer is often absent) |
 //! | `defaults.rs` | Every default of `latlab rt` (seed 001), each with the reason it has that value |
 //! | `experiment.rs` | `latlab rt` as an `Experiment` |
 //! | `figures.rs` | Seed 001's figures from an `rt` run |
@@ -26,7 +28,6 @@
 //! | `paper.rs` | Paper-vs-here rows for seed 001 |
 //! | `phase.rs` | One measured stretch of the chain on real threads |
 //! | `remedies.rs` | Seed 001's remedies, measured with `latlab rt` (`latlab tune`) |
-//! | `signal.rs` | How level 1 wakes level 2: eventfd (default), futex, pipe or condvar |
 //! | `sweep.rs` | The frequency sweep (the paper's Figure 8, after Dupre and Barcos) |
 //! | `throttle.rs` | RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps |
 
@@ -43,7 +44,6 @@ pub mod load;
 mod paper;
 pub mod phase;
 pub mod remedies;
-pub mod signal;
 pub mod sweep;
 pub mod throttle;
 
@@ -56,7 +56,7 @@ use latlab_sys::clock::{MonotonicClock, monotonic_now};
 use latlab_sys::interrupt::stop_requested;
 use latlab_sys::platform::{self, Capabilities, CapabilityRefused};
 use latlab_sys::record::Finish;
-use signal::SignalKind;
+use latlab_sys::wake::SignalKind;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -216,7 +216,7 @@ fn keep_phase(
     measured: &mut Vec<(&'static str, ChainStats)>,
 ) -> bool {
     phase_record(rec, name, &p, with_l2, rows);
-    // Beside each level's observed maximum, its worst case per hour (issue #42).
+    // Beside each level's observed maximum, its worst case per hour.
     for (lvl, ls) in [("l1", &p.stats.l1), ("l2", &p.stats.l2)] {
         if (lvl == "l2" && !with_l2) || ls.samples.is_empty() {
             continue;

@@ -4,10 +4,10 @@
 
 use crate::chain::{self, Level1, STOP, Slots};
 use crate::config::RtConfig;
-use crate::signal::{self, SignalKind};
 use latlab_sys::clock::{MonotonicClock, Nanos, Periodic, Timebase, set_timer_slack};
 use latlab_sys::interrupt::stop_requested;
 use latlab_sys::platform::{self, Capability, Sched};
+use latlab_sys::wake::SignalKind;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -71,7 +71,7 @@ pub fn run_watched(
     progress: &AtomicU64,
     mut watch: Option<Watch<'_>>,
 ) -> std::io::Result<Raw> {
-    let sig = signal::make(cfg.signal)?;
+    let sig = latlab_sys::wake::make(cfg.signal)?;
     let with_l2 = cfg.signal != SignalKind::None;
     let seq = AtomicU64::new(0);
     let barrier = Barrier::new(if with_l2 { 2 } else { 1 });

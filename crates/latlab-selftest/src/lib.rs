@@ -12,6 +12,10 @@
 //!   `other` (default policy and slack), `other_slack1` (1 ns slack), `fifo`
 //!   (SCHED_FIFO), `fifo_spin` (SCHED_FIFO + busy-wait tail) and period `1ms`, `100us`
 //! - table `sleep.sweep`: lateness against period for the best policy granted.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `defaults.rs` | Every default of `latlab selftest`, with the reason it has that value |
 
 pub mod defaults;
 

@@ -422,5 +422,3 @@ impl Experiment for StartupIo {
         Ok(rec.into())
     }
 }
-
-pub use crate::boot::experiment::{Boot, BootFile, BootMeasure};

@@ -16,6 +16,7 @@
 //! | `cgroup.rs`, `change.rs`, `shield.rs` | cgroups, undoable machine changes, CPU shielding |
 //! | `owner.rs`, `leftovers.rs` | whose an object is; finding and clearing what killed runs left |
 //! | `tool.rs` | running system tools |
+//! | `wake.rs` | how one thread wakes another: eventfd, futex, pipe or condvar |
 //! | `tcpinfo.rs` | what the kernel counted on a TCP connection (`TCP_INFO`) |
 //! | `ioerr.rs`, `slots.rs` | I/O errors with context; per-sample slots |
 //! | `defaults.rs` | the mechanics' defaults |
@@ -41,3 +42,4 @@ pub mod slots;
 pub mod spin;
 pub mod tcpinfo;
 pub mod tool;
+pub mod wake;

@@ -1,8 +1,5 @@
 //! Every default of `latlab udp` (seed 002), each with the reason it has that value.
 
-/// UDP port of `latlab udp serve` (unassigned by IANA, easy to remember: "LL").
-pub const PORT: u16 = 4848;
-
 /// Interval between packets: 1 ms, a fast isochronous stream (1,000 packets/s) whose timer
 /// errors and bursts show within seconds; seed 002's own sender used 100 ms (see
 /// [`STUDY_INTERVAL_NS`]).
@@ -10,9 +7,6 @@ pub const INTERVAL_NS: u64 = 1_000_000;
 
 /// How long to send: 10 s = 10,000 packets at 1 ms, enough for a stable p99.
 pub const DURATION_NS: u64 = 10_000_000_000;
-
-/// Datagram size: 64 bytes, latlab's header and nothing more (a small interactive packet).
-pub const SIZE: usize = 64;
 
 /// Wait after the last send before counting a packet lost: 1 s, far above any loopback or
 /// LAN round trip.

@@ -56,7 +56,7 @@ impl Experiment for Udp {
         format!(
             "udp: {} packets of {} bytes every {} ({:?}) (Ctrl-C stops and keeps what was measured)",
             cfg.count(),
-            cfg.size.max(crate::wire::HEADER),
+            cfg.size.max(latlab_udp_probe::wire::HEADER),
             latlab_model::record::fmt_ns(cfg.interval_ns as f64),
             cfg.mode
         )

@@ -24,24 +24,18 @@ pub mod analysis;
 pub mod defaults;
 pub mod experiment;
 pub mod figures;
-pub mod peer;
 pub mod playout;
 pub mod probe;
 pub mod reflector;
 pub mod relay;
 pub mod remedies;
 pub mod report;
-pub mod socket;
-pub mod wire;
 
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_sys::record::Finish;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-
-/// Default UDP port of `latlab udp serve` ([`defaults::PORT`]).
-pub const DEFAULT_PORT: u16 = defaults::PORT;
 
 /// Where the probes go.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -93,7 +87,7 @@ impl Default for UdpConfig {
             mode: Mode::Loopback { ipv6: false, relay: None },
             interval_ns: defaults::INTERVAL_NS,
             duration_ns: defaults::DURATION_NS,
-            size: defaults::SIZE,
+            size: latlab_udp_probe::defaults::SIZE,
             key: None,
             wait_ns: defaults::WAIT_NS,
             playout: defaults::PLAYOUT,
@@ -117,7 +111,7 @@ impl UdpConfig {
             },
             interval_ns: defaults::STUDY_INTERVAL_NS,
             duration_ns,
-            size: defaults::SIZE,
+            size: latlab_udp_probe::defaults::SIZE,
             key: None,
             wait_ns: defaults::STUDY_WAIT_NS,
             playout: defaults::PLAYOUT,
@@ -161,8 +155,12 @@ impl UdpConfig {
                 self.sweep_intervals_ns.len()
             ));
         }
-        if self.size > wire::MAX_SIZE {
-            return Err(format!("size {} is above the {} bytes latlab sends", self.size, wire::MAX_SIZE));
+        if self.size > latlab_udp_probe::wire::MAX_SIZE {
+            return Err(format!(
+                "size {} is above the {} bytes latlab sends",
+                self.size,
+                latlab_udp_probe::wire::MAX_SIZE
+            ));
         }
         Ok(())
     }
@@ -326,39 +324,8 @@ pub fn analyze(cfg: &UdpConfig, trace: &analysis::Trace, counts: &probe::ProbeCo
     rec
 }
 
-/// A peer's address from `HOST`, `HOST:PORT`, `V6` or `[V6]:PORT`, with [`DEFAULT_PORT`] when none
-/// is given; the first address a name resolves to.
-pub fn resolve(host: &str) -> Result<std::net::SocketAddr, String> {
-    use std::net::{SocketAddr, ToSocketAddrs};
-    // Already has a port: an IP socket address, `[v6]:port`, or `name:port`.
-    let has_port =
-        host.parse::<SocketAddr>().is_ok() || host.starts_with('[') || (host.contains(':') && !host.contains("::"));
-    let with_port = if has_port {
-        host.to_string()
-    } else if host.parse::<std::net::Ipv6Addr>().is_ok() {
-        format!("[{host}]:{DEFAULT_PORT}")
-    } else {
-        format!("{host}:{DEFAULT_PORT}")
-    };
-    with_port
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve '{host}': {e}"))?
-        .next()
-        .ok_or_else(|| format!("'{host}' resolves to no address"))
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn addresses_get_the_default_port() {
-        use super::resolve;
-        assert_eq!(resolve("127.0.0.1").unwrap().to_string(), "127.0.0.1:4848");
-        assert_eq!(resolve("127.0.0.1:9").unwrap().to_string(), "127.0.0.1:9");
-        assert_eq!(resolve("::1").unwrap().to_string(), "[::1]:4848");
-        assert_eq!(resolve("[::1]:9").unwrap().to_string(), "[::1]:9");
-        assert_eq!(resolve("198.18.0.2").unwrap().port(), 4848);
-    }
-
     use super::*;
 
     #[test]

@@ -4,11 +4,11 @@
 //! threshold). Both record into preallocated per-sequence arrays.
 
 use crate::analysis::Trace;
-use crate::socket::{TimestampedSocket, cmsg_buffer};
-use crate::wire::{self, Packet};
 use latlab_sys::clock::{MonotonicClock, Timebase, monotonic_now, unix_now_ns};
 use latlab_sys::interrupt::stop_requested;
 use latlab_sys::slots::Slots;
+use latlab_udp_probe::socket::{TimestampedSocket, cmsg_buffer};
+use latlab_udp_probe::wire::{self, Packet};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,8 +7,8 @@
 //! recently seen source is forgotten first), so a flood from many addresses cannot grow
 //! memory or amplify traffic.
 
-use crate::socket::{Received, TimestampedSocket, cmsg_buffer};
-use crate::wire;
+use latlab_udp_probe::socket::{Received, TimestampedSocket, cmsg_buffer};
+use latlab_udp_probe::wire;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -194,5 +194,34 @@ mod tests {
         let forgotten = (2..50).filter(|&p| l.allow(format!("127.0.0.1:{p}").parse().unwrap(), p as u64).1).count();
         assert!(l.table.len() <= 2);
         assert_eq!(forgotten, 47, "source 2 fills the table beside a; each of the 47 after forgets one");
+    }
+
+    #[test]
+    fn requests_to_a_reflector_come_back_with_their_sequence_numbers_and_junk_is_refused() {
+        for key in [None, Some(b"k".to_vec())] {
+            let refl =
+                spawn("127.0.0.1:0".parse().unwrap(), ReflectorConfig { key: key.clone(), ..Default::default() })
+                    .unwrap();
+            let mut p = latlab_udp_probe::peer::Peer::connect(refl.addr, 64, key).unwrap();
+            for seq in [5, 6, 7] {
+                p.send(seq).unwrap();
+            }
+            // Junk from elsewhere to the peer's socket.
+            let me = p.local_addr().unwrap();
+            std::net::UdpSocket::bind("127.0.0.1:0").unwrap().send_to(b"junk", ("127.0.0.1", me.port())).unwrap();
+            let mut got = Vec::new();
+            let t = std::time::Instant::now();
+            while got.len() < 3 && t.elapsed() < std::time::Duration::from_secs(10) {
+                if let Some((seq, _rtt)) = p.poll().unwrap() {
+                    got.push(seq);
+                }
+            }
+            got.sort_unstable();
+            assert_eq!(got, vec![5, 6, 7]);
+            while p.refused() == 0 && t.elapsed() < std::time::Duration::from_secs(10) {
+                let _ = p.poll().unwrap();
+            }
+            assert_eq!(p.refused(), 1, "the junk datagram");
+        }
     }
 }

@@ -1,5 +1,12 @@
 //! The latlab binary's library: the CLI, one module per subcommand, and the registry of
 //! experiments `latlab suite` runs. Exit codes are documented in [`exit`].
+//!
+//! | file | holds |
+//! |---|---|
+//! | `cli/` | the grammar (clap): one file per experiment whose arguments are many |
+//! | `commands/` | one file per subcommand: its arguments into a configuration, handed to the runner |
+//! | `registry.rs` | every experiment latlab knows, in the suite's order |
+//! | `runner.rs` | the one runner: validation, progress, checkpoints, interruption, storing |
 
 pub mod cli;
 mod commands;

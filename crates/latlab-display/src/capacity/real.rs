@@ -1,14 +1,14 @@
 //! The users-per-server ramp against a real multi-session RDP server: xrdp on this machine
 //! (`display capacity --rdp local-xrdp`), one local account per session, made for the run and
 //! removed with it; every session a typist at 100 wpm in its own xterm, typed by latlab's RDP
-//! client and timed key to screen by [`crate::keyscreen`], as `display latency --rdp` times one.
+//! client and timed key to screen by [`latlab_keyscreen::typist`], as `display latency --rdp` times one.
 
 use super::*;
-use crate::rdp::connect::{ClientSettings, connect};
-use crate::rdp::local::{LocalXrdp, SCREEN, SHELL_AT};
-use crate::rdp::session::RdpSession;
-use crate::rdp::trust::{Target, Trust};
-use crate::rdp::typing::{TypingPlan, first_picture, measure, settle};
+use latlab_keyscreen::local::{LocalXrdp, SCREEN, SHELL_AT};
+use latlab_rdp_peers::connect::{ClientSettings, connect};
+use latlab_rdp_peers::session::RdpSession;
+use latlab_rdp_peers::trust::{Target, Trust};
+use latlab_rdp_peers::typing::{TypingPlan, first_picture, measure, settle};
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
 
@@ -46,14 +46,14 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
 fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result<Level, String> {
     let target = Target::parse(&x.target())?;
     let settings = ClientSettings { desktop: SCREEN, bpp: crate::defaults::RDP_BPP, compression: None };
-    let gap = crate::editor::key_gap_ns(crate::defaults::CAPACITY_WPM);
+    let gap = latlab_desktop::editor::key_gap_ns(crate::defaults::CAPACITY_WPM);
     let plan = TypingPlan {
         keys: ((cfg.seconds * 1e9) as u64 / gap).max(1) as usize,
         interval_ns: gap,
-        timeout_ns: crate::defaults::RDP_KEY_TIMEOUT_NS,
-        settle_ns: crate::defaults::RDP_SETTLE_NS,
+        timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
+        settle_ns: latlab_keyscreen::defaults::RDP_SETTLE_NS,
         roi: None,
-        max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
+        max_per_line: latlab_keyscreen::defaults::RDP_KEYS_PER_LINE,
         snapshot_dir: None,
     };
     let login = Duration::from_secs_f64(
@@ -69,7 +69,7 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
                 let (target, settings, plan, arrived, go) = (&target, &settings, &plan, &arrived, &go);
                 scope.spawn(move || {
                     let mut counted = false;
-                    let r = typist(x, target, settings, plan, creds, login, || {
+                    let r = typist(x, target, settings, plan, creds.into(), login, || {
                         arrived.fetch_add(1, Ordering::AcqRel);
                         counted = true;
                         wait_for_go(go, login)
@@ -145,7 +145,7 @@ fn typist(
     target: &Target,
     settings: &ClientSettings,
     plan: &TypingPlan,
-    creds: crate::rdp::trust::Credentials,
+    creds: latlab_rdp_peers::trust::Credentials,
     login: Duration,
     ready: impl FnOnce() -> bool,
 ) -> Result<RealTyping, String> {
@@ -155,7 +155,7 @@ fn typist(
     x.wait_session_of(&user, login)?;
     first_picture(&mut s)?;
     s.mouse_to(SHELL_AT.0, SHELL_AT.1).map_err(|e| e.to_string())?;
-    settle(&mut s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(|e| e.to_string())?;
+    settle(&mut s, latlab_keyscreen::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(|e| e.to_string())?;
     if !ready() {
         return Err("the other sessions' logins never finished".into());
     }

@@ -35,7 +35,7 @@ pub(super) fn record(
     );
     match cfg.real {
         Some(_) => {
-            let (w, h) = (crate::defaults::WIDTH, crate::defaults::HEIGHT);
+            let (w, h) = (latlab_desktop::defaults::WIDTH, latlab_desktop::defaults::HEIGHT);
             rec.config("screen", format!("{w}x{h}x{} (asked of the server)", crate::defaults::RDP_BPP));
         }
         None => {

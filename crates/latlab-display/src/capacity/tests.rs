@@ -81,10 +81,20 @@ fn lost_keys_failed_sessions_and_a_full_link_break_a_level() {
 #[test]
 fn bytes_on_the_link_add_each_segments_headers_and_the_rate_is_the_difference() {
     // 10 display PDUs in 12 segments, 4 input PDUs in 4; then a run twice as long.
-    let one =
-        net::ClientReport { bytes: 5_000, segments: 12, input_bytes: 100, input_segments: 4, ..Default::default() };
-    let two =
-        net::ClientReport { bytes: 9_000, segments: 22, input_bytes: 200, input_segments: 8, ..Default::default() };
+    let one = latlab_display_net::ClientReport {
+        bytes: 5_000,
+        segments: 12,
+        input_bytes: 100,
+        input_segments: 4,
+        ..Default::default()
+    };
+    let two = latlab_display_net::ClientReport {
+        bytes: 9_000,
+        segments: 22,
+        input_bytes: 200,
+        input_segments: 8,
+        ..Default::default()
+    };
     let t1 = traffic(&Outcome::Watched(one));
     assert_eq!((t1.down, t1.up, t1.down_link, t1.up_link), (5_000.0, 100.0, 5_840.0, 380.0));
     let r = traffic(&Outcome::Watched(two)).rate_over(&t1, 2.0, UserKind::Banner);

@@ -9,11 +9,11 @@ fn ms(ns: f64) -> f64 {
 
 /// Fill the record from the levels.
 pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
-    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
     rec.mode = "latency".into();
     rec.config("conditions", cfg.conditions.iter().map(Condition::name).collect::<Vec<_>>());
     rec.config("wpm", cfg.typist.wpm);
-    rec.config("chars_per_word", crate::defaults::CHARS_PER_WORD);
+    rec.config("chars_per_word", latlab_desktop::defaults::CHARS_PER_WORD);
     rec.config("seconds_per_condition", cfg.typist.seconds);
     rec.config("pages_per_condition", cfg.typist.pages);
     rec.config("key_timeout_ms", cfg.typist.key_timeout_ms);
@@ -23,7 +23,7 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
     rec.config("spinners", cfg.spinners);
     rec.config("spin_sched", cfg.spin_sched.to_string());
     rec.config("working_set_mib", cfg.working_set_mib);
-    rec.config("threshold_ms", crate::defaults::NOTICEABLE_MS);
+    rec.config("threshold_ms", latlab_keyscreen::defaults::NOTICEABLE_MS);
     let c = Column::new;
     let mut rows = Vec::new();
     let mut page_rows = Vec::new();
@@ -194,7 +194,7 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
     let method = format!(
         "keystroke to pixels at {} wpm ({} chars a word) through latlab's RDP-style server and client, detected on the client's framebuffer",
         cfg.typist.wpm,
-        crate::defaults::CHARS_PER_WORD
+        latlab_desktop::defaults::CHARS_PER_WORD
     );
     // The 100 ms threshold, on the seed's 10 Mbit/s Ethernet.
     if let Some((k, _)) = by.get("10mbit").or_else(|| by.get("unloaded")) {

@@ -53,7 +53,7 @@ fn stages_add_up_to_the_latency_and_lost_keys_count_as_late() {
 
 #[test]
 fn cpu_per_key_divides_each_stage_total_by_the_keys() {
-    let srv = crate::net::ServerReport { render_ns: 1000, encode_ns: 2000, send_ns: 300, ..Default::default() };
+    let srv = latlab_display_net::ServerReport { render_ns: 1000, encode_ns: 2000, send_ns: 300, ..Default::default() };
     let cli = ClientTimes { receive_ns: 40, decode_ns: 500, blit_ns: 70, other_ns: 10, ..Default::default() };
     let v = cpu_per_key(&srv, &cli, 10);
     assert_eq!(v, [100.0, 200.0, 30.0, 4.0, 0.0, 0.0, 50.0, 0.0, 7.0, 1.0]);

@@ -188,7 +188,8 @@ pub(super) fn paper_rows(
                 )
                 .of("slow ÷ fast throughput"),
                 Judgement::finding(
-                    slow.dropped() > crate::defaults::PIPELINE_KEEPS_UP_DROPPED && fast.dropped() <= crate::defaults::PIPELINE_KEEPS_UP_DROPPED,
+                    slow.dropped() > crate::defaults::PIPELINE_KEEPS_UP_DROPPED
+                        && fast.dropped() <= crate::defaults::PIPELINE_KEEPS_UP_DROPPED,
                     &format!(
                         "the slow client drops frames, the fast one does not (held to ≤ {} % dropped)",
                         sig(100.0 * crate::defaults::PIPELINE_KEEPS_UP_DROPPED)

@@ -2,18 +2,18 @@
 //! key to screen under each condition, bytes and packets per UI operation on the real wire,
 //! and the client's CPU per stage on the real stream — and names the server in every record.
 
-use super::connect::{ClientSettings, ConnectError, connect, connect_over};
-use super::link::{Relay, connect_from};
-use super::local::{self, LocalShadow, LocalXrdp};
-use super::ops::{Op, ops};
-use super::session::{RdpSession, SessionError};
-use super::trust::{Credentials, Target, Trust};
-use super::typing::{TypingPlan, first_picture, measure, page_downs, settle};
-use crate::fb::Area;
-use crate::condition::Condition;
+use crate::rdp::ops::{Op, ops};
+use latlab_desktop::fb::Area;
+use latlab_keyscreen::condition::Condition;
+use latlab_keyscreen::local::{self, LocalShadow, LocalXrdp};
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::record::{RunRecord, RunStatus};
 use latlab_model::stats::summarize;
+use latlab_rdp_peers::connect::{ClientSettings, ConnectError, connect, connect_over};
+use latlab_rdp_peers::link::{Relay, connect_from};
+use latlab_rdp_peers::session::{RdpSession, SessionError};
+use latlab_rdp_peers::trust::{Credentials, Target, Trust};
+use latlab_rdp_peers::typing::{TypingPlan, first_picture, measure, page_downs, settle};
 use latlab_sys::netlab::NetLab;
 use latlab_sys::record::{Finish, begin};
 use latlab_sys::spin::{SpinLoad, SpinSched};
@@ -87,16 +87,16 @@ impl Default for RdpConfig {
             server: Server::Local,
             mode: RdpMode::Latency,
             conditions: vec![Condition::Unloaded, Condition::Cpu],
-            keys: crate::defaults::RDP_KEYS,
+            keys: latlab_keyscreen::defaults::RDP_KEYS,
             wpm: crate::defaults::LATENCY_WPM,
-            spinners: crate::defaults::LATENCY_SPINNERS,
+            spinners: latlab_keyscreen::defaults::LATENCY_SPINNERS,
             bpp: crate::defaults::RDP_BPP,
             compression: Some("xcrush".into()),
             op_seconds: crate::defaults::RDP_OP_SECONDS,
             pages: crate::defaults::LATENCY_PAGES,
             ops: Op::ALL.to_vec(),
             credentials: None,
-            known_hosts: Some(super::trust::default_known_hosts()),
+            known_hosts: Some(latlab_rdp_peers::trust::default_known_hosts()),
             roi: None,
             snapshot_dir: None,
             allow_swapfile: true,
@@ -151,12 +151,12 @@ impl RdpConfig {
     }
 
     fn interval_ns(&self) -> u64 {
-        (60e9 / (self.wpm as f64 * crate::defaults::CHARS_PER_WORD)) as u64
+        (60e9 / (self.wpm as f64 * latlab_desktop::defaults::CHARS_PER_WORD)) as u64
     }
 
     fn settings(&self) -> ClientSettings {
         ClientSettings {
-            desktop: super::local::SCREEN,
+            desktop: latlab_keyscreen::local::SCREEN,
             bpp: self.bpp,
             compression: self.compression.as_deref().and_then(latlab_rdp::CompressionType::from_name),
         }
@@ -194,7 +194,7 @@ fn open(
     let conn = match link {
         None => connect(target, &trust, creds, &cfg.settings()).map_err(kind)?,
         Some((lab, relay)) => {
-            let tcp = connect_from(&lab.client, relay.addr, super::connect::CONNECT_TIMEOUT)
+            let tcp = connect_from(&lab.client, relay.addr, latlab_rdp_peers::connect::CONNECT_TIMEOUT)
                 .map_err(|e| ExperimentError::Unreachable(format!("{target} through the shaped link: {e}").into()))?;
             connect_over(tcp, target, &trust, creds, &cfg.settings()).map_err(kind)?
         }
@@ -281,10 +281,10 @@ fn plan(cfg: &RdpConfig) -> TypingPlan {
     TypingPlan {
         keys: cfg.keys,
         interval_ns: cfg.interval_ns(),
-        timeout_ns: crate::defaults::RDP_KEY_TIMEOUT_NS,
-        settle_ns: crate::defaults::RDP_SETTLE_NS,
+        timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
+        settle_ns: latlab_keyscreen::defaults::RDP_SETTLE_NS,
         roi: cfg.roi.map(|[x, y, w, h]| Area::new(x, y, w, h)),
-        max_per_line: crate::defaults::RDP_KEYS_PER_LINE,
+        max_per_line: latlab_keyscreen::defaults::RDP_KEYS_PER_LINE,
         snapshot_dir: cfg.snapshot_dir.clone(),
     }
 }
@@ -310,7 +310,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     rec.mode = "rdp".into();
     rec.config("rdp_mode", format!("{:?}", cfg.mode).to_lowercase());
     let product = shadow.as_ref().map(|_| LocalShadow::product()).or(xrdp.as_ref().map(|_| LocalXrdp::product()));
-    let local_creds = xrdp.as_ref().map(LocalXrdp::credentials);
+    let local_creds = xrdp.as_ref().map(|x| Credentials::from(x.credentials()));
     let mut remembered = None;
     let mut totals = Totals::default();
     let mut identified = false;
@@ -420,7 +420,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         (Some(p), t) => format!("{p} at {t}"),
         (None, t) => format!("the server at {t}"),
     };
-    super::paper::rows(&mut rec, &named, &op_figures, &totals.stages);
+    crate::rdp::paper::rows(&mut rec, &named, &op_figures, &totals.stages);
     drop(shadow);
     drop(xrdp);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
@@ -435,15 +435,19 @@ fn focus(cfg: &RdpConfig, s: &mut RdpSession, at: (u16, u16)) -> Result<(), Expe
         // connection to its X session), and with it the focus.
         first_picture(s).map_err(ExperimentError::failed)?;
         s.mouse_to(at.0, at.1).map_err(failed)?;
-        settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
+        settle(s, latlab_keyscreen::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     }
     Ok(())
 }
 
 fn pages(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -> Result<(), ExperimentError> {
-    let (pages, lost) =
-        page_downs(s, cfg.pages as usize, crate::defaults::RDP_SETTLE_NS, crate::defaults::RDP_KEY_TIMEOUT_NS)
-            .map_err(ExperimentError::failed)?;
+    let (pages, lost) = page_downs(
+        s,
+        cfg.pages as usize,
+        latlab_keyscreen::defaults::RDP_SETTLE_NS,
+        latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
+    )
+    .map_err(ExperimentError::failed)?;
     let p = format!("rdp.latency.{name}.page");
     if let Some(sm) = summarize(&pages.iter().map(|x| x.latency_ns as i64).collect::<Vec<_>>()) {
         rec.metric(&format!("{p}.latency"), sm.p50, "ns");
@@ -458,7 +462,7 @@ fn pages(rec: &mut RunRecord, cfg: &RdpConfig, s: &mut RdpSession, name: &str) -
 
 /// `mem` on a server latlab started here: before each key every process of the server is paged
 /// out (`process_madvise` with `MADV_PAGEOUT`: its anonymous pages to swap, its clean file pages
-/// dropped), then the key goes [`crate::defaults::RDP_MEM_KEY_AFTER_NS`] later: seed 003 §4.2's
+/// dropped), then the key goes [`latlab_keyscreen::defaults::RDP_MEM_KEY_AFTER_NS`] later: seed 003 §4.2's
 /// keystroke after page demand, on the real server.
 fn paged_typing(
     rec: &mut RunRecord,
@@ -477,8 +481,8 @@ fn paged_typing(
         Ok(())
     };
     let plan = TypingPlan {
-        keys: cfg.keys.min(crate::defaults::RDP_MEM_KEYS),
-        interval_ns: crate::defaults::RDP_MEM_KEY_AFTER_NS,
+        keys: cfg.keys.min(latlab_keyscreen::defaults::RDP_MEM_KEYS),
+        interval_ns: latlab_keyscreen::defaults::RDP_MEM_KEY_AFTER_NS,
         timeout_ns: crate::defaults::LATENCY_KEY_TIMEOUT_MS * 1_000_000,
         ..plan(cfg)
     };
@@ -501,7 +505,7 @@ fn typing(
     plan: &TypingPlan,
     s: &mut RdpSession,
     name: &str,
-    before_key: Option<super::typing::BeforeKey>,
+    before_key: Option<latlab_rdp_peers::typing::BeforeKey>,
 ) -> Result<(), ExperimentError> {
     let cpu = |s: &RdpSession| {
         let t = s.stage_times();
@@ -520,7 +524,7 @@ fn typing(
             rec.metric(&format!("{p}.{q}"), v, "ns");
         }
     }
-    let threshold = crate::defaults::NOTICEABLE_MS * 1_000_000;
+    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
     let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + r.lost;
     rec.metric(&format!("{p}.keys"), plan.keys as u64, "count");
     rec.metric(&format!("{p}.lost"), r.lost, "count");
@@ -541,7 +545,7 @@ fn typing(
     Ok(())
 }
 
-/// A real RDP server, measured (issue #38).
+/// A real RDP server, measured.
 pub struct DisplayRdp;
 
 impl Experiment for DisplayRdp {

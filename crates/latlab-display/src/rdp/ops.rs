@@ -1,11 +1,11 @@
 //! `display ops --rdp`: UI operations driven by input on a real server, and what each moved
 //! on the wire per direction and channel, headers included (seed 003 §3.3's method).
 
-use super::keys;
-use super::session::{RdpSession, SessionError};
-use super::typing::settle;
+use latlab_keyscreen::keys;
 use latlab_model::experiment::ExperimentError;
 use latlab_model::record::RunRecord;
+use latlab_rdp_peers::session::{RdpSession, SessionError};
+use latlab_rdp_peers::typing::settle;
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 
 /// A UI operation driven by input (seed 003 §3.3's operations a remote desktop can be sent).
@@ -68,7 +68,7 @@ pub const TCP_IP_HEADER: u64 = 52;
 /// One operation `op` for `op_seconds` on session `s`: its bytes each way, its PDUs and the
 /// client's CPU.
 pub fn ops(rec: &mut RunRecord, op_seconds: f64, s: &mut RdpSession, op: Op) -> Result<OpFigure, ExperimentError> {
-    settle(s, crate::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
+    settle(s, latlab_keyscreen::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(failed)?;
     let before = s.tcp().map_err(ExperimentError::failed)?;
     let (db0, sp0, in0) =
         (s.counts().display_bytes, s.counts().slowpath_bytes + s.counts().fastpath_bytes, s.counts().input_bytes);
@@ -80,10 +80,10 @@ pub fn ops(rec: &mut RunRecord, op_seconds: f64, s: &mut RdpSession, op: Op) -> 
     let step = match op {
         Op::Idle => end - start,
         // Seed 003's display figures are for a typist at 100 wpm.
-        Op::Typing => (60e9 / (crate::defaults::CAPACITY_WPM as f64 * crate::defaults::CHARS_PER_WORD)) as u64,
+        Op::Typing => (60e9 / (crate::defaults::CAPACITY_WPM as f64 * latlab_desktop::defaults::CHARS_PER_WORD)) as u64,
         Op::Mouse => 20_000_000,
         // Page Down held, at the key repeat the seed measured (20 a second).
-        Op::PageDown => crate::defaults::SCROLL_REPEAT_MS * 1_000_000,
+        Op::PageDown => latlab_desktop::defaults::SCROLL_REPEAT_MS * 1_000_000,
         Op::Menu => 500_000_000,
     };
     let (mut i, mut typed) = (0u64, 0usize);
@@ -96,7 +96,7 @@ pub fn ops(rec: &mut RunRecord, op_seconds: f64, s: &mut RdpSession, op: Op) -> 
         match op {
             Op::Idle => {}
             Op::Typing => {
-                if typed == crate::defaults::RDP_KEYS_PER_LINE {
+                if typed == latlab_keyscreen::defaults::RDP_KEYS_PER_LINE {
                     s.type_keys(&vec![keys::BACKSPACE; typed]).map_err(failed)?;
                     typed = 0;
                 } else {

@@ -2,7 +2,7 @@
 //! for key to screen, measured on the server latlab connected to (named in each "here"), and
 //! seed 000's client stage shares on that server's stream.
 
-use super::ops::{Op, OpFigure};
+use crate::rdp::ops::{Op, OpFigure};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{PaperRow, RunRecord};
 use latlab_model::verdict::Judgement;

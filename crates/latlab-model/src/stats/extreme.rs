@@ -1,4 +1,4 @@
-//! A worst case with a stated confidence (issue #42): the latency exceeded on average once per
+//! A worst case with a stated confidence: the latency exceeded on average once per
 //! period (an hour, say), estimated from a run's tail by the peaks-over-threshold method, with
 //! its confidence interval and a goodness-of-fit check, or refused with the reason.
 //!

@@ -2,9 +2,9 @@
 
 use super::{choice, parse_duration_ns};
 use clap::{Args, Subcommand};
-use latlab_display::policy::PolicyKind;
-use latlab_display::wire::{Codec, Crypto};
-use latlab_display::workload::WorkloadKind;
+use latlab_desktop::policy::PolicyKind;
+use latlab_desktop::wire::{Codec, Crypto};
+use latlab_desktop::workload::WorkloadKind;
 
 /// `latlab display`.
 #[derive(Debug, Args)]
@@ -84,13 +84,13 @@ pub struct DisplayPipeline {
 #[derive(Debug, Args)]
 pub struct ClientArgs {
     /// Receive buffer, bytes (seed 000: 64 KB default, try up to 1 MB).
-    #[arg(long, default_value_t = latlab_display::defaults::RCVBUF)]
+    #[arg(long, default_value_t = latlab_display_net::defaults::RCVBUF)]
     pub rcvbuf: usize,
     /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
-    #[arg(long, default_value_t = latlab_display::defaults::RCV_THRESHOLD)]
+    #[arg(long, default_value_t = latlab_display_net::defaults::RCV_THRESHOLD)]
     pub threshold: usize,
     /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
-    #[arg(long, default_value_t = latlab_display::net::ViewConfig::default().speed)]
+    #[arg(long, default_value_t = latlab_display_net::ViewConfig::default().speed)]
     pub speed: f64,
     /// Cure: decrypt and decompress each PDU where it lies in the receive buffer (no copy
     /// into a data buffer).
@@ -106,12 +106,12 @@ pub struct ClientArgs {
 
 impl ClientArgs {
     /// The client configuration these arguments ask for.
-    pub fn view_config(&self) -> latlab_display::net::ViewConfig {
-        latlab_display::net::ViewConfig {
+    pub fn view_config(&self) -> latlab_display_net::ViewConfig {
+        latlab_display_net::ViewConfig {
             rcvbuf: self.rcvbuf,
             threshold: self.threshold,
             speed: self.speed,
-            cures: latlab_display::net::Cures {
+            cures: latlab_display_net::Cures {
                 direct: self.direct,
                 skip_mac: self.skip_mac,
                 decode_thread: self.decode_thread,
@@ -121,7 +121,7 @@ impl ClientArgs {
     }
 }
 
-/// A real RDP server to measure instead of latlab's own stream (issue #38).
+/// A real RDP server to measure instead of latlab's own stream.
 #[derive(Debug, Args, Default)]
 pub struct RdpArgs {
     /// Measure a real RDP server: `HOST[:PORT]` (port 3389 by default); `local` for FreeRDP's
@@ -147,7 +147,7 @@ pub struct RdpArgs {
     #[arg(long, default_value = "xcrush", requires = "rdp")]
     pub rdp_compression: String,
     /// Keys timed per condition.
-    #[arg(long, default_value_t = latlab_display::defaults::RDP_KEYS, requires = "rdp")]
+    #[arg(long, default_value_t = latlab_keyscreen::defaults::RDP_KEYS, requires = "rdp")]
     pub keys: usize,
     /// Where typing draws on the remote screen, X,Y,W,H (default: found from two warm-up keys
     /// anywhere on the screen).
@@ -179,7 +179,7 @@ impl RdpArgs {
         let server = match host.as_str() {
             "local" => Server::Local,
             "local-xrdp" => Server::LocalXrdp,
-            h => Server::Remote(latlab_display::rdp::trust::Target::parse(h)?),
+            h => Server::Remote(latlab_rdp_peers::trust::Target::parse(h)?),
         };
         Ok(Some(RdpConfig {
             server,
@@ -193,7 +193,7 @@ impl RdpArgs {
             known_hosts: if self.insecure {
                 None
             } else {
-                Some(self.known_hosts.clone().unwrap_or_else(latlab_display::rdp::trust::default_known_hosts))
+                Some(self.known_hosts.clone().unwrap_or_else(latlab_rdp_peers::trust::default_known_hosts))
             },
             ..RdpConfig::default()
         }))
@@ -208,7 +208,7 @@ pub struct DisplayLatency {
     /// 56kbit, 10mbit_bulk (with --rdp: unloaded, cpu; mem only on a server latlab started, --rdp
     /// local or local-xrdp).
     #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
-    pub conditions: Vec<latlab_display::condition::Condition>,
+    pub conditions: Vec<latlab_keyscreen::condition::Condition>,
     /// Typing speed, words a minute (5.29 characters a word, as the study counts).
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
     pub wpm: u32,
@@ -219,7 +219,7 @@ pub struct DisplayLatency {
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_PAGES)]
     pub pages: u32,
     /// Spinning processes of the cpu condition.
-    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_SPINNERS)]
+    #[arg(long, default_value_t = latlab_keyscreen::defaults::LATENCY_SPINNERS)]
     pub spinners: usize,
     /// Their scheduling: other, batch, idle, niceN.
     #[arg(long, default_value = "other", value_parser = super::stall::parse_spin)]
@@ -231,7 +231,7 @@ pub struct DisplayLatency {
     #[arg(long)]
     pub no_swapfile: bool,
     /// Bulk compression.
-    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display_net::defaults::OPS_CODEC)]
     pub codec: Codec,
     /// Encryption.
     #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
@@ -244,8 +244,8 @@ pub struct DisplayLatency {
     pub real: RdpArgs,
 }
 
-pub(crate) fn parse_condition(s: &str) -> Result<latlab_display::condition::Condition, String> {
-    latlab_display::condition::Condition::parse(s)
+pub(crate) fn parse_condition(s: &str) -> Result<latlab_keyscreen::condition::Condition, String> {
+    latlab_keyscreen::condition::Condition::parse(s)
 }
 
 /// `latlab display capacity`.
@@ -270,13 +270,13 @@ pub struct DisplayCapacity {
     #[arg(long)]
     pub no_per_kind: bool,
     /// Bulk compression.
-    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display_net::defaults::OPS_CODEC)]
     pub codec: Codec,
     /// Encryption.
     #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
     pub crypto: Crypto,
     /// Colour depth of every session: 8 (seed 003's Terminal Server, 256 colours), 16, 24 or 32.
-    #[arg(long, default_value_t = latlab_display::defaults::BPP)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::BPP)]
     pub bpp: u32,
     /// Let the server share every CPU with the clients (by default, on a machine with two or
     /// more, the server runs on the last CPU alone and the clients on the others).
@@ -295,8 +295,8 @@ pub struct DisplayCapacity {
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {
-    match latlab_display::condition::Condition::parse(s) {
-        Ok(latlab_display::condition::Condition::Link { rate_bps, bulk: false }) => Ok(rate_bps),
+    match latlab_keyscreen::condition::Condition::parse(s) {
+        Ok(latlab_keyscreen::condition::Condition::Link { rate_bps, bulk: false }) => Ok(rate_bps),
         _ => Err(format!("'{s}': give a link rate such as 10mbit, 1mbit or 56kbit (9.6 kbit/s to 10 Gbit/s)")),
     }
 }
@@ -316,16 +316,16 @@ pub struct DisplayServe {
     #[arg(long, value_parser = parse_duration_ns)]
     pub hello_deadline: Option<u64>,
     /// Time a session may go without the client taking (or, typing, sending) a byte.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::IDLE_TIMEOUT_SECS))]
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display_net::defaults::IDLE_TIMEOUT_SECS))]
     pub idle_timeout: u64,
     /// Longest session a client may ask for.
-    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display::defaults::MAX_SESSION_SECS))]
+    #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display_net::defaults::MAX_SESSION_SECS))]
     pub max_session: u64,
     /// Sessions at once; a client past it is refused ("busy").
-    #[arg(long, default_value_t = latlab_display::defaults::MAX_SESSIONS)]
+    #[arg(long, default_value_t = latlab_display_net::defaults::MAX_SESSIONS)]
     pub max_sessions: usize,
     /// Connections waiting for their hello at once; past it the one waiting longest is closed.
-    #[arg(long, default_value_t = latlab_display::defaults::MAX_WAITING)]
+    #[arg(long, default_value_t = latlab_display_net::defaults::MAX_WAITING)]
     pub max_waiting: usize,
     #[command(flatten)]
     pub rdp: RdpServeArgs,
@@ -340,19 +340,19 @@ pub struct RdpServeArgs {
     pub rdp: bool,
     /// The phases each client is shown, in turn: `echo` (the client's keys echoed into an
     /// editor: input to update) and workloads (typing, scroll, slideshow, banner_ticker…).
-    #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = latlab_display::defaults::RDP_SERVE_SCRIPT, requires = "rdp")]
-    pub script: Vec<latlab_display::rdp::serve::Phase>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = latlab_rdp_peers::defaults::RDP_SERVE_SCRIPT, requires = "rdp")]
+    pub script: Vec<latlab_rdp_peers::serve::Phase>,
     /// Seconds per phase.
-    #[arg(long, default_value_t = latlab_display::defaults::RDP_SERVE_PHASE_SECS, requires = "rdp")]
+    #[arg(long, default_value_t = latlab_rdp_peers::defaults::RDP_SERVE_PHASE_SECS, requires = "rdp")]
     pub phase_seconds: f64,
     /// Desktop width, pixels.
-    #[arg(long, default_value_t = latlab_display::defaults::WIDTH as u16, requires = "rdp")]
+    #[arg(long, default_value_t = latlab_desktop::defaults::WIDTH as u16, requires = "rdp")]
     pub width: u16,
     /// Desktop height, pixels.
-    #[arg(long, default_value_t = latlab_display::defaults::HEIGHT as u16, requires = "rdp")]
+    #[arg(long, default_value_t = latlab_desktop::defaults::HEIGHT as u16, requires = "rdp")]
     pub height: u16,
     /// Colour depth of the session: 16 or 24.
-    #[arg(long, default_value_t = latlab_display::defaults::BPP as u16, value_parser = parse_rdp_bpp, requires = "rdp")]
+    #[arg(long, default_value_t = latlab_desktop::defaults::BPP as u16, value_parser = parse_rdp_bpp, requires = "rdp")]
     pub bpp: u16,
     /// Send frames back to back as fast as the client takes them (its throughput limit)
     /// instead of on 20 ms deadlines.
@@ -390,19 +390,19 @@ fn parse_rdp_bpp(s: &str) -> Result<u16, String> {
     }
 }
 
-fn parse_phase(s: &str) -> Result<latlab_display::rdp::serve::Phase, String> {
-    latlab_display::rdp::serve::Phase::from_name(s).ok_or_else(|| {
-        format!("'{s}': give echo or a workload ({})", latlab_display::workload::WorkloadKind::NAMES.join(", "))
+fn parse_phase(s: &str) -> Result<latlab_rdp_peers::serve::Phase, String> {
+    latlab_rdp_peers::serve::Phase::from_name(s).ok_or_else(|| {
+        format!("'{s}': give echo or a workload ({})", latlab_desktop::workload::WorkloadKind::NAMES.join(", "))
     })
 }
 
 impl DisplayServe {
     /// The server's limits.
-    pub fn limits(&self) -> latlab_display::net::Limits {
+    pub fn limits(&self) -> latlab_display_net::Limits {
         use std::time::Duration;
-        latlab_display::net::Limits {
+        latlab_display_net::Limits {
             hello_deadline: Duration::from_nanos(
-                self.hello_deadline.unwrap_or((latlab_display::defaults::HELLO_DEADLINE_SECS * 1e9) as u64),
+                self.hello_deadline.unwrap_or((latlab_display_net::defaults::HELLO_DEADLINE_SECS * 1e9) as u64),
             ),
             idle_timeout: Duration::from_nanos(self.idle_timeout),
             max_session: Duration::from_nanos(self.max_session),
@@ -447,16 +447,16 @@ pub struct DisplayView {
     #[arg(long)]
     pub check_frames: bool,
     /// Screen width.
-    #[arg(long, default_value_t = latlab_display::defaults::WIDTH)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::WIDTH)]
     pub width: usize,
     /// Screen height.
-    #[arg(long, default_value_t = latlab_display::defaults::HEIGHT)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::HEIGHT)]
     pub height: usize,
     /// Colour depth: 8, 16, 24 or 32.
-    #[arg(long, default_value_t = latlab_display::defaults::BPP)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::BPP)]
     pub bpp: u32,
     /// Seed of the script.
-    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::SEED)]
     pub seed: u64,
 }
 
@@ -470,7 +470,7 @@ pub struct DisplayOps {
     #[arg(long, default_value_t = latlab_display::defaults::OPS_SECONDS)]
     pub seconds: u64,
     /// Bulk compression.
-    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::OPS_CODEC)]
+    #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display_net::defaults::OPS_CODEC)]
     pub codec: Codec,
     /// Encryption.
     #[arg(long, value_parser = choice::<Crypto>(), default_value = latlab_display::defaults::OPS_CRYPTO)]
@@ -479,7 +479,7 @@ pub struct DisplayOps {
     #[arg(long)]
     pub bitmaps: bool,
     /// Seed of the scripts.
-    #[arg(long, default_value_t = latlab_display::defaults::SEED)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::SEED)]
     pub seed: u64,
     /// Seconds of each operation on a real server (`--rdp`).
     #[arg(long, default_value_t = latlab_display::defaults::RDP_OP_SECONDS, requires = "rdp")]
@@ -507,10 +507,10 @@ pub struct DisplayCache {
     #[arg(long, default_value_t = latlab_display::defaults::CACHE_LOOPS)]
     pub loops: u32,
     /// Cells in the 16×16, 32×32 and 64×64 caches (default: seed 003's 1.5 MB at 8 bpp).
-    #[arg(long, value_name = "A,B,C", value_parser = parse_cells, default_value = latlab_display::defaults::SEED_CACHE_CELLS.map(|c| c.to_string()).join(","))]
+    #[arg(long, value_name = "A,B,C", value_parser = parse_cells, default_value = latlab_desktop::defaults::SEED_CACHE_CELLS.map(|c| c.to_string()).join(","))]
     pub cells: [usize; 3],
     /// Colour depth of the frames and the cache cells (a 64×64 cell is 4, 8 or 12 KB).
-    #[arg(long, default_value_t = latlab_display::defaults::SEED_CACHE_BPP)]
+    #[arg(long, default_value_t = latlab_desktop::defaults::SEED_CACHE_BPP)]
     pub bpp: u32,
     /// Bulk compression.
     #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]

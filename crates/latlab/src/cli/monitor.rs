@@ -44,8 +44,8 @@ pub struct MonitorArgs {
     #[arg(long, value_delimiter = ',', default_value = "rt", value_parser = choice::<latlab_monitor::settings::Probe>())]
     pub probes: Vec<latlab_monitor::settings::Probe>,
     /// How the timer wakes the chain's second level (`latlab rt --signal`'s paths).
-    #[arg(long, default_value = latlab_monitor::defaults::WAKE.name(), value_parser = choice::<latlab_rt::signal::SignalKind>())]
-    pub wake: latlab_rt::signal::SignalKind,
+    #[arg(long, default_value = latlab_monitor::defaults::WAKE.name(), value_parser = choice::<latlab_sys::wake::SignalKind>())]
+    pub wake: latlab_sys::wake::SignalKind,
     /// The udp probe's peer: a `latlab udp serve` address (host:port).
     #[arg(long, value_name = "ADDR")]
     pub peer: Option<String>,

@@ -2,8 +2,8 @@
 
 use super::{choice, dur, parse_duration_ns};
 use clap::{Args, Subcommand, ValueEnum};
-use latlab_rt::signal::SignalKind;
 use latlab_sys::platform::Policy;
+use latlab_sys::wake::SignalKind;
 
 /// `latlab rt`.
 #[derive(Debug, Args)]

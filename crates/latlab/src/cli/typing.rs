@@ -1,8 +1,8 @@
-//! Arguments of `latlab type` (issue #40): keystroke to screen on real applications.
+//! Arguments of `latlab type`: keystroke to screen on real applications.
 
 use super::parse_duration_ns;
 use clap::Args;
-use latlab_display::apps::Backend;
+use latlab_type::Backend;
 
 /// `latlab type`.
 #[derive(Debug, Args)]
@@ -20,7 +20,7 @@ pub struct TypeArgs {
     #[arg(long, value_name = "DISPLAY")]
     pub on: Option<String>,
     /// The account root runs its own sway and the applications on it as (sway refuses root).
-    #[arg(long, value_name = "USER", default_value = latlab_display::defaults::TYPE_WAYLAND_USER)]
+    #[arg(long, value_name = "USER", default_value = latlab_keyscreen::defaults::TYPE_WAYLAND_USER)]
     pub wayland_user: String,
     /// Several applications in one run, comma-separated command lines (each split at spaces),
     /// measured one after another under the same conditions.
@@ -33,9 +33,9 @@ pub struct TypeArgs {
     /// Conditions, comma-separated: unloaded, cpu (spinning processes), mem (the application's
     /// memory paged out before each key).
     #[arg(long, value_delimiter = ',', value_parser = super::display::parse_condition, default_value = "unloaded")]
-    pub conditions: Vec<latlab_display::condition::Condition>,
+    pub conditions: Vec<latlab_keyscreen::condition::Condition>,
     /// Keys timed per application and condition.
-    #[arg(long, default_value_t = latlab_display::defaults::TYPE_KEYS)]
+    #[arg(long, default_value_t = latlab_type::defaults::TYPE_KEYS)]
     pub keys: usize,
     /// Typing speed, words a minute (5 keys a word); sets the interval between keys.
     #[arg(long, conflicts_with = "interval")]
@@ -48,10 +48,10 @@ pub struct TypeArgs {
     pub timeout: u64,
     /// Screen reads a second on X11 (0: as fast as the X server answers); on Wayland frames
     /// come at the compositor's pace.
-    #[arg(long, default_value_t = latlab_display::defaults::TYPE_CAPTURE_HZ)]
+    #[arg(long, default_value_t = latlab_type::defaults::TYPE_CAPTURE_HZ)]
     pub capture_hz: u32,
     /// Spinning processes under `cpu`.
-    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_SPINNERS)]
+    #[arg(long, default_value_t = latlab_keyscreen::defaults::LATENCY_SPINNERS)]
     pub spinners: usize,
     /// Where typing draws in the window, X,Y,W,H (default: found from two warm-up keys).
     #[arg(long, value_name = "X,Y,W,H", value_parser = super::display::parse_roi)]

@@ -44,7 +44,7 @@ pub struct UdpSend {
     #[arg(long, default_value = dur(latlab_udp::defaults::DURATION_NS), value_parser = parse_duration_ns)]
     pub duration: u64,
     /// Datagram size in bytes (at least the 64-byte header).
-    #[arg(long, default_value_t = latlab_udp::defaults::SIZE)]
+    #[arg(long, default_value_t = latlab_udp_probe::defaults::SIZE)]
     pub size: usize,
     /// How long to wait for replies after the last send before counting loss.
     #[arg(long, default_value = dur(latlab_udp::defaults::WAIT_NS), value_parser = parse_duration_ns)]
@@ -73,7 +73,7 @@ pub enum UdpCommand {
 #[derive(Debug, Args)]
 pub struct UdpServeArgs {
     /// Address to listen on.
-    #[arg(long, default_value = format!("0.0.0.0:{}", latlab_udp::defaults::PORT))]
+    #[arg(long, default_value = format!("0.0.0.0:{}", latlab_udp_probe::defaults::PORT))]
     pub bind: String,
     /// Shared key: only probes with a valid HMAC-SHA256 are answered.
     #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]

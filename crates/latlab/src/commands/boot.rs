@@ -2,8 +2,8 @@
 
 use crate::cli::{BootArgs, BootCommand};
 use anyhow::Context;
+use latlab_startup::boot::experiment::{Boot, BootFile, BootMeasure};
 use latlab_startup::boot::measure::{BootMeasureConfig, BootSource};
-use latlab_startup::experiment::{Boot, BootFile, BootMeasure};
 use std::path::Path;
 
 pub fn run(db: &Path, a: BootArgs) -> anyhow::Result<i32> {

@@ -2,18 +2,18 @@
 
 use crate::cli::{DisplayArgs, DisplayCommand};
 use crate::runner::{install_interrupt, measure};
-use latlab_display::cache::Geometry;
+use latlab_desktop::cache::Geometry;
+use latlab_desktop::session::SessionConfig;
 use latlab_display::cache_exp::{CacheConfig, frames_around};
 use latlab_display::capacity::CapacityConfig;
 use latlab_display::experiment::{
     DisplayCache, DisplayCapacity, DisplayLatency, DisplayOps, DisplayPipeline, DisplayView, ViewRun,
 };
 use latlab_display::latency::LatencyConfig;
-use latlab_display::net::{self, Pace};
 use latlab_display::ops::OpsConfig;
 use latlab_display::pipeline::PipelineConfig;
 use latlab_display::rdp::experiment::{DisplayRdp, RdpMode};
-use latlab_display::session::SessionConfig;
+use latlab_display_net::Pace;
 use std::path::Path;
 
 pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
@@ -100,15 +100,20 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                 std::process::id(),
                 if s.once { "one session" } else { "Ctrl-C or SIGTERM stops" }
             );
-            let stats = std::sync::Arc::new(net::GateStats::default());
+            let stats = std::sync::Arc::new(latlab_display_net::GateStats::default());
             let st = stats.clone();
             let gate = std::thread::spawn(move || {
-                net::serve_bounded(&listener, s.once, limits, st, &latlab_sys::interrupt::stop_requested, |peer, r| {
-                    match r {
+                latlab_display_net::serve_bounded(
+                    &listener,
+                    s.once,
+                    limits,
+                    st,
+                    &latlab_sys::interrupt::stop_requested,
+                    |peer, r| match r {
                         Ok(r) => eprintln!("{peer}: {}", r.summary()),
                         Err(e) => eprintln!("{peer}: {e}"),
-                    }
-                })
+                    },
+                )
             });
             while !gate.is_finished() {
                 std::thread::sleep(std::time::Duration::from_millis(100));
@@ -137,7 +142,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
 
 /// `latlab display serve --rdp`: serve real RDP clients, storing each session as a run.
 fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
-    use latlab_display::rdp::serve::{self as rs, Outcome};
+    use latlab_rdp_peers::serve::{self as rs, Outcome};
     use std::sync::Arc;
     use std::time::Duration;
     let r = &s.rdp;
@@ -158,8 +163,10 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
             Some(rs::Account { username: u.clone(), password, domain: None })
         }
     };
-    let deadline =
-        s.hello_deadline.map(Duration::from_nanos).unwrap_or(Duration::from_secs_f64(latlab_display::defaults::RDP_HANDSHAKE_DEADLINE_SECS));
+    let deadline = s
+        .hello_deadline
+        .map(Duration::from_nanos)
+        .unwrap_or(Duration::from_secs_f64(latlab_rdp_peers::defaults::RDP_HANDSHAKE_DEADLINE_SECS));
     let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
     let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
     eprintln!(
@@ -170,17 +177,18 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     );
     install_interrupt()?;
     latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
-    let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_display::defaults::RDP_SERVE_PORT));
+    let listen =
+        s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_rdp_peers::defaults::RDP_SERVE_PORT));
     let listener =
         std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     let plan = rs::Plan {
         script: r.script.clone(),
         phase_ms: (r.phase_seconds * 1000.0) as u64,
-        frame_ms: latlab_display::defaults::FRAME_MS,
+        frame_ms: latlab_desktop::defaults::FRAME_MS,
         flat_out: r.flat_out,
         orders: r.orders,
         compress: !r.no_compression,
-        seed: latlab_display::defaults::SEED,
+        seed: latlab_desktop::defaults::SEED,
         idle_ns: limits.idle_timeout.as_nanos() as u64,
         max_ns: limits.max_session.as_nanos() as u64,
     };

@@ -3,8 +3,8 @@
 
 use crate::cli::TypeArgs;
 use crate::runner::{install_interrupt, out, save, usage};
-use latlab_display::apps::{AppSpec, TypeConfig, metric_name};
-use latlab_display::fb::Area;
+use latlab_desktop::fb::Area;
+use latlab_type::{AppSpec, TypeConfig, metric_name};
 use std::path::Path;
 
 /// The configuration these arguments ask for.
@@ -59,14 +59,14 @@ pub fn config(a: TypeArgs) -> anyhow::Result<TypeConfig> {
 pub fn run(db: &Path, a: TypeArgs) -> anyhow::Result<i32> {
     let cfg = config(a)?;
     install_interrupt()?;
-    let mut progress = |app: &str, cond: &str, m: &latlab_display::apps::Measured| {
+    let mut progress = |app: &str, cond: &str, m: &latlab_type::Measured| {
         let t = &m.typing;
         let mut v = t.latencies_ns.clone();
         v.sort_unstable();
         let p50 = v.get(v.len() / 2).map_or("-".to_string(), |x| format!("{:.2} ms", *x as f64 / 1e6));
         eprintln!("type: {app} {cond}: {} keys seen, {} lost, p50 {p50}", t.latencies_ns.len(), t.lost);
     };
-    let mut rec = latlab_display::apps::run(&cfg, &mut progress).map_err(anyhow::Error::msg)?;
+    let mut rec = latlab_type::run(&cfg, &mut progress).map_err(anyhow::Error::msg)?;
     for w in &rec.warnings {
         eprintln!("warning: {w}");
     }

@@ -10,10 +10,10 @@ use latlab_udp::{Mode, UdpConfig};
 use std::net::SocketAddr;
 use std::path::Path;
 
-/// A peer's address (`latlab_udp::resolve`; a name that does not resolve may be the network's
+/// A peer's address (`latlab_udp_probe::resolve`; a name that does not resolve may be the network's
 /// fault, so an error, not a usage error).
 fn resolve(host: &str) -> anyhow::Result<SocketAddr> {
-    latlab_udp::resolve(host).map_err(anyhow::Error::msg)
+    latlab_udp_probe::resolve(host).map_err(anyhow::Error::msg)
 }
 
 fn config(send: &UdpSend, mode: Mode) -> UdpConfig {

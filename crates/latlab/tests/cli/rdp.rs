@@ -1,8 +1,8 @@
-//! `display … --rdp` from the command line (issue #38): a real RDP server measured, and each
+//! `display … --rdp` from the command line: a real RDP server measured, and each
 //! way a connection fails given its own exit code and a message that says what to do.
 
 use super::*;
-use latlab_display::rdp::local::{LocalShadow, missing};
+use latlab_keyscreen::local::{LocalShadow, missing};
 use latlab_model::testing::skip;
 use std::sync::Mutex;
 
@@ -176,7 +176,7 @@ fn a_changed_certificate_exits_5_before_any_credential_is_sent() {
 
 #[test]
 fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
-    if let Some(why) = latlab_display::rdp::local::xrdp_missing() {
+    if let Some(why) = latlab_keyscreen::local::xrdp_missing() {
         return skip(&why);
     }
     let _one = one_server();
@@ -215,12 +215,12 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     // The account, its session and the servers are gone.
     let users = std::fs::read_to_string("/etc/passwd").unwrap();
     assert!(!users.contains("latlabrdp"), "the run's account was removed");
-    assert!(latlab_display::rdp::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
+    assert!(latlab_keyscreen::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
 }
 
 #[test]
 fn users_per_server_on_xrdp_one_account_per_session() {
-    if let Some(why) = latlab_display::rdp::local::xrdp_missing() {
+    if let Some(why) = latlab_keyscreen::local::xrdp_missing() {
         return skip(&why);
     }
     let _one = one_server();
@@ -247,7 +247,7 @@ fn users_per_server_on_xrdp_one_account_per_session() {
     // Both accounts, their sessions and the servers are gone.
     let users = std::fs::read_to_string("/etc/passwd").unwrap();
     assert!(!users.contains("latlabrdp"), "the run's accounts were removed");
-    assert!(latlab_display::rdp::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
+    assert!(latlab_keyscreen::local::xrdp_missing().is_none(), "sesman stopped: its port is free again");
     // Usage: a remote server cannot be given accounts; latlab's own mix does not apply.
     latlab(d)
         .args(["display", "capacity", "--rdp", "198.18.0.1"])

@@ -1,4 +1,4 @@
-//! `display serve --rdp` from the command line (issue #39): a real RDP client (FreeRDP's
+//! `display serve --rdp` from the command line: a real RDP client (FreeRDP's
 //! xfreerdp under Xvfb, typed into with xdotool) served latlab's desktop and measured, each
 //! session stored; and a server that keeps serving through a thousand idle connections, a
 //! client that never finishes its handshake and one killed mid-frame.
@@ -12,7 +12,7 @@ use std::process::Child;
 const NEEDS: [(&str, &str); 3] = [("Xvfb", "xvfb"), ("xfreerdp", "freerdp2-x11"), ("xdotool", "xdotool")];
 
 fn missing() -> Option<String> {
-    let lack: Vec<_> = NEEDS.iter().filter(|(p, _)| !latlab_display::rdp::local::on_path(p)).collect();
+    let lack: Vec<_> = NEEDS.iter().filter(|(p, _)| !latlab_keyscreen::local::on_path(p)).collect();
     (!lack.is_empty()).then(|| {
         format!(
             "no real RDP client: {} not installed (apt-get install {})",

@@ -1,4 +1,4 @@
-//! `latlab type` from the command line (issue #40): real terminals under latlab's own Xvfb
+//! `latlab type` from the command line: real terminals under latlab's own Xvfb
 //! typed into with XTEST and read with MIT-SHM, every key found; a window that never draws is
 //! lost keys, not a hang; through xfreerdp and FreeRDP's shadow server; clear errors.
 
@@ -8,7 +8,7 @@ use latlab_model::testing::skip;
 
 /// What the X11 tests need, as advice; `None` if everything is here.
 fn missing(needs: &[(&str, &str)]) -> Option<String> {
-    let lack: Vec<_> = needs.iter().filter(|(p, _)| !latlab_display::rdp::local::on_path(p)).collect();
+    let lack: Vec<_> = needs.iter().filter(|(p, _)| !latlab_keyscreen::local::on_path(p)).collect();
     (!lack.is_empty()).then(|| {
         format!(
             "{} not installed (apt-get install {})",
@@ -227,7 +227,7 @@ fn what_cannot_be_typed_into_is_a_clear_error() {
         .code(2)
         .stderr(predicate::str::contains("--through-rdp runs xfreerdp on X11"));
     // A program that does not exist; one that fails at once says what it said.
-    if latlab_display::rdp::local::on_path("Xvfb") {
+    if latlab_keyscreen::local::on_path("Xvfb") {
         latlab(d)
             .args(["type", "--", "no-such-program-latlab"])
             .assert()

@@ -1,0 +1,371 @@
+//! The programs `latlab type` starts and stops: a headless X server of its own (Xvfb), the
+//! application typed into, and its window found on the screen; the application's name and
+//! version as its package gives them. Dropping one kills what it started, on failure too.
+
+use crate::local::{free_display, on_path, spawn, wait_for};
+use crate::x11::{TopLevel, X11Surface};
+use std::process::{Child, Command};
+use std::time::Duration;
+
+/// A headless X server latlab started.
+pub struct OwnXvfb {
+    /// Its display (`:N`).
+    pub display: String,
+    number: u32,
+    child: Child,
+}
+
+impl OwnXvfb {
+    /// Start Xvfb with one `w`×`h` 24-bit screen; returns once its socket exists. It does not
+    /// reset when its last client leaves (`-noreset`): one application's exit must not take
+    /// the display from under the next.
+    pub fn start(w: u16, h: u16) -> Result<Self, String> {
+        if !on_path("Xvfb") {
+            return Err("no X display to type into: Xvfb is not installed (apt-get install xvfb), or give --on :N for a running X server".into());
+        }
+        let number = free_display().ok_or("no free X display number in 40..400")?;
+        let display = format!(":{number}");
+        let screen = format!("{w}x{h}x24");
+        let child = spawn(
+            Command::new("Xvfb").args([&display, "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"]),
+            "Xvfb",
+        )?;
+        let me = Self { display, number, child };
+        let sock = format!("/tmp/.X11-unix/X{number}");
+        wait_for("Xvfb", Duration::from_secs(10), || std::path::Path::new(&sock).exists())?;
+        Ok(me)
+    }
+}
+
+impl Drop for OwnXvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(format!("/tmp/.X{}-lock", self.number));
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{}", self.number));
+    }
+}
+
+/// A program latlab started, with everything below it: the tree is ended when dropped (a
+/// terminal's shell too), youngest last. Its error output is kept (in an unnamed temporary
+/// file) so that a program that fails to start can say why.
+pub struct Started {
+    child: Child,
+    prog: String,
+    stderr: std::fs::File,
+}
+
+impl Started {
+    /// Start `cmd` (program `prog`); a program not on the PATH says so.
+    fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, String> {
+        let stderr = tempfile::tempfile().map_err(|e| format!("a temporary file for {prog}'s errors: {e}"))?;
+        let to = stderr.try_clone().map_err(|e| e.to_string())?;
+        let child =
+            cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(to).spawn().map_err(
+                |e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        format!("{prog}: {e}: is {prog} installed and on the PATH?")
+                    } else {
+                        format!("{prog}: {e}")
+                    }
+                },
+            )?;
+        Ok(Self { child, prog: prog.to_string(), stderr })
+    }
+
+    /// Its exit status, if it has ended.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// "PROG exited (STATUS) WHEN", with the last lines it wrote to its error output.
+    pub fn exit_error(&self, status: std::process::ExitStatus, when: &str) -> String {
+        let mut said = String::new();
+        let mut f = &self.stderr;
+        let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
+        let _ = std::io::Read::read_to_string(&mut f, &mut said);
+        let tail = last_lines(&said, crate::defaults::TYPE_STDERR_TAIL_LINES);
+        if tail.is_empty() {
+            format!("{} exited ({status}) {when}, saying nothing on its error output", self.prog)
+        } else {
+            format!("{} exited ({status}) {when}: {tail}", self.prog)
+        }
+    }
+
+    /// Its process and every process below it (what `mem` pages out).
+    pub fn pids(&self) -> Vec<u32> {
+        latlab_sys::pageout::with_descendants(self.child.id())
+    }
+}
+
+/// The last `n` non-empty lines of `text`, joined with " | ".
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        for p in self.pids().into_iter().rev() {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p as i32), nix::sys::signal::Signal::SIGTERM);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An application latlab started on a display.
+pub struct App {
+    child: Started,
+    /// Its window.
+    pub window: TopLevel,
+}
+
+impl App {
+    /// Start `argv` on X display `display` and wait up to `timeout` for a new top-level window
+    /// (one that was not on the screen before) to be mapped; then wait for its first drawing
+    /// to settle.
+    pub fn start(argv: &[String], display: &str, x: &X11Surface, timeout: Duration) -> Result<Self, String> {
+        let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+        let before: Vec<u32> = x.top_levels()?.iter().map(|t| t.id).collect();
+        let mut cmd = Command::new(prog);
+        cmd.args(args).env("DISPLAY", display).env_remove("WAYLAND_DISPLAY");
+        let child = Started::spawn(&mut cmd, prog)?;
+        let mut me = Self { child, window: TopLevel { id: 0, area: x.screen_area() } };
+        let mut found = None;
+        let mut exited = None;
+        let waited = wait_for(&format!("{prog}'s window"), timeout, || {
+            if let Some(st) = me.child.exited() {
+                exited = Some(st);
+                return true;
+            }
+            found = x.top_levels().ok().and_then(|t| t.into_iter().rev().find(|w| !before.contains(&w.id)));
+            found.is_some()
+        });
+        if let Some(st) = exited {
+            return Err(me.child.exit_error(st, "before it showed a window"));
+        }
+        waited?;
+        me.window = found.expect("found when waiting ended without an exit");
+        Ok(me)
+    }
+
+    /// Its process and every process below it (what `mem` pages out).
+    pub fn pids(&self) -> Vec<u32> {
+        self.child.pids()
+    }
+}
+
+/// The name and version of program `prog` as the package manager knows it (`dpkg`), else the
+/// program's path; never runs the program itself (`--version` is not safe to assume).
+pub fn product(prog: &str) -> String {
+    let path = if prog.contains('/') {
+        Some(std::path::PathBuf::from(prog))
+    } else {
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(prog)).find(|f| f.is_file()))
+    };
+    let Some(path) = path else { return prog.to_string() };
+    let real = std::fs::canonicalize(&path).unwrap_or(path.clone());
+    let pkg = [&path, &real].iter().find_map(|p| {
+        let o = Command::new("dpkg-query").arg("-S").arg(p).output().ok()?;
+        let s = String::from_utf8(o.stdout).ok()?;
+        Some(s.lines().next()?.split(':').next()?.trim().to_string()).filter(|p| !p.is_empty())
+    });
+    let version = pkg.as_ref().and_then(|p| {
+        let o = Command::new("dpkg-query").args(["-W", "-f", "${Version}", p]).output().ok()?;
+        String::from_utf8(o.stdout).ok().filter(|v| !v.is_empty())
+    });
+    match (pkg, version) {
+        (Some(p), Some(v)) => format!("{prog} ({p} {v})"),
+        _ => format!("{prog} ({}, not from a package latlab can read)", real.display()),
+    }
+}
+
+/// Start `argv` on a running Wayland compositor (`--on`), as this user.
+pub fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<Started, String> {
+    let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+    let mut cmd = Command::new(prog);
+    cmd.args(args).env("WAYLAND_DISPLAY", socket).env_remove("DISPLAY");
+    Started::spawn(&mut cmd, prog)
+}
+
+/// Who a compositor and its applications run as: sway refuses to run as root, so root runs
+/// them as an unprivileged account (`nobody` unless told).
+#[derive(Debug, Clone)]
+pub struct RunAs {
+    /// The account's name.
+    pub name: String,
+    uid: u32,
+    gid: u32,
+}
+
+impl RunAs {
+    /// The account `name` when latlab is root (default `nobody`); this process's own
+    /// otherwise.
+    pub fn pick(name: Option<&str>) -> Result<Option<Self>, String> {
+        if !latlab_sys::platform::is_root() {
+            return Ok(None);
+        }
+        let name = name.unwrap_or(crate::defaults::TYPE_WAYLAND_USER);
+        let u = nix::unistd::User::from_name(name).map_err(|e| format!("looking up account {name}: {e}"))?.ok_or_else(
+            || format!("no account {name} to run the compositor as (sway refuses root): give --wayland-user"),
+        )?;
+        if u.uid.is_root() {
+            return Err(format!(
+                "account {name} is root: sway refuses to run as root; give --wayland-user an unprivileged account"
+            ));
+        }
+        Ok(Some(Self { name: name.to_string(), uid: u.uid.as_raw(), gid: u.gid.as_raw() }))
+    }
+
+    fn apply(&self, cmd: &mut Command) {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(self.uid).gid(self.gid);
+    }
+}
+
+/// A headless wlroots compositor (sway) latlab started, with its own runtime directory.
+pub struct OwnSway {
+    /// Its socket.
+    pub socket: std::path::PathBuf,
+    /// Its runtime directory (`XDG_RUNTIME_DIR` for its applications; also their `HOME`).
+    pub dir: std::path::PathBuf,
+    /// Who it runs as.
+    pub user: Option<RunAs>,
+    /// Its output's refresh rate, Hz.
+    pub refresh_hz: u32,
+    child: Child,
+}
+
+impl OwnSway {
+    /// Start sway headless (pixman renderer, no input devices) with one `w`×`h` output at
+    /// `refresh_hz`, as `user`; returns once its socket exists.
+    pub fn start(w: u16, h: u16, refresh_hz: u32, user: Option<RunAs>) -> Result<Self, String> {
+        if !on_path("sway") {
+            return Err("no Wayland compositor to type into: sway is not installed (apt-get install sway), or give --on with a running wlroots compositor's socket".into());
+        }
+        let dir = std::env::temp_dir().join(format!("latlab-wayland-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("home")).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let config = dir.join("sway.config");
+        // No bar, no borders: the application fills the output.
+        std::fs::write(
+            &config,
+            format!(
+                "output HEADLESS-1 mode --custom {w}x{h}@{refresh_hz}Hz\ndefault_border none\nfocus_follows_mouse no\n"
+            ),
+        )
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
+        if let Some(u) = &user {
+            for p in [dir.clone(), dir.join("home"), config.clone()] {
+                nix::unistd::chown(
+                    &p,
+                    Some(nix::unistd::Uid::from_raw(u.uid)),
+                    Some(nix::unistd::Gid::from_raw(u.gid)),
+                )
+                .map_err(|e| format!("giving {} to {}: {e}", p.display(), u.name))?;
+            }
+        }
+        let log = std::fs::File::create(dir.join("sway.log")).map_err(|e| e.to_string())?;
+        let mut cmd = Command::new("sway");
+        cmd.arg("-c").arg(&config);
+        Self::env(&mut cmd, &dir);
+        cmd.env("WLR_BACKENDS", "headless").env("WLR_LIBINPUT_NO_DEVICES", "1").env("WLR_RENDERER", "pixman");
+        if let Some(u) = &user {
+            u.apply(&mut cmd);
+        }
+        cmd.stdin(std::process::Stdio::null()).stdout(log.try_clone().map_err(|e| e.to_string())?).stderr(log);
+        let child = cmd.spawn().map_err(|e| format!("sway: {e}"))?;
+        let mut me = Self { socket: dir.join("wayland-1"), dir, user, refresh_hz, child };
+        let mut exited = None;
+        let found = wait_for("sway", Duration::from_secs(15), || {
+            if let Ok(Some(st)) = me.child.try_wait() {
+                exited = Some(st);
+                return true;
+            }
+            std::fs::read_dir(&me.dir)
+                .ok()
+                .and_then(|d| {
+                    d.flatten().map(|e| e.path()).find(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("wayland-") && !n.ends_with(".lock"))
+                    })
+                })
+                .map(|p| me.socket = p)
+                .is_some()
+        });
+        if let Some(st) = exited {
+            let log = std::fs::read_to_string(me.dir.join("sway.log")).unwrap_or_default();
+            return Err(format!(
+                "sway exited ({st}) before it listened: {}",
+                last_lines(&log, crate::defaults::TYPE_STDERR_TAIL_LINES)
+            ));
+        }
+        found?;
+        Ok(me)
+    }
+
+    /// What a program needs to reach this compositor.
+    fn env(cmd: &mut Command, dir: &std::path::Path) {
+        cmd.env("XDG_RUNTIME_DIR", dir)
+            .env("HOME", dir.join("home"))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+    }
+
+    /// Start `argv` on this compositor, as its user. Run as another account, a terminal is
+    /// given latlab's own shell (`$SHELL`, else [`crate::defaults::TYPE_SHELL_FALLBACK`]), not
+    /// that account's login shell (`nologin` for `nobody`).
+    pub fn spawn(&self, argv: &[String]) -> Result<Started, String> {
+        let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+        let mut cmd = Command::new(prog);
+        cmd.args(args);
+        Self::env(&mut cmd, &self.dir);
+        cmd.env("WAYLAND_DISPLAY", self.socket.file_name().unwrap_or_default());
+        if let Some(u) = &self.user {
+            u.apply(&mut cmd);
+            cmd.env("SHELL", shell_for_others(std::env::var_os("SHELL")));
+        }
+        Started::spawn(&mut cmd, prog)
+    }
+}
+
+/// The shell a terminal run as another account is given: `shell` (latlab's `$SHELL`) when it
+/// is an absolute path to a file, else [`crate::defaults::TYPE_SHELL_FALLBACK`].
+fn shell_for_others(shell: Option<std::ffi::OsString>) -> std::ffi::OsString {
+    shell
+        .filter(|s| std::path::Path::new(s).is_absolute() && std::path::Path::new(s).is_file())
+        .unwrap_or_else(|| crate::defaults::TYPE_SHELL_FALLBACK.into())
+}
+
+impl Drop for OwnSway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_of_an_error_output_is_its_last_non_empty_lines() {
+        assert_eq!(last_lines("", 5), "");
+        assert_eq!(last_lines("one\n\n  two  \n", 5), "one | two");
+        assert_eq!(last_lines("1\n2\n3\n4\n5\n6\n7\n", 3), "5 | 6 | 7");
+    }
+
+    #[test]
+    fn a_terminal_run_as_another_account_gets_a_real_shell() {
+        let sh = crate::defaults::TYPE_SHELL_FALLBACK;
+        assert_eq!(shell_for_others(None), sh);
+        assert_eq!(shell_for_others(Some("bash".into())), sh, "not an absolute path");
+        assert_eq!(shell_for_others(Some("/nonexistent/zsh".into())), sh, "not a file");
+        assert_eq!(shell_for_others(Some("/bin/sh".into())), "/bin/sh");
+    }
+}

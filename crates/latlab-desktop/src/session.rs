@@ -342,4 +342,15 @@ mod tests {
         cfg.bpp = 12;
         assert!(matches!(run(&cfg, None), Err(SessionError::Config(_))));
     }
+
+    #[test]
+    fn every_workload_runs_on_the_smallest_screen_a_hello_may_ask_for() {
+        // 64×64 is the least `validate` takes; a document's body is then 10 pixels high.
+        for name in WorkloadKind::NAMES {
+            let mut cfg = SessionConfig::standard(WorkloadKind::from_name(name).unwrap(), 3_000);
+            (cfg.width, cfg.height) = (64, 64);
+            cfg.validate().unwrap();
+            run(&cfg, None).unwrap_or_else(|e| panic!("{name} on 64×64: {e}"));
+        }
+    }
 }

@@ -24,93 +24,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A kind of user in the mix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UserKind {
-    /// Types into the editor; every key timed to pixels.
-    Typist,
-    /// Opens menus and moves down their items.
-    Menu,
-    /// Scrolls a document.
-    Scroller,
-    /// Watches a page with an animated banner and a news ticker (seed 003's animated page).
-    Banner,
-    /// Reads: an idle document with a blinking caret.
-    Reader,
-}
-
-impl UserKind {
-    /// Every kind.
-    pub const ALL: [UserKind; 5] =
-        [UserKind::Typist, UserKind::Menu, UserKind::Scroller, UserKind::Banner, UserKind::Reader];
-
-    /// The name in `--mix` and in metrics.
-    pub fn name(self) -> &'static str {
-        match self {
-            UserKind::Typist => "typist",
-            UserKind::Menu => "menu",
-            UserKind::Scroller => "scroller",
-            UserKind::Banner => "banner",
-            UserKind::Reader => "reader",
-        }
-    }
-
-    fn workload(self) -> WorkloadKind {
-        match self {
-            UserKind::Typist => WorkloadKind::Typing { wpm: crate::defaults::CAPACITY_WPM },
-            UserKind::Menu => WorkloadKind::Menu,
-            UserKind::Scroller => WorkloadKind::Scroll,
-            UserKind::Banner => WorkloadKind::from_name("banner_ticker").expect("a workload"),
-            UserKind::Reader => WorkloadKind::Cursor,
-        }
-    }
-}
-
-/// A mix: kinds with weights.
-pub type Mix = Vec<(UserKind, u32)>;
-
-/// Parse `typist=8,menu=1,scroller=1`.
-pub fn parse_mix(s: &str) -> Result<Mix, String> {
-    let mut mix = Vec::new();
-    for part in s.split(',').filter(|p| !p.trim().is_empty()) {
-        let (name, w) = part.split_once('=').unwrap_or((part, "1"));
-        let kind = UserKind::ALL.into_iter().find(|k| k.name() == name.trim()).ok_or_else(|| {
-            format!("unknown user '{}' in the mix: use {}", name.trim(), UserKind::ALL.map(UserKind::name).join(", "))
-        })?;
-        let w: u32 = w.trim().parse().map_err(|_| format!("'{part}': the weight must be a whole number"))?;
-        if w > 0 {
-            mix.push((kind, w));
-        }
-    }
-    if mix.is_empty() {
-        return Err("the mix is empty".into());
-    }
-    Ok(mix)
-}
-
-/// The mix as `--mix` takes it.
-pub fn mix_name(mix: &Mix) -> String {
-    mix.iter().map(|(k, w)| format!("{}={w}", k.name())).collect::<Vec<_>>().join(",")
-}
-
-/// The kinds of `n` sessions from `mix`: the weighted list repeated, so every prefix keeps the
-/// mix as near as whole users allow (the first user is the first kind).
-pub fn assign(mix: &Mix, n: usize) -> Vec<UserKind> {
-    let total: u32 = mix.iter().map(|m| m.1).sum();
-    // Smooth weighted round-robin: each step the kind furthest behind its share goes next.
-    let mut credit: Vec<i64> = vec![0; mix.len()];
-    (0..n)
-        .map(|_| {
-            for (c, m) in credit.iter_mut().zip(mix) {
-                *c += m.1 as i64;
-            }
-            let best = (0..mix.len()).max_by_key(|&i| (credit[i], std::cmp::Reverse(i))).unwrap_or(0);
-            credit[best] -= total as i64;
-            mix[best].0
-        })
-        .collect()
-}
-
 /// What `display capacity` does.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CapacityConfig {
@@ -234,108 +147,6 @@ impl CapacityConfig {
     pub fn steps(&self) -> u64 {
         self.levels().len() as u64 + u64::from(self.per_kind)
     }
-}
-
-/// Why the ramp stopped, or what limits it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
-    /// The server's CPU was busy when latency broke.
-    Cpu,
-    /// The server's memory was paged.
-    Memory,
-    /// The link was saturated.
-    Link,
-    /// Sessions could not log in (the server refused or did not answer them in time) while
-    /// its CPU, memory and link were not at their end.
-    Logins,
-    /// Latency broke, and none of the three was at its end (the clients, sharing the
-    /// machine, or the scheduler).
-    Unclear,
-    /// No level broke: the highest level tried held.
-    NotReached,
-}
-
-impl Limit {
-    /// In words.
-    pub fn name(self) -> &'static str {
-        match self {
-            Limit::Cpu => "CPU",
-            Limit::Memory => "memory",
-            Limit::Link => "the link",
-            Limit::Logins => "logins (the server did not take every session's login in time)",
-            Limit::Unclear => "unclear (no resource at its end)",
-            Limit::NotReached => "none up to the highest level tried",
-        }
-    }
-}
-
-/// One level's figures, as the stopping rule sees them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Figures {
-    /// Sessions.
-    pub sessions: usize,
-    /// The worst typist's p95, ns (`None`: no typist, or none shown).
-    pub worst_p95_ns: Option<u64>,
-    /// Keys lost across typists.
-    pub lost_keys: u64,
-    /// Sessions that failed (logins included).
-    pub failed: usize,
-    /// Of those, sessions that never logged in.
-    pub no_login: usize,
-    /// Display bytes per second, all sessions.
-    pub down_bps: f64,
-    /// Server CPU, cores busy (`None`: not measurable).
-    pub server_cores: Option<f64>,
-    /// The clients' CPU (this process), cores busy.
-    pub client_cores: Option<f64>,
-    /// Server pages swapped in (major faults) during the level.
-    pub major_faults: Option<u64>,
-}
-
-/// What breaks a level: its reason, or `None` when it holds.
-pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
-    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
-    if f.failed > 0 && f.no_login == f.failed {
-        return Some(format!("{} of {} logins failed", f.failed, f.sessions));
-    }
-    if f.failed > 0 {
-        return Some(format!("{} sessions failed", f.failed));
-    }
-    if let Some(p) = f.worst_p95_ns.filter(|&p| p > threshold) {
-        return Some(format!("a typist's p95 was {:.0} ms", p as f64 / 1e6));
-    }
-    if f.lost_keys > 0 {
-        return Some(format!("{} keys never showed", f.lost_keys));
-    }
-    if let Some(r) = link_bps.filter(|&r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
-        return Some(format!("the link carried {:.0} % of its rate", 100.0 * f.down_bps * 8.0 / r as f64));
-    }
-    None
-}
-
-/// The answer: how many users held, and what limits them (`cores`: the CPUs the server may
-/// use).
-pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize, Limit) {
-    let mut held = 0;
-    for f in levels {
-        if broken(f, link_bps).is_none() {
-            held = f.sessions;
-            continue;
-        }
-        let limit = if link_bps.is_some_and(|r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
-            Limit::Link
-        } else if f.major_faults.is_some_and(|m| m > 0) {
-            Limit::Memory
-        } else if f.server_cores.is_some_and(|c| c >= crate::defaults::CAPACITY_CPU_FULL * cores as f64) {
-            Limit::Cpu
-        } else if f.no_login > 0 {
-            Limit::Logins
-        } else {
-            Limit::Unclear
-        };
-        return (held, limit);
-    }
-    (held, Limit::NotReached)
 }
 
 /// One session's outcome.
@@ -746,74 +557,18 @@ fn level(
     Ok(Level { kinds: kinds.to_vec(), sessions, pss_kib: pss, figures })
 }
 
-/// The server on a CPU of its own, the clients (this thread and the threads it starts) on
-/// the others; undone when the returned guard drops, however the run ends. Records the split
-/// (or why there is none) and the capabilities; returns the guard and the server's CPU count.
-fn pin_server(rec: &mut RunRecord, pids: &[u32]) -> (Option<Pinned>, usize) {
-    let pinned = Pinned::split(pids);
-    let mut server_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    match &pinned {
-        Ok(pin) => {
-            server_cpus = pin.server.len();
-            rec.config("server_cpus", format!("{:?}", pin.server));
-            rec.config("client_cpus", format!("{:?}", pin.clients));
-        }
-        Err(why) => rec.warn(format!("the server shares every CPU with the clients: {why}")),
-    }
-    rec.capabilities.extend(pinned.as_ref().map(|p| p.caps.clone()).unwrap_or_default());
-    (pinned.ok(), server_cpus)
-}
-
-/// The server pinned to CPUs of its own and this thread (the clients') to the rest; this
-/// thread's CPUs are given back when dropped.
-struct Pinned {
-    server: Vec<usize>,
-    clients: Vec<usize>,
-    restore: Vec<usize>,
-    caps: Vec<latlab_model::capability::Capability>,
-}
-
-impl Pinned {
-    /// The last CPU this thread may use for the server's processes `pids` (what they start
-    /// later inherits it), the others for the clients.
-    fn split(pids: &[u32]) -> Result<Self, String> {
-        let all = latlab_sys::platform::allowed_cpus();
-        if all.len() < 2 {
-            return Err(format!("{} CPU allowed here: nothing to give the server alone", all.len()));
-        }
-        let (clients, server) = (all[..all.len() - 1].to_vec(), all[all.len() - 1..].to_vec());
-        let mut s = None;
-        for &pid in pids {
-            let c = latlab_sys::platform::set_process_affinity(pid, &server);
-            if !c.granted {
-                return Err(c.advice.clone().unwrap_or_default());
-            }
-            s.get_or_insert(c);
-        }
-        let s = s.ok_or("no server process to pin")?;
-        let c = latlab_sys::platform::set_affinity(&clients);
-        let me = Self { server, clients, restore: all, caps: vec![s, c.clone()] };
-        if !c.granted {
-            return Err(c.advice.unwrap_or_default());
-        }
-        Ok(me)
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        latlab_sys::platform::set_affinity(&self.restore);
-    }
-}
-
+mod limit;
+mod mix;
+mod pin;
 mod real;
 mod record;
 mod server;
+pub use limit::{Figures, Limit, answer, broken};
+pub use mix::{Mix, UserKind, assign, mix_name, parse_mix};
+use pin::pin_server;
 use record::record;
 use server::ServerProc;
 pub use server::{cpu_and_faults, pss_kib};
-
-latlab_model::serialize_by_name!(UserKind);
 
 #[cfg(test)]
 mod tests;

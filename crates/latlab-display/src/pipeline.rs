@@ -247,49 +247,6 @@ fn go(cfg: &SessionConfig, pace: Pace, vc: &ViewConfig, progress: &AtomicU64) ->
     Ok(Run { server, client })
 }
 
-fn pct(x: f64) -> serde_json::Value {
-    ((x * 1000.0).round() / 10.0).into()
-}
-
-fn r2(x: f64) -> serde_json::Value {
-    ((x * 100.0).round() / 100.0).into()
-}
-
-fn sweep_row(axis: &str, value: String, r: &Run) -> Vec<serde_json::Value> {
-    let t = r.client.times;
-    let secs = r.client.wall_ns.max(1) as f64 / 1e9;
-    vec![
-        axis.into(),
-        value.into(),
-        r2(r.wire_bps() / 1e6),
-        pct(r.client_cpu()),
-        pct(r.share(t.receive_ns)),
-        pct(r.share(t.decrypt_ns)),
-        pct(r.share(t.decompress_ns)),
-        pct(r.share(t.decode_ns + t.cache_ns)),
-        pct(r.share(t.blit_ns)),
-        r2(r.client.reads as f64 / secs),
-        pct(r.dropped()),
-    ]
-}
-
-fn sweep_columns(first: &str) -> Vec<Column> {
-    let c = Column::new;
-    vec![
-        c(first, ""),
-        c("setting", ""),
-        c("wire", "MB/s"),
-        c("client CPU", "% of a core"),
-        c("receive", "%"),
-        c("decrypt", "%"),
-        c("decompress", "%"),
-        c("decode+cache", "%"),
-        c("blit", "%"),
-        c("reads", "1/s"),
-        c("dropped", "%"),
-    ]
-}
-
 /// Run the experiment into a record.
 pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, NetError> {
     let mut rec = latlab_sys::record::begin("display");
@@ -580,17 +537,6 @@ fn reads_per_s(r: &Run) -> f64 {
     r.client.reads as f64 / (r.client.wall_ns.max(1) as f64 / 1e9)
 }
 
-fn workload_row(name: &str, r: &Run) -> Vec<serde_json::Value> {
-    vec![
-        name.into(),
-        r2(r.wire_bps() / 1e3),
-        pct(r.client_cpu()),
-        pct(r.server_cpu()),
-        r2(r.ns_per_byte()),
-        pct(r.dropped()),
-    ]
-}
-
 fn stop_check() -> Result<(), NetError> {
     if latlab_sys::interrupt::stop_requested() {
         return Err(NetError::Protocol("interrupted".into()));
@@ -600,6 +546,9 @@ fn stop_check() -> Result<(), NetError> {
 
 mod paper;
 use paper::paper_rows;
+
+mod rows;
+use rows::{pct, r2, sweep_columns, sweep_row, workload_row};
 
 mod view;
 pub use view::view_record;

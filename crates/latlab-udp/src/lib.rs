@@ -4,21 +4,20 @@
 //! packets held and released in bursts while the sender kept its interval — and prices the
 //! study's fix (playout by sender timestamp) as a de-jitter cost curve.
 //!
+//! The probe's packet, socket and peer are `latlab-udp-probe`'s (the monitor sends them too).
+//!
 //! | file | holds |
 //! |---|---|
 //! | `analysis.rs` | Analysis of a probe trace: send-interval fidelity, the receive inter-arrival beside the send interval, RTT, … |
 //! | `defaults.rs` | Every default of `latlab udp` (seed 002), each with the reason it has that value |
 //! | `experiment.rs` | `latlab udp` as an `Experiment` |
 //! | `figures.rs` | Seed 002's figures from a `udp` run |
-//! | `peer.rs` | One peer probed without end (`latlab monitor --probes udp`) |
 //! | `playout.rs` | The live playout buffer seed 002 proposed |
 //! | `probe.rs` | The prober (`latlab udp probe`, and the sending half of the loopback run) |
 //! | `reflector.rs` | The reflector (`latlab udp serve`) |
 //! | `relay.rs` | `latlab udp relay`: a deterministic, seeded impairment relay for kernels without netem and for latlab's own … |
 //! | `remedies.rs` | Seed 002's remedy, measured with a loopback `latlab udp` (`latlab tune`) |
 //! | `report.rs` | Turns a probe trace into the run record |
-//! | `socket.rs` | A UDP socket (IPv4 or IPv6) that returns the kernel's receive timestamp of every datagram (`SO_TIMESTAMPNS`, … |
-//! | `wire.rs` | The latlab UDP wire format, version 1 (documented in `docs/experiments/udp.md`) |
 
 pub mod analysis;
 pub mod defaults;

@@ -66,8 +66,10 @@ impl Document {
         c.text(b.x as i64 + 4, (y + 12) as i64, text, 12, BLACK, b);
     }
 
+    /// Text rows the body shows: at least one, however small the screen (a 64×64 session's
+    /// body is 10 pixels high).
     fn rows(&self) -> usize {
-        (self.body.h - 8) / LINE_H
+        (self.body.h.saturating_sub(8) / LINE_H).max(1)
     }
 
     fn caret(&mut self, c: &mut Canvas, on: bool) {

@@ -6,12 +6,18 @@
 //! |---|---|
 //! | `tls.rs` | the kept self-signed certificate and its fingerprint |
 //! | `accept.rs` | the connection sequence (IronRDP's acceptor), NLA, what the client announced |
-//! | `session.rs` | the script played to the client, input read and echoed, input to update |
+//! | `session.rs` | the script played to the client, input echoed, input to update |
+//! | `plan.rs` | the phases a session plays and what each measured |
+//! | `input.rs` | the client's input PDUs parsed and counted; whether it takes latlab's orders |
+//! | `conn.rs` | TLS on the non-blocking socket, with its counts; why a session stopped |
 //! | `gfx.rs` | RDPGFX for a client that opens it: a surface, frames, acknowledgements |
 //! | this file | the front door (waiting room, session slots) and the run record |
 
 pub mod accept;
+mod conn;
 pub mod gfx;
+mod input;
+pub mod plan;
 pub mod session;
 pub mod tls;
 

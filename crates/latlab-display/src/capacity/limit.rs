@@ -1,0 +1,104 @@
+//! What a level of the ramp measured, when latency broke, and what limits the server: its
+//! CPU, the link or neither.
+
+/// Why the ramp stopped, or what limits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The server's CPU was busy when latency broke.
+    Cpu,
+    /// The server's memory was paged.
+    Memory,
+    /// The link was saturated.
+    Link,
+    /// Sessions could not log in (the server refused or did not answer them in time) while
+    /// its CPU, memory and link were not at their end.
+    Logins,
+    /// Latency broke, and none of the three was at its end (the clients, sharing the
+    /// machine, or the scheduler).
+    Unclear,
+    /// No level broke: the highest level tried held.
+    NotReached,
+}
+
+impl Limit {
+    /// In words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Cpu => "CPU",
+            Limit::Memory => "memory",
+            Limit::Link => "the link",
+            Limit::Logins => "logins (the server did not take every session's login in time)",
+            Limit::Unclear => "unclear (no resource at its end)",
+            Limit::NotReached => "none up to the highest level tried",
+        }
+    }
+}
+
+/// One level's figures, as the stopping rule sees them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    /// Sessions.
+    pub sessions: usize,
+    /// The worst typist's p95, ns (`None`: no typist, or none shown).
+    pub worst_p95_ns: Option<u64>,
+    /// Keys lost across typists.
+    pub lost_keys: u64,
+    /// Sessions that failed (logins included).
+    pub failed: usize,
+    /// Of those, sessions that never logged in.
+    pub no_login: usize,
+    /// Display bytes per second, all sessions.
+    pub down_bps: f64,
+    /// Server CPU, cores busy (`None`: not measurable).
+    pub server_cores: Option<f64>,
+    /// The clients' CPU (this process), cores busy.
+    pub client_cores: Option<f64>,
+    /// Server pages swapped in (major faults) during the level.
+    pub major_faults: Option<u64>,
+}
+
+/// What breaks a level: its reason, or `None` when it holds.
+pub fn broken(f: &Figures, link_bps: Option<u64>) -> Option<String> {
+    let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
+    if f.failed > 0 && f.no_login == f.failed {
+        return Some(format!("{} of {} logins failed", f.failed, f.sessions));
+    }
+    if f.failed > 0 {
+        return Some(format!("{} sessions failed", f.failed));
+    }
+    if let Some(p) = f.worst_p95_ns.filter(|&p| p > threshold) {
+        return Some(format!("a typist's p95 was {:.0} ms", p as f64 / 1e6));
+    }
+    if f.lost_keys > 0 {
+        return Some(format!("{} keys never showed", f.lost_keys));
+    }
+    if let Some(r) = link_bps.filter(|&r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
+        return Some(format!("the link carried {:.0} % of its rate", 100.0 * f.down_bps * 8.0 / r as f64));
+    }
+    None
+}
+
+/// The answer: how many users held, and what limits them (`cores`: the CPUs the server may
+/// use).
+pub fn answer(levels: &[Figures], link_bps: Option<u64>, cores: usize) -> (usize, Limit) {
+    let mut held = 0;
+    for f in levels {
+        if broken(f, link_bps).is_none() {
+            held = f.sessions;
+            continue;
+        }
+        let limit = if link_bps.is_some_and(|r| f.down_bps * 8.0 >= crate::defaults::CAPACITY_LINK_FULL * r as f64) {
+            Limit::Link
+        } else if f.major_faults.is_some_and(|m| m > 0) {
+            Limit::Memory
+        } else if f.server_cores.is_some_and(|c| c >= crate::defaults::CAPACITY_CPU_FULL * cores as f64) {
+            Limit::Cpu
+        } else if f.no_login > 0 {
+            Limit::Logins
+        } else {
+            Limit::Unclear
+        };
+        return (held, limit);
+    }
+    (held, Limit::NotReached)
+}

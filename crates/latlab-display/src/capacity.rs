@@ -60,10 +60,12 @@ pub enum RealServer {
 }
 
 impl RealServer {
-    /// From `--rdp`'s value.
+    /// From `--rdp`'s value, read by the one parser of `--rdp` targets
+    /// ([`crate::rdp::config::Server::parse`]): the ramp takes only the server it can make
+    /// accounts on.
     pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "local-xrdp" => Ok(Self::LocalXrdp),
+        match crate::rdp::config::Server::parse(s) {
+            Ok(crate::rdp::config::Server::LocalXrdp) => Ok(Self::LocalXrdp),
             _ => Err(format!(
                 "--rdp {s}: the ramp needs one account per session on the server, which latlab can make only on \
                  this machine: use --rdp local-xrdp (xrdp started here; needs root and the xrdp and xorgxrdp packages)"

@@ -88,4 +88,12 @@ mod tests {
         assert_eq!(ops_range("screensaver"), Some((96.42, 96.42)));
         assert_eq!(ops_range("menu"), None);
     }
+
+    #[test]
+    fn the_server_s_send_buffer_is_what_the_peak_rate_sends_in_a_noticeable_time_halved() {
+        // Stated as a number in latlab-display-net's defaults (below this crate); checked here
+        // against seed 000's peak rate and seed 003's noticeable latency.
+        let want = (PEAK_BYTES_PER_S as usize / 1000 * latlab_keyscreen::defaults::NOTICEABLE_MS as usize) / 2;
+        assert_eq!(latlab_display_net::defaults::SERVER_SNDBUF, want);
+    }
 }

@@ -252,7 +252,13 @@ pub fn measure<S: Surface + ?Sized>(
     let mut watch = Watch::default();
     let mut base = monotonic_now() + plan.interval_ns;
     let mut line_start = 0;
+    // Keys typed: all of them, or those before a stop was asked for (Ctrl-C).
+    let mut typed = plan.keys;
     for k in 0..plan.keys {
+        if latlab_sys::interrupt::stop_requested() {
+            typed = k;
+            break;
+        }
         let pos = k - line_start;
         if pos == per_line {
             // Wait for the line's keys, clear it, and start the schedule again.
@@ -286,12 +292,12 @@ pub fn measure<S: Surface + ?Sized>(
         }
     }
     out.latencies_ns = lat.iter().flatten().copied().collect();
-    out.lost = (plan.keys - out.latencies_ns.len()) as u64;
+    out.lost = (typed - out.latencies_ns.len()) as u64;
     out.checks = watch.checks;
     out.detect_ns = watch.detect_ns;
     s.watch(None);
     // Leave the field as it was found.
-    backspaces(s, plan.keys - line_start).map_err(err)?;
+    backspaces(s, typed - line_start).map_err(err)?;
     settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
     Ok(out)
 }

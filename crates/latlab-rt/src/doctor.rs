@@ -1,15 +1,16 @@
 //! `latlab rt doctor`: what on this machine spoils wake-up latency, each finding
 //! tied to a measurement. This module owns the knowledge: what is read and where, what each
-//! setting does to a wake-up, the advice, which `latlab tune` remedy toggles it (and with what
-//! `rt` options its A/B is run), and the ranking, table and record of the findings. The
+//! setting does to a wake-up, the advice, which `latlab tune` remedy toggles it (and the `rt`
+//! configuration its A/B runs), and the ranking, table and record of the findings. The
 //! measuring is `hwlat` (gaps) and `latlab tune`'s engine (the A/Bs), run by the command.
 
+use crate::config::RtConfig;
 use crate::hwlat::GapRun;
 use latlab_model::machine::MachineInfo;
 use latlab_model::record::{Column, RunRecord, Table};
 use serde::Serialize;
 
-mod checks;
+pub mod checks;
 
 /// Where the doctor reads the machine: the real `/proc`, `/sys` and `/dev`, or a test's map.
 pub trait Source {
@@ -70,13 +71,35 @@ impl Severity {
 pub struct Toggle {
     /// The remedy (`latlab tune --list`).
     pub remedy: &'static str,
-    /// `latlab rt` options the A/B adds to the doctor's (a load that shows the setting).
-    pub args: &'static [&'static str],
+    /// What the A/B's `latlab rt` runs change from the doctor's (a load that shows the
+    /// setting), as typed configuration.
+    #[serde(skip)]
+    pub setup: fn(&mut RtConfig),
     /// The headline series the cost is quoted from.
     pub headline: &'static str,
     /// Which figure of it: the p99, or (for a hold that strikes once a period, too rarely for
     /// a p99) each run's maximum.
     pub stat: Stat,
+}
+
+impl Toggle {
+    /// Nothing changed: the doctor's own configuration shows the setting.
+    pub fn as_is(_: &mut RtConfig) {}
+
+    /// The `latlab rt` configuration this toggle's A/B runs: levels 1 and 2 and the load on
+    /// the measured `cpu`, phases of `phase_ns`, then the toggle's own change.
+    pub fn config(&self, cpu: usize, phase_ns: u64, strict: bool) -> RtConfig {
+        let mut c = RtConfig {
+            l1_cpu: Some(cpu),
+            l2_cpu: Some(cpu),
+            load_cpus: vec![cpu],
+            phase_ns,
+            strict,
+            ..RtConfig::default()
+        };
+        (self.setup)(&mut c);
+        c
+    }
 }
 
 /// The figure a toggle's cost is quoted in.
@@ -219,22 +242,15 @@ pub fn inspect(
     dma_latency_us: Option<i32>,
     gaps: Option<&GapRun>,
 ) -> Vec<Finding> {
-    use checks::*;
-    let cmdline = trim(src.read("/proc/cmdline")).unwrap_or_default();
-    vec![
-        preemption(src, info),
-        throttling(src, cpu),
-        idle_states(src, cpu, dma_latency_us),
-        governor(src, cpu),
-        smt(src, cpu),
-        irqs(src, cpu, gaps),
-        isolation(src, cpu, &cmdline),
-        timer_slack(src),
-        thp(src),
-        hypervisor(src, info, gaps),
-        swap(src),
-        hardware_gaps(gaps),
-    ]
+    let m = checks::Machine {
+        src,
+        info,
+        cpu,
+        dma_latency_us,
+        gaps,
+        cmdline: checks::trim(src.read("/proc/cmdline")).unwrap_or_default(),
+    };
+    checks::ALL.iter().map(|c| c.inspect(&m)).collect()
 }
 
 /// The findings as a table, ranked (call [`rank`] first).

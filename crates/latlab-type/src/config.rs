@@ -68,6 +68,8 @@ pub struct TypeConfig {
     pub keys: usize,
     /// From one key's intended time to the next, ns.
     pub interval_ns: u64,
+    /// The typing rate asked for (`--wpm`), which set `interval_ns`; checked here.
+    pub wpm: Option<f64>,
     /// A key not on the screen this long after its intended time is lost, ns.
     pub timeout_ns: u64,
     /// Screen reads per second (0: flat out).
@@ -105,6 +107,7 @@ impl Default for TypeConfig {
             conditions: vec![Condition::Unloaded],
             keys: crate::defaults::TYPE_KEYS,
             interval_ns: crate::defaults::TYPE_INTERVAL_NS,
+            wpm: None,
             timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
             capture_hz: crate::defaults::TYPE_CAPTURE_HZ,
             spinners: latlab_keyscreen::defaults::LATENCY_SPINNERS,
@@ -137,6 +140,11 @@ impl TypeConfig {
                 "condition {}: `latlab type` measures applications on this machine (unloaded, cpu, mem); shape a link with `display latency --rdp`",
                 c.name()
             ));
+        }
+        if let Some(w) = self.wpm
+            && !(1.0..=2000.0).contains(&w)
+        {
+            return Err(format!("--wpm {w}: give 1 to 2000 words a minute"));
         }
         if !(3..=100_000).contains(&self.keys) {
             return Err(format!("{} keys: give 3 to 100000", self.keys));

@@ -19,3 +19,6 @@ pub const TYPE_WINDOW_TIMEOUT_NS: u64 = 20_000_000_000;
 /// its frames (and so screen copies) at its refresh: 62 frames a second at the default 60 Hz,
 /// 216 at 240 Hz, measured here; the figure's resolution is one frame, 4.2 ms.
 pub const TYPE_WAYLAND_REFRESH_HZ: u32 = 240;
+/// Keys of the suite's short run: 20 at 100 ms, two seconds of typing into xterm, enough for a
+/// median and a lost-key count while the suite stays short.
+pub const TYPE_SUITE_KEYS: usize = 20;

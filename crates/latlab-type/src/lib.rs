@@ -13,9 +13,11 @@
 //! |---|---|
 //! | `config.rs` | What `latlab type` measures: the applications, conditions and keys, checked |
 //! | `defaults.rs` | Every default of `latlab type`, with the reason it has that value |
+//! | `experiment.rs` | `latlab type` under the experiment contract: checks, progress, the suite's run |
 
 pub mod config;
 pub mod defaults;
+pub mod experiment;
 
 pub use config::{AppSpec, Backend, TypeConfig, metric_name};
 
@@ -104,7 +106,7 @@ fn type_once<S: Screen>(
 }
 
 /// Something each application/condition pair reports as it ends (for progress lines).
-pub type Progress<'a> = &'a mut dyn FnMut(&str, &str, &Measured);
+pub type Progress<'a> = &'a mut dyn FnMut(&str, &str, &Measured, &RunRecord);
 
 /// Run `latlab type`.
 pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
@@ -128,6 +130,13 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
         Backend::Wayland => run_wayland(cfg, &mut sink)?,
     }
     rec.config("apps", products.join("; "));
+    rec.tables.push(keys_table(rows));
+    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
+    Ok(rec)
+}
+
+/// The `type.keys` table of `rows`.
+fn keys_table(rows: Vec<Vec<serde_json::Value>>) -> Table {
     let table = Table::new("type.keys", "Keystroke to screen, per application and condition")
         .column("app", "")
         .column("condition", "")
@@ -139,9 +148,7 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
         .column("max", "ms")
         .column("over_100ms", "%")
         .column("capture", "kHz");
-    rec.tables.push(Table { rows, ..table });
-    rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
-    Ok(rec)
+    Table { rows, ..table }
 }
 
 /// Where the measurements go.
@@ -187,8 +194,11 @@ fn conditions<S: Screen>(
             }
             sink.rec.capabilities.push(cap.clone());
         }
-        (sink.progress)(label, &c.name(), &m);
         sink.rows.push(record(sink.rec, cfg, label, &c.name(), &m));
+        // The run so far, for a checkpoint: what is measured, with its table.
+        let mut partial = sink.rec.clone();
+        partial.tables.push(keys_table(sink.rows.clone()));
+        (sink.progress)(label, &c.name(), &m, &partial);
     }
     Ok(())
 }

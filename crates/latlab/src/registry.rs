@@ -53,6 +53,7 @@ impl Registry {
             .with_remedies::<DisplayLatency>(latlab_display::remedies::latency, tuned_latency)
             .with::<DisplayCapacity>()
             .with::<latlab_display::rdp::experiment::DisplayRdp>()
+            .with_cli::<crate::cli::typing::TypeArgs>()
             .with::<StallCpu>()
             .with::<Idle>()
             .with::<StallMem>()

@@ -62,6 +62,14 @@ fn append(path: &Path, text: &str) {
     std::fs::write(path, s).unwrap();
 }
 
+/// Put `text` in `path` after its `//!` header, above any test module (which the rules leave
+/// out).
+fn plant(path: &Path, text: &str) {
+    let s = std::fs::read_to_string(path).unwrap();
+    let at = s.find("\n\n").map_or(0, |i| i + 2);
+    std::fs::write(path, format!("{}{text}\n{}", &s[..at], &s[at..])).unwrap();
+}
+
 #[test]
 fn this_house_passes() {
     let Some((code, said)) = check(&repo()) else { return };
@@ -75,9 +83,9 @@ fn a_planted_circle_of_files_fails() {
     let Some((code, _)) = check(h.path()) else { return };
     assert_eq!(code, 0, "the copy passes before anything is planted");
     // fb.rs takes pixels.rs's memory; pixels.rs now takes fb.rs's framebuffer back.
-    append(
+    plant(
         &h.path().join("crates/latlab-desktop/src/pixels.rs"),
-        "\n#[allow(unused_imports)]\nuse crate::fb::Framebuffer;\n",
+        "#[allow(unused_imports)]\nuse crate::fb::Framebuffer;",
     );
     let (code, said) = check(h.path()).unwrap();
     assert_eq!(code, 1, "{said}");
@@ -112,7 +120,7 @@ fn a_module_missing_from_its_crate_s_file_map_fails() {
     let h = copy_of_the_house();
     let src = h.path().join("crates/latlab-udp/src");
     std::fs::write(src.join("extra.rs"), "//! Something new.\n").unwrap();
-    append(&src.join("lib.rs"), "\npub mod extra;\n");
+    plant(&src.join("lib.rs"), "pub mod extra;");
     let Some((code, said)) = check(h.path()) else { return };
     assert_eq!(code, 1, "{said}");
     assert!(

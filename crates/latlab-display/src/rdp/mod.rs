@@ -4,10 +4,12 @@
 //!
 //! | file | holds |
 //! |---|---|
+//! | `config.rs` | what `display … --rdp` runs: the server (the one `--rdp` parser), mode, conditions, checked |
 //! | `experiment.rs` | `display latency|ops|pipeline --rdp` as one `Experiment` and its record |
 //! | `ops.rs` | `display ops --rdp`: operations driven by input, bytes per direction and channel |
 //! | `paper.rs` | seeds 003 and 000 beside a real server |
 
+pub mod config;
 pub mod experiment;
 pub mod ops;
 pub mod paper;

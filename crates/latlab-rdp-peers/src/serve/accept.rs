@@ -22,6 +22,17 @@ pub type Tls = rustls::StreamOwned<rustls::ServerConnection, TcpStream>;
 /// Connect Initial and Client Info come within the first few KiB).
 const TEE_MAX: usize = 64 * 1024;
 
+latlab_model::choice! {
+    /// How the graphics pipeline's frames go (`--gfx`): plain regions, or compressed with ZGFX
+    /// (MS-RDPEGFX 2.2.5).
+    pub enum GfxFrames {
+        /// Uncompressed regions.
+        Plain = "plain",
+        /// ZGFX-compressed regions.
+        Zgfx = "zgfx",
+    }
+}
+
 /// What the server offers a client.
 #[derive(Debug, Clone)]
 pub struct AcceptConfig {
@@ -37,7 +48,7 @@ pub struct AcceptConfig {
     pub deadline: Duration,
     /// Offer the graphics pipeline (RDPGFX) on drdynvc: `Some(zgfx)`, its frames
     /// ZGFX-compressed when true; none: fast-path bitmaps (or orders) only.
-    pub gfx: Option<bool>,
+    pub gfx: Option<GfxFrames>,
 }
 
 /// What the client announced.
@@ -242,8 +253,8 @@ pub fn accept(
     }
     let size = DesktopSize { width: cfg.width, height: cfg.height };
     let mut acceptor = Acceptor::new(security, size, capabilities(cfg), cfg.account.clone());
-    let gfx = cfg.gfx.map(|zgfx| {
-        let (drdynvc, shared) = super::gfx::channel(zgfx);
+    let gfx = cfg.gfx.map(|frames| {
+        let (drdynvc, shared) = super::gfx::channel(frames == GfxFrames::Zgfx);
         acceptor.attach_static_channel(drdynvc);
         shared
     });

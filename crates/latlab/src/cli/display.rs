@@ -144,8 +144,8 @@ pub struct RdpArgs {
     #[arg(long, default_value_t = latlab_display::defaults::RDP_BPP, requires = "rdp")]
     pub rdp_bpp: u32,
     /// Bulk compression offered: none, mppc8, mppc64, ncrush, xcrush.
-    #[arg(long, default_value = "xcrush", requires = "rdp")]
-    pub rdp_compression: String,
+    #[arg(long, default_value = "xcrush", value_parser = latlab_display::rdp::config::parse_compression, requires = "rdp")]
+    pub rdp_compression: Option<latlab_rdp::CompressionType>,
     /// Keys timed per condition.
     #[arg(long, default_value_t = latlab_keyscreen::defaults::RDP_KEYS, requires = "rdp")]
     pub keys: usize,
@@ -172,20 +172,16 @@ impl RdpArgs {
     /// The configuration of a real-server run in `mode`, if `--rdp` was given.
     pub fn config(
         &self,
-        mode: latlab_display::rdp::experiment::RdpMode,
-    ) -> Result<Option<latlab_display::rdp::experiment::RdpConfig>, String> {
-        use latlab_display::rdp::experiment::{RdpConfig, Server};
+        mode: latlab_display::rdp::config::RdpMode,
+    ) -> Result<Option<latlab_display::rdp::config::RdpConfig>, String> {
+        use latlab_display::rdp::config::{RdpConfig, Server};
         let Some(host) = &self.rdp else { return Ok(None) };
-        let server = match host.as_str() {
-            "local" => Server::Local,
-            "local-xrdp" => Server::LocalXrdp,
-            h => Server::Remote(latlab_rdp_peers::trust::Target::parse(h)?),
-        };
+        let server = Server::parse(host)?;
         Ok(Some(RdpConfig {
             server,
             mode,
             bpp: self.rdp_bpp,
-            compression: (self.rdp_compression != "none").then(|| self.rdp_compression.clone()),
+            compression: self.rdp_compression,
             keys: self.keys,
             roi: self.roi,
             snapshot_dir: self.rdp_snapshot.clone(),
@@ -369,8 +365,8 @@ pub struct RdpServeArgs {
     /// gets each frame's damage as an uncompressed surface region and acknowledges frames,
     /// which gives the frame rate it keeps. `--gfx zgfx` compresses the regions with ZGFX
     /// (RDP 8's bulk compressor, IronRDP's), where that makes them smaller.
-    #[arg(long, num_args = 0..=1, default_missing_value = "plain", value_parser = ["plain", "zgfx"], requires = "rdp")]
-    pub gfx: Option<String>,
+    #[arg(long, num_args = 0..=1, default_missing_value = "plain", value_parser = choice::<latlab_rdp_peers::serve::accept::GfxFrames>(), requires = "rdp")]
+    pub gfx: Option<latlab_rdp_peers::serve::accept::GfxFrames>,
     /// An account for NLA: offered, with TLS, to clients that ask for it, and TLS logons must
     /// match it. The password comes from the environment variable LATLAB_RDP_PASSWORD.
     /// Without it: TLS only, and any logon is let in (the desktop is latlab's, no shell).

@@ -18,7 +18,7 @@ mod rt;
 pub mod selftest;
 mod stall;
 mod startup;
-mod typing;
+pub mod typing;
 mod udp;
 
 pub use codec::*;
@@ -26,7 +26,6 @@ pub use display::*;
 pub use rt::*;
 pub use stall::*;
 pub use startup::*;
-pub use typing::*;
 pub use udp::*;
 
 /// A value parser over named choices: the names are listed in `--help` and in the error a
@@ -133,12 +132,6 @@ pub enum Command {
     /// launch reads), measure cold, warm and cold + prefetch launches, and summarize the
     /// disk I/O per process of a scenario.
     Startup(StartupArgs),
-    /// Keystroke to screen on a real application (seed 003's question, for the terminal,
-    /// editor or remote-desktop client you use): latlab starts it on its own Xvfb (or types
-    /// into a running X display), types on absolute deadlines with XTEST, reads the screen with
-    /// MIT-SHM, and times each key to the first screen showing its glyph; unloaded, under CPU
-    /// spinners, with the application paged out; through xfreerdp and a real RDP server.
-    Type(Box<TypeArgs>),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run as a Markdown summary.

@@ -1,8 +1,10 @@
-//! Arguments of `latlab type`: keystroke to screen on real applications.
+//! `latlab type`'s command line: its arguments and the configuration they make.
 
-use super::parse_duration_ns;
+use super::{ExperimentCli, parse_duration_ns};
 use clap::Args;
-use latlab_type::Backend;
+use latlab_desktop::fb::Area;
+use latlab_type::config::{AppSpec, Backend, TypeConfig, metric_name};
+use latlab_type::experiment::Type;
 
 /// `latlab type`.
 #[derive(Debug, Args)]
@@ -73,4 +75,55 @@ pub struct TypeArgs {
     /// The application and its arguments, after `--`.
     #[arg(last = true, value_name = "APP")]
     pub command: Vec<String>,
+}
+
+impl ExperimentCli for TypeArgs {
+    type E = Type;
+    const HELP: &'static str = "Keystroke to screen on a real application (seed 003's question, for the terminal, editor or remote-desktop client you use): latlab starts it on its own Xvfb (or types into a running X display), types on absolute deadlines with XTEST, reads the screen with MIT-SHM, and times each key to the first screen showing its glyph; unloaded, under CPU spinners, with the application paged out; through xfreerdp and a real RDP server. Stored as a run.";
+
+    fn config(self, _strict: bool) -> TypeConfig {
+        let a = self;
+        let apps = if !a.compare.is_empty() {
+            a.compare
+                .iter()
+                .map(|c| {
+                    let argv: Vec<String> = c.split_whitespace().map(String::from).collect();
+                    let mut app = AppSpec::new(argv);
+                    // Two command lines of one program are told apart by their arguments.
+                    if c.split_whitespace().count() > 1 {
+                        app.label = metric_name(c);
+                    }
+                    app
+                })
+                .filter(|a| !a.argv.is_empty())
+                .collect()
+        } else if !a.command.is_empty() {
+            vec![AppSpec::new(a.command)]
+        } else {
+            Vec::new()
+        };
+        let mut cfg = TypeConfig { apps, ..TypeConfig::default() };
+        cfg.backend = a.display;
+        cfg.on = a.on;
+        cfg.wayland_user = Some(a.wayland_user);
+        cfg.through_rdp = a.through_rdp;
+        cfg.conditions = a.conditions;
+        cfg.keys = a.keys;
+        cfg.wpm = a.wpm;
+        if let Some(w) = a.wpm.filter(|w| *w > 0.0) {
+            cfg.interval_ns = (60e9 / (w * 5.0)) as u64;
+        }
+        if let Some(i) = a.interval {
+            cfg.interval_ns = i;
+        }
+        cfg.timeout_ns = a.timeout;
+        cfg.capture_hz = a.capture_hz;
+        cfg.spinners = a.spinners;
+        cfg.fifo = !a.no_fifo;
+        cfg.roi = a.roi.map(|[x, y, w, h]| Area::new(x, y, w, h));
+        cfg.refresh_hz = a.refresh_hz;
+        cfg.allow_swapfile = !a.no_swapfile;
+        cfg.snapshot_dir = a.snapshot;
+        cfg
+    }
 }

@@ -12,7 +12,8 @@ use latlab_display::experiment::{
 use latlab_display::latency::LatencyConfig;
 use latlab_display::ops::OpsConfig;
 use latlab_display::pipeline::PipelineConfig;
-use latlab_display::rdp::experiment::{DisplayRdp, RdpMode};
+use latlab_display::rdp::config::RdpMode;
+use latlab_display::rdp::experiment::DisplayRdp;
 use latlab_display_net::Pace;
 use std::path::Path;
 
@@ -147,40 +148,16 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
     use std::time::Duration;
     let r = &s.rdp;
     let usage = crate::runner::usage;
-    if !(r.phase_seconds > 0.0 && r.phase_seconds <= 3600.0) {
-        return Err(usage(format!("--phase-seconds {}: give 0 to 3600 seconds (above 0)", r.phase_seconds)).into());
-    }
-    if r.width < 64 || r.height < 64 || r.width > 8192 || r.height > 8192 {
-        return Err(usage(format!("{}x{}: give a desktop of 64x64 to 8192x8192", r.width, r.height)).into());
-    }
     let limits = s.limits();
     limits.validate().map_err(usage)?;
     let account = match &r.rdp_user {
         None => None,
-        Some(u) => {
-            let password = std::env::var("LATLAB_RDP_PASSWORD")
-                .map_err(|_| usage(format!("--rdp-user {u}: put the account's password in LATLAB_RDP_PASSWORD")))?;
-            Some(rs::Account { username: u.clone(), password, domain: None })
-        }
+        Some(u) => Some(rs::account_from_env(u, |k| std::env::var(k).ok()).map_err(usage)?),
     };
     let deadline = s
         .hello_deadline
         .map(Duration::from_nanos)
         .unwrap_or(Duration::from_secs_f64(latlab_rdp_peers::defaults::RDP_HANDSHAKE_DEADLINE_SECS));
-    let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
-    let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
-    eprintln!(
-        "display serve --rdp: certificate {} {} ({})",
-        if id.created { "made and kept in" } else { "kept in" },
-        dir.display(),
-        id.fingerprint
-    );
-    install_interrupt()?;
-    latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
-    let listen =
-        s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_rdp_peers::defaults::RDP_SERVE_PORT));
-    let listener =
-        std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     let plan = rs::Plan {
         script: r.script.clone(),
         phase_ms: (r.phase_seconds * 1000.0) as u64,
@@ -199,13 +176,28 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
             bpp: r.bpp,
             account: account.clone(),
             deadline,
-            gfx: r.gfx.as_deref().map(|m| m == "zgfx"),
+            gfx: r.gfx,
         },
         plan: plan.clone(),
         max_sessions: limits.max_sessions,
         max_waiting: limits.max_waiting,
         once: s.once,
     };
+    cfg.validate().map_err(usage)?;
+    let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
+    let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "display serve --rdp: certificate {} {} ({})",
+        if id.created { "made and kept in" } else { "kept in" },
+        dir.display(),
+        id.fingerprint
+    );
+    install_interrupt()?;
+    latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+    let listen =
+        s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_rdp_peers::defaults::RDP_SERVE_PORT));
+    let listener =
+        std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     eprintln!(
         "display serve --rdp: listening on {} (pid {}): connect an RDP client, e.g. `xfreerdp /v:{0} /cert:tofu`; {}; script {} ({} s a phase); each session is stored in {} ({})",
         listener.local_addr()?,

@@ -3,17 +3,17 @@
 //! of its `latlab tune` remedy (stored as a tune run), rank the findings worst first, store
 //! them as an `rt doctor` run and print them (or `--json`).
 
-use crate::cli::{Cli, RtDoctorArgs};
-use crate::registry::Registry;
+use crate::cli::RtDoctorArgs;
 use crate::runner::{out, save, usage};
 use latlab_model::record::RunStatus;
 use latlab_output::tune::{Headline, judge, per_run};
 use latlab_rt::doctor::{self, Cost, Finding, Severity, Stat};
+use latlab_rt::experiment::Rt;
 use latlab_rt::hwlat::{self, Detector, GapRun};
 use latlab_sys::record::Finish;
 use std::path::Path;
 
-pub fn run(db: &Path, strict: bool, registry: &Registry, a: RtDoctorArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Path, strict: bool, a: RtDoctorArgs) -> anyhow::Result<i32> {
     let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let cpu = a.cpu.or_else(latlab_rt::config::default_cpu).unwrap_or(0);
     if cpu >= ncpu {
@@ -70,7 +70,7 @@ pub fn run(db: &Path, strict: bool, registry: &Registry, a: RtDoctorArgs) -> any
             }
             done += 1;
             eprintln!("doctor: measuring {} ({done} of {todo})", f.title);
-            match measure(db, strict, registry, f, cpu, &a) {
+            match measure(db, strict, f, cpu, &a) {
                 Ok(c) => f.cost = Some(c),
                 Err(e) => {
                     let why = format!("{e:#}");
@@ -105,23 +105,16 @@ fn json(cpu: usize, run: i64, findings: &[Finding], gaps: Option<&GapRun>) -> se
 /// A finding's A/B: its remedy against the machine as found, on `latlab rt` with the doctor's
 /// phases, the CPU and the finding's own options; stored as a tune run; the cost read from
 /// its headline's p99 or maximum.
-fn measure(
-    db: &Path,
-    strict: bool,
-    registry: &Registry,
-    f: &Finding,
-    cpu: usize,
-    a: &RtDoctorArgs,
-) -> anyhow::Result<Cost> {
+fn measure(db: &Path, strict: bool, f: &Finding, cpu: usize, a: &RtDoctorArgs) -> anyhow::Result<Cost> {
     let t = f.toggle.expect("only toggles are measured");
-    let (about, tunable) = super::tune::find(registry, t.remedy).map_err(anyhow::Error::msg)?;
-    let mut argv: Vec<String> = ["latlab", "rt", "--cpu"].map(String::from).to_vec();
-    argv.push(cpu.to_string());
-    argv.push("--duration".into());
-    argv.push(format!("{}ns", a.duration));
-    argv.extend(t.args.iter().map(|s| s.to_string()));
-    let cli = <Cli as clap::Parser>::try_parse_from(&argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
-    let (a_runs, b_runs) = tunable.ab(db, t.remedy, cli.command, strict, a.rounds)?;
+    let remedy = latlab_rt::remedies::all()
+        .into_iter()
+        .find(|r| r.about.name == t.remedy)
+        .ok_or_else(|| anyhow::anyhow!("{} is not a remedy of rt", t.remedy))?;
+    let base = t.config(cpu, a.duration, strict);
+    <Rt as latlab_model::experiment::Experiment>::validate(&base).map_err(usage)?;
+    let (a_runs, b_runs) = crate::runner::ab::<Rt>(db, t.remedy, base, &remedy.arms, a.rounds)?;
+    let about = remedy.about;
     let mut ab =
         latlab_output::tune::ab_record(&super::tune::info(&about), &a_runs, &b_runs, &super::tune::headlines(&about));
     ab.config("doctor.finding", f.key);

@@ -18,7 +18,6 @@ pub(crate) mod stall;
 mod startup;
 mod suite;
 mod tune;
-mod typing;
 pub(crate) mod udp;
 
 use crate::cli::{Cli, Command};
@@ -31,7 +30,7 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
     match cli.command {
         Command::Suite(a) => suite::run(&db, strict, registry, a),
         Command::Rt(a) => match a.command {
-            Some(crate::cli::RtCommand::Doctor(d)) => doctor::run(&db, strict, registry, d),
+            Some(crate::cli::RtCommand::Doctor(d)) => doctor::run(&db, strict, d),
             _ => rt::run(&db, strict, *a),
         },
         Command::Udp(a) => udp::run(&db, *a),
@@ -41,7 +40,6 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
         Command::Boot(a) => boot::run(&db, a),
         Command::Startup(a) => startup::run(&db, a),
         Command::Idle(a) => stall::idle(&db, a),
-        Command::Type(a) => typing::run(&db, *a),
         Command::Runs(a) => runs::list(&db, a),
         Command::Show(a) => runs::show(&db, a),
         Command::Report(a) => report::run(&db, registry, a),

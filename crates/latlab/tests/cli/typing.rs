@@ -194,6 +194,69 @@ fn a_wayland_terminal_under_headless_sway_shows_every_key_typed() {
     assert!(left.is_empty(), "runtime directories of ended runs: {left:?}");
 }
 
+/// The runs stored in `d`, newest first.
+fn runs(d: &Path) -> serde_json::Value {
+    let out = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
+    if let Some(m) = missing(&[("Xvfb", "xvfb"), ("xterm", "xterm")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two conditions of 100 keys a tenth of a second apart: the first ends, and is
+    // checkpointed, while the second still types for ten seconds.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["--checkpoint", "0.2", "type", "--keys", "100", "--interval", "100ms", "--conditions", "unloaded,cpu"])
+        .args(["--spinners", "1", "--", "xterm"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait, by what is stored, for the checkpoint of the first condition.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if d.join("latlab.db").exists() {
+            let r = runs(d);
+            if r.as_array().is_some_and(|a| a.len() == 1 && a[0]["status"] == "incomplete") {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "no checkpoint was stored");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its checkpoint was seen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let checkpoint = record(d, "1");
+    assert!(metric(&checkpoint, "type.xterm.unloaded.keys") > 0.0, "the first condition is in the checkpoint");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "latlab type did not stop after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    assert_eq!(status.code(), Some(130), "{said}");
+    assert!(said.contains("interrupted: kept what was measured"), "{said}");
+    // The final record replaced the checkpoint's row: one run, interrupted, with the first
+    // condition whole.
+    let r = runs(d);
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r[0]["status"], "interrupted");
+    let rec = record(d, "1");
+    assert_eq!(metric(&rec, "type.xterm.unloaded.keys"), 100.0);
+    documented(&rec);
+}
+
 #[test]
 fn what_cannot_be_typed_into_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -97,6 +97,10 @@ impl Experiment for Type {
             }
         };
         let rec = crate::run(cfg, &mut said).map_err(ExperimentError::failed)?;
+        // Said where the progress lines are, as they happen to the user's application.
+        for w in &rec.warnings {
+            eprintln!("warning: {w}");
+        }
         let stdout = keys_table(&rec);
         Ok(Outcome { records: vec![rec], stdout, preface: None })
     }
@@ -118,9 +122,6 @@ fn keys_table(rec: &RunRecord) -> Option<String> {
     let mut text = line(&head);
     for r in &rows {
         text += &line(r);
-    }
-    for w in &rec.warnings {
-        text += &format!("warning: {w}\n");
     }
     Some(text)
 }

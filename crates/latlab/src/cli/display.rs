@@ -145,7 +145,8 @@ pub struct RdpArgs {
     pub rdp_bpp: u32,
     /// Bulk compression offered: none, mppc8, mppc64, ncrush, xcrush.
     #[arg(long, default_value = "xcrush", value_parser = latlab_display::rdp::config::parse_compression, requires = "rdp")]
-    pub rdp_compression: Option<latlab_rdp::CompressionType>,
+    // Spelled out: clap's derive reads a plain `Option` as "may be left out", not as the value.
+    pub rdp_compression: ::std::option::Option<latlab_rdp::CompressionType>,
     /// Keys timed per condition.
     #[arg(long, default_value_t = latlab_keyscreen::defaults::RDP_KEYS, requires = "rdp")]
     pub keys: usize,

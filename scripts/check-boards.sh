@@ -43,17 +43,17 @@ done
 #   written per architecture;
 # - latlab-rdp: the bit-level codecs (MPPC, NCRUSH, XCRUSH, RLE) on a 32-bit usize, which a
 #   board decodes as the seed-000 thin client does;
-# - latlab-udp: the probe's wire format and timestamps, which a board sends and reflects (seed
-#   002's phone).
+# - latlab-udp-probe: the probe's wire format and timestamps, which a board sends and reflects
+#   (seed 002's phone); latlab-udp: the reflector and the analysis of what came back.
 # Not latlab-model: its statistics are the same arithmetic on fixed-width types everywhere, and
 # its tests (tail fits over many simulated runs) took 285 s under qemu-user for one target,
 # measured; the records a board writes are checked by the smoke test below (selftest's record,
 # reported by this machine's latlab).
-crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp)
+crates=(-p latlab-sys -p latlab-startup -p latlab-rdp -p latlab-udp-probe -p latlab-udp)
 # Debug assertions and overflow checks in the crates under test, as `cargo test` builds them
 # (the same flags at build and at run, so the run compiles nothing).
 checks=()
-for c in latlab-sys latlab-startup latlab-rdp latlab-udp; do
+for c in latlab-sys latlab-startup latlab-rdp latlab-udp-probe latlab-udp; do
     checks+=(--config "profile.$profile.package.$c.debug-assertions=true" --config "profile.$profile.package.$c.overflow-checks=true")
 done
 # Tests left out under qemu-user, by name, and why (the store's tests are not among the logic
@@ -64,7 +64,7 @@ done
 #   (seen on aarch64 in CI); a board's own kernel fills them.
 # - the page-out of another process calls process_madvise, which qemu-user does not implement
 #   (ENOSYS, seen on aarch64); a board's kernel (5.10 or later) has it.
-skips=(--skip peer::tests::requests_to_a_reflector_come_back_with_their_sequence_numbers_and_junk_is_refused
+skips=(--skip reflector::tests::requests_to_a_reflector_come_back_with_their_sequence_numbers_and_junk_is_refused
     --skip tcpinfo::tests::counts_what_crossed_loopback
     --skip pageout::tests::another_process_is_paged_out_and_its_children_found)
 # - on armv7 only, the prefault test reads its buffer's resident size from /proc/self/smaps,
@@ -136,7 +136,7 @@ for t in $targets; do
         these=("${skips[@]}")
         case "$t" in armv7-*) these+=("${skips_armv7[@]}") ;; esac
         echo "== $t: the logic crates' tests under $qemu (left out: ${these[*]/--skip/})"
-        for c in latlab-rdp latlab-sys latlab-udp; do
+        for c in latlab-rdp latlab-sys latlab-udp-probe latlab-udp; do
             echo "-- $c"
             run_tests "$t" "$c" "$qemu" "${these[@]}"
         done

@@ -36,3 +36,7 @@ pub const EVT_SEED: u64 = 0x1a71_ab00_e7e4_0042;
 /// The worst case per hour `rt` and `monitor` report: the latency exceeded on average once an
 /// hour (in a given hour with probability 63 %), the rarity `worst.rs` checks a long run against.
 pub const WORST_PER_HOUR: f64 = 1.0;
+
+/// Most rounds an A/B takes (`latlab tune`, `rt doctor`): 100 (200 runs of an experiment:
+/// hours; more is a typo).
+pub const AB_MAX_ROUNDS: usize = 100;

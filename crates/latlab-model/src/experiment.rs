@@ -116,6 +116,9 @@ pub struct RunContext {
     /// monitor); `None` where the runner keeps none. A record the run wrote there comes back
     /// with its `id`, and the runner stores it in place of that row.
     pub runs: Option<crate::sink::SharedRunSink>,
+    /// The runner's A/B engine, for a run that measures a remedy's effect on its own
+    /// configuration (`rt doctor`); `None` where the runner gives none.
+    pub ab: Option<std::sync::Arc<dyn crate::ab::AbRunner>>,
 }
 
 impl std::fmt::Debug for RunContext {
@@ -124,6 +127,7 @@ impl std::fmt::Debug for RunContext {
             .field("progress", &self.progress)
             .field("checkpoint", &self.checkpoint)
             .field("runs", &self.runs.as_ref().map(|_| "the runner's store"))
+            .field("ab", &self.ab.as_ref().map(|_| "the runner's A/B engine"))
             .finish()
     }
 }

@@ -5,6 +5,7 @@
 //!
 //! | file | holds |
 //! |---|---|
+//! | `ab.rs` | the A/B an experiment asks of the runner, and its verdict |
 //! | `record.rs` | the run record: metrics, tables, series |
 //! | `value.rs` | a metric's value |
 //! | `stats/` | summaries, percentiles, delay variation, bootstrap, modes, extremes |
@@ -22,6 +23,7 @@
 //! | `synth.rs`, `testing.rs` | synthetic samples; how a test says it skipped |
 #![warn(missing_docs)]
 
+pub mod ab;
 pub mod capability;
 pub mod checkpoint;
 pub mod defaults;

@@ -43,9 +43,6 @@ pub const TUNE_MIN_EFFECT: f64 = 0.05;
 /// rounds while keeping a remedy's A/B to minutes.
 pub const TUNE_ROUNDS: usize = 3;
 
-/// Most rounds `latlab tune` takes: 100 (200 runs of an experiment: hours; more is a typo).
-pub const TUNE_MAX_ROUNDS: usize = 100;
-
 /// Seconds between a long run's checkpoints in the database: a kill or power cut loses at
 /// most this much, and rewriting the run so far every 5 s costs a measuring process well
 /// under 1 % of a core for runs of up to hours at 1 kHz (a checkpoint of 1 M samples is

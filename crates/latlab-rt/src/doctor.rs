@@ -11,6 +11,7 @@ use latlab_model::record::{Column, RunRecord, Table};
 use serde::Serialize;
 
 pub mod checks;
+pub mod run;
 
 /// Where the doctor reads the machine: the real `/proc`, `/sys` and `/dev`, or a test's map.
 pub trait Source {

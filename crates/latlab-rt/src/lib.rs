@@ -19,7 +19,7 @@
 //! | `config.rs` | Configuration of `latlab rt` |
 //! | `arbitration.rs` | How level 2 and the load share the CPU (`--arbitration`) |
 //! | `cyclictest.rs` | cyclictest's `-h` histogram text, so scripts written for cyclictest can plot latlab's runs |
-//! | `doctor.rs` | `latlab rt doctor`: what on this machine spoils wake-up latency, each finding tied to a measurement (`doctor/checks/`: the checks, one file each) |
+//! | `doctor.rs` | `latlab rt doctor`: what on this machine spoils wake-up latency, each finding tied to a measurement (`doctor/checks/`: the checks, one file each; `doctor/run.rs`: it under the experiment contract) |
 //! | `hwlat.rs` | `rt doctor`'s gap detector in user space (the kernel's hwlat tracer is often absent) |
 //! | `defaults.rs` | Every default of `latlab rt` (seed 001), each with the reason it has that value |
 //! | `experiment.rs` | `latlab rt` as an `Experiment` |

@@ -21,6 +21,15 @@ pub fn usage(why: String) -> latlab_model::experiment::ExperimentError {
 /// every record, print their Markdown (or the run's own text), and return the exit code for
 /// their status.
 pub(crate) fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Result<i32> {
+    measure_with::<E>(db, cfg, None)
+}
+
+/// [`measure`], giving the run an A/B engine (`rt doctor` measures each setting it finds).
+pub(crate) fn measure_with<E: Experiment>(
+    db: &Path,
+    cfg: E::Config,
+    ab: Option<std::sync::Arc<dyn latlab_model::ab::AbRunner>>,
+) -> anyhow::Result<i32> {
     E::validate(&cfg).map_err(usage)?;
     install_interrupt()?;
     eprintln!("{}", E::announce(&cfg));
@@ -32,6 +41,7 @@ pub(crate) fn measure<E: Experiment>(db: &Path, cfg: E::Config) -> anyhow::Resul
         progress: progress.as_ref().map(Progress::counter).unwrap_or_default(),
         checkpoint: ckpt.clone(),
         runs: Some(latlab_output::checkpoint::run_sink(db)),
+        ab,
     };
     let result = latlab_model::experiment::run::<E>(&cfg, &ctx);
     if let Some(p) = progress {

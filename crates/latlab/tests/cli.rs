@@ -219,6 +219,19 @@ fn clear_errors_and_exit_codes() {
     latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);
 }
 
+/// Send `child` SIGINT (Ctrl-C) and wait up to `within` for it to end; its exit status.
+fn ctrl_c(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let t0 = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(t0.elapsed() < within, "latlab did not stop within {within:?} of Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Start `latlab ARGS` (which would run for minutes), wait until it says it is measuring,
 /// send SIGINT, and check it exits 130 with an `interrupted` run stored holding samples.
 fn interrupt_and_check(args: &[&str], ready: &str) {
@@ -239,15 +252,7 @@ fn interrupt_and_check(args: &[&str], ready: &str) {
     assert!(line.contains(ready), "{line}");
     // Let it get into its timed loops, then interrupt.
     std::thread::sleep(Duration::from_millis(2500));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(60), "latlab did not stop after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = ctrl_c(&mut child, Duration::from_secs(60));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
     assert_eq!(status.code(), Some(130), "stderr: {rest}");

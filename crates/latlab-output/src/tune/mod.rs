@@ -137,15 +137,6 @@ pub struct HeadlineEffect {
 }
 
 /// The 97.5th percentile of Student's t with `df` degrees of freedom (a standard table; 1.96
-/// Check `latlab tune --rounds` (1 to [`TUNE_MAX_ROUNDS`](crate::defaults::TUNE_MAX_ROUNDS)).
-pub fn check_rounds(rounds: usize) -> Result<(), String> {
-    let most = crate::defaults::TUNE_MAX_ROUNDS;
-    if rounds == 0 || rounds > most {
-        return Err(format!("--rounds {rounds}: 1 to {most}"));
-    }
-    Ok(())
-}
-
 /// beyond 30).
 pub fn t975(df: usize) -> f64 {
     const T: [f64; 30] = [

@@ -23,7 +23,7 @@ pub mod tls;
 
 pub use accept::{AcceptConfig, AcceptError, ClientIdentity};
 pub use ironrdp_pdu::rdp::client_info::Credentials as Account;
-pub use session::{Phase, Plan, ServeRun};
+pub use plan::{Phase, Plan, ServeRun};
 pub use tls::ServerIdentity;
 
 use latlab_model::record::{RunRecord, RunStatus, Table};
@@ -367,7 +367,7 @@ pub fn run_record(run: &ServeRun, plan: &Plan) -> RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use session::{InputCounts, PhaseStats};
+    use plan::{InputCounts, PhaseStats};
 
     fn plan() -> Plan {
         Plan {

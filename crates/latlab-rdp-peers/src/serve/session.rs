@@ -11,9 +11,8 @@
 use super::accept::Accepted;
 use super::conn::{Link, Stop};
 use super::gfx::{AckStats, Gfx};
-pub use super::input::orders_supported;
-use super::input::{Events, parse_input};
-pub use super::plan::{InputCounts, Phase, PhaseStats, Plan, ServeRun};
+use super::input::{Events, orders_supported, parse_input};
+use super::plan::{Phase, PhaseStats, Plan, ServeRun};
 use ironrdp_pdu::rdp::capability_sets::CapabilitySet;
 use ironrdp_pdu::rdp::server_error_info::ProtocolIndependentCode;
 use latlab_desktop::editor::Editor;

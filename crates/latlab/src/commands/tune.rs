@@ -17,7 +17,7 @@ pub fn run(db: &Path, strict: bool, registry: &Registry, a: TuneArgs) -> anyhow:
     }
     let name = a.remedy.as_deref().unwrap_or_default();
     let (about, tunable) = find(registry, name).map_err(usage)?;
-    latlab_output::tune::check_rounds(a.rounds).map_err(usage)?;
+    latlab_model::ab::check_rounds(a.rounds).map_err(usage)?;
     // The experiment's own command line, parsed by its own parser.
     let mut argv: Vec<String> = vec!["latlab".into()];
     argv.extend(about.command.iter().map(|s| s.to_string()));

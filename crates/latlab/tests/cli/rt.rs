@@ -169,3 +169,54 @@ fn rt_doctor_ranks_its_findings_measures_a_toggle_and_stores_both() {
         .stderr(predicate::str::contains("not a finding latlab can toggle"));
     assert_eq!(rt_runtime(), before, "the doctor left RT throttling as it found it");
 }
+
+#[test]
+fn rt_doctor_runs_under_the_runner_its_row_stored_as_it_goes_and_ctrl_c_keeps_it_interrupted() {
+    let _one = rt_throttling_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A minute of gap detector: the run's row is stored before it starts; Ctrl-C ends it.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .args(["rt", "doctor", "--no-toggle", "--gaps-for", "60s", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let runs = |d: &Path| -> serde_json::Value {
+        let out = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+        serde_json::from_slice(&out).unwrap()
+    };
+    loop {
+        if d.join("latlab.db").exists()
+            && runs(d).as_array().is_some_and(|a| a.len() == 1 && a[0]["status"] == "incomplete")
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the doctor's run was not stored as it went");
+        assert!(child.try_wait().unwrap().is_none(), "the doctor ended before its row was seen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = super::ctrl_c(&mut child, Duration::from_secs(30));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    assert_eq!(status.code(), Some(130), "{said}");
+    assert!(said.contains("interrupted: kept what was measured"), "{said}");
+    // One run, the row written as it went, now interrupted, with every finding ranked.
+    let r = runs(d);
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r[0]["status"], "interrupted");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["run"], r[0]["id"]);
+    let id = r[0]["id"].to_string();
+    let rec = latlab(d).args(["export", &id, "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&rec).unwrap();
+    assert_eq!(rec["mode"], "doctor");
+    let t = rec["tables"].as_array().unwrap().iter().find(|t| t["name"] == "rt.doctor").expect("rt.doctor");
+    assert_eq!(t["rows"].as_array().unwrap().len(), v["findings"].as_array().unwrap().len());
+    assert!(v["gaps"]["gaps"]["reads"].as_u64().unwrap() > 0, "what the detector read before Ctrl-C is kept");
+}

@@ -234,15 +234,7 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
     }
     let checkpoint = record(d, "1");
     assert!(metric(&checkpoint, "type.xterm.unloaded.keys") > 0.0, "the first condition is in the checkpoint");
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(30), "latlab type did not stop after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = super::ctrl_c(&mut child, Duration::from_secs(30));
     let mut said = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
     assert_eq!(status.code(), Some(130), "{said}");

@@ -91,7 +91,7 @@ done
 echo "== static binaries: $targets"
 scripts/cross.sh "$targets" build --profile "$profile" --locked -p latlab
 if [ "$tests" = 1 ]; then
-    echo "== test binaries: ${crates[*]/-p/} ($profile profile, with debug assertions and overflow checks)"
+    echo "== test binaries: $(printf '%s ' "${crates[@]}" | sed 's/-p //g')($profile profile, with debug assertions and overflow checks)"
     # Run below straight from the list cargo gives (target, crate, executable): a cargo test per
     # target with another set of crates would resolve features anew and compile again.
     scripts/cross.sh "$targets" test --profile "$profile" --locked --no-run --message-format=json-render-diagnostics \

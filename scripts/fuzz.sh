@@ -2,7 +2,7 @@
 # Run latlab's fuzz targets for a bounded time each, from the corpus kept in the repository
 # (fuzz/seeds/TARGET/: hand-written examples; fuzz/seeds/TARGET.tar.gz: what earlier runs
 # found), failing on the first crash, hang or leak; CI runs this. Needs a nightly toolchain
-# and cargo-fuzz (`cargo install cargo-fuzz`).
+# cargo-fuzz (`cargo install cargo-fuzz`) and a C++ compiler for libFuzzer (Debian: g++).
 #
 #   scripts/fuzz.sh [--seconds 20] [--jobs 1] [--merge] [--build-only] [TARGET ...]
 #

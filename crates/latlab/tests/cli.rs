@@ -219,6 +219,15 @@ fn clear_errors_and_exit_codes() {
     latlab(d).args(["--db", "other.db", "runs"]).assert().code(1);
 }
 
+/// The runs stored in `d` (`latlab runs --json`), newest first; none while it has no database.
+fn runs_list(d: &Path) -> Vec<serde_json::Value> {
+    if !d.join("latlab.db").exists() {
+        return Vec::new();
+    }
+    let out = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
+    serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().cloned().unwrap_or_default()
+}
+
 /// Send `child` SIGINT (Ctrl-C) and wait up to `within` for it to end; its exit status.
 fn ctrl_c(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();

@@ -32,6 +32,7 @@ latlab_model::choice! {
         Zgfx = "zgfx",
     }
 }
+latlab_model::serialize_by_name!(GfxFrames);
 
 /// What the server offers a client.
 #[derive(Debug, Clone)]

@@ -141,110 +141,36 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
     }
 }
 
-/// `latlab display serve --rdp`: serve real RDP clients, storing each session as a run.
+/// `latlab display serve --rdp`: serve real RDP clients through the one runner; each
+/// session is stored as a run as it ends, and the server's own run at the stop.
 fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
-    use latlab_rdp_peers::serve::{self as rs, Outcome};
-    use std::sync::Arc;
-    use std::time::Duration;
-    let r = &s.rdp;
-    let usage = crate::runner::usage;
-    let limits = s.limits();
-    limits.validate().map_err(usage)?;
-    let account = match &r.rdp_user {
-        None => None,
-        Some(u) => Some(rs::account_from_env(u, |k| std::env::var(k).ok()).map_err(usage)?),
-    };
-    let deadline = s
-        .hello_deadline
-        .map(Duration::from_nanos)
-        .unwrap_or(Duration::from_secs_f64(latlab_rdp_peers::defaults::RDP_HANDSHAKE_DEADLINE_SECS));
-    let plan = rs::Plan {
-        script: r.script.clone(),
-        phase_ms: (r.phase_seconds * 1000.0) as u64,
-        frame_ms: latlab_desktop::defaults::FRAME_MS,
-        flat_out: r.flat_out,
-        orders: r.orders,
-        compress: !r.no_compression,
-        seed: latlab_desktop::defaults::SEED,
-        idle_ns: limits.idle_timeout.as_nanos() as u64,
-        max_ns: limits.max_session.as_nanos() as u64,
-    };
-    let cfg = rs::RdpServeConfig {
-        accept: rs::AcceptConfig {
-            width: r.width,
-            height: r.height,
-            bpp: r.bpp,
-            account: account.clone(),
-            deadline,
-            gfx: r.gfx,
+    use latlab_display::rdp::serve::{DisplayServeRdp, ServeRdpRun};
+    let r = s.rdp;
+    let base = ServeRdpRun::default();
+    let cfg = ServeRdpRun {
+        listen: s.listen.unwrap_or(base.listen),
+        cert_dir: r.cert_dir,
+        width: r.width,
+        height: r.height,
+        bpp: r.bpp,
+        gfx: r.gfx,
+        deadline_ns: s.hello_deadline.unwrap_or(base.deadline_ns),
+        user: r.rdp_user,
+        plan: latlab_rdp_peers::serve::Plan {
+            script: r.script,
+            phase_ms: (r.phase_seconds * 1000.0) as u64,
+            flat_out: r.flat_out,
+            orders: r.orders,
+            compress: !r.no_compression,
+            idle_ns: s.idle_timeout,
+            max_ns: s.max_session,
+            ..base.plan
         },
-        plan: plan.clone(),
-        max_sessions: limits.max_sessions,
-        max_waiting: limits.max_waiting,
+        max_sessions: s.max_sessions,
+        max_waiting: s.max_waiting,
         once: s.once,
     };
-    cfg.validate().map_err(usage)?;
-    let dir = r.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
-    let id = rs::tls::load_or_create(&dir).map_err(anyhow::Error::msg)?;
-    eprintln!(
-        "display serve --rdp: certificate {} {} ({})",
-        if id.created { "made and kept in" } else { "kept in" },
-        dir.display(),
-        id.fingerprint
-    );
-    install_interrupt()?;
-    latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
-    let listen =
-        s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_rdp_peers::defaults::RDP_SERVE_PORT));
-    let listener =
-        std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
-    eprintln!(
-        "display serve --rdp: listening on {} (pid {}): connect an RDP client, e.g. `xfreerdp /v:{0} /cert:tofu`; {}; script {} ({} s a phase); each session is stored in {} ({})",
-        listener.local_addr()?,
-        std::process::id(),
-        match &account {
-            Some(a) => format!("TLS or NLA as {}", a.username),
-            None => "TLS, any logon".to_string(),
-        },
-        plan.script.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
-        r.phase_seconds,
-        db.display(),
-        if s.once { "one session" } else { "Ctrl-C or SIGTERM stops; SIGUSR1 prints the counters" }
-    );
-    let db = db.to_path_buf();
-    let stats = Arc::new(rs::RdpGateStats::default());
-    let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let fails = failures.clone();
-    let done: rs::OnOutcome = Arc::new(move |peer, o| match o {
-        Outcome::Began(client) => eprintln!("{peer}: session began (client {client})"),
-        Outcome::Served(run) => {
-            eprintln!("{peer}: {}", run.summary());
-            let mut rec = rs::run_record(&run, &plan);
-            if let Err(e) = crate::runner::save(&db, &mut rec) {
-                eprintln!("{peer}: {e:#}");
-                fails.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        Outcome::NotAccepted(e) => eprintln!("{peer}: not accepted: {e}"),
-        Outcome::PushedOut => eprintln!("{peer}: closed: pushed out of a full waiting room (--max-waiting)"),
-        Outcome::Busy => {
-            eprintln!("{peer}: refused: every session slot is taken (--max-sessions); the client was told")
-        }
-    });
-    let st = stats.clone();
-    let gate = std::thread::spawn(move || {
-        rs::serve_rdp(&listener, &cfg, &id, st, &latlab_sys::interrupt::stop_requested, done)
-    });
-    while !gate.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
-        if latlab_sys::interrupt::status_requested() {
-            eprintln!("display serve --rdp: {}", stats.line());
-        }
-    }
-    let r = gate.join().map_err(|_| anyhow::anyhow!("the RDP server's thread panicked"))?;
-    eprintln!("display serve --rdp: stopped: {}", stats.line());
-    r.map_err(anyhow::Error::msg)?;
-    Ok(if failures.load(std::sync::atomic::Ordering::Relaxed) > 0 { crate::exit::ERROR } else { crate::exit::OK })
+    measure::<DisplayServeRdp>(db, cfg)
 }
 
 /// The configuration `latlab display pipeline` runs with these arguments.

@@ -174,10 +174,14 @@ fn xfreerdp_is_served_the_script_and_its_session_stored_with_input_to_update() {
     let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
     assert!(status.success(), "{log}");
     assert!(log.contains("certificate made and kept in") && log.contains("sha256:"), "{log}");
+    // The client's session and the server's own run, both stored by the runner.
     let runs = runs(d);
-    assert_eq!(runs.len(), 1, "{log}");
-    let r = &runs[0];
-    assert_eq!(r["mode"], "serve-rdp");
+    assert_eq!(runs.len(), 2, "{log}");
+    let r = runs.iter().find(|r| r["mode"] == "serve-rdp").expect("the session's run");
+    let server_run = runs.iter().find(|r| r["mode"] == "serve-rdp-server").expect("the server's run");
+    assert_eq!(server_run["status"], "complete", "{log}");
+    assert_eq!(metric(server_run, "serve.door.sessions"), 1.0);
+    assert_eq!(server_run["config"]["session_runs"], r["id"].to_string(), "the server names its session's run");
     assert_eq!(r["status"], "complete", "{log}");
     let cfg = &r["config"];
     assert_eq!(cfg["client_name"], "latlab-ci", "the client's announced name");
@@ -283,4 +287,46 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
     assert!(log.contains("pushed out of a full waiting room"), "{log}");
     assert!(log.contains("refused: every session slot is taken"), "{log}");
     assert!(runs.iter().all(|r| r["config"]["client_name"] != "busy"), "a refused client has no run");
+}
+
+#[test]
+fn a_server_run_is_checkpointed_while_it_serves_and_ctrl_c_stores_it_and_its_session_interrupted() {
+    if let Some(why) = missing() {
+        return skip(&why);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut kids = Kids(Vec::new());
+    let display = xvfb(&mut kids);
+    let port = free_port();
+    let mut server = serve(d, port, &["--checkpoint", "0.2", "--script", "slideshow", "--phase-seconds", "120"]);
+    let mut client = xfreerdp(&display, port, "cut");
+    began(d, &mut client, "cut");
+    // The server's run is checkpointed as it serves: its row is there, incomplete.
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = super::runs_list(d);
+        if list.iter().any(|r| r["status"] == "incomplete") {
+            break;
+        }
+        assert!(Instant::now() < until, "no checkpoint of the server's run: {list:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = super::ctrl_c(&mut server.0, Duration::from_secs(30));
+    let _ = client.kill();
+    let _ = client.wait();
+    let log = std::fs::read_to_string(d.join("serve.log")).unwrap();
+    assert_eq!(status.code(), Some(130), "{log}");
+    let runs = runs(d);
+    assert_eq!(runs.len(), 2, "the checkpoint's row was replaced, not added to: {log}");
+    let server_run = runs.iter().find(|r| r["mode"] == "serve-rdp-server").expect("the server's run");
+    assert_eq!(server_run["status"], "interrupted", "{log}");
+    // The harness's readiness probe and the client.
+    assert_eq!(metric(server_run, "serve.door.connections"), 2.0);
+    assert_eq!(metric(server_run, "serve.door.sessions"), 1.0);
+    let session = runs.iter().find(|r| r["mode"] == "serve-rdp").expect("the session's run");
+    assert_eq!(session["status"], "interrupted", "a session cut by Ctrl-C: {log}");
+    assert_eq!(session["config"]["client_name"], "cut");
+    assert!(metric(session, "serve.slideshow.frames_sent") > 0.0, "what was served until then is kept");
 }

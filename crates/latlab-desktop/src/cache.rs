@@ -43,9 +43,9 @@ impl Geometry {
         (self.cells[2] / Self::CELLS_PER_FRAME) as u32
     }
     /// Check the geometry.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.cell_bytes().is_none() {
-            return Err(format!("{} bpp: use 8, 16, 24 or 32", self.bpp));
+            return Err(format!("{} bpp: use 8, 16, 24 or 32", self.bpp).into());
         }
         if self.cells.iter().any(|&c| !(1..=0x7FFF).contains(&c)) {
             return Err("cells per cache: 1 to 32,767 (a cache index is 15 bits)".into());

@@ -57,7 +57,7 @@ pub enum SessionError {
     Mismatch(u64),
     /// A setting is out of range.
     #[error("{0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
 }
 
 /// What crossed the wire, counted after the warm-up.
@@ -131,10 +131,10 @@ impl SessionConfig {
     /// Check the settings.
     pub fn validate(&self) -> Result<(), SessionError> {
         if crate::fb::bytes_per_pixel(self.bpp).is_none() {
-            return Err(SessionError::Config(format!("{} bpp: use 8, 16, 24 or 32", self.bpp)));
+            return Err(SessionError::Config(format!("{} bpp: use 8, 16, 24 or 32", self.bpp).into()));
         }
         if !(64..=4096).contains(&self.width) || !(64..=4096).contains(&self.height) {
-            return Err(SessionError::Config(format!("{}×{}: each side 64 to 4096", self.width, self.height)));
+            return Err(SessionError::Config(format!("{}×{}: each side 64 to 4096", self.width, self.height).into()));
         }
         if self.frame_ms == 0 || self.duration_ms == 0 {
             return Err(SessionError::Config("frame period and duration must be positive".into()));
@@ -236,7 +236,7 @@ pub fn run_with(
 impl From<SessionError> for latlab_model::experiment::ExperimentError {
     fn from(e: SessionError) -> Self {
         match e {
-            SessionError::Config(c) => latlab_model::experiment::ExperimentError::Config(c),
+            SessionError::Config(c) => latlab_model::experiment::ExperimentError::Config(c.into()),
             e => latlab_model::experiment::ExperimentError::failed(e),
         }
     }

@@ -59,7 +59,7 @@ impl Cures {
     }
 
     /// Check the cures against the session's cipher.
-    pub fn validate(&self, crypto: latlab_desktop::wire::Crypto) -> Result<(), String> {
+    pub fn validate(&self, crypto: latlab_desktop::wire::Crypto) -> Result<(), latlab_model::ConfigError> {
         use latlab_rdp::security::Protection;
         if self.direct && self.decode_thread {
             return Err("direct and decode-thread do not combine: the second thread is handed each PDU in its own buffer, a copy".into());
@@ -68,7 +68,7 @@ impl Cures {
             return Err(format!(
                 "skip-mac is seed 000's DisableMACCheck, for RC4 with its MAC; this session's cipher is {} (an AEAD's tag is part of decrypting)",
                 crypto.name()
-            ));
+            ).into());
         }
         Ok(())
     }
@@ -88,15 +88,15 @@ impl Default for ViewConfig {
 
 impl ViewConfig {
     /// Check the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(MIN_RCVBUF..=64 << 20).contains(&self.rcvbuf) {
-            return Err(format!("receive buffer {} B: use {} B to 64 MiB", self.rcvbuf, MIN_RCVBUF));
+            return Err(format!("receive buffer {} B: use {} B to 64 MiB", self.rcvbuf, MIN_RCVBUF).into());
         }
         if self.threshold == 0 || self.threshold > self.rcvbuf / 2 {
-            return Err(format!("threshold {} B: use 1 B to half the receive buffer", self.threshold));
+            return Err(format!("threshold {} B: use 1 B to half the receive buffer", self.threshold).into());
         }
         if !(self.speed > 0.0 && self.speed <= 1.0) {
-            return Err(format!("client speed {}: use a fraction in (0, 1]", self.speed));
+            return Err(format!("client speed {}: use a fraction in (0, 1]", self.speed).into());
         }
         Ok(())
     }
@@ -218,8 +218,8 @@ pub(crate) fn open_session(
     vc: &ViewConfig,
 ) -> Result<(TcpStream, TcpStream), NetError> {
     cfg.validate()?;
-    vc.validate().map_err(NetError::Protocol)?;
-    vc.cures.validate(cfg.crypto).map_err(NetError::Protocol)?;
+    vc.validate()?;
+    vc.cures.validate(cfg.crypto)?;
     stream.set_nodelay(true).doing("turning Nagle off")?;
     nix::sys::socket::setsockopt(&stream, nix::sys::socket::sockopt::RcvBuf, &vc.rcvbuf)
         .map_err(|e| IoFailed::new("setting SO_RCVBUF", e.into()))?;

@@ -45,7 +45,7 @@ impl Limits {
         SessionBounds { idle_ns: self.idle_timeout.as_nanos() as u64, max_ns: self.max_session.as_nanos() as u64 }
     }
     /// Every limit non-zero.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.hello_deadline.is_zero() || self.idle_timeout.is_zero() || self.max_session.is_zero() {
             return Err("the hello deadline, idle timeout and session bound must be above zero".into());
         }
@@ -143,7 +143,7 @@ pub fn serve_bounded(
     report: impl Fn(SocketAddr, Result<ServerReport, NetError>) + Send + Sync + 'static,
 ) -> Result<(), NetError> {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-    limits.validate().map_err(NetError::Protocol)?;
+    limits.validate()?;
     listener.set_nonblocking(true).doing("making the listener non-blocking")?;
     let report = Arc::new(report);
     let running = Arc::new(AtomicUsize::new(0));
@@ -403,7 +403,7 @@ mod tests {
         let mut c = TcpStream::connect(addr).unwrap();
         c.write_all(hello_line(&cfg, Pace::FlatOut).as_bytes()).unwrap();
         let r = rx.recv_timeout(Duration::from_secs(30)).expect("the session never ended");
-        assert!(r.unwrap_err().contains("idle timeout"));
+        assert!(r.unwrap_err().to_string().contains("idle timeout"));
         h.join().unwrap();
         drop(c);
     }

@@ -48,16 +48,16 @@ pub fn hello_line(cfg: &SessionConfig, pace: Pace) -> String {
 }
 
 /// Read a hello line back into settings; the error names the field.
-pub fn parse_hello(line: &str) -> Result<(SessionConfig, Pace), String> {
+pub fn parse_hello(line: &str) -> Result<(SessionConfig, Pace), latlab_model::ConfigError> {
     let mut words = line.split_ascii_whitespace();
     if words.next() != Some(MAGIC) {
-        return Err(format!("not a latlab display hello (expected '{MAGIC}' first)"));
+        return Err(format!("not a latlab display hello (expected '{MAGIC}' first)").into());
     }
     let kv: std::collections::HashMap<&str, &str> =
         words.map(|w| w.split_once('=').ok_or(format!("'{w}' is not key=value"))).collect::<Result<_, _>>()?;
     let get = |k: &str| kv.get(k).copied().ok_or(format!("missing '{k}'"));
-    fn num<T: std::str::FromStr>(k: &str, v: &str) -> Result<T, String> {
-        v.parse().map_err(|_| format!("'{k}={v}' is not a number in range"))
+    fn num<T: std::str::FromStr>(k: &str, v: &str) -> Result<T, latlab_model::ConfigError> {
+        v.parse().map_err(|_| format!("'{k}={v}' is not a number in range").into())
     }
     let name = get("workload")?;
     let mut workload = WorkloadKind::from_name(name).ok_or(format!("unknown workload '{name}'"))?;
@@ -126,7 +126,7 @@ pub fn parse_hello(line: &str) -> Result<(SessionConfig, Pace), String> {
             }
             Pace::Echo { working_set_mib }
         }
-        p => return Err(format!("unknown pace '{p}'")),
+        p => return Err(format!("unknown pace '{p}'").into()),
     };
     Ok((cfg, pace))
 }

@@ -95,6 +95,9 @@ pub enum NetError {
     /// The peer broke the protocol.
     #[error("protocol: {0}")]
     Protocol(String),
+    /// A setting out of range (the view's, the typist's, the server's limits).
+    #[error(transparent)]
+    Config(#[from] latlab_model::ConfigError),
     /// The session failed as an in-memory one would: a PDU that does not read or apply, a
     /// screen that differs, a setting out of range.
     #[error(transparent)]
@@ -381,9 +384,9 @@ mod tests {
         }
         // Refused combinations, with their reasons.
         let both = Cures { direct: true, decode_thread: true, ..Cures::default() };
-        assert!(both.validate(rc4).unwrap_err().contains("do not combine"));
+        assert!(both.validate(rc4).unwrap_err().to_string().contains("do not combine"));
         let mac = Cures { skip_mac: true, ..Cures::default() };
-        assert!(mac.validate(Crypto::ALL[3]).unwrap_err().contains("RC4"));
+        assert!(mac.validate(Crypto::ALL[3]).unwrap_err().to_string().contains("RC4"));
         assert!(mac.validate(Crypto::None).is_err());
         let cfg = small(WorkloadKind::Cursor);
         let e = pair(&cfg, Pace::FlatOut, &ViewConfig { cures: mac, ..ViewConfig::default() }).unwrap_err();

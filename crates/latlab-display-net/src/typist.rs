@@ -42,9 +42,9 @@ pub struct TypistConfig {
 
 impl TypistConfig {
     /// Check the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(1..=400).contains(&self.wpm) {
-            return Err(format!("{} words a minute: use 1 to 400", self.wpm));
+            return Err(format!("{} words a minute: use 1 to 400", self.wpm).into());
         }
         if !(self.seconds > 0.0 && self.seconds <= 3600.0) {
             return Err("seconds of typing: more than 0, at most an hour".into());
@@ -112,7 +112,7 @@ pub fn type_on(
     vc: &ViewConfig,
     tc: &TypistConfig,
 ) -> Result<TypingReport, NetError> {
-    tc.validate().map_err(NetError::Protocol)?;
+    tc.validate()?;
     let keys = script(tc.seed, tc.wpm, tc.seconds);
     let gap = key_gap_ns(tc.wpm);
     // The server's clock of the session: long enough for the typing and the pages.
@@ -370,7 +370,7 @@ mod tests {
     fn a_bad_typist_is_refused_before_connecting() {
         let mut t = typist();
         t.wpm = 0;
-        assert!(t.validate().unwrap_err().contains("words a minute"));
+        assert!(t.validate().unwrap_err().to_string().contains("words a minute"));
         t = typist();
         t.seconds = 0.0;
         assert!(t.validate().is_err());

@@ -63,13 +63,14 @@ impl RealServer {
     /// From `--rdp`'s value, read by the one parser of `--rdp` targets
     /// ([`crate::rdp::config::Server::parse`]): the ramp takes only the server it can make
     /// accounts on.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, latlab_model::ConfigError> {
         match crate::rdp::config::Server::parse(s) {
             Ok(crate::rdp::config::Server::LocalXrdp) => Ok(Self::LocalXrdp),
             _ => Err(format!(
                 "--rdp {s}: the ramp needs one account per session on the server, which latlab can make only on \
                  this machine: use --rdp local-xrdp (xrdp started here; needs root and the xrdp and xorgxrdp packages)"
-            )),
+            )
+            .into()),
         }
     }
 }
@@ -128,13 +129,13 @@ impl CapacityConfig {
     }
 
     /// Check the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         let most = self.most_sessions();
         if self.real.is_some() && self.link_bps.is_some() {
             return Err("--link with --rdp: the ramp against a real server runs on loopback only so far".into());
         }
         if self.ramp.is_empty() || self.ramp.contains(&0) || self.ramp.iter().any(|&n| n > most) {
-            return Err(format!("the ramp: session counts from 1 to {most}"));
+            return Err(format!("the ramp: session counts from 1 to {most}").into());
         }
         if !(self.seconds >= 1.0 && self.seconds <= 3600.0) {
             return Err("seconds per level: 1 to 3600".into());
@@ -142,7 +143,7 @@ impl CapacityConfig {
         if self.mix.is_empty() {
             return Err("the mix is empty".into());
         }
-        self.session.validate().map_err(|e| e.to_string())
+        self.session.validate().map_err(|e| e.to_string().into())
     }
 
     /// Levels (for progress): the per-kind pass (one session of each kind side by side, twice) counts as one.
@@ -294,16 +295,17 @@ enum Quarter {
     Third,
 }
 
-/// An in-process server taking `n` connections.
-fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<Vec<Result<ServerReport, String>>> {
+/// An in-process server taking `n` connections (each session's failure is its client's to
+/// report).
+fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let conns: Vec<_> = (0..n)
             .filter_map(|_| listener.accept().ok())
-            .map(|(s, _)| {
-                std::thread::spawn(move || latlab_display_net::serve_connection(s).map_err(|e| e.to_string()))
-            })
+            .map(|(s, _)| std::thread::spawn(move || latlab_display_net::serve_connection(s).map(|_| ())))
             .collect();
-        conns.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect()
+        for h in conns {
+            let _ = h.join();
+        }
     })
 }
 
@@ -332,7 +334,10 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
 }
 
 /// Run the ramp into a record.
-pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
+pub fn run_capacity(
+    cfg: &CapacityConfig,
+    progress: Arc<AtomicU64>,
+) -> Result<(RunRecord, String), crate::DisplayError> {
     cfg.validate()?;
     if let Some(real) = cfg.real {
         return match real {
@@ -341,7 +346,9 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
     }
     let mut rec = latlab_sys::record::begin("display");
     let lab = match cfg.link_bps {
-        Some(r) => Some(NetLab::create(r, None).map_err(|e| format!("the shaped link: {e}"))?),
+        Some(r) => {
+            Some(NetLab::create(r, None).map_err(|e| crate::DisplayError::failed(format!("the shaped link"), e))?)
+        }
         None => None,
     };
     let client_ns = lab.as_ref().map(|l| l.client.clone());
@@ -354,7 +361,9 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
             "the server ran in this process: its CPU and memory per session are not measured (run the latlab binary)",
         );
         if lab.is_some() {
-            return Err("a shaped link needs the server as its own process (the latlab binary)".into());
+            return Err(crate::DisplayError::Study(
+                "a shaped link needs the server as its own process (the latlab binary)".into(),
+            ));
         }
     }
     // The server on a CPU of its own, the clients (this thread and the threads it starts) on
@@ -376,7 +385,7 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
                 kinds.push(k);
             }
         }
-        let run = |seconds: f64| -> Result<Vec<Traffic>, String> {
+        let run = |seconds: f64| -> Result<Vec<Traffic>, crate::DisplayError> {
             let c = CapacityConfig { seconds, ..cfg.clone() };
             let l = level(&c, &kinds, server.as_ref(), client_ns.as_deref())?;
             Ok(l.sessions.iter().map(traffic).collect())
@@ -410,8 +419,8 @@ pub fn run_capacity(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(R
 fn ramp(
     cfg: &CapacityConfig,
     progress: &AtomicU64,
-    mut level: impl FnMut(usize) -> Result<Level, String>,
-) -> Result<Vec<Level>, String> {
+    mut level: impl FnMut(usize) -> Result<Level, crate::DisplayError>,
+) -> Result<Vec<Level>, crate::DisplayError> {
     let mut levels: Vec<Level> = Vec::new();
     for n in cfg.levels() {
         if latlab_sys::interrupt::stop_requested() {
@@ -521,7 +530,7 @@ fn level(
     kinds: &[UserKind],
     server: Option<&ServerProc>,
     client_ns: Option<&str>,
-) -> Result<Level, String> {
+) -> Result<Level, crate::DisplayError> {
     let t0 = latlab_sys::clock::monotonic_now();
     let own_cpu = cpu_and_faults(std::process::id());
     let (sessions, pss, cpu, faults) = match server {
@@ -542,8 +551,8 @@ fn level(
             (sessions, pss, cpu, faults)
         }
         None => {
-            let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("listening: {e}"))?;
-            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| crate::DisplayError::failed("listening", e))?;
+            let addr = listener.local_addr().map_err(|e| crate::DisplayError::failed("the listener's address", e))?;
             let srv = in_process(listener, kinds.len());
             let sessions = run_sessions(cfg, kinds, addr, None, |_| {});
             let _ = srv.join();

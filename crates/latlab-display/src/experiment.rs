@@ -31,7 +31,7 @@ impl Experiment for DisplayOps {
     fn suite_configs(_: bool) -> Vec<OpsConfig> {
         vec![OpsConfig::short()]
     }
-    fn validate(cfg: &OpsConfig) -> Result<(), String> {
+    fn validate(cfg: &OpsConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 {
             return Err("--seconds must be at least 1".into());
         }
@@ -76,7 +76,7 @@ impl Experiment for DisplayCache {
     fn suite_configs(_: bool) -> Vec<CacheConfig> {
         vec![CacheConfig::short()]
     }
-    fn validate(cfg: &CacheConfig) -> Result<(), String> {
+    fn validate(cfg: &CacheConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.frame_counts.is_empty() || cfg.frame_counts.contains(&0) {
             return Err("--frames: frame counts start at 1".into());
         }
@@ -130,12 +130,12 @@ impl Experiment for DisplayPipeline {
     fn small(cfg: PipelineConfig) -> PipelineConfig {
         PipelineConfig { seconds: cfg.seconds.div_ceil(2), sweep_seconds: cfg.sweep_seconds.div_ceil(2), ..cfg }
     }
-    fn validate(cfg: &PipelineConfig) -> Result<(), String> {
+    fn validate(cfg: &PipelineConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 || cfg.sweep_seconds == 0 {
             return Err("--seconds must be at least 1".into());
         }
         cfg.view.validate()?;
-        cfg.view.cures.validate(cfg.crypto).map_err(|e| format!("--skip-mac, --direct, --decode-thread: {e}"))
+        cfg.view.cures.validate(cfg.crypto).map_err(|e| format!("--skip-mac, --direct, --decode-thread: {e}").into())
     }
     fn steps(cfg: &PipelineConfig) -> u64 {
         cfg.steps()
@@ -178,7 +178,7 @@ impl Experiment for DisplayLatency {
         cfg.working_set_mib = cfg.working_set_mib.min(8);
         cfg
     }
-    fn validate(cfg: &LatencyConfig) -> Result<(), String> {
+    fn validate(cfg: &LatencyConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
     fn steps(cfg: &LatencyConfig) -> u64 {
@@ -195,7 +195,7 @@ impl Experiment for DisplayLatency {
         )
     }
     fn run(cfg: &LatencyConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        Ok(run_latency(cfg, ctx.progress.clone()).map_err(ExperimentError::Config)?.into())
+        Ok(run_latency(cfg, ctx.progress.clone())?.into())
     }
     fn figures(rec: &RunRecord) -> Vec<Figure> {
         crate::figures::latency(rec)
@@ -227,7 +227,7 @@ impl Experiment for DisplayCapacity {
         cfg.until_limit = false;
         cfg
     }
-    fn validate(cfg: &CapacityConfig) -> Result<(), String> {
+    fn validate(cfg: &CapacityConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
     fn steps(cfg: &CapacityConfig) -> u64 {
@@ -252,7 +252,7 @@ impl Experiment for DisplayCapacity {
         )
     }
     fn run(cfg: &CapacityConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        let (rec, said) = run_capacity(cfg, ctx.progress.clone()).map_err(ExperimentError::failed)?;
+        let (rec, said) = run_capacity(cfg, ctx.progress.clone())?;
         Ok(Outcome { records: vec![rec], preface: Some(said), ..Default::default() })
     }
     fn figures(rec: &RunRecord) -> Vec<Figure> {
@@ -323,7 +323,7 @@ impl Experiment for DisplayView {
     fn suite_configs(_: bool) -> Vec<ViewRun> {
         vec![ViewRun::default()]
     }
-    fn validate(cfg: &ViewRun) -> Result<(), String> {
+    fn validate(cfg: &ViewRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.session.duration_ms == 0 {
             return Err("--seconds must be at least 1".into());
         }

@@ -64,23 +64,26 @@ pub struct Placement {
 
 impl Placement {
     /// Put the calling thread (the server) where asked.
-    fn server(&self) -> Result<(), String> {
+    fn server(&self) -> Result<(), crate::DisplayError> {
         if let Some(p) = &self.server_join {
-            std::fs::write(p, latlab_sys::platform::thread_id().to_string())
-                .map_err(|e| format!("moving the server thread into {}: {e}", p.display()))?;
+            std::fs::write(p, latlab_sys::platform::thread_id().to_string()).map_err(|e| {
+                crate::DisplayError::failed(format!("moving the server thread into {}", p.display()), e)
+            })?;
         }
         if let Some(ns) = self.server_slice_ns {
-            latlab_sys::platform::set_slice(ns).map_err(|e| format!("asking for a {ns} ns slice: {e}"))?;
+            latlab_sys::platform::set_slice(ns)
+                .map_err(|e| crate::DisplayError::failed(format!("asking for a {ns} ns slice"), e))?;
         }
         Ok(())
     }
 
     /// Put the spinners where asked.
-    fn load(&self, load: &SpinLoad) -> Result<(), String> {
+    fn load(&self, load: &SpinLoad) -> Result<(), crate::DisplayError> {
         if let Some(p) = &self.load_join {
             for pid in load.pids() {
-                std::fs::write(p, pid.as_raw().to_string())
-                    .map_err(|e| format!("moving spinner {pid} into {}: {e}", p.display()))?;
+                std::fs::write(p, pid.as_raw().to_string()).map_err(|e| {
+                    crate::DisplayError::failed(format!("moving spinner {pid} into {}", p.display()), e)
+                })?;
             }
         }
         Ok(())
@@ -127,14 +130,14 @@ impl LatencyConfig {
     }
 
     /// Check the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.conditions.is_empty() {
             return Err("give at least one condition".into());
         }
         self.typist.validate()?;
         self.session.validate().map_err(|e| e.to_string())?;
         if self.spinners > 256 {
-            return Err(format!("{} spinners: at most 256", self.spinners));
+            return Err(format!("{} spinners: at most 256", self.spinners).into());
         }
         if self.working_set_mib == 0 || self.working_set_mib > 16 * 1024 {
             return Err("working set: 1 MiB to 16 GiB".into());
@@ -154,7 +157,7 @@ pub struct Level {
     /// The condition.
     pub condition: Condition,
     /// The session, or why the condition could not be run.
-    pub result: Result<TypingReport, String>,
+    pub result: Result<TypingReport, Arc<crate::DisplayError>>,
     /// Server counts (pages out, residency).
     pub server: Option<latlab_display_net::ServerReport>,
     /// What the condition itself reported (swap used, spinners granted, …).
@@ -266,43 +269,43 @@ fn session(
     cfg: &LatencyConfig,
     lab: Option<&NetLab>,
     working_set_mib: u32,
-) -> Result<(latlab_display_net::ServerReport, TypingReport), String> {
-    let (tx, rx) = std::sync::mpsc::channel::<Result<std::net::SocketAddr, String>>();
+) -> Result<(latlab_display_net::ServerReport, TypingReport), crate::DisplayError> {
+    use crate::DisplayError;
+    // The server's address once it listens; none when it could not (its error is its result).
+    let (tx, rx) = std::sync::mpsc::channel::<Option<std::net::SocketAddr>>();
     let server_ns = lab.map(|l| l.server.clone());
     let placement = cfg.placement.clone();
-    let server = std::thread::spawn(move || -> Result<latlab_display_net::ServerReport, String> {
-        if let Some(ns) = &server_ns {
-            enter(ns).map_err(|e| e.to_string())?;
-        }
-        if let Err(e) = placement.server() {
-            let _ = tx.send(Err(e.clone()));
-            return Err(e);
-        }
-        let host = if server_ns.is_some() { SERVER_ADDR } else { "127.0.0.1" };
-        let listener = match TcpListener::bind((host, 0)) {
-            Ok(l) => l,
-            Err(e) => {
-                let _ = tx.send(Err(format!("listening on {host}: {e}")));
-                return Err(e.to_string());
+    let server = std::thread::spawn(move || -> Result<latlab_display_net::ServerReport, DisplayError> {
+        let listener = (|| {
+            if let Some(ns) = &server_ns {
+                enter(ns)?;
             }
-        };
-        let _ = tx.send(listener.local_addr().map_err(|e| e.to_string()));
-        let (stream, _) = listener.accept().map_err(|e| e.to_string())?;
-        serve_connection(stream).map_err(|e| e.to_string())
+            placement.server()?;
+            let host = if server_ns.is_some() { SERVER_ADDR } else { "127.0.0.1" };
+            TcpListener::bind((host, 0)).map_err(|e| DisplayError::failed(format!("listening on {host}"), e))
+        })();
+        let _ = tx.send(listener.as_ref().ok().and_then(|l| l.local_addr().ok()));
+        let (stream, _) = listener?.accept().map_err(|e| DisplayError::failed("accepting the client", e))?;
+        Ok(serve_connection(stream)?)
     });
-    let addr = rx.recv().map_err(|_| "the server thread ended before listening".to_string())??;
+    let Ok(Some(addr)) = rx.recv() else {
+        return Err(match server.join() {
+            Ok(Err(e)) => e,
+            _ => DisplayError::Study("the server thread ended before listening".into()),
+        });
+    };
     let client_ns = lab.map(|l| l.client.clone());
     let (session, typist) = (cfg.session.clone(), cfg.typist.clone());
-    let client = std::thread::spawn(move || -> Result<TypingReport, String> {
+    let client = std::thread::spawn(move || -> Result<TypingReport, DisplayError> {
         if let Some(ns) = &client_ns {
-            enter(ns).map_err(|e| e.to_string())?;
+            enter(ns)?;
         }
-        let stream = TcpStream::connect(addr).map_err(|e| format!("connecting to {addr}: {e}"))?;
+        let stream = TcpStream::connect(addr).map_err(|e| DisplayError::failed(format!("connecting to {addr}"), e))?;
         let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
-        type_on(stream, &session, working_set_mib, &vc, &typist).map_err(|e: NetError| e.to_string())
+        Ok(type_on(stream, &session, working_set_mib, &vc, &typist)?)
     });
-    let c = client.join().map_err(|_| "the client thread panicked".to_string());
-    let s = server.join().map_err(|_| "the server thread panicked".to_string());
+    let c = client.join().map_err(|_| DisplayError::Study("the client thread panicked".into()));
+    let s = server.join().map_err(|_| DisplayError::Study("the server thread panicked".into()));
     let c = c??;
     let s = s??;
     Ok((s, c))
@@ -316,7 +319,7 @@ struct Bulk {
 }
 
 impl Bulk {
-    fn start(lab: &NetLab, rate_bps: u64) -> Result<Self, String> {
+    fn start(lab: &NetLab, rate_bps: u64) -> Result<Self, crate::DisplayError> {
         let stop = Arc::new(AtomicBool::new(false));
         let bytes = Arc::new(AtomicU64::new(0));
         let mut threads = Vec::new();
@@ -327,8 +330,9 @@ impl Bulk {
             let (tx, rx) = std::sync::mpsc::channel();
             let (ns, st, by) = (sink_ns.clone(), stop.clone(), bytes.clone());
             threads.push(std::thread::spawn(move || {
-                let l = enter(&ns).map_err(|e| e.to_string()).and_then(|()| {
-                    TcpListener::bind((sink_addr, 0)).map_err(|e| format!("bulk sink on {sink_addr}: {e}"))
+                let l = enter(&ns).map_err(crate::DisplayError::from).and_then(|()| {
+                    TcpListener::bind((sink_addr, 0))
+                        .map_err(|e| crate::DisplayError::failed(format!("bulk sink on {sink_addr}"), e))
                 });
                 let l = match l {
                     Ok(l) => l,
@@ -337,7 +341,7 @@ impl Bulk {
                         return;
                     }
                 };
-                let _ = tx.send(l.local_addr().map_err(|e| e.to_string()));
+                let _ = tx.send(l.local_addr().map_err(|e| crate::DisplayError::failed("the bulk sink's address", e)));
                 if let Ok((mut s, _)) = l.accept() {
                     let _ = s.set_read_timeout(Some(std::time::Duration::from_millis(200)));
                     let mut buf = vec![0u8; 64 * 1024];
@@ -354,7 +358,7 @@ impl Bulk {
                     }
                 }
             }));
-            let addr = rx.recv().map_err(|_| "the bulk sink did not start".to_string())??;
+            let addr = rx.recv().map_err(|_| crate::DisplayError::Study("the bulk sink did not start".into()))??;
             let (ns, st) = (src_ns.clone(), stop.clone());
             threads.push(std::thread::spawn(move || {
                 if enter(&ns).is_err() {
@@ -381,11 +385,11 @@ impl Bulk {
 /// Run one condition.
 pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
     let mut note = String::new();
-    let result = (|| -> Result<(latlab_display_net::ServerReport, TypingReport), String> {
+    let result = (|| -> Result<(latlab_display_net::ServerReport, TypingReport), crate::DisplayError> {
         match condition {
             Condition::Unloaded => session(cfg, None, 0),
             Condition::Cpu => {
-                let load = SpinLoad::start(cfg.spinners, cfg.spin_sched).map_err(|e| e.to_string())?;
+                let load = SpinLoad::start(cfg.spinners, cfg.spin_sched)?;
                 cfg.placement.load(&load)?;
                 note = format!(
                     "{} spinning processes at {}; typed at 20 keys a second ({} wpm), Figure 5's key repeat",
@@ -402,12 +406,12 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
             }
             Condition::Mem => {
                 let (_swap, swap) = swap_for(cfg.working_set_mib as usize, cfg.allow_swapfile, &cfg.swap_dir)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| crate::DisplayError::failed("swap for the mem condition", e))?;
                 note = format!("swap: {swap}");
                 session(cfg, None, cfg.working_set_mib)
             }
             Condition::Link { rate_bps, bulk } => {
-                let lab = NetLab::create(rate_bps, None).map_err(|e| e.to_string())?;
+                let lab = NetLab::create(rate_bps, None)?;
                 note = format!("HTB at {} bit/s between namespaces {} and {}", rate_bps, lab.client, lab.server);
                 let flows = if bulk {
                     let share = crate::defaults::LATENCY_BULK_SHARE;
@@ -429,12 +433,12 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
     })();
     match result {
         Ok((s, t)) => Level { condition, result: Ok(t), server: Some(s), note },
-        Err(e) => Level { condition, result: Err(e), server: None, note },
+        Err(e) => Level { condition, result: Err(Arc::new(e)), server: None, note },
     }
 }
 
 /// Run the sweep into a record.
-pub fn run_latency(cfg: &LatencyConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, String> {
+pub fn run_latency(cfg: &LatencyConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, crate::DisplayError> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("display");
     let mut levels = Vec::new();

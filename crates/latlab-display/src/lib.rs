@@ -8,6 +8,7 @@
 //! | `cache_exp.rs` | `latlab display cache`: the bitmap-cache cliff (seed 003, Figure 4) |
 //! | `capacity.rs` | `latlab display capacity`: users per server (seed 003; `capacity/`) |
 //! | `defaults.rs` | Every default of the display studies, with the reason it has that value |
+//! | `error.rs` | Why a display study stopped (`DisplayError`), with the error beneath it |
 //! | `experiment.rs` | `latlab display` as `Experiment`s |
 //! | `figures.rs` | Seeds 000 and 003's figures from `display` runs, one set per mode |
 //! | `latency.rs` | `latlab display latency`: key to screen under load (seed 003, section 4; `latency/`) |
@@ -20,6 +21,8 @@
 pub mod cache_exp;
 pub mod capacity;
 pub mod defaults;
+pub mod error;
+pub use error::DisplayError;
 pub mod experiment;
 pub mod figures;
 pub mod latency;

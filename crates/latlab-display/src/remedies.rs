@@ -31,7 +31,10 @@ fn seed_client(c: &mut PipelineConfig) {
 fn cure(c: &mut PipelineConfig, f: fn(&mut Cures)) -> Result<Applied, ChangeError> {
     seed_client(c);
     f(&mut c.view.cures);
-    c.view.cures.validate(c.crypto).map_err(|e| ChangeError::Needs { what: "the cure".into(), needs: e })?;
+    c.view
+        .cures
+        .validate(c.crypto)
+        .map_err(|e| ChangeError::Needs { what: "the cure".into(), needs: e.to_string() })?;
     Ok(nothing())
 }
 
@@ -189,7 +192,7 @@ pub fn latency() -> Vec<Remedy<LatencyConfig>> {
                     if !latlab_sys::platform::is_root() {
                         return Err(needs("root".into()));
                     }
-                    let h = cgroup::find("cpu").map_err(needs)?;
+                    let h = cgroup::find("cpu").map_err(|e| needs(e.to_string()))?;
                     let prefix = latlab_sys::leftovers::name("tune");
                     let mut u = Undo::new();
                     let mut made = Vec::new();

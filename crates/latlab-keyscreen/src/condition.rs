@@ -39,7 +39,7 @@ impl Condition {
     }
 
     /// Parse a name: the above, or `<N>mbit` / `<N>kbit` with `_bulk` or `+bulk` after it.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, latlab_model::ConfigError> {
         let s = s.trim().to_ascii_lowercase();
         Ok(match s.as_str() {
             "unloaded" => Condition::Unloaded,
@@ -57,12 +57,12 @@ impl Condition {
                 } else {
                     return Err(format!(
                         "unknown condition '{s}': use unloaded, cpu, mem, or a link rate such as 10mbit, 56kbit, 10mbit_bulk"
-                    ));
+                    ).into());
                 };
                 let n: u64 = num.parse().map_err(|_| format!("'{s}': the rate must be a whole number"))?;
                 let rate_bps = n * scale;
                 if !(9_600..=10_000_000_000).contains(&rate_bps) {
-                    return Err(format!("'{s}': a link from 9.6 kbit/s to 10 Gbit/s"));
+                    return Err(format!("'{s}': a link from 9.6 kbit/s to 10 Gbit/s").into());
                 }
                 Condition::Link { rate_bps, bulk }
             }

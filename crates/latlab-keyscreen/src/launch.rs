@@ -19,11 +19,12 @@ impl OwnXvfb {
     /// Start Xvfb with one `w`×`h` 24-bit screen; returns once its socket exists. It does not
     /// reset when its last client leaves (`-noreset`): one application's exit must not take
     /// the display from under the next.
-    pub fn start(w: u16, h: u16) -> Result<Self, String> {
+    pub fn start(w: u16, h: u16) -> Result<Self, crate::ScreenError> {
         if !on_path("Xvfb") {
-            return Err("no X display to type into: Xvfb is not installed (apt-get install xvfb), or give --on :N for a running X server".into());
+            return Err(crate::ScreenError::Screen("no X display to type into: Xvfb is not installed (apt-get install xvfb), or give --on :N for a running X server".into()));
         }
-        let number = free_display().ok_or("no free X display number in 40..400")?;
+        let number =
+            free_display().ok_or_else(|| crate::ScreenError::Screen("no free X display number in 40..400".into()))?;
         let display = format!(":{number}");
         let screen = format!("{w}x{h}x24");
         let child = spawn(
@@ -57,16 +58,19 @@ pub struct Started {
 
 impl Started {
     /// Start `cmd` (program `prog`); a program not on the PATH says so.
-    fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, String> {
-        let stderr = tempfile::tempfile().map_err(|e| format!("a temporary file for {prog}'s errors: {e}"))?;
-        let to = stderr.try_clone().map_err(|e| e.to_string())?;
+    fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, crate::ScreenError> {
+        let stderr = tempfile::tempfile()
+            .map_err(|e| crate::ScreenError::start(format!("a temporary file for {prog}'s errors"), e))?;
+        let to = stderr
+            .try_clone()
+            .map_err(|e| crate::ScreenError::start(format!("a temporary file for {prog}'s errors"), e))?;
         let child =
             cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(to).spawn().map_err(
                 |e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
-                        format!("{prog}: {e}: is {prog} installed and on the PATH?")
+                        crate::ScreenError::start(format!("starting {prog} (is {prog} installed and on the PATH?)"), e)
                     } else {
-                        format!("{prog}: {e}")
+                        crate::ScreenError::start(format!("starting {prog}"), e)
                     }
                 },
             )?;
@@ -79,17 +83,17 @@ impl Started {
     }
 
     /// "PROG exited (STATUS) WHEN", with the last lines it wrote to its error output.
-    pub fn exit_error(&self, status: std::process::ExitStatus, when: &str) -> String {
+    pub fn exit_error(&self, status: std::process::ExitStatus, when: &str) -> crate::ScreenError {
         let mut said = String::new();
         let mut f = &self.stderr;
         let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
         let _ = std::io::Read::read_to_string(&mut f, &mut said);
         let tail = last_lines(&said, crate::defaults::TYPE_STDERR_TAIL_LINES);
-        if tail.is_empty() {
+        crate::ScreenError::not_started(if tail.is_empty() {
             format!("{} exited ({status}) {when}, saying nothing on its error output", self.prog)
         } else {
             format!("{} exited ({status}) {when}: {tail}", self.prog)
-        }
+        })
     }
 
     /// Its process and every process below it (what `mem` pages out).
@@ -125,8 +129,15 @@ impl App {
     /// Start `argv` on X display `display` and wait up to `timeout` for a new top-level window
     /// (one that was not on the screen before) to be mapped; then wait for its first drawing
     /// to settle.
-    pub fn start(argv: &[String], display: &str, x: &X11Surface, timeout: Duration) -> Result<Self, String> {
-        let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+    pub fn start(
+        argv: &[String],
+        display: &str,
+        x: &X11Surface,
+        timeout: Duration,
+    ) -> Result<Self, crate::ScreenError> {
+        let (prog, args) = argv
+            .split_first()
+            .ok_or_else(|| crate::ScreenError::Screen("no application to start: give one after --".into()))?;
         let before: Vec<u32> = x.top_levels()?.iter().map(|t| t.id).collect();
         let mut cmd = Command::new(prog);
         cmd.args(args).env("DISPLAY", display).env_remove("WAYLAND_DISPLAY");
@@ -182,8 +193,10 @@ pub fn product(prog: &str) -> String {
 }
 
 /// Start `argv` on a running Wayland compositor (`--on`), as this user.
-pub fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<Started, String> {
-    let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+pub fn spawn_on(socket: &std::path::Path, argv: &[String]) -> Result<Started, crate::ScreenError> {
+    let (prog, args) = argv
+        .split_first()
+        .ok_or_else(|| crate::ScreenError::Screen("no application to start: give one after --".into()))?;
     let mut cmd = Command::new(prog);
     cmd.args(args).env("WAYLAND_DISPLAY", socket).env_remove("DISPLAY");
     Started::spawn(&mut cmd, prog)
@@ -202,18 +215,22 @@ pub struct RunAs {
 impl RunAs {
     /// The account `name` when latlab is root (default `nobody`); this process's own
     /// otherwise.
-    pub fn pick(name: Option<&str>) -> Result<Option<Self>, String> {
+    pub fn pick(name: Option<&str>) -> Result<Option<Self>, crate::ScreenError> {
         if !latlab_sys::platform::is_root() {
             return Ok(None);
         }
         let name = name.unwrap_or(crate::defaults::TYPE_WAYLAND_USER);
-        let u = nix::unistd::User::from_name(name).map_err(|e| format!("looking up account {name}: {e}"))?.ok_or_else(
-            || format!("no account {name} to run the compositor as (sway refuses root): give --wayland-user"),
-        )?;
+        let u = nix::unistd::User::from_name(name)
+            .map_err(|e| crate::ScreenError::start(format!("looking up account {name}"), e))?
+            .ok_or_else(|| {
+                crate::ScreenError::not_started(format!(
+                    "no account {name} to run the compositor as (sway refuses root): give --wayland-user"
+                ))
+            })?;
         if u.uid.is_root() {
-            return Err(format!(
+            return Err(crate::ScreenError::Screen(format!(
                 "account {name} is root: sway refuses to run as root; give --wayland-user an unprivileged account"
-            ));
+            )));
         }
         Ok(Some(Self { name: name.to_string(), uid: u.uid.as_raw(), gid: u.gid.as_raw() }))
     }
@@ -240,13 +257,14 @@ pub struct OwnSway {
 impl OwnSway {
     /// Start sway headless (pixman renderer, no input devices) with one `w`×`h` output at
     /// `refresh_hz`, as `user`; returns once its socket exists.
-    pub fn start(w: u16, h: u16, refresh_hz: u32, user: Option<RunAs>) -> Result<Self, String> {
+    pub fn start(w: u16, h: u16, refresh_hz: u32, user: Option<RunAs>) -> Result<Self, crate::ScreenError> {
         if !on_path("sway") {
-            return Err("no Wayland compositor to type into: sway is not installed (apt-get install sway), or give --on with a running wlroots compositor's socket".into());
+            return Err(crate::ScreenError::Screen("no Wayland compositor to type into: sway is not installed (apt-get install sway), or give --on with a running wlroots compositor's socket".into()));
         }
         let dir = std::env::temp_dir().join(format!("latlab-wayland-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("home")).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir.join("home"))
+            .map_err(|e| crate::ScreenError::start(format!("{}", dir.display()), e))?;
         let config = dir.join("sway.config");
         // No bar, no borders: the application fills the output.
         std::fs::write(
@@ -255,9 +273,10 @@ impl OwnSway {
                 "output HEADLESS-1 mode --custom {w}x{h}@{refresh_hz}Hz\ndefault_border none\nfocus_follows_mouse no\n"
             ),
         )
-        .map_err(|e| format!("{}: {e}", config.display()))?;
+        .map_err(|e| crate::ScreenError::start(format!("{}", config.display()), e))?;
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| crate::ScreenError::start(format!("securing {}", dir.display()), e))?;
         if let Some(u) = &user {
             for p in [dir.clone(), dir.join("home"), config.clone()] {
                 nix::unistd::chown(
@@ -265,10 +284,11 @@ impl OwnSway {
                     Some(nix::unistd::Uid::from_raw(u.uid)),
                     Some(nix::unistd::Gid::from_raw(u.gid)),
                 )
-                .map_err(|e| format!("giving {} to {}: {e}", p.display(), u.name))?;
+                .map_err(|e| crate::ScreenError::start(format!("giving {} to {}", p.display(), u.name), e))?;
             }
         }
-        let log = std::fs::File::create(dir.join("sway.log")).map_err(|e| e.to_string())?;
+        let log =
+            std::fs::File::create(dir.join("sway.log")).map_err(|e| crate::ScreenError::start("sway's log file", e))?;
         let mut cmd = Command::new("sway");
         cmd.arg("-c").arg(&config);
         Self::env(&mut cmd, &dir);
@@ -276,8 +296,10 @@ impl OwnSway {
         if let Some(u) = &user {
             u.apply(&mut cmd);
         }
-        cmd.stdin(std::process::Stdio::null()).stdout(log.try_clone().map_err(|e| e.to_string())?).stderr(log);
-        let child = cmd.spawn().map_err(|e| format!("sway: {e}"))?;
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().map_err(|e| crate::ScreenError::start("sway's log file", e))?)
+            .stderr(log);
+        let child = cmd.spawn().map_err(|e| crate::ScreenError::start(format!("sway"), e))?;
         let mut me = Self { socket: dir.join("wayland-1"), dir, user, refresh_hz, child };
         let mut exited = None;
         let found = wait_for("sway", Duration::from_secs(15), || {
@@ -299,10 +321,10 @@ impl OwnSway {
         });
         if let Some(st) = exited {
             let log = std::fs::read_to_string(me.dir.join("sway.log")).unwrap_or_default();
-            return Err(format!(
+            return Err(crate::ScreenError::Screen(format!(
                 "sway exited ({st}) before it listened: {}",
                 last_lines(&log, crate::defaults::TYPE_STDERR_TAIL_LINES)
-            ));
+            )));
         }
         found?;
         Ok(me)
@@ -319,8 +341,10 @@ impl OwnSway {
     /// Start `argv` on this compositor, as its user. Run as another account, a terminal is
     /// given latlab's own shell (`$SHELL`, else [`crate::defaults::TYPE_SHELL_FALLBACK`]), not
     /// that account's login shell (`nologin` for `nobody`).
-    pub fn spawn(&self, argv: &[String]) -> Result<Started, String> {
-        let (prog, args) = argv.split_first().ok_or("no application to start: give one after --")?;
+    pub fn spawn(&self, argv: &[String]) -> Result<Started, crate::ScreenError> {
+        let (prog, args) = argv
+            .split_first()
+            .ok_or_else(|| crate::ScreenError::Screen("no application to start: give one after --".into()))?;
         let mut cmd = Command::new(prog);
         cmd.args(args);
         Self::env(&mut cmd, &self.dir);

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `condition.rs` | The conditions a key is timed under (unloaded, cpu, mem, a link rate) |
 //! | `defaults.rs` | Every default of key to screen, with the reason it has that value |
+//! | `error.rs` | The crate's error: what could not be started, read or typed, and why |
 //! | `keys.rs` | The keys typed, as PC/AT scancodes (set 1) |
 //! | `launch.rs` | The programs started for a surface: Xvfb, sway, the application, as whom |
 //! | `local.rs` | A real RDP server on this machine: FreeRDP's shadow server or xrdp, started and stopped |
@@ -17,6 +18,8 @@
 
 pub mod condition;
 pub mod defaults;
+pub mod error;
+pub use error::ScreenError;
 pub mod keys;
 pub mod launch;
 pub mod local;

@@ -80,8 +80,12 @@ fn tree(children: &[Child]) -> Vec<u32> {
 }
 
 /// Start `cmd` with no terminal, its output dropped.
-pub(crate) fn spawn(cmd: &mut Command, name: &str) -> Result<Child, String> {
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{name}: {e}"))
+pub(crate) fn spawn(cmd: &mut Command, name: &str) -> Result<Child, crate::ScreenError> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| crate::ScreenError::start(format!("{name}"), e))
 }
 
 /// The long document `less` pages through: 20,000 numbered lines.
@@ -100,11 +104,15 @@ pub(crate) fn free_display() -> Option<u32> {
     })
 }
 
-pub(crate) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+pub(crate) fn wait_for(
+    what: &str,
+    timeout: Duration,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), crate::ScreenError> {
     let start = Instant::now();
     while !ready() {
         if start.elapsed() > timeout {
-            return Err(format!("{what} did not start within {} s", timeout.as_secs()));
+            return Err(crate::ScreenError::Screen(format!("{what} did not start within {} s", timeout.as_secs())));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -114,20 +122,22 @@ pub(crate) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() ->
 impl LocalShadow {
     /// Start Xvfb, an xterm on it and the shadow server (TLS, no authentication); returns once
     /// the port accepts.
-    pub fn start() -> Result<Self, String> {
+    pub fn start() -> Result<Self, crate::ScreenError> {
         Self::start_with(None)
     }
 
     /// [`LocalShadow::start`], requiring NLA against the NTLM accounts of `sam_file`
     /// (`USER:DOMAIN:LMHASH:NTHASH:::` lines) when given.
-    pub fn start_with(sam_file: Option<&std::path::Path>) -> Result<Self, String> {
+    pub fn start_with(sam_file: Option<&std::path::Path>) -> Result<Self, crate::ScreenError> {
         if let Some(m) = missing() {
-            return Err(m);
+            return Err(crate::ScreenError::not_started(m));
         }
-        let display = free_display().ok_or("no free X display number in 40..400")?;
-        let port = free_port().map_err(|e| format!("no free port: {e}"))?;
+        let display =
+            free_display().ok_or_else(|| crate::ScreenError::Screen("no free X display number in 40..400".into()))?;
+        let port = free_port().map_err(|e| crate::ScreenError::start("no free port", e))?;
         let document = std::env::temp_dir().join(format!("latlab-rdp-document-{}-{display}.txt", std::process::id()));
-        std::fs::write(&document, document_text()).map_err(|e| format!("{}: {e}", document.display()))?;
+        std::fs::write(&document, document_text())
+            .map_err(|e| crate::ScreenError::start(format!("{}", document.display()), e))?;
         let mut me = Self { port, display, children: Vec::new(), document };
         let d = format!(":{display}");
         let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
@@ -253,7 +263,7 @@ pub fn xrdp_missing() -> Option<String> {
 /// `/usr/share/xrdp/socksetup`, run where present): `/run/xrdp` (root:xrdp, 2775) and its
 /// `sockdir` (3777), where a session's Xorg (as the session's user) puts the socket xrdp (as
 /// `xrdp`) connects to. Made by root alone, the session connects and never draws.
-fn runtime_dirs() -> Result<(), String> {
+fn runtime_dirs() -> Result<(), crate::ScreenError> {
     const SOCKSETUP: &str = "/usr/share/xrdp/socksetup";
     if std::path::Path::new(SOCKSETUP).exists() {
         return run(Command::new("sh").arg(SOCKSETUP), "xrdp's socksetup");
@@ -261,11 +271,12 @@ fn runtime_dirs() -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let group = nix::unistd::Group::from_name("xrdp").ok().flatten().map(|g| g.gid);
     for (dir, mode) in [("/run/xrdp", 0o2775), ("/run/xrdp/sockdir", 0o3777)] {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+        std::fs::create_dir_all(dir).map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
         if let Some(g) = group {
-            nix::unistd::chown(dir, None, Some(g)).map_err(|e| format!("{dir}: {e}"))?;
+            nix::unistd::chown(dir, None, Some(g)).map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
         }
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).map_err(|e| format!("{dir}: {e}"))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
     }
     Ok(())
 }
@@ -299,18 +310,22 @@ fn x_locks() -> Vec<std::path::PathBuf> {
         .unwrap_or_default()
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() { Ok(()) } else { Err(format!("{what}: {}", String::from_utf8_lossy(&out.stderr).trim())) }
+fn run(cmd: &mut Command, what: &str) -> Result<(), crate::ScreenError> {
+    let out = cmd.output().map_err(|e| crate::ScreenError::start(format!("{what}"), e))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(crate::ScreenError::Screen(format!("{what}: {}", String::from_utf8_lossy(&out.stderr).trim())))
+    }
 }
 
 impl LocalXrdp {
     /// Make the account, start sesman and xrdp; returns once xrdp's port accepts.
-    pub fn start() -> Result<Self, String> {
+    pub fn start() -> Result<Self, crate::ScreenError> {
         if let Some(m) = xrdp_missing() {
-            return Err(m);
+            return Err(crate::ScreenError::not_started(m));
         }
-        let port = free_port().map_err(|e| format!("no free port: {e}"))?;
+        let port = free_port().map_err(|e| crate::ScreenError::start("no free port", e))?;
         let user = format!("latlabrdp{}", std::process::id());
         let mut me = Self { port, user, accounts: Vec::new(), children: Vec::new(), locks_before: x_locks() };
         me.add_account()?;
@@ -327,7 +342,7 @@ impl LocalXrdp {
 
     /// Make one more account (its home, document and `~/.xsession`), removed when this is
     /// dropped; returns its credentials (never stored in a record).
-    pub fn add_account(&mut self) -> Result<Account, String> {
+    pub fn add_account(&mut self) -> Result<Account, crate::ScreenError> {
         let user = match self.accounts.len() {
             0 => self.user.clone(),
             n => format!("{}x{n}", self.user),
@@ -335,7 +350,7 @@ impl LocalXrdp {
         let mut raw = [0u8; 12];
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut raw))
-            .map_err(|e| format!("/dev/urandom: {e}"))?;
+            .map_err(|e| crate::ScreenError::start(format!("/dev/urandom"), e))?;
         let password: String = raw.iter().map(|b| format!("{b:02x}")).collect::<String>() + "-Aa1";
         run(Command::new("useradd").args(["-m", "-s", "/bin/sh", &user]), "useradd")?;
         // Kept before anything else can fail, so the account is removed whatever happens next.
@@ -345,22 +360,26 @@ impl LocalXrdp {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("chpasswd: {e}"))?;
+            .map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
         std::io::Write::write_all(chpasswd.stdin.as_mut().expect("piped"), format!("{user}:{password}\n").as_bytes())
-            .map_err(|e| format!("chpasswd: {e}"))?;
-        let ok = chpasswd.wait_with_output().map_err(|e| format!("chpasswd: {e}"))?;
+            .map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
+        let ok = chpasswd.wait_with_output().map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
         if !ok.status.success() {
-            return Err(format!("chpasswd: {}", String::from_utf8_lossy(&ok.stderr).trim()));
+            return Err(crate::ScreenError::Screen(format!(
+                "chpasswd: {}",
+                String::from_utf8_lossy(&ok.stderr).trim()
+            )));
         }
         let home = std::path::PathBuf::from(format!("/home/{user}"));
         let doc = home.join("document.txt");
-        std::fs::write(&doc, document_text()).map_err(|e| format!("{}: {e}", doc.display()))?;
+        std::fs::write(&doc, document_text())
+            .map_err(|e| crate::ScreenError::start(format!("{}", doc.display()), e))?;
         let session = format!(
             "#!/bin/sh\nxterm -geometry 100x24+0+440 -fn fixed +sb -e less -S {} &\nexec xterm -geometry 100x32+0+0 -fn fixed +sb\n",
             doc.display()
         );
         let xs = home.join(".xsession");
-        std::fs::write(&xs, session).map_err(|e| format!("{}: {e}", xs.display()))?;
+        std::fs::write(&xs, session).map_err(|e| crate::ScreenError::start(format!("{}", xs.display()), e))?;
         run(Command::new("chmod").args(["755", &xs.display().to_string()]), "chmod")?;
         run(Command::new("chown").args(["-R", &format!("{user}:"), &home.display().to_string()]), "chown")?;
         Ok(Account { user, password })
@@ -389,12 +408,12 @@ impl LocalXrdp {
 
     /// Wait until the session sesman started at the first connection runs its programs (two
     /// xterms, a shell in one and `less` in the other): X draws their windows only then.
-    pub fn wait_session(&self) -> Result<(), String> {
+    pub fn wait_session(&self) -> Result<(), crate::ScreenError> {
         self.wait_session_of(&self.user, Duration::from_secs(20))
     }
 
     /// [`LocalXrdp::wait_session`] for account `user`, waiting up to `timeout`.
-    pub fn wait_session_of(&self, user: &str, timeout: Duration) -> Result<(), String> {
+    pub fn wait_session_of(&self, user: &str, timeout: Duration) -> Result<(), crate::ScreenError> {
         let uid = std::fs::read_to_string("/etc/passwd")
             .ok()
             .and_then(|p| {
@@ -402,7 +421,7 @@ impl LocalXrdp {
                     .find(|l| l.starts_with(&format!("{user}:")))
                     .and_then(|l| l.split(':').nth(2).map(str::to_owned))
             })
-            .ok_or_else(|| format!("no account {user}"))?;
+            .ok_or_else(|| crate::ScreenError::Screen(format!("no account {user}")))?;
         let programs = || {
             let mut names = Vec::new();
             for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {

@@ -16,7 +16,7 @@ use latlab_sys::clock::{monotonic_now, thread_cpu_now};
 /// [`crate::keys`]), which a surface maps to its own codes.
 pub trait Surface {
     /// Its failures.
-    type Error: std::fmt::Display;
+    type Error: std::error::Error + Send + Sync + 'static;
     /// A short name for file names and messages: `rdp`, `x11`, `wayland`.
     fn kind(&self) -> &'static str;
     /// The screen as last read.
@@ -104,16 +104,17 @@ pub fn settle_change<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64)
 
 /// Wait for the server's first picture: a server may draw nothing for a while after the
 /// connection (xrdp attaching to its X session), and input it gets before then may be lost.
-pub fn first_picture<S: Surface + ?Sized>(s: &mut S) -> Result<(), String> {
+pub fn first_picture<S: Surface + ?Sized>(s: &mut S) -> Result<(), crate::ScreenError> {
     let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
     while s.pictures() == 0 {
         if monotonic_now() >= until {
-            return Err(format!(
+            return Err(crate::ScreenError::Screen(format!(
                 "the server drew nothing in {} s after the connection",
                 crate::defaults::RDP_FIRST_PICTURE_NS / 1_000_000_000
-            ));
+            )));
         }
-        s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {}).map_err(|e| e.to_string())?;
+        s.pump_until(monotonic_now() + 20_000_000, &mut |_, _| {})
+            .map_err(|e| crate::ScreenError::Surface(e.into()))?;
     }
     Ok(())
 }
@@ -129,8 +130,8 @@ fn backspaces<S: Surface + ?Sized>(s: &mut S, n: usize) -> Result<(), S::Error> 
 /// Learn where typing draws: two warm-up keys, each left to settle; then erase them. A try
 /// the screen spoils (a prompt still being drawn, a late echo on a loaded server) is erased
 /// and made again, three times at most.
-pub fn learn<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), String> {
-    let mut last = String::new();
+pub fn learn<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), crate::ScreenError> {
+    let mut last = String::from("the screen never settled");
     for _ in 0..crate::defaults::RDP_LEARN_TRIES {
         match learn_once(s, plan) {
             Ok(found) => return Ok(found),
@@ -138,18 +139,18 @@ pub fn learn<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cells
             Err(Again(e)) => last = e,
         }
     }
-    Err(last)
+    Err(crate::ScreenError::Screen(last))
 }
 
 /// Why one try at learning failed: for good, or worth another try.
 enum Failed {
-    Fatal(String),
+    Fatal(crate::ScreenError),
     Again(String),
 }
 use Failed::{Again, Fatal};
 
 fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cells, Vec<u8>), Failed> {
-    let err = |e: S::Error| Fatal(e.to_string());
+    let err = |e: S::Error| Fatal(crate::ScreenError::Surface(e.into()));
     let quiet = plan.settle_ns;
     let max = plan.timeout_ns.max(quiet * 4);
     first_picture(s).map_err(Fatal)?;
@@ -165,7 +166,8 @@ fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cell
     if let Some(dir) = &plan.snapshot_dir {
         for (name, fb) in [("before", &before), ("one", &shots[0]), ("two", &shots[1])] {
             let p = dir.join(format!("{}-{name}.ppm", s.kind()));
-            std::fs::write(&p, fb.to_ppm()).map_err(|e| Fatal(format!("{}: {e}", p.display())))?;
+            std::fs::write(&p, fb.to_ppm())
+                .map_err(|e| Fatal(latlab_sys::ioerr::IoFailed::new(format!("writing {}", p.display()), e).into()))?;
         }
     }
     let cells = match learn_cells(&before, &shots[0], &shots[1], roi) {
@@ -184,7 +186,8 @@ fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cell
     if s.screen().diff(&before, cells.cell(0)).is_some() {
         if let Some(dir) = &plan.snapshot_dir {
             let p = dir.join(format!("{}-erased.ppm", s.kind()));
-            std::fs::write(&p, s.screen().to_ppm()).map_err(|e| Fatal(format!("{}: {e}", p.display())))?;
+            std::fs::write(&p, s.screen().to_ppm())
+                .map_err(|e| Fatal(latlab_sys::ioerr::IoFailed::new(format!("writing {}", p.display()), e).into()))?;
         }
         return Err(Again("Backspace did not erase the warm-up keys: the focused field does not take it".into()));
     }
@@ -231,7 +234,7 @@ impl Watch {
 }
 
 /// Something done to the server before each key (paging it out, for `mem`).
-pub type BeforeKey<'a> = &'a mut dyn FnMut() -> Result<(), String>;
+pub type BeforeKey<'a> = &'a mut dyn FnMut() -> Result<(), crate::ScreenError>;
 
 /// Type `plan.keys` letters and time each to its glyph. With `before_key`, one key at a time:
 /// each waits for the one before it to be seen (or lost), then `before_key` runs, then the key
@@ -240,8 +243,8 @@ pub fn measure<S: Surface + ?Sized>(
     s: &mut S,
     plan: &TypingPlan,
     mut before_key: Option<BeforeKey>,
-) -> Result<TypingResult, String> {
-    let err = |e: S::Error| e.to_string();
+) -> Result<TypingResult, crate::ScreenError> {
+    let err = |e: S::Error| crate::ScreenError::Surface(e.into());
     let (cells, caret) = learn(s, plan)?;
     let per_line = cells.per_line(s.screen().width).min(plan.max_per_line).max(1);
     let mut det = Detector::mixed(caret, plan.timeout_ns);

@@ -62,21 +62,30 @@ impl Cells {
 /// Find the cells from three screens within `roi`: before any key, after one key and after a
 /// second (each once the screen settled). Typing one key changes its cell (and the caret's
 /// next cell); the second key's change starts one advance further right.
-pub fn learn_cells(before: &Framebuffer, one: &Framebuffer, two: &Framebuffer, roi: Area) -> Result<Cells, String> {
-    let d1 = before.diff(one, roi).ok_or("the first key changed nothing on the screen (is a text field focused?)")?;
-    let d2 = one.diff(two, roi).ok_or("the second key changed nothing on the screen")?;
+pub fn learn_cells(
+    before: &Framebuffer,
+    one: &Framebuffer,
+    two: &Framebuffer,
+    roi: Area,
+) -> Result<Cells, crate::ScreenError> {
+    let d1 = before.diff(one, roi).ok_or_else(|| {
+        crate::ScreenError::Screen("the first key changed nothing on the screen (is a text field focused?)".into())
+    })?;
+    let d2 = one
+        .diff(two, roi)
+        .ok_or_else(|| crate::ScreenError::Screen("the second key changed nothing on the screen".into()))?;
     if d2.x <= d1.x {
-        return Err(format!(
+        return Err(crate::ScreenError::Screen(format!(
             "typing does not move right: the first key drew at x={}, the second at x={} (right-to-left text or a              field that scrolls are not supported)",
             d1.x, d2.x
-        ));
+        )));
     }
     let advance = d2.x - d1.x;
     if advance > d1.w || advance < 3 || d1.h < 5 {
-        return Err(format!(
+        return Err(crate::ScreenError::Screen(format!(
             "the changes do not look like typed glyphs: first {}x{} at ({}, {}), advance {advance} px (something              else animates here: give a region of interest)",
             d1.w, d1.h, d1.x, d1.y
-        ));
+        )));
     }
     Ok(Cells { first: Area::new(d1.x, d1.y, advance, d1.h), advance })
 }
@@ -302,14 +311,14 @@ mod tests {
         let mut one = before.clone();
         glyph(&mut one, Area::new(30, 10, 6, 13));
         let roi = Area::new(0, 0, 120, 40);
-        assert!(learn_cells(&before, &before, &one, roi).unwrap_err().contains("changed nothing"));
-        assert!(learn_cells(&before, &one, &one, roi).unwrap_err().contains("second key"));
+        assert!(learn_cells(&before, &before, &one, roi).unwrap_err().to_string().contains("changed nothing"));
+        assert!(learn_cells(&before, &one, &one, roi).unwrap_err().to_string().contains("second key"));
         let mut left = one.clone();
         glyph(&mut left, Area::new(10, 10, 6, 13));
-        assert!(learn_cells(&before, &one, &left, roi).unwrap_err().contains("does not move right"));
+        assert!(learn_cells(&before, &one, &left, roi).unwrap_err().to_string().contains("does not move right"));
         // A change far to the right is not the next cell: something else animates.
         let mut far = one.clone();
         glyph(&mut far, Area::new(100, 10, 6, 13));
-        assert!(learn_cells(&before, &one, &far, roi).unwrap_err().contains("region of interest"));
+        assert!(learn_cells(&before, &one, &far, roi).unwrap_err().to_string().contains("region of interest"));
     }
 }

@@ -152,14 +152,18 @@ pub fn keymap() -> String {
 }
 
 /// Shared memory: a memfd of `len` bytes, mapped.
-fn shared(len: usize) -> Result<(OwnedFd, memmap2::MmapMut), String> {
+fn shared(len: usize) -> Result<(OwnedFd, memmap2::MmapMut), crate::ScreenError> {
     let fd = nix::sys::memfd::memfd_create(c"latlab-screencopy", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-        .map_err(|e| format!("memfd_create: {e}"))?;
-    nix::unistd::ftruncate(&fd, len as i64).map_err(|e| format!("sizing shared memory: {e}"))?;
-    let file = std::fs::File::from(fd.try_clone().map_err(|e| e.to_string())?);
+        .map_err(|e| crate::ScreenError::display(format!("memfd_create"), e))?;
+    nix::unistd::ftruncate(&fd, len as i64)
+        .map_err(|e| crate::ScreenError::display(format!("sizing shared memory"), e))?;
+    let file = std::fs::File::from(
+        fd.try_clone().map_err(|e| crate::ScreenError::display("sharing memory with the compositor", e))?,
+    );
     // SAFETY: a memfd latlab made; the compositor writes it only between a copy request and
     // its Ready event, and latlab reads it only after Ready.
-    let map = unsafe { memmap2::MmapOptions::new().len(len).map_mut(&file) }.map_err(|e| format!("mmap: {e}"))?;
+    let map = unsafe { memmap2::MmapOptions::new().len(len).map_mut(&file) }
+        .map_err(|e| crate::ScreenError::display(format!("mmap"), e))?;
     Ok((fd, map))
 }
 
@@ -187,17 +191,18 @@ pub struct WaylandSurface {
     last_read_ns: u64,
 }
 
-fn werr(what: &str) -> impl Fn(wayland_client::DispatchError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+fn werr(what: &str) -> impl Fn(wayland_client::DispatchError) -> crate::ScreenError + '_ {
+    move |e| crate::ScreenError::display(what, e)
 }
 
 impl WaylandSurface {
     /// Connect to the compositor whose socket is `socket`, with its output, screencopy and
     /// virtual keyboards; upload latlab's keymap.
-    pub fn connect(socket: &Path) -> Result<Self, String> {
-        let stream = UnixStream::connect(socket)
-            .map_err(|e| format!("cannot connect to the Wayland compositor at {}: {e}", socket.display()))?;
-        let conn = Connection::from_socket(stream).map_err(|e| format!("Wayland: {e}"))?;
+    pub fn connect(socket: &Path) -> Result<Self, crate::ScreenError> {
+        let stream = UnixStream::connect(socket).map_err(|e| {
+            crate::ScreenError::display(format!("cannot connect to the Wayland compositor at {}", socket.display()), e)
+        })?;
+        let conn = Connection::from_socket(stream).map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
         let mut q = conn.new_event_queue();
         let qh = q.handle();
         conn.display().get_registry(&qh, ());
@@ -205,17 +210,19 @@ impl WaylandSurface {
         q.roundtrip(&mut st).map_err(werr("Wayland registry"))?;
         q.roundtrip(&mut st).map_err(werr("Wayland output"))?;
         let lacks = |what: &str| {
-            format!(
+            crate::ScreenError::Screen(format!(
                 "the compositor at {} has no {what}: latlab needs a wlroots compositor (sway, labwc, wayfire, river, Hyprland)",
                 socket.display()
-            )
+            ))
         };
         let (Some(shm), Some(seat), Some(output)) = (st.shm.clone(), st.seat.clone(), st.output.clone()) else {
             return Err(lacks("shared memory, seat or output"));
         };
         let (screencopy, v) = st.screencopy.clone().ok_or_else(|| lacks("zwlr_screencopy_manager_v1"))?;
         let kbm = st.keyboards.clone().ok_or_else(|| lacks("zwp_virtual_keyboard_manager_v1"))?;
-        let (w, h, refresh) = st.output_mode.ok_or("the compositor's output has no current mode")?;
+        let (w, h, refresh) = st
+            .output_mode
+            .ok_or_else(|| crate::ScreenError::Screen("the compositor's output has no current mode".into()))?;
         let (w, h) = (w.max(1) as usize, h.max(1) as usize);
         let kb = kbm.create_virtual_keyboard(&seat, &qh, ());
         let km = keymap();
@@ -254,7 +261,7 @@ impl WaylandSurface {
         let until = monotonic_now() + 5_000_000_000;
         while me.pictures == 0 {
             if monotonic_now() > until {
-                return Err("the compositor sent no frame of its output in 5 s".into());
+                return Err(crate::ScreenError::Screen("the compositor sent no frame of its output in 5 s".into()));
             }
             me.pump_until(monotonic_now() + 100_000_000, &mut |_, _| {})?;
         }
@@ -314,16 +321,20 @@ impl WaylandSurface {
         self.in_flight = Some((f, area, monotonic_now()));
     }
 
-    fn buffer_for(&mut self, b: (wl_shm::Format, u32, u32, u32)) -> Result<wl_buffer::WlBuffer, String> {
+    fn buffer_for(&mut self, b: (wl_shm::Format, u32, u32, u32)) -> Result<wl_buffer::WlBuffer, crate::ScreenError> {
         if let Some((_, buf)) = self.buffers.iter().find(|(k, _)| *k == b) {
             return Ok(buf.clone());
         }
         let (format, w, h, stride) = b;
         if (stride as usize) * (h as usize) > self.pool_len || (stride as usize) < (w as usize) * 4 {
-            return Err(format!("the compositor offered a {w}x{h} frame of stride {stride}, larger than its output"));
+            return Err(crate::ScreenError::Screen(format!(
+                "the compositor offered a {w}x{h} frame of stride {stride}, larger than its output"
+            )));
         }
         if !matches!(format, wl_shm::Format::Xrgb8888 | wl_shm::Format::Argb8888) {
-            return Err(format!("the compositor offered frames as {format:?}: latlab reads XRGB8888 and ARGB8888"));
+            return Err(crate::ScreenError::Screen(format!(
+                "the compositor offered frames as {format:?}: latlab reads XRGB8888 and ARGB8888"
+            )));
         }
         let buf = self.pool.create_buffer(0, w as i32, h as i32, stride as i32, format, &self.q.handle(), ());
         self.buffers.push((b, buf.clone()));
@@ -331,9 +342,9 @@ impl WaylandSurface {
     }
 
     /// Wait for events until `deadline_ns` (or one arrives).
-    fn wait(&mut self, deadline_ns: u64) -> Result<(), String> {
+    fn wait(&mut self, deadline_ns: u64) -> Result<(), crate::ScreenError> {
         self.q.dispatch_pending(&mut self.st).map_err(werr("Wayland"))?;
-        self.conn.flush().map_err(|e| format!("Wayland: {e}"))?;
+        self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
         let Some(guard) = self.q.prepare_read() else { return Ok(()) };
         // poll(2) counts whole milliseconds: the last one is slept on the clock, so a key
         // leaves on its deadline (a frame that arrives meanwhile keeps the compositor's time).
@@ -347,10 +358,10 @@ impl WaylandSurface {
         let mut fds = [nix::poll::PollFd::new(guard.connection_fd(), nix::poll::PollFlags::POLLIN)];
         match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(ms)) {
             Ok(n) if n > 0 => {
-                guard.read().map_err(|e| format!("Wayland: {e}"))?;
+                guard.read().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
             }
             Ok(_) | Err(nix::errno::Errno::EINTR) => drop(guard),
-            Err(e) => return Err(format!("poll: {e}")),
+            Err(e) => return Err(crate::ScreenError::Screen(format!("poll: {e}"))),
         }
         self.q.dispatch_pending(&mut self.st).map_err(werr("Wayland"))?;
         Ok(())
@@ -368,7 +379,7 @@ impl WaylandSurface {
 }
 
 impl Surface for WaylandSurface {
-    type Error = String;
+    type Error = crate::ScreenError;
 
     fn kind(&self) -> &'static str {
         "wayland"
@@ -382,7 +393,11 @@ impl Surface for WaylandSurface {
         self.pictures
     }
 
-    fn pump_until(&mut self, deadline_ns: u64, drawn: &mut dyn FnMut(&Framebuffer, u64)) -> Result<(), String> {
+    fn pump_until(
+        &mut self,
+        deadline_ns: u64,
+        drawn: &mut dyn FnMut(&Framebuffer, u64),
+    ) -> Result<(), crate::ScreenError> {
         loop {
             if self.in_flight.is_none() {
                 self.request();
@@ -392,7 +407,7 @@ impl Surface for WaylandSurface {
                 if let Some((fr, _, _)) = self.in_flight.take() {
                     fr.destroy();
                 }
-                return Err("the compositor failed a screen copy".into());
+                return Err(crate::ScreenError::Screen("the compositor failed a screen copy".into()));
             }
             if let (Some(b), true, false) = (f.buffer, f.buffer_done, f.copied)
                 && let Some((fr, _, _)) = &self.in_flight
@@ -432,18 +447,18 @@ impl Surface for WaylandSurface {
         }
     }
 
-    fn type_keys(&mut self, ks: &[Key]) -> Result<u64, String> {
+    fn type_keys(&mut self, ks: &[Key]) -> Result<u64, crate::ScreenError> {
         for (i, k) in ks.iter().enumerate() {
             if i > 0 {
-                self.conn.flush().map_err(|e| format!("Wayland: {e}"))?;
+                self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
                 latlab_sys::clock::clock_nanosleep_abs(monotonic_now() + crate::defaults::TYPE_KEY_GAP_NS);
             }
-            let code = keys::evdev(*k).ok_or_else(|| format!("no input code for {k:?}"))?;
+            let code = keys::evdev(*k).ok_or_else(|| crate::ScreenError::Screen(format!("no input code for {k:?}")))?;
             let ms = (monotonic_now() / 1_000_000) as u32;
             self.kb.key(ms, code, 1);
             self.kb.key(ms, code, 0);
         }
-        self.conn.flush().map_err(|e| format!("Wayland: {e}"))?;
+        self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
         Ok(monotonic_now())
     }
 

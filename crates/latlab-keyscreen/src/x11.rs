@@ -66,12 +66,12 @@ pub struct X11Surface {
     gaps_ns: u64,
 }
 
-fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> crate::ScreenError + '_ {
+    move |e| crate::ScreenError::display(what, e)
 }
 
-fn cerr(what: &str) -> impl Fn(x11rb::errors::ConnectionError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+fn cerr(what: &str) -> impl Fn(x11rb::errors::ConnectionError) -> crate::ScreenError + '_ {
+    move |e| crate::ScreenError::display(what, e)
 }
 
 /// The pixels of one Z-pixmap row at 24/32 bits per pixel: 4 bytes each.
@@ -79,21 +79,30 @@ const PS: usize = 4;
 
 impl X11Surface {
     /// Connect to X display `display` (`:N`); read at `rate_hz` (0: flat out).
-    pub fn connect(display: &str, rate_hz: u32) -> Result<Self, String> {
+    pub fn connect(display: &str, rate_hz: u32) -> Result<Self, crate::ScreenError> {
         let (conn, n) = x11rb::connect(Some(display)).map_err(|e| {
-            format!("cannot open X display {display}: {e} (is an X server running there? `latlab type` starts Xvfb itself when no --on is given)")
+            crate::ScreenError::display(format!("cannot open X display {display} (is an X server running there? `latlab type` starts Xvfb itself when no --on is given)"), e)
         })?;
         let s = &conn.setup().roots[n];
         let (root, w, h, depth) = (s.root, s.width_in_pixels as usize, s.height_in_pixels as usize, s.root_depth);
         if depth != 24 && depth != 32 {
-            return Err(format!("X display {display} has depth {depth}: latlab reads 24- and 32-bit screens"));
+            return Err(crate::ScreenError::Screen(format!(
+                "X display {display} has depth {depth}: latlab reads 24- and 32-bit screens"
+            )));
         }
-        if conn.extension_information(x11rb::protocol::xtest::X11_EXTENSION_NAME).map_err(|e| e.to_string())?.is_none()
+        if conn
+            .extension_information(x11rb::protocol::xtest::X11_EXTENSION_NAME)
+            .map_err(|e| crate::ScreenError::display("asking the X server for XTEST", e))?
+            .is_none()
         {
-            return Err(format!("X display {display} has no XTEST extension: latlab cannot type into it"));
+            return Err(crate::ScreenError::Screen(format!(
+                "X display {display} has no XTEST extension: latlab cannot type into it"
+            )));
         }
-        let has_shm =
-            conn.extension_information(x11rb::protocol::shm::X11_EXTENSION_NAME).map_err(|e| e.to_string())?.is_some();
+        let has_shm = conn
+            .extension_information(x11rb::protocol::shm::X11_EXTENSION_NAME)
+            .map_err(|e| crate::ScreenError::display("asking the X server for MIT-SHM", e))?
+            .is_some();
         let mut me = Self {
             conn,
             root,
@@ -127,8 +136,9 @@ impl X11Surface {
         Ok(me)
     }
 
-    fn make_segment(&mut self, len: usize) -> Result<memmap2::Mmap, String> {
-        let seg = self.conn.generate_id().map_err(|e| e.to_string())?;
+    fn make_segment(&mut self, len: usize) -> Result<memmap2::Mmap, crate::ScreenError> {
+        let seg =
+            self.conn.generate_id().map_err(|e| crate::ScreenError::display("an X id for the shared segment", e))?;
         let r = self
             .conn
             .shm_create_segment(seg, len as u32, false)
@@ -136,11 +146,12 @@ impl X11Surface {
             .reply()
             .map_err(xerr("ShmCreateSegment"))?;
         self.seg = seg;
-        map_segment(r.shm_fd, len).map_err(|e| format!("mapping the X server's shared segment: {e}"))
+        map_segment(r.shm_fd, len)
+            .map_err(|e| crate::ScreenError::display(format!("mapping the X server's shared segment"), e))
     }
 
     /// The keycode of every key latlab types, from the server's keyboard mapping.
-    fn keyboard(&self) -> Result<Vec<(Key, u8)>, String> {
+    fn keyboard(&self) -> Result<Vec<(Key, u8)>, crate::ScreenError> {
         let setup = self.conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
         let km = self
@@ -156,14 +167,18 @@ impl X11Surface {
             let sym = keys::keysym(k).expect("latlab's keys have keysyms");
             match km.keysyms.chunks(per).position(|c| c.first() == Some(&sym)) {
                 Some(i) => out.push((k, min + i as u8)),
-                None => return Err(format!("the X server's keyboard has no key for keysym {sym:#x}")),
+                None => {
+                    return Err(crate::ScreenError::Screen(format!(
+                        "the X server's keyboard has no key for keysym {sym:#x}"
+                    )));
+                }
             }
         }
         Ok(out)
     }
 
     /// The viewable top-level windows of at least 32×32 pixels, bottom to top.
-    pub fn top_levels(&self) -> Result<Vec<TopLevel>, String> {
+    pub fn top_levels(&self) -> Result<Vec<TopLevel>, crate::ScreenError> {
         let tree = self.conn.query_tree(self.root).map_err(cerr("QueryTree"))?.reply().map_err(xerr("QueryTree"))?;
         let mut out = Vec::new();
         for w in tree.children {
@@ -201,7 +216,7 @@ impl X11Surface {
     /// the keyboard to `window`: the pointer goes to the area's middle (a display with no
     /// window manager gives the keyboard to the window under the pointer) and the input focus
     /// to the window.
-    pub fn aim(&mut self, area: Area, window: Option<Window>) -> Result<(), String> {
+    pub fn aim(&mut self, area: Area, window: Option<Window>) -> Result<(), crate::ScreenError> {
         self.area = area;
         self.fb = Framebuffer::xrgb(area.w, area.h);
         self.focus = None;
@@ -211,7 +226,8 @@ impl X11Surface {
         if let Some(w) = window {
             self.conn.set_input_focus(InputFocus::POINTER_ROOT, w, 0u32).map_err(cerr("SetInputFocus"))?;
         }
-        x11rb::wrapper::ConnectionExt::sync(&self.conn).map_err(|e| format!("X server: {e}"))?;
+        x11rb::wrapper::ConnectionExt::sync(&self.conn)
+            .map_err(|e| crate::ScreenError::display(format!("X server"), e))?;
         self.read()?;
         Ok(())
     }
@@ -235,7 +251,7 @@ impl X11Surface {
     }
 
     /// Read the watched rows once; returns whether they changed.
-    pub fn read(&mut self) -> Result<bool, String> {
+    pub fn read(&mut self) -> Result<bool, crate::ScreenError> {
         let c0 = thread_cpu_now();
         let rows = self.focus.unwrap_or(Area::new(0, 0, self.area.w, self.area.h));
         let (x, y) = ((self.area.x + rows.x) as i16, (self.area.y + rows.y) as i16);
@@ -258,7 +274,10 @@ impl X11Surface {
                     .reply()
                     .map_err(xerr("GetImage"))?;
                 if r.data.len() < len {
-                    return Err(format!("GetImage returned {} bytes for {w}x{h}", r.data.len()));
+                    return Err(crate::ScreenError::Screen(format!(
+                        "GetImage returned {} bytes for {w}x{h}",
+                        r.data.len()
+                    )));
                 }
                 self.fb.update(rows, &r.data[..len], rows.w * PS, false)
             }
@@ -279,7 +298,7 @@ impl X11Surface {
 }
 
 impl Surface for X11Surface {
-    type Error = String;
+    type Error = crate::ScreenError;
 
     fn kind(&self) -> &'static str {
         "x11"
@@ -293,7 +312,11 @@ impl Surface for X11Surface {
         self.pictures
     }
 
-    fn pump_until(&mut self, deadline_ns: u64, drawn: &mut dyn FnMut(&Framebuffer, u64)) -> Result<(), String> {
+    fn pump_until(
+        &mut self,
+        deadline_ns: u64,
+        drawn: &mut dyn FnMut(&Framebuffer, u64),
+    ) -> Result<(), crate::ScreenError> {
         loop {
             let now = monotonic_now();
             if now >= deadline_ns {
@@ -317,7 +340,7 @@ impl Surface for X11Surface {
         }
     }
 
-    fn type_keys(&mut self, ks: &[Key]) -> Result<u64, String> {
+    fn type_keys(&mut self, ks: &[Key]) -> Result<u64, crate::ScreenError> {
         for (i, k) in ks.iter().enumerate() {
             if i > 0 {
                 // Keys of one call (Backspaces erasing a line) go apart: a release and the next
@@ -331,7 +354,7 @@ impl Surface for X11Surface {
                 .iter()
                 .find(|(c, _)| c == k)
                 .map(|&(_, code)| code)
-                .ok_or_else(|| format!("no keycode for {k:?}"))?;
+                .ok_or_else(|| crate::ScreenError::Screen(format!("no keycode for {k:?}")))?;
             // XTEST KeyPress (2) and KeyRelease (3).
             self.conn.xtest_fake_input(2, code, 0, self.root, 0, 0, 0).map_err(cerr("XTEST key"))?;
             self.conn.xtest_fake_input(3, code, 0, self.root, 0, 0, 0).map_err(cerr("XTEST key"))?;

@@ -52,10 +52,10 @@ pub trait AbRunner: Send + Sync {
 }
 
 /// Check an A/B's rounds: 1 to [`AB_MAX_ROUNDS`](crate::defaults::AB_MAX_ROUNDS).
-pub fn check_rounds(rounds: usize) -> Result<(), String> {
+pub fn check_rounds(rounds: usize) -> Result<(), crate::ConfigError> {
     let most = crate::defaults::AB_MAX_ROUNDS;
     if rounds == 0 || rounds > most {
-        return Err(format!("--rounds {rounds}: 1 to {most}"));
+        return Err(format!("--rounds {rounds}: 1 to {most}").into());
     }
     Ok(())
 }
@@ -64,7 +64,7 @@ pub fn check_rounds(rounds: usize) -> Result<(), String> {
 mod tests {
     #[test]
     fn rounds_are_one_to_the_most() {
-        assert!(super::check_rounds(0).unwrap_err().contains("--rounds 0: 1 to 100"));
+        assert!(super::check_rounds(0).unwrap_err().to_string().contains("--rounds 0: 1 to 100"));
         assert_eq!(super::check_rounds(1), Ok(()));
         assert_eq!(super::check_rounds(100), Ok(()));
         assert!(super::check_rounds(101).is_err());

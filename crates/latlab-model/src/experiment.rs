@@ -28,8 +28,8 @@ pub enum ExperimentError {
     #[error(transparent)]
     Capability(#[from] CapabilityRefused),
     /// The configuration (or the command line) does not make sense (exit code 2).
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
     /// The peer the experiment measures (a remote server) could not be reached or does not
     /// speak its protocol (exit code 4).
     #[error(transparent)]
@@ -168,7 +168,7 @@ pub trait Experiment: 'static {
 
     /// Check the configuration (the one place its ranges are checked); the command line
     /// turns an error into exit code 2.
-    fn validate(cfg: &Self::Config) -> Result<(), String> {
+    fn validate(cfg: &Self::Config) -> Result<(), crate::ConfigError> {
         let _ = cfg;
         Ok(())
     }

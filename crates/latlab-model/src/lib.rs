@@ -14,7 +14,7 @@
 //! | `numfmt.rs` | numbers for people |
 //! | `capability.rs` | what a run asked the machine for and got |
 //! | `machine.rs` | the machine description as stored |
-//! | `experiment.rs`, `error.rs` | the experiment contract, the suite's entries, `Choice`; the boxed error it returns |
+//! | `experiment.rs`, `error.rs` | the experiment contract, the suite's entries, `Choice`; the boxed error it returns and the configuration error |
 //! | `figure.rs` | figures as data: charts, the paper's points, captions |
 //! | `checkpoint.rs` | partial records handed to the runner's sink |
 //! | `sink.rs`, `window.rs` | the runner's store as a long run sees it; a window as stored |
@@ -28,6 +28,7 @@ pub mod capability;
 pub mod checkpoint;
 pub mod defaults;
 pub mod error;
+pub use error::ConfigError;
 pub mod exit;
 pub mod experiment;
 pub mod figure;

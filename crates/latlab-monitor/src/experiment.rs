@@ -25,7 +25,7 @@ impl Experiment for Monitor {
         Vec::new()
     }
 
-    fn validate(cfg: &MonitorConfig) -> Result<(), String> {
+    fn validate(cfg: &MonitorConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate().map(|_| ())
     }
 
@@ -87,7 +87,7 @@ impl Experiment for Monitor {
         let mut store = runs.lock().unwrap_or_else(|p| p.into_inner());
         let rec = run::run(cfg, &mut *store, &exported, &ctx.progress, echo, wake, &mut |line| eprintln!("{line}"))
             .map_err(|e| match e {
-                MonitorError::Config(c) => ExperimentError::Config(c),
+                MonitorError::Config(c) => ExperimentError::Config(c.into()),
                 MonitorError::Capability(c) => ExperimentError::Capability(c),
                 other => ExperimentError::failed(other),
             })?;

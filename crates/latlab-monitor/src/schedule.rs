@@ -38,7 +38,7 @@ impl Default for Schedule {
 impl Schedule {
     /// Parse `idle=2h,load=3h30m` (states `idle` and `load`, durations as `humantime` reads
     /// them, at least 1 s each).
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, latlab_model::ConfigError> {
         let mut steps = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, dur) =
@@ -46,12 +46,12 @@ impl Schedule {
             let state = match name.trim() {
                 "idle" => State::Idle,
                 "load" => State::Load,
-                other => return Err(format!("'{other}' is not a state (idle, load)")),
+                other => return Err(format!("'{other}' is not a state (idle, load)").into()),
             };
             let d = humantime::parse_duration(dur.trim())
                 .map_err(|e| format!("'{dur}' is not a duration like 30m or 3h30m: {e}"))?;
             if d.as_secs() < 1 {
-                return Err(format!("'{part}': a step lasts at least 1 s"));
+                return Err(format!("'{part}': a step lasts at least 1 s").into());
             }
             steps.push((state, d.as_nanos().min(u64::MAX as u128) as u64));
         }
@@ -117,10 +117,10 @@ mod tests {
 
     #[test]
     fn bad_schedules_say_what_is_wrong() {
-        assert!(Schedule::parse("").unwrap_err().contains("empty"));
-        assert!(Schedule::parse("busy=1h").unwrap_err().contains("not a state"));
-        assert!(Schedule::parse("idle").unwrap_err().contains("STATE=DURATION"));
-        assert!(Schedule::parse("idle=soon").unwrap_err().contains("not a duration"));
-        assert!(Schedule::parse("load=10ms").unwrap_err().contains("at least 1 s"));
+        assert!(Schedule::parse("").unwrap_err().to_string().contains("empty"));
+        assert!(Schedule::parse("busy=1h").unwrap_err().to_string().contains("not a state"));
+        assert!(Schedule::parse("idle").unwrap_err().to_string().contains("STATE=DURATION"));
+        assert!(Schedule::parse("idle=soon").unwrap_err().to_string().contains("not a duration"));
+        assert!(Schedule::parse("load=10ms").unwrap_err().to_string().contains("at least 1 s"));
     }
 }

@@ -99,7 +99,7 @@ impl Default for MonitorConfig {
 
 impl MonitorConfig {
     /// Check the settings; the schedule parsed.
-    pub fn validate(&self) -> Result<Schedule, String> {
+    pub fn validate(&self) -> Result<Schedule, latlab_model::ConfigError> {
         if !(10_000..=1_000_000_000).contains(&self.interval_ns) {
             return Err("--interval must be between 10 µs and 1 s".into());
         }
@@ -114,7 +114,7 @@ impl MonitorConfig {
         }
         for (i, p) in self.probes.iter().enumerate() {
             if self.probes[..i].contains(p) {
-                return Err(format!("--probes names '{}' twice", p.name()));
+                return Err(format!("--probes names '{}' twice", p.name()).into());
             }
         }
         let has = |p: Probe| self.probes.contains(&p);
@@ -149,7 +149,7 @@ impl MonitorConfig {
 pub enum MonitorError {
     /// Bad settings.
     #[error("{0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
     /// `--strict` and a capability was refused.
     #[error(transparent)]
     Capability(#[from] CapabilityRefused),

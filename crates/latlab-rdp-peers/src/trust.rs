@@ -28,7 +28,7 @@ pub struct Target {
 
 impl Target {
     /// Parse `HOST`, `HOST:PORT`, `[V6]` or `[V6]:PORT`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, latlab_model::ConfigError> {
         let bad = || format!("--rdp {s:?}: expected HOST[:PORT] (an IPv6 address in brackets)");
         let (host, port) = if let Some(rest) = s.strip_prefix('[') {
             let (h, tail) = rest.split_once(']').ok_or_else(bad)?;
@@ -39,12 +39,12 @@ impl Target {
         } else {
             match s.rsplit_once(':') {
                 Some((h, p)) if !h.contains(':') => (h, Some(p)),
-                Some(_) => return Err(bad()),
+                Some(_) => return Err(bad().into()),
                 None => (s, None),
             }
         };
         if host.is_empty() || host.contains(char::is_whitespace) {
-            return Err(bad());
+            return Err(bad().into());
         }
         let port = match port {
             None => DEFAULT_PORT,
@@ -116,7 +116,7 @@ impl Credentials {
     }
 
     /// Parse the text of a credentials file.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, latlab_model::ConfigError> {
         let (mut user, mut password, mut domain) = (None, None, None);
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -128,7 +128,7 @@ impl Credentials {
                 "user" | "username" => &mut user,
                 "password" => &mut password,
                 "domain" => &mut domain,
-                other => return Err(format!("line {}: unknown key {other:?} (user, password, domain)", n + 1)),
+                other => return Err(format!("line {}: unknown key {other:?} (user, password, domain)", n + 1).into()),
             };
             *slot = Some(v.trim().to_owned());
         }
@@ -292,8 +292,8 @@ mod tests {
         let c = Credentials::parse("# me\nuser = alice\npassword=p=w\ndomain=\n").unwrap();
         assert_eq!((c.user.as_str(), c.password.as_str(), c.domain.clone()), ("alice", "p=w", None));
         assert!(!format!("{c:?}").contains("p=w"), "the password is never printed");
-        assert!(Credentials::parse("user=a\n").unwrap_err().contains("password"));
-        assert!(Credentials::parse("user=a\npassword=b\nshell=x\n").unwrap_err().contains("line 3"));
+        assert!(Credentials::parse("user=a\n").unwrap_err().to_string().contains("password"));
+        assert!(Credentials::parse("user=a\npassword=b\nshell=x\n").unwrap_err().to_string().contains("line 3"));
         let env = |k: &str| match k {
             ENV_USER => Some("bob".into()),
             ENV_PASSWORD => Some("pw".into()),
@@ -307,7 +307,7 @@ mod tests {
         std::fs::write(&f, "user=a\npassword=b\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert!(Credentials::from_file(&f).unwrap_err().contains("chmod 600"));
+        assert!(Credentials::from_file(&f).unwrap_err().to_string().contains("chmod 600"));
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(Credentials::from_file(&f).unwrap().user, "a");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -57,8 +57,8 @@ mod tests {
         write_record(&mut v, 0, b"").unwrap();
         assert_eq!(v, vec![0x21, 2, 0, 0, 0, b'a', b'b', 0, 0, 0, 0, 0]);
         assert_eq!(read_records(&v).unwrap(), vec![(0x21, b"ab".to_vec()), (0, vec![])]);
-        assert!(read_records(&v[..4]).unwrap_err().contains("record 0: truncated header"));
-        assert!(read_records(&v[..6]).unwrap_err().contains("record 0: truncated payload"));
-        assert!(read_records(&[0, 0xff, 0xff, 0xff, 0xff]).unwrap_err().contains("over the"));
+        assert!(read_records(&v[..4]).unwrap_err().to_string().contains("record 0: truncated header"));
+        assert!(read_records(&v[..6]).unwrap_err().to_string().contains("record 0: truncated payload"));
+        assert!(read_records(&[0, 0xff, 0xff, 0xff, 0xff]).unwrap_err().to_string().contains("over the"));
     }
 }

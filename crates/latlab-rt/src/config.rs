@@ -62,10 +62,10 @@ impl std::fmt::Display for LoadSpec {
 }
 
 impl std::str::FromStr for LoadSpec {
-    type Err = String;
+    type Err = latlab_model::ConfigError;
     /// `none`, `polygons`, `polygons:N`, `polygons:N:POLICY:PRIO` (each worker draws for a
     /// slice, then rests), the same with `hog` (never yields), or `cmd:COMMAND`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, latlab_model::ConfigError> {
         if s == "none" {
             return Ok(LoadSpec::None);
         }
@@ -82,13 +82,15 @@ impl std::str::FromStr for LoadSpec {
             _ => {
                 return Err(format!(
                     "unknown load '{s}' (none, polygons[:N[:POLICY:PRIO]], hog[:N[:POLICY:PRIO]], cmd:'COMMAND')"
-                ));
+                )
+                .into());
             }
         };
         if !(rest.is_empty() || rest.starts_with(':')) {
             return Err(format!(
                 "unknown load '{s}' (none, polygons[:N[:POLICY:PRIO]], hog[:N[:POLICY:PRIO]], cmd:'COMMAND')"
-            ));
+            )
+            .into());
         }
         let parts: Vec<&str> = rest.strip_prefix(':').map(|r| r.split(':').collect()).unwrap_or_default();
         let workers = match parts.first() {
@@ -111,11 +113,11 @@ impl std::str::FromStr for LoadSpec {
                     None => 0,
                 };
                 if policy.is_realtime() && !(1..=99).contains(&priority) {
-                    return Err(format!("real-time priority {priority} out of range 1–99"));
+                    return Err(format!("real-time priority {priority} out of range 1–99").into());
                 }
                 Some(Sched { policy, priority: if policy.is_realtime() { priority } else { 0 } })
             }
-            _ => return Err(format!("too many fields in '{s}': polygons:N:POLICY:PRIO")),
+            _ => return Err(format!("too many fields in '{s}': polygons:N:POLICY:PRIO").into()),
         };
         Ok(LoadSpec::Polygons { workers, sched, pace })
     }
@@ -221,15 +223,15 @@ impl SweepConfig {
         v
     }
     /// Check the values make sense.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(self.start_hz > 0.0 && self.start_hz <= 1e7) {
-            return Err(format!("sweep start {} Hz must be in (0, 10 MHz]", self.start_hz));
+            return Err(format!("sweep start {} Hz must be in (0, 10 MHz]", self.start_hz).into());
         }
         if self.factor <= 1.0 {
-            return Err(format!("sweep factor {} must be greater than 1", self.factor));
+            return Err(format!("sweep factor {} must be greater than 1", self.factor).into());
         }
         if self.max_hz < self.start_hz || self.max_hz > 1e7 {
-            return Err(format!("sweep max {} Hz must be between the start and 10 MHz", self.max_hz));
+            return Err(format!("sweep max {} Hz must be between the start and 10 MHz", self.max_hz).into());
         }
         if !(0.0..1.0).contains(&self.miss_threshold) || !(0.0..1.0).contains(&self.sf_fraction) {
             return Err("miss threshold and SF fraction must be in [0, 1)".into());
@@ -282,9 +284,9 @@ pub struct RtConfig {
 }
 
 /// The period of a stimulus rate in Hz (`--rate`), which must be in (0, 1 MHz].
-pub fn period_of_rate(hz: f64) -> Result<u64, String> {
+pub fn period_of_rate(hz: f64) -> Result<u64, latlab_model::ConfigError> {
     if !(hz > 0.0 && hz <= 1e6) {
-        return Err(format!("--rate {hz} must be in (0, 1000000] Hz"));
+        return Err(format!("--rate {hz} must be in (0, 1000000] Hz").into());
     }
     Ok((1e9 / hz).round() as u64)
 }
@@ -342,13 +344,13 @@ impl RtConfig {
         }
     }
     /// Check the configuration.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.period_ns < 1_000 {
-            return Err(format!("period {} ns is below 1 µs", self.period_ns));
+            return Err(format!("period {} ns is below 1 µs", self.period_ns).into());
         }
         for (level, s) in [("level 1", self.l1), ("level 2", self.l2)] {
             if s.policy.is_realtime() && !(1..=99).contains(&s.priority) {
-                return Err(format!("{level} priority {} must be 1–99", s.priority));
+                return Err(format!("{level} priority {} must be 1–99", s.priority).into());
             }
         }
         if self.phases && self.phase_ns < self.period_ns {
@@ -357,7 +359,7 @@ impl RtConfig {
         let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         for c in self.l1_cpu.iter().chain(self.l2_cpu.iter()).chain(self.load_cpus.iter()) {
             if *c >= n {
-                return Err(format!("CPU {c} does not exist (this machine has CPUs 0–{})", n - 1));
+                return Err(format!("CPU {c} does not exist (this machine has CPUs 0–{})", n - 1).into());
             }
         }
         if let Some(s) = &self.sweep {

@@ -14,7 +14,7 @@ impl From<RtError> for ExperimentError {
     fn from(e: RtError) -> Self {
         match e {
             RtError::Capability(c) => ExperimentError::Capability(c),
-            RtError::Config(c) => ExperimentError::Config(c),
+            RtError::Config(c) => ExperimentError::Config(c.into()),
             e @ RtError::Io(_) => ExperimentError::failed(e),
         }
     }
@@ -47,7 +47,7 @@ impl Experiment for Rt {
         let sweep = cfg.sweep.map(|s| crate::config::SweepConfig { step_ns: s.step_ns / 2, ..s });
         RtConfig { phase_ns: cfg.phase_ns / 2, sweep, ..cfg }
     }
-    fn validate(cfg: &RtConfig) -> Result<(), String> {
+    fn validate(cfg: &RtConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
     fn steps(cfg: &RtConfig) -> u64 {

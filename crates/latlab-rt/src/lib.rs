@@ -68,7 +68,7 @@ pub enum RtError {
     Capability(#[from] CapabilityRefused),
     /// The configuration does not make sense.
     #[error("invalid rt configuration: {0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
     /// A thread, signal or load could not be created.
     #[error("{0}")]
     Io(#[from] std::io::Error),

@@ -118,7 +118,10 @@ pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
     match leftovers::mark_settings(&knobs.markers, &restore) {
         // Pushed first, so it goes last: once every setting is back.
         Ok(marker) => undo.push(format!("marker {}", marker.display()), move || {
-            std::fs::remove_file(&marker).map_err(|e| format!("removing {}: {e}", marker.display()))
+            Ok(latlab_sys::ioerr::Doing::doing(
+                std::fs::remove_file(&marker),
+                format!("removing {}", marker.display()),
+            )?)
         }),
         Err(e) => notes.push(format!(
             "no marker could be written in {} ({e}): if this run is killed, put the settings back by hand",

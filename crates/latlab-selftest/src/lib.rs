@@ -103,12 +103,12 @@ impl latlab_model::experiment::Experiment for Selftest {
     fn suite_configs(strict: bool) -> Vec<SelftestConfig> {
         vec![SelftestConfig { strict, ..SelftestConfig::short() }]
     }
-    fn validate(cfg: &SelftestConfig) -> Result<(), String> {
+    fn validate(cfg: &SelftestConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.sleep_samples == 0 || cfg.sweep_samples == 0 {
             return Err("--samples must be at least 1".into());
         }
         if !(1..=99).contains(&cfg.fifo_priority) {
-            return Err(format!("FIFO priority {} must be 1–99", cfg.fifo_priority));
+            return Err(format!("FIFO priority {} must be 1–99", cfg.fifo_priority).into());
         }
         Ok(())
     }

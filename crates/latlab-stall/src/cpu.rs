@@ -30,7 +30,7 @@ pub enum StallError {
     Probe(#[from] std::io::Error),
     /// A setting is out of range.
     #[error("{0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
 }
 
 /// What `latlab stall` sweeps.
@@ -115,7 +115,7 @@ impl CpuConfig {
             return Err(StallError::Config("give at least one load and one policy".into()));
         }
         if let Some(&n) = self.loads.iter().find(|&&n| n > 256) {
-            return Err(StallError::Config(format!("load {n}: at most 256 spinning processes")));
+            return Err(StallError::Config(format!("load {n}: at most 256 spinning processes").into()));
         }
         if !(1_000_000..=10_000_000_000).contains(&self.interval_ns) {
             return Err(StallError::Config("key interval: 1 ms to 10 s".into()));

@@ -15,7 +15,7 @@ use latlab_model::record::RunRecord;
 impl From<StallError> for ExperimentError {
     fn from(e: StallError) -> Self {
         match e {
-            StallError::Config(c) => ExperimentError::Config(c),
+            StallError::Config(c) => ExperimentError::Config(c.into()),
             e => ExperimentError::failed(e),
         }
     }
@@ -24,7 +24,7 @@ impl From<StallError> for ExperimentError {
 impl From<MemError> for ExperimentError {
     fn from(e: MemError) -> Self {
         match e {
-            MemError::Config(c) => ExperimentError::Config(c),
+            MemError::Config(c) => ExperimentError::Config(c.into()),
             e @ MemError::NoSwap(_) => ExperimentError::skipped(e),
             e => ExperimentError::failed(e),
         }
@@ -34,7 +34,7 @@ impl From<MemError> for ExperimentError {
 impl From<NetError> for ExperimentError {
     fn from(e: NetError) -> Self {
         match e {
-            NetError::Config(c) => ExperimentError::Config(c),
+            NetError::Config(c) => ExperimentError::Config(c.into()),
             e @ NetError::Refused(_) => ExperimentError::skipped(e),
             e => ExperimentError::failed(e),
         }
@@ -64,8 +64,8 @@ impl Experiment for StallCpu {
         cfg.loads.retain(|&n| n <= 4);
         cfg
     }
-    fn validate(cfg: &CpuConfig) -> Result<(), String> {
-        cfg.validate().map_err(|e| e.to_string())
+    fn validate(cfg: &CpuConfig) -> Result<(), latlab_model::ConfigError> {
+        cfg.validate().map_err(|e| e.to_string().into())
     }
     fn steps(cfg: &CpuConfig) -> u64 {
         cfg.steps()
@@ -99,13 +99,13 @@ impl Experiment for Idle {
     fn suite_configs(_: bool) -> Vec<IdleConfig> {
         vec![IdleConfig::short()]
     }
-    fn validate(cfg: &IdleConfig) -> Result<(), String> {
+    fn validate(cfg: &IdleConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 {
             return Err("--seconds must be at least 1".into());
         }
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         if let Some(c) = cfg.cpu.filter(|&c| c >= n) {
-            return Err(format!("CPU {c} does not exist (this machine has CPUs 0–{})", n - 1));
+            return Err(format!("CPU {c} does not exist (this machine has CPUs 0–{})", n - 1).into());
         }
         Ok(())
     }
@@ -144,8 +144,8 @@ impl Experiment for StallMem {
         cfg.working_set_mib = cfg.working_set_mib.min(32);
         cfg
     }
-    fn validate(cfg: &MemConfig) -> Result<(), String> {
-        cfg.validate().map_err(|e| e.to_string())
+    fn validate(cfg: &MemConfig) -> Result<(), latlab_model::ConfigError> {
+        cfg.validate().map_err(|e| e.to_string().into())
     }
     fn steps(_: &MemConfig) -> u64 {
         0
@@ -175,8 +175,8 @@ impl Experiment for StallNet {
     fn suite_configs(_: bool) -> Vec<NetConfig> {
         vec![NetConfig::short()]
     }
-    fn validate(cfg: &NetConfig) -> Result<(), String> {
-        cfg.validate().map_err(|e| e.to_string())
+    fn validate(cfg: &NetConfig) -> Result<(), latlab_model::ConfigError> {
+        cfg.validate().map_err(|e| e.to_string().into())
     }
     fn steps(cfg: &NetConfig) -> u64 {
         cfg.loads.len() as u64
@@ -244,8 +244,8 @@ impl Experiment for StallPressure {
         cfg.server_mib = cfg.server_mib.min(24);
         cfg
     }
-    fn validate(cfg: &PressureConfig) -> Result<(), String> {
-        cfg.validate().map_err(|e| e.to_string())
+    fn validate(cfg: &PressureConfig) -> Result<(), latlab_model::ConfigError> {
+        cfg.validate().map_err(|e| e.to_string().into())
     }
     fn steps(_: &PressureConfig) -> u64 {
         0

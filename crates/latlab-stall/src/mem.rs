@@ -30,7 +30,13 @@ pub enum MemError {
     Io(#[from] IoFailed),
     /// A setting is out of range.
     #[error("{0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
+    /// The machine would not do what the test needs (its memory groups).
+    #[error(transparent)]
+    System(#[from] latlab_sys::SysError),
+    /// The memory groups could not be made (nothing of them is left).
+    #[error("making the memory groups")]
+    Groups(#[source] latlab_sys::SysError),
 }
 
 impl From<SwapError> for MemError {

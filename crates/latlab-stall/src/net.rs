@@ -38,7 +38,7 @@ pub enum NetError {
     Io(#[from] IoFailed),
     /// A setting is out of range.
     #[error("{0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
 }
 
 impl From<LabError> for NetError {

@@ -82,7 +82,7 @@ impl PressureConfig {
 
     /// Check the settings.
     pub fn validate(&self) -> Result<(), MemError> {
-        let bad = |m: String| Err(MemError::Config(m));
+        let bad = |m: String| Err(MemError::Config(m.into()));
         if !(16..=16 * 1024).contains(&self.limit_mib) {
             return bad(format!("group size {} MiB: 16 MiB to 16 GiB", self.limit_mib));
         }
@@ -276,7 +276,7 @@ fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
     if !latlab_sys::platform::is_root() {
         return Err(refused("the pressure test makes memory cgroups, which needs root".into()));
     }
-    let h = cgroup::find("memory").map_err(refused)?;
+    let h = cgroup::find("memory").map_err(|e| refused(e.to_string()))?;
     if cfg.server_low_mib.is_some() && matches!(h, Hierarchy::V1(_)) {
         return Err(MemError::Config(
             "protecting the server (memory.low) needs cgroup v2; this machine's memory controller is v1 (limit the hog instead)"
@@ -286,7 +286,7 @@ fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
     let mut undo = Undo::new();
     let name = format!("{}-pressure", latlab_sys::leftovers::name("tune"));
     let mib = |m: usize| (m << 20).to_string();
-    let built = (|| -> Result<(Group, Group), String> {
+    let built = (|| -> Result<(Group, Group), latlab_sys::SysError> {
         let top = cgroup::create(&mut undo, &h, "memory", &name)?;
         top.set(limit_file(&h), &mib(cfg.limit_mib))?;
         let server = cgroup::create_in(&mut undo, &h, "memory", &top.dir, "server")?;
@@ -301,7 +301,7 @@ fn groups(cfg: &PressureConfig) -> Result<Groups, MemError> {
     })();
     match built {
         Ok((server, hog)) => Ok(Groups { hierarchy: h, server, hog, _undo: undo }),
-        Err(e) => Err(MemError::Config(format!("making the memory groups: {e}"))),
+        Err(e) => Err(MemError::Groups(e)),
     }
 }
 
@@ -337,10 +337,10 @@ pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
     rec.config("cgroup", format!("{} {}", g.hierarchy.version(), g.server.parent.display()));
     let io = |what: &str| {
         let what = what.to_string();
-        move |e: std::io::Error| MemError::Config(format!("{what}: {e}"))
+        move |e: std::io::Error| MemError::Io(latlab_sys::ioerr::IoFailed::new(what.clone(), e))
     };
     let mut server = fork_child(Role::Server { bytes: cfg.server_mib << 20 }).map_err(io("starting the server"))?;
-    g.server.add(server.pid.as_raw()).map_err(MemError::Config)?;
+    g.server.add(server.pid.as_raw())?;
     server.send(b'g').map_err(io("starting the server"))?;
     if server.recv().map_err(io("the server did not start"))? != b'r' {
         return Err(MemError::Config("the server did not start".into()));
@@ -353,7 +353,7 @@ pub fn run_pressure(cfg: &PressureConfig) -> Result<RunRecord, MemError> {
         let mut lv = Level { demand: d, hog_mib: cfg.hog_mib(d), ..Level::default() };
         let hog = if lv.hog_mib > 0 {
             let mut h = fork_child(Role::Hog { bytes: lv.hog_mib << 20 }).map_err(io("starting the hog"))?;
-            g.hog.add(h.pid.as_raw()).map_err(MemError::Config)?;
+            g.hog.add(h.pid.as_raw())?;
             h.send(b'g').map_err(io("starting the hog"))?;
             Some(h)
         } else {

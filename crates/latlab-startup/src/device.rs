@@ -116,10 +116,14 @@ pub struct Throttle {
 
 impl Throttle {
     /// Throttle reads from the disk under `path`; `Err` says why it cannot be done here.
-    pub fn start(path: &Path, limit: Limit) -> Result<Self, String> {
+    pub fn start(path: &Path, limit: Limit) -> Result<Self, crate::learn::StartupError> {
         use latlab_sys::cgroup::{self, Hierarchy};
-        let dev = facts(path).map_err(|e| format!("no device facts for '{}': {e}", path.display()))?.device;
-        let disk = whole_disk(&dev).ok_or_else(|| format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))?;
+        let dev = facts(path)
+            .map_err(|e| crate::learn::StartupError::failed(format!("no device facts for '{}'", path.display()), e))?
+            .device;
+        let disk = whole_disk(&dev).ok_or_else(|| {
+            crate::learn::StartupError::Needs(format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))
+        })?;
         let (h, controller) = match cgroup::find("blkio") {
             Ok(h) => (h, "blkio"),
             Err(_) => (cgroup::find("io")?, "io"),
@@ -172,7 +176,12 @@ pub struct RandomRead {
 /// Measure [`RandomRead`] in `dir` with a temporary file of `file_mib` MiB, for up to
 /// `max_reads` reads or `max_ms` ms. The file is removed. An error says why (a filesystem
 /// without direct I/O, such as tmpfs, refuses it).
-pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> Result<RandomRead, String> {
+pub fn random_read(
+    dir: &Path,
+    file_mib: usize,
+    max_reads: u64,
+    max_ms: u64,
+) -> Result<RandomRead, crate::learn::StartupError> {
     use std::io::Write;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     const BLOCK: usize = 4096;
@@ -186,19 +195,21 @@ pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> 
     }
     let _remove = Remove(&path);
     {
-        let mut f = std::fs::File::create(&path).map_err(|e| format!("creating {}: {e}", path.display()))?;
+        let mut f = std::fs::File::create(&path)
+            .map_err(|e| crate::learn::StartupError::failed(format!("creating {}", path.display()), e))?;
         let mut chunk = vec![0u8; 1 << 20];
         for i in 0..file_mib {
             crate::fixture::fill(&mut chunk, i as u64 + 1);
-            f.write_all(&chunk).map_err(|e| format!("writing {}: {e}", path.display()))?;
+            f.write_all(&chunk)
+                .map_err(|e| crate::learn::StartupError::failed(format!("writing {}", path.display()), e))?;
         }
-        f.sync_all().map_err(|e| format!("syncing {}: {e}", path.display()))?;
+        f.sync_all().map_err(|e| crate::learn::StartupError::failed(format!("syncing {}", path.display()), e))?;
     }
     let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECT)
         .open(&path)
-        .map_err(|e| format!("direct I/O refused on {} ({e})", dir.display()))?;
+        .map_err(|e| crate::learn::StartupError::failed(format!("direct I/O refused on {}", dir.display()), e))?;
     // An aligned block inside a larger buffer (direct I/O needs the memory aligned too).
     let mut buf = vec![0u8; 2 * BLOCK];
     let off = buf.as_ptr().align_offset(BLOCK);
@@ -211,7 +222,8 @@ pub fn random_read(dir: &Path, file_mib: usize, max_reads: u64, max_ms: u64) -> 
         x ^= x >> 7;
         x ^= x << 17;
         let at = (x % blocks) * BLOCK as u64;
-        f.read_exact_at(&mut buf[off..off + BLOCK], at).map_err(|e| format!("direct read at {at}: {e}"))?;
+        f.read_exact_at(&mut buf[off..off + BLOCK], at)
+            .map_err(|e| crate::learn::StartupError::failed(format!("direct read at {at}"), e))?;
         reads += 1;
     }
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
@@ -299,6 +311,7 @@ mod tests {
         assert!(!dir.join(format!("latlab-randread-{}", std::process::id())).exists());
         // tmpfs has no direct I/O: a clear refusal, not a panic.
         if let Err(e) = random_read(Path::new("/dev/shm"), 1, 10, 1_000) {
+            let e = e.to_string();
             assert!(e.contains("direct I/O refused") || e.contains("creating"), "{e}");
         }
     }

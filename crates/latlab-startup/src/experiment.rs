@@ -35,7 +35,7 @@ impl Default for LaunchSpec {
 
 impl LaunchSpec {
     /// Check there is a command and a usable timeout.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.command.is_empty() {
             return Err(
                 "no command given: put it after `--`, e.g. `latlab startup record -- /usr/bin/app --flag`".into()
@@ -48,7 +48,7 @@ impl LaunchSpec {
     }
 }
 
-pub(crate) fn check_counts(runs: usize, threads: usize) -> Result<(), String> {
+pub(crate) fn check_counts(runs: usize, threads: usize) -> Result<(), latlab_model::ConfigError> {
     if runs == 0 || threads == 0 {
         return Err("--runs and --threads must be at least 1".into());
     }
@@ -105,7 +105,7 @@ impl Experiment for StartupBuiltin {
     fn suite_configs(_: bool) -> Vec<BuiltinRun> {
         vec![BuiltinRun { spec: d::SUITE_FIXTURE, runs: d::SUITE_RUNS, ..BuiltinRun::default() }]
     }
-    fn validate(cfg: &BuiltinRun) -> Result<(), String> {
+    fn validate(cfg: &BuiltinRun) -> Result<(), latlab_model::ConfigError> {
         check_counts(cfg.runs, cfg.threads)
     }
     fn steps(cfg: &BuiltinRun) -> u64 {
@@ -171,7 +171,7 @@ impl Experiment for StartupMeasure {
     fn suite_configs(_: bool) -> Vec<MeasureRun> {
         vec![MeasureRun::default()]
     }
-    fn validate(cfg: &MeasureRun) -> Result<(), String> {
+    fn validate(cfg: &MeasureRun) -> Result<(), latlab_model::ConfigError> {
         check_counts(cfg.runs, cfg.threads)?;
         cfg.launch.validate()
     }
@@ -239,12 +239,12 @@ impl Experiment for StartupPreload {
     fn suite_configs(_: bool) -> Vec<Self::Config> {
         vec![crate::preload::measure::PreloadMeasureConfig { runs: d::SUITE_PRELOAD_RUNS, ..Default::default() }]
     }
-    fn validate(cfg: &Self::Config) -> Result<(), String> {
+    fn validate(cfg: &Self::Config) -> Result<(), latlab_model::ConfigError> {
         if cfg.apps == 0 || cfg.runs == 0 {
             return Err("--apps and --runs must be at least 1".into());
         }
         if !(cfg.idle_below > 0.0 && cfg.idle_below <= 1.0) {
-            return Err(format!("--idle-below must be a share of the CPUs in (0, 1], not {}", cfg.idle_below));
+            return Err(format!("--idle-below must be a share of the CPUs in (0, 1], not {}", cfg.idle_below).into());
         }
         if cfg.check_every.is_zero() {
             return Err("--check-ms must be at least 1".into());
@@ -308,7 +308,7 @@ impl Experiment for StartupRecord {
     fn suite_configs(_: bool) -> Vec<RecordRun> {
         vec![RecordRun::default()]
     }
-    fn validate(cfg: &RecordRun) -> Result<(), String> {
+    fn validate(cfg: &RecordRun) -> Result<(), latlab_model::ConfigError> {
         match cfg.builtin {
             Some(_) if !cfg.launch.command.is_empty() => {
                 Err("--builtin records latlab's own launch: give no command after `--`".into())
@@ -389,7 +389,7 @@ impl Experiment for StartupIo {
     fn suite_configs(_: bool) -> Vec<IoRun> {
         vec![IoRun::default()]
     }
-    fn validate(cfg: &IoRun) -> Result<(), String> {
+    fn validate(cfg: &IoRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.interval_ms == 0 {
             return Err("--interval-ms must be at least 1".into());
         }

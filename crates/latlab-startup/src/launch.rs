@@ -101,8 +101,8 @@ pub enum LaunchError {
         secs: f64,
     },
     /// The tracer failed.
-    #[error("ptrace tracer: {0}")]
-    Trace(String),
+    #[error("ptrace tracer")]
+    Trace(#[source] crate::trace::TraceError),
 }
 
 /// One finished launch.

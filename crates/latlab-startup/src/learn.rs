@@ -33,6 +33,24 @@ pub enum StartupError {
     /// The preload library or its memory pressure failed.
     #[error("preload: {0}")]
     Preload(String),
+    /// A setting out of range.
+    #[error(transparent)]
+    Config(#[from] latlab_model::ConfigError),
+    /// The machine would not do what the run needs (a cgroup, a throttle, a swap file).
+    #[error(transparent)]
+    System(#[from] latlab_sys::SysError),
+    /// A step failed, with what it was doing.
+    #[error("{what}")]
+    Failed {
+        /// What was being done.
+        what: String,
+        /// Why.
+        #[source]
+        source: Option<latlab_model::error::BoxError>,
+    },
+    /// What the run needs is not here (a block device, a stored run of the right kind).
+    #[error("{0}")]
+    Needs(String),
     /// The launch read nothing a plan could hold.
     #[error(
         "the launch opened no file on a disk-backed filesystem ({opened} opened, all in memory or gone): there is nothing to prefetch"
@@ -41,6 +59,13 @@ pub enum StartupError {
         /// Files opened.
         opened: usize,
     },
+}
+
+impl StartupError {
+    /// Doing `what` failed with `e`.
+    pub fn failed(what: impl Into<String>, e: impl Into<latlab_model::error::BoxError>) -> Self {
+        StartupError::Failed { what: what.into(), source: Some(e.into()) }
+    }
 }
 
 /// How to learn a plan.

@@ -288,6 +288,23 @@ pub fn ptrace_supported() -> Result<(), Refused> {
     }
 }
 
+/// Why the ptrace tracer stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// A ptrace request failed.
+    #[error("{what}")]
+    Call {
+        /// The request.
+        what: &'static str,
+        /// The kernel's error.
+        #[source]
+        source: nix::errno::Errno,
+    },
+    /// The tracee did something the tracer did not expect, or waiting for it failed.
+    #[error("{0}")]
+    Unexpected(String),
+}
+
 /// Trace `root` (stopped after exec under PTRACE_TRACEME) and its descendants to their end,
 /// collecting the files opened (`open`, `openat`, `openat2`, and each executable with its
 /// mapped interpreter and libraries at exec). Calls `exited(when, status text, success)` when
@@ -297,7 +314,7 @@ pub fn ptrace_supported() -> Result<(), Refused> {
 pub(crate) fn ptrace_loop(
     root: nix::unistd::Pid,
     exited: &dyn Fn(Instant, String, bool),
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, TraceError> {
     use crate::syscalls::{Stop, arch_name, open_calls, syscall_stop};
     use nix::errno::Errno;
     use nix::sys::ptrace::{self, Event as PEvent, Options};
@@ -320,8 +337,8 @@ pub(crate) fn ptrace_loop(
     };
     match waitpid(root, Some(WaitPidFlag::__WALL)) {
         Ok(WaitStatus::Stopped(_, Signal::SIGTRAP)) => {}
-        Ok(s) => return Err(format!("the command did not stop at exec as expected ({s:?})")),
-        Err(e) => return Err(format!("waiting for the command: {e}")),
+        Ok(s) => return Err(TraceError::Unexpected(format!("the command did not stop at exec as expected ({s:?})"))),
+        Err(e) => return Err(TraceError::Unexpected(format!("waiting for the command: {e}"))),
     }
     let opts = Options::PTRACE_O_EXITKILL
         | Options::PTRACE_O_TRACESYSGOOD
@@ -329,16 +346,16 @@ pub(crate) fn ptrace_loop(
         | Options::PTRACE_O_TRACEVFORK
         | Options::PTRACE_O_TRACECLONE
         | Options::PTRACE_O_TRACEEXEC;
-    ptrace::setoptions(root, opts).map_err(|e| format!("PTRACE_SETOPTIONS: {e}"))?;
+    ptrace::setoptions(root, opts).map_err(|e| TraceError::Call { what: "PTRACE_SETOPTIONS", source: e })?;
     at_exec(root, &mut out, &mut seen);
     let mut alive: std::collections::HashSet<Pid> = [root].into();
-    ptrace::syscall(root, None).map_err(|e| format!("PTRACE_SYSCALL: {e}"))?;
+    ptrace::syscall(root, None).map_err(|e| TraceError::Call { what: "PTRACE_SYSCALL", source: e })?;
     while !alive.is_empty() {
         let status = match waitpid(None, Some(WaitPidFlag::__WALL)) {
             Ok(s) => s,
             Err(Errno::EINTR) => continue,
             Err(Errno::ECHILD) => break,
-            Err(e) => return Err(format!("waitpid: {e}")),
+            Err(e) => return Err(TraceError::Unexpected(format!("waitpid: {e}"))),
         };
         match status {
             WaitStatus::PtraceSyscall(pid) => {
@@ -346,10 +363,10 @@ pub(crate) fn ptrace_loop(
                     Ok(Stop::Entry { arch, nr }) => {
                         if open_calls(arch).is_none() {
                             let _ = nix::sys::signal::kill(root, Signal::SIGKILL);
-                            return Err(format!(
+                            return Err(TraceError::Unexpected(format!(
                                 "the command runs as {} (AUDIT_ARCH {arch:#x}), for which latlab has no system-call table; use fanotify (root)",
                                 arch_name(arch)
-                            ));
+                            )));
                         }
                         entered.insert(pid, (arch, nr));
                     }
@@ -368,9 +385,9 @@ pub(crate) fn ptrace_loop(
                     Ok(Stop::Other) => {}
                     Err(e) if e.raw_os_error() == Some(libc::EIO) || e.raw_os_error() == Some(libc::EINVAL) => {
                         let _ = nix::sys::signal::kill(root, Signal::SIGKILL);
-                        return Err(format!(
+                        return Err(TraceError::Unexpected(format!(
                             "this kernel cannot say which system call a tracee is in (PTRACE_GET_SYSCALL_INFO: {e}; Linux 5.3 or later has it); use fanotify (root)"
-                        ));
+                        )));
                     }
                     // The tracee is gone (killed between its stop and this question).
                     Err(_) => {}

@@ -4,6 +4,7 @@
 //! controller enabled in v2's `cgroup.subtree_control` is disabled again.
 
 use super::change::Undo;
+use crate::ioerr::{Doing, IoFailed, SysError};
 use std::path::{Path, PathBuf};
 
 /// Where a controller lives.
@@ -35,7 +36,7 @@ impl Hierarchy {
 /// Find `controller` (cpu, cpuset, memory) in a `/proc/self/mounts` text: its v1 mount if it
 /// has one, else the v2 mount if the controller is available there (its root's
 /// `cgroup.controllers` lists it).
-pub fn find_in(mounts: &str, controller: &str) -> Result<Hierarchy, String> {
+pub fn find_in(mounts: &str, controller: &str) -> Result<Hierarchy, SysError> {
     let mut v2 = None;
     for line in mounts.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -49,22 +50,24 @@ pub fn find_in(mounts: &str, controller: &str) -> Result<Hierarchy, String> {
         }
     }
     let Some(root) = v2 else {
-        return Err(format!("no cgroup hierarchy has the {controller} controller (none is mounted)"));
+        return Err(SysError::Missing(format!(
+            "no cgroup hierarchy has the {controller} controller (none is mounted)"
+        )));
     };
     let list = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap_or_default();
     if list.split_whitespace().any(|c| c == controller) {
         Ok(Hierarchy::V2(root))
     } else {
-        Err(format!(
+        Err(SysError::Missing(format!(
             "the {controller} controller is neither mounted as cgroup v1 nor available in the v2 tree at {} (bound to a v1 mount elsewhere, or not built)",
             root.display()
-        ))
+        )))
     }
 }
 
 /// Find `controller` on this machine.
-pub fn find(controller: &str) -> Result<Hierarchy, String> {
-    let mounts = std::fs::read_to_string("/proc/self/mounts").map_err(|e| format!("reading /proc/self/mounts: {e}"))?;
+pub fn find(controller: &str) -> Result<Hierarchy, SysError> {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").doing("reading /proc/self/mounts")?;
     find_in(&mounts, controller)
 }
 
@@ -79,13 +82,13 @@ pub struct Group {
 
 impl Group {
     /// Write `value` to the group's file `name`.
-    pub fn set(&self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set(&self, name: &str, value: &str) -> Result<(), SysError> {
         let p = self.dir.join(name);
-        std::fs::write(&p, value).map_err(|e| format!("writing {value:?} to {}: {e}", p.display()))
+        Ok(std::fs::write(&p, value).doing(format!("writing {value:?} to {}", p.display()))?)
     }
 
     /// Move process `pid` (all its threads) into the group.
-    pub fn add(&self, pid: i32) -> Result<(), String> {
+    pub fn add(&self, pid: i32) -> Result<(), SysError> {
         self.set("cgroup.procs", &pid.to_string())
     }
 }
@@ -101,13 +104,19 @@ pub fn procs(dir: &Path) -> Vec<i32> {
 
 /// Make group `name` under `h`'s root (enabling the controller for the root's children on
 /// v2 first). On undo its processes go back to the root and it is removed.
-pub fn create(undo: &mut Undo, h: &Hierarchy, controller: &str, name: &str) -> Result<Group, String> {
+pub fn create(undo: &mut Undo, h: &Hierarchy, controller: &str, name: &str) -> Result<Group, SysError> {
     create_in(undo, h, controller, h.root(), name)
 }
 
 /// Make group `name` under the group directory `parent` (enabling the controller for its
 /// children on v2 first). On undo its processes go back to `parent` and it is removed.
-pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path, name: &str) -> Result<Group, String> {
+pub fn create_in(
+    undo: &mut Undo,
+    h: &Hierarchy,
+    controller: &str,
+    parent: &Path,
+    name: &str,
+) -> Result<Group, SysError> {
     let root = parent.to_path_buf();
     // Groups a killed latlab left here go first (their processes back to this parent).
     for d in crate::owner::stale_in(&root).into_iter().filter(|p| p.is_dir()) {
@@ -115,24 +124,24 @@ pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path
     }
     if let Hierarchy::V2(_) = h {
         let ctl = root.join("cgroup.subtree_control");
-        let on = std::fs::read_to_string(&ctl).map_err(|e| format!("reading {}: {e}", ctl.display()))?;
+        let on = std::fs::read_to_string(&ctl).doing(format!("reading {}", ctl.display()))?;
         if !on.split_whitespace().any(|c| c == controller) {
             std::fs::write(&ctl, format!("+{controller}"))
-                .map_err(|e| format!("enabling {controller} in {}: {e}", ctl.display()))?;
+                .doing(format!("enabling {controller} in {}", ctl.display()))?;
             let (c, ctl) = (controller.to_string(), ctl.clone());
             undo.push(format!("{controller} disabled again in {}", ctl.display()), move || {
-                std::fs::write(&ctl, format!("-{c}")).map_err(|e| e.to_string())
+                Ok(std::fs::write(&ctl, format!("-{c}")).doing(format!("disabling {c} in {}", ctl.display()))?)
             });
         }
     }
     let dir = root.join(name);
     std::fs::create_dir(&dir).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => format!(
+        std::io::ErrorKind::AlreadyExists => SysError::InTheWay(format!(
             "{} already exists: another latlab tune is running, or one was killed (move its processes to {} and rmdir it)",
             dir.display(),
             root.display()
-        ),
-        _ => format!("creating {}: {e}", dir.display()),
+        )),
+        _ => IoFailed::new(format!("creating {}", dir.display()), e).into(),
     })?;
     let g = Group { dir: dir.clone(), parent: root.clone() };
     undo.push(format!("{} removed, its processes back in {}", dir.display(), root.display()), move || {
@@ -151,13 +160,17 @@ pub fn create_in(undo: &mut Undo, h: &Hierarchy, controller: &str, parent: &Path
                 }
             }
         }
-        std::fs::remove_dir(&dir).map_err(|e| format!("removing {}: {e} {}", dir.display(), errors.join(", ")))
+        let what = match errors.is_empty() {
+            true => format!("removing {}", dir.display()),
+            false => format!("removing {} (processes not moved out: {})", dir.display(), errors.join(", ")),
+        };
+        Ok(std::fs::remove_dir(&dir).doing(what)?)
     });
     Ok(g)
 }
 
 /// Remove a cgroup directory: its subgroups first, each one's processes moved to its parent.
-pub fn remove_tree(dir: &Path) -> Result<(), String> {
+pub fn remove_tree(dir: &Path) -> Result<(), SysError> {
     if let Ok(d) = std::fs::read_dir(dir) {
         for e in d.flatten() {
             if e.path().is_dir() {
@@ -165,11 +178,12 @@ pub fn remove_tree(dir: &Path) -> Result<(), String> {
             }
         }
     }
-    let parent = dir.parent().ok_or("a cgroup without a parent")?;
+    let parent =
+        dir.parent().ok_or_else(|| SysError::InTheWay(format!("{}: a cgroup without a parent", dir.display())))?;
     for pid in procs(dir) {
         let _ = std::fs::write(parent.join("cgroup.procs"), pid.to_string());
     }
-    std::fs::remove_dir(dir).map_err(|e| format!("removing {}: {e}", dir.display()))
+    Ok(std::fs::remove_dir(dir).doing(format!("removing {}", dir.display()))?)
 }
 
 /// How a CPU share is written: v1 `cpu.shares` (default 1024) or v2 `cpu.weight` (default
@@ -216,8 +230,8 @@ mod tests {
         assert_eq!(find_in(v1, "cpu").unwrap(), Hierarchy::V1("/sys/fs/cgroup/cpu".into()));
         assert_eq!(find_in(v1, "memory").unwrap(), Hierarchy::V1("/sys/fs/cgroup/memory".into()));
         // Not on v1, and the v2 root (which does not exist here) lists nothing.
-        assert!(find_in(v1, "cpuset").unwrap_err().contains("neither mounted"));
-        assert!(find_in("proc /proc proc rw 0 0\n", "cpu").unwrap_err().contains("none is mounted"));
+        assert!(find_in(v1, "cpuset").unwrap_err().to_string().contains("neither mounted"));
+        assert!(find_in("proc /proc proc rw 0 0\n", "cpu").unwrap_err().to_string().contains("none is mounted"));
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("cgroup.controllers"), "cpuset cpu io memory pids\n").unwrap();
         let v2 = format!("cgroup2 {} cgroup2 rw 0 0\n", d.path().display());
@@ -247,7 +261,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(r.join("cgroup.subtree_control")).unwrap(), "+cpu");
         // Made twice: refused with advice, and the first stays.
         let mut u2 = Undo::new();
-        assert!(create(&mut u2, &h, "cpu", "latlab-test").unwrap_err().contains("already exists"));
+        assert!(create(&mut u2, &h, "cpu", "latlab-test").unwrap_err().to_string().contains("already exists"));
         drop(u2);
         assert!(g.dir.is_dir());
         drop(u);

@@ -8,9 +8,10 @@
 //! ([`write_restoring`]), IRQ affinities ([`irqs_off`]), holding `/dev/cpu_dma_latency`, and the
 //! cgroup changes in [`super::cgroup`].
 
+use crate::ioerr::{Doing, SysError};
 use std::path::{Path, PathBuf};
 
-type Step = Box<dyn FnOnce() -> Result<(), String> + Send>;
+type Step = Box<dyn FnOnce() -> Result<(), SysError> + Send>;
 
 /// Why a change could not be made (nothing of it stays applied).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +55,7 @@ impl Undo {
     }
 
     /// Add a step that undoes `what`.
-    pub fn push(&mut self, what: impl Into<String>, step: impl FnOnce() -> Result<(), String> + Send + 'static) {
+    pub fn push(&mut self, what: impl Into<String>, step: impl FnOnce() -> Result<(), SysError> + Send + 'static) {
         self.steps.push((what.into(), Box::new(step)));
     }
 
@@ -106,13 +107,13 @@ impl Drop for Undo {
 
 /// Write `value` to the settings file `path`, after reading what it held; the old value is
 /// written back on undo. Fails (changing nothing) if either read or write fails.
-pub fn write_restoring(undo: &mut Undo, path: &Path, value: &str) -> Result<(), String> {
-    let old = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    std::fs::write(path, value).map_err(|e| format!("writing {value:?} to {}: {e}", path.display()))?;
+pub fn write_restoring(undo: &mut Undo, path: &Path, value: &str) -> Result<(), SysError> {
+    let old = std::fs::read_to_string(path).doing(format!("reading {}", path.display()))?;
+    std::fs::write(path, value).doing(format!("writing {value:?} to {}", path.display()))?;
     let p = path.to_path_buf();
     let old = old.trim().to_string();
     undo.push(format!("{} back to {old:?}", p.display()), move || {
-        std::fs::write(&p, &old).map_err(|e| format!("writing {old:?} to {}: {e}", p.display()))
+        Ok(std::fs::write(&p, &old).doing(format!("writing {old:?} to {}", p.display()))?)
     });
     Ok(())
 }
@@ -136,7 +137,7 @@ pub fn cpu_list(cpus: &[usize]) -> String {
 }
 
 /// Parse a kernel CPU list ("0-2,5"; "" is none).
-pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, latlab_model::ConfigError> {
     let mut out = Vec::new();
     for part in s.trim().split(',').filter(|p| !p.is_empty()) {
         let bad = || format!("bad CPU list {s:?}");
@@ -144,7 +145,7 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
             Some((a, b)) => {
                 let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
                 if b < a {
-                    return Err(bad());
+                    return Err(bad().into());
                 }
                 out.extend(a..=b);
             }
@@ -168,7 +169,7 @@ pub struct IrqMove {
 /// (`smp_affinity_list`), and the default affinity for new ones; each old value is restored on
 /// undo. An IRQ the kernel refuses to move is counted, not an error: that is how `tuna`
 /// treats them.
-pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) -> Result<IrqMove, String> {
+pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) -> Result<IrqMove, SysError> {
     let mut out = IrqMove::default();
     let list = cpu_list(others);
     let default = irq_root.join("default_smp_affinity");
@@ -177,7 +178,7 @@ pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) 
         write_restoring(undo, &default, &format!("{mask:x}"))?;
     }
     let mut irqs: Vec<(u32, PathBuf)> = std::fs::read_dir(irq_root)
-        .map_err(|e| format!("reading {}: {e}", irq_root.display()))?
+        .doing(format!("reading {}", irq_root.display()))?
         .filter_map(|e| e.ok())
         .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
         .collect();
@@ -199,14 +200,14 @@ pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) 
 
 /// Hold `/dev/cpu_dma_latency` at 0 µs until undone (the kernel keeps the request while the
 /// file is open).
-pub fn hold_dma_latency(undo: &mut Undo) -> Result<(), String> {
+pub fn hold_dma_latency(undo: &mut Undo) -> Result<(), SysError> {
     let (guard, cap) = crate::platform::hold_cpu_dma_latency(0);
     if !cap.granted {
-        return Err(cap.advice.unwrap_or_else(|| "/dev/cpu_dma_latency refused".into()));
+        return Err(SysError::Missing(cap.advice.unwrap_or_else(|| "/dev/cpu_dma_latency refused".into())));
     }
     let guard = std::sync::Mutex::new(Some(guard));
     undo.push("release /dev/cpu_dma_latency", move || {
-        drop(guard.lock().map_err(|e| e.to_string())?.take());
+        drop(guard.lock().unwrap_or_else(|p| p.into_inner()).take());
         Ok(())
     });
     Ok(())
@@ -232,7 +233,7 @@ mod tests {
         }
         assert_eq!(*log.lock().unwrap(), [2, 1, 0]);
         let mut u = Undo::new();
-        u.push("a failing step", || Err("no".into()));
+        u.push("a failing step", || Err(SysError::Missing("no".into())));
         let l = log.clone();
         u.push("a good one", move || {
             l.lock().unwrap().push(9);

@@ -12,7 +12,7 @@ static HITS: AtomicU32 = AtomicU32::new(0);
 static INSTALL: Once = Once::new();
 
 /// Install the handler (idempotent). Errors only if another handler is already installed.
-pub fn install() -> Result<(), String> {
+pub fn install() -> Result<(), crate::SysError> {
     let mut res = Ok(());
     INSTALL.call_once(|| {
         res = ctrlc::set_handler(|| {
@@ -22,7 +22,7 @@ pub fn install() -> Result<(), String> {
             }
             request_stop();
         })
-        .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"));
+        .map_err(|e| crate::SysError::Handler { what: "Ctrl-C", source: e.into() });
     });
     res
 }
@@ -30,13 +30,13 @@ pub fn install() -> Result<(), String> {
 static USR1: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();
 
 /// Count SIGUSR1 from now on (idempotent): until then it would kill the process, its default.
-pub fn install_status_signal() -> Result<(), String> {
+pub fn install_status_signal() -> Result<(), crate::SysError> {
     if USR1.get().is_some() {
         return Ok(());
     }
     let flag = std::sync::Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGUSR1, flag.clone())
-        .map_err(|e| format!("cannot install the SIGUSR1 handler: {e}"))?;
+        .map_err(|e| crate::SysError::Handler { what: "SIGUSR1", source: e.into() })?;
     let _ = USR1.set(flag);
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! ioerr: an I/O error with what was being done, shared by every experiment's error type, and
-//! the `doing` helper that attaches it.
+//! the `doing` helper that attaches it; latlab-sys's own error ([`SysError`]).
 
 use std::borrow::Cow;
 use std::io;
@@ -47,5 +47,43 @@ mod tests {
         assert!(std::error::Error::source(&e).is_some());
         let ok: io::Result<u8> = Ok(3);
         assert_eq!(ok.doing("nothing").unwrap(), 3);
+    }
+}
+
+/// What latlab-sys could not do on this machine, with the error beneath it.
+#[derive(Debug, thiserror::Error)]
+pub enum SysError {
+    /// A file or system call failed while doing something named.
+    #[error(transparent)]
+    Io(#[from] IoFailed),
+    /// The machine lacks what this needs (a cgroup controller, root, a kernel version).
+    #[error("{0}")]
+    Missing(String),
+    /// Something stands in the way (a group another latlab holds).
+    #[error("{0}")]
+    InTheWay(String),
+    /// A system tool latlab ran failed: the command, and what it said on stderr.
+    #[error("`{command}`: {stderr}")]
+    Tool {
+        /// The command line.
+        command: String,
+        /// Its stderr.
+        stderr: String,
+    },
+    /// A signal handler could not be installed.
+    #[error("cannot install the {what} handler")]
+    Handler {
+        /// Which (Ctrl-C, SIGUSR1).
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: latlab_model::error::BoxError,
+    },
+}
+
+impl SysError {
+    /// A failed system call (`nix`'s errno) while doing `what`.
+    pub fn errno(what: impl Into<Cow<'static, str>>, e: nix::errno::Errno) -> Self {
+        SysError::Io(IoFailed::new(what, std::io::Error::from(e)))
     }
 }

@@ -56,23 +56,24 @@ impl Leftover {
     }
 
     /// Remove it.
-    pub fn remove(&self) -> Result<(), String> {
+    pub fn remove(&self) -> Result<(), crate::SysError> {
+        use crate::ioerr::Doing;
         match self {
             Leftover::Netns(n) => crate::tool::sh("ip", &["netns", "del", n]),
             Leftover::Cgroup(p) => crate::cgroup::remove_tree(p),
             Leftover::Swap(p) => crate::pageout::remove_swap(p),
-            Leftover::Path(p) => if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
-                .map_err(|e| format!("removing {}: {e}", p.display())),
+            Leftover::Path(p) => Ok(if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+                .doing(format!("removing {}", p.display()))?),
             Leftover::Process { pid, .. } => {
                 nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), nix::sys::signal::Signal::SIGKILL)
-                    .map_err(|e| format!("killing {pid}: {e}"))
+                    .map_err(|e| crate::SysError::errno(format!("killing {pid}"), e))
             }
             Leftover::Setting { marker, restore } => {
                 // Every value is written back before the marker goes: a failure keeps it.
                 for (p, v) in restore {
-                    std::fs::write(p, v).map_err(|e| format!("writing {v:?} back to {}: {e}", p.display()))?;
+                    std::fs::write(p, v).doing(format!("writing {v:?} back to {}", p.display()))?;
                 }
-                std::fs::remove_file(marker).map_err(|e| format!("removing {}: {e}", marker.display()))
+                Ok(std::fs::remove_file(marker).doing(format!("removing {}", marker.display()))?)
             }
         }
     }
@@ -240,7 +241,7 @@ pub fn find(places: &Places) -> Vec<Leftover> {
 }
 
 /// Remove each leftover; what was removed and what could not be, in order.
-pub fn remove_all(found: &[Leftover]) -> Vec<(String, Result<(), String>)> {
+pub fn remove_all(found: &[Leftover]) -> Vec<(String, Result<(), crate::SysError>)> {
     found.iter().map(|l| (l.describe(), l.remove())).collect()
 }
 

@@ -18,7 +18,7 @@
 //! | `tool.rs` | running system tools |
 //! | `wake.rs` | how one thread wakes another: eventfd, futex, pipe or condvar |
 //! | `tcpinfo.rs` | what the kernel counted on a TCP connection (`TCP_INFO`) |
-//! | `ioerr.rs`, `slots.rs` | I/O errors with context; per-sample slots |
+//! | `ioerr.rs`, `slots.rs` | I/O errors with context and the crate's error (`SysError`); per-sample slots |
 //! | `defaults.rs` | the mechanics' defaults |
 #![warn(missing_docs)]
 
@@ -28,6 +28,7 @@ pub mod clock;
 pub mod defaults;
 pub mod interrupt;
 pub mod ioerr;
+pub use ioerr::SysError;
 pub mod leftovers;
 pub mod load;
 pub mod machine;

@@ -43,7 +43,7 @@ pub(crate) fn stale_in(dir: &Path) -> Vec<PathBuf> {
 
 /// Say on stderr what became of a leftover a run removed before making objects like it (the
 /// run goes on either way).
-pub fn report(what: &str, r: Result<(), String>) {
+pub fn report(what: &str, r: Result<(), crate::SysError>) {
     match r {
         Ok(()) => eprintln!("latlab: removed {what}, left by a latlab that is gone"),
         Err(e) => eprintln!("latlab: could not remove {what} (left by a latlab that is gone): {e}"),

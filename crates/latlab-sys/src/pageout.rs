@@ -142,21 +142,22 @@ pub fn pageout_process(pid: u32) -> std::io::Result<ProcessPageout> {
 /// (`what`, for the messages): their resident sets summed just before and just after, KiB. A
 /// process that ended meanwhile (a shell's short-lived child) has nothing left and is skipped;
 /// a refusal says what is needed.
-pub fn pageout_all(what: &str, pids: &[u32]) -> Result<(u64, u64), String> {
+pub fn pageout_all(what: &str, pids: &[u32]) -> Result<(u64, u64), crate::SysError> {
+    use crate::SysError::Missing;
     let (mut before, mut after) = (0, 0);
     for &p in pids {
         match pageout_process(p) {
             Ok(o) => (before, after) = (before + o.rss_before_kib, after + o.rss_after_kib),
             Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
             Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
-                return Err(format!(
+                return Err(Missing(format!(
                     "paging out {what}'s process {p} was refused ({e}): mem needs root or CAP_SYS_NICE"
-                ));
+                )));
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
-                return Err(format!("paging out {what}'s process {p}: {e}: mem needs Linux 5.10 or later"));
+                return Err(Missing(format!("paging out {what}'s process {p}: {e}: mem needs Linux 5.10 or later")));
             }
-            Err(e) => return Err(format!("paging out {what}'s process {p}: {e}")),
+            Err(e) => return Err(IoFailed::new(format!("paging out {what}'s process {p}"), e).into()),
         }
     }
     Ok((before, after))
@@ -251,7 +252,7 @@ impl SwapFile {
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
             .doing("securing the swap file")?;
         let p = path.to_string_lossy().to_string();
-        sh("mkswap", &[&p]).map_err(SwapError::NoSwap)?;
+        sh("mkswap", &[&p]).map_err(|e| SwapError::NoSwap(e.to_string()))?;
         sh("swapon", &[&p]).map_err(|e| {
             SwapError::NoSwap(format!("{e} (root, and a filesystem that supports swap files, are needed)"))
         })?;
@@ -288,9 +289,9 @@ pub fn is_swap_file(p: &Path) -> bool {
 }
 
 /// Swap a swap file off and remove it.
-pub fn remove_swap(p: &Path) -> Result<(), String> {
+pub fn remove_swap(p: &Path) -> Result<(), crate::SysError> {
     let _ = sh("swapoff", &[&p.to_string_lossy()]);
-    std::fs::remove_file(p).map_err(|e| format!("removing {}: {e}", p.display()))
+    Ok(std::fs::remove_file(p).doing(format!("removing {}", p.display()))?)
 }
 
 #[cfg(test)]

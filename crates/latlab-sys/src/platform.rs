@@ -81,15 +81,15 @@ impl latlab_model::experiment::Choice for Policy {
 }
 
 impl std::str::FromStr for Policy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = latlab_model::ConfigError;
+    fn from_str(s: &str) -> Result<Self, latlab_model::ConfigError> {
         Ok(match s.to_ascii_lowercase().trim_start_matches("sched_") {
             "other" | "normal" => Policy::Other,
             "batch" => Policy::Batch,
             "idle" => Policy::Idle,
             "fifo" => Policy::Fifo,
             "rr" => Policy::Rr,
-            _ => return Err(format!("unknown scheduling policy '{s}' (other, batch, idle, fifo, rr)")),
+            _ => return Err(format!("unknown scheduling policy '{s}' (other, batch, idle, fifo, rr)").into()),
         })
     }
 }

@@ -48,7 +48,7 @@ pub fn shield(undo: &mut Undo, cpu: usize, keep: &[i32]) -> Result<Shielded, Cha
     }
     let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
         .map_err(|e| needs(format!("/sys/devices/system/cpu/online ({e})")))
-        .and_then(|s| parse_cpu_list(&s).map_err(needs))?;
+        .and_then(|s| parse_cpu_list(&s).map_err(|e| needs(e.0)))?;
     if !online.contains(&cpu) {
         return Err(needs(format!("CPU {cpu} online (online: {})", cpu_list(&online))));
     }
@@ -56,9 +56,9 @@ pub fn shield(undo: &mut Undo, cpu: usize, keep: &[i32]) -> Result<Shielded, Cha
     if others.is_empty() {
         return Err(needs("a second online CPU for everything else".into()));
     }
-    let h = cgroup::find("cpuset").map_err(needs)?;
+    let h = cgroup::find("cpuset").map_err(|e| needs(e.to_string()))?;
     let mut mine = Undo::new();
-    let fail = |u: Undo, what: &str, e: String| u.fail(what, e);
+    let fail = |u: Undo, what: &str, e: crate::SysError| u.fail(what, e);
     let g = match cgroup::create(&mut mine, &h, "cpuset", &format!("{}-others", crate::leftovers::name("tune"))) {
         Ok(g) => g,
         Err(e) => return Err(fail(mine, "making the cpuset for everything else", e)),

@@ -29,10 +29,10 @@ latlab_model::choice! {
 }
 
 impl std::str::FromStr for SignalKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = latlab_model::ConfigError;
+    fn from_str(s: &str) -> Result<Self, latlab_model::ConfigError> {
         use latlab_model::experiment::Choice;
-        Self::from_choice(s).ok_or_else(|| format!("unknown signal '{s}' ({})", Self::choice_list()))
+        Self::from_choice(s).ok_or_else(|| format!("unknown signal '{s}' ({})", Self::choice_list()).into())
     }
 }
 

@@ -125,7 +125,7 @@ impl Default for TypeConfig {
 
 impl TypeConfig {
     /// Check what cannot be measured before anything starts.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if self.apps.is_empty() && self.on.is_none() && !self.through_rdp {
             return Err("give an application to type into (`latlab type -- xterm`), --through-rdp, or --on :N to type into the window that has the keyboard on a running X display".into());
         }
@@ -139,15 +139,15 @@ impl TypeConfig {
             return Err(format!(
                 "condition {}: `latlab type` measures applications on this machine (unloaded, cpu, mem); shape a link with `display latency --rdp`",
                 c.name()
-            ));
+            ).into());
         }
         if let Some(w) = self.wpm
             && !(1.0..=2000.0).contains(&w)
         {
-            return Err(format!("--wpm {w}: give 1 to 2000 words a minute"));
+            return Err(format!("--wpm {w}: give 1 to 2000 words a minute").into());
         }
         if !(3..=100_000).contains(&self.keys) {
-            return Err(format!("{} keys: give 3 to 100000", self.keys));
+            return Err(format!("{} keys: give 3 to 100000", self.keys).into());
         }
         if self.interval_ns < 1_000_000 || self.interval_ns > 60_000_000_000 {
             return Err("the interval between keys: give 1 ms to 60 s".into());
@@ -156,7 +156,8 @@ impl TypeConfig {
             return Err(format!(
                 "--capture-hz {}: give at most 100000 (0: as fast as the X server answers)",
                 self.capture_hz
-            ));
+            )
+            .into());
         }
         let mut labels: Vec<&str> = self.apps.iter().map(|a| a.label.as_str()).collect();
         labels.sort();

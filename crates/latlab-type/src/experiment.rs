@@ -53,7 +53,7 @@ impl Experiment for Type {
         }]
     }
 
-    fn validate(cfg: &TypeConfig) -> Result<(), String> {
+    fn validate(cfg: &TypeConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
 

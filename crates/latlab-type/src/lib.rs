@@ -13,10 +13,13 @@
 //! |---|---|
 //! | `config.rs` | What `latlab type` measures: the applications, conditions and keys, checked |
 //! | `defaults.rs` | Every default of `latlab type`, with the reason it has that value |
+//! | `error.rs` | Why a run stopped (`TypeError`), with the error beneath it |
 //! | `experiment.rs` | `latlab type` under the experiment contract: checks, progress, the suite's run |
 
 pub mod config;
 pub mod defaults;
+pub mod error;
+pub use error::TypeError;
 pub mod experiment;
 
 pub use config::{AppSpec, Backend, TypeConfig, metric_name};
@@ -50,7 +53,7 @@ pub struct Measured {
 }
 
 /// A screen `latlab type` reads: the typist's surface, and its read counters.
-pub trait Screen: Surface<Error = String> {
+pub trait Screen: Surface<Error = latlab_keyscreen::ScreenError> {
     /// The reads made since the last reset.
     fn read_stats(&self) -> ReadStats;
     /// Start counting reads afresh.
@@ -82,7 +85,7 @@ fn type_once<S: Screen>(
     plan: &TypingPlan,
     fifo: bool,
     before_key: Option<BeforeKey>,
-) -> Result<Measured, String> {
+) -> Result<Measured, TypeError> {
     x.reset_stats();
     let pictures = x.pictures();
     // Only while keys are timed: what latlab starts (the application, the spinners) keeps the
@@ -98,10 +101,10 @@ fn type_once<S: Screen>(
         Err(e) if x.pictures() == pictures => Ok(Measured {
             typing: TypingResult { lost: plan.keys as u64, ..Default::default() },
             reads: x.read_stats(),
-            nothing_drawn: Some(e),
+            nothing_drawn: Some(e.to_string()),
             sched,
         }),
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -109,7 +112,7 @@ fn type_once<S: Screen>(
 pub type Progress<'a> = &'a mut dyn FnMut(&str, &str, &Measured, &RunRecord);
 
 /// Run `latlab type`.
-pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, String> {
+pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, TypeError> {
     cfg.validate()?;
     let mut rec = latlab_sys::record::begin("type");
     rec.mode = match (cfg.backend, cfg.through_rdp) {
@@ -166,7 +169,7 @@ fn conditions<S: Screen>(
     x: &mut S,
     label: &str,
     pids: &dyn Fn() -> Vec<u32>,
-) -> Result<(), String> {
+) -> Result<(), TypeError> {
     // Its first drawing (a prompt, a remote desktop's first frame) settles before typing.
     settle(x, latlab_keyscreen::defaults::RDP_SETTLE_NS, crate::defaults::TYPE_WINDOW_TIMEOUT_NS)?;
     for c in &cfg.conditions {
@@ -177,7 +180,7 @@ fn conditions<S: Screen>(
             Condition::Cpu => {
                 let _load =
                     SpinLoad::start(cfg.spinners, SpinSched { policy: latlab_sys::platform::Policy::Other, nice: 0 })
-                        .map_err(|e| format!("cpu: {e}"))?;
+                        .map_err(|e| TypeError::Condition { condition: "cpu", source: e.into() })?;
                 type_once(x, &cfg.plan(), cfg.paced_fifo(), None)?
             }
             Condition::Mem => paged(sink.rec, cfg, x, label, &pids())?,
@@ -203,7 +206,7 @@ fn conditions<S: Screen>(
     Ok(())
 }
 
-fn run_x11(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
+fn run_x11(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), TypeError> {
     let own = match &cfg.on {
         Some(_) => None,
         None => Some(OwnXvfb::start(cfg.screen.0, cfg.screen.1)?),
@@ -215,7 +218,7 @@ fn run_x11(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
         sink.rec.config("refresh_hz", r);
     }
     if cfg.through_rdp && !latlab_keyscreen::local::on_path("xfreerdp") {
-        return Err("--through-rdp needs xfreerdp (apt-get install freerdp2-x11)".into());
+        return Err(TypeError::Needs("--through-rdp needs xfreerdp (apt-get install freerdp2-x11)".into()));
     }
     let shadow = if cfg.through_rdp { Some(LocalShadow::start()?) } else { None };
     let apps: Vec<AppSpec> = match &shadow {
@@ -268,7 +271,7 @@ fn run_x11(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
-fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
+fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), TypeError> {
     let own = match &cfg.on {
         Some(_) => None,
         None => Some(OwnSway::start(
@@ -283,7 +286,9 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
         (None, Some(name)) if name.contains('/') => PathBuf::from(name),
         (None, Some(name)) => std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
-            .ok_or("--on NAME: XDG_RUNTIME_DIR is not set; give the socket's whole path")?
+            .ok_or_else(|| {
+                TypeError::Needs("--on NAME: XDG_RUNTIME_DIR is not set; give the socket's whole path".into())
+            })?
             .join(name),
         (None, None) => unreachable!("one of the two"),
     };
@@ -316,14 +321,15 @@ fn run_wayland(cfg: &TypeConfig, sink: &mut Sink) -> Result<(), String> {
             let until = monotonic_now() + cfg.window_timeout_ns;
             while x.pictures() == before {
                 if let Some(st) = child.exited() {
-                    return Err(child.exit_error(st, "before it drew"));
+                    return Err(child.exit_error(st, "before it drew").into());
                 }
                 if monotonic_now() > until {
-                    return Err(format!(
+                    return Err(latlab_keyscreen::ScreenError::Screen(format!(
                         "{} drew nothing on the output in {} s",
                         app.argv[0],
                         cfg.window_timeout_ns / 1_000_000_000
-                    ));
+                    ))
+                    .into());
                 }
                 x.pump_until(monotonic_now() + 50_000_000, &mut |_, _| {})?;
             }
@@ -347,14 +353,14 @@ fn paged<S: Screen>(
     x: &mut S,
     label: &str,
     pids: &[u32],
-) -> Result<Measured, String> {
+) -> Result<Measured, TypeError> {
     use latlab_sys::pageout::{pageout_all, rss_kib, swap_for};
     let rss_mib = pids.iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
-    let (_swap, swap) =
-        swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir).map_err(|e| format!("mem: {e}"))?;
+    let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir)
+        .map_err(|e| TypeError::Condition { condition: "mem", source: e.into() })?;
     rec.config("mem_swap", swap);
     let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
-    let mut page_out = || -> Result<(), String> {
+    let mut page_out = || -> Result<(), latlab_keyscreen::ScreenError> {
         let (b, a) = pageout_all(label, pids)?;
         (before, after, rounds) = (before + b, after + a, rounds + 1);
         Ok(())
@@ -466,14 +472,14 @@ mod tests {
     fn a_configuration_that_cannot_be_measured_is_refused() {
         let ok = TypeConfig { apps: vec![AppSpec::new(vec!["xterm".into()])], ..TypeConfig::default() };
         assert!(ok.validate().is_ok());
-        assert!(TypeConfig::default().validate().unwrap_err().contains("give an application"));
+        assert!(TypeConfig::default().validate().unwrap_err().to_string().contains("give an application"));
         let link = TypeConfig { conditions: vec![Condition::parse("10mbit").unwrap()], ..ok.clone() };
-        assert!(link.validate().unwrap_err().contains("on this machine"));
+        assert!(link.validate().unwrap_err().to_string().contains("on this machine"));
         let twice = TypeConfig { apps: vec![ok.apps[0].clone(), ok.apps[0].clone()], ..ok.clone() };
-        assert!(twice.validate().unwrap_err().contains("same name"));
+        assert!(twice.validate().unwrap_err().to_string().contains("same name"));
         assert!(TypeConfig { keys: 2, ..ok.clone() }.validate().is_err());
         assert!(TypeConfig { interval_ns: 10, ..ok.clone() }.validate().is_err());
         let rdp = TypeConfig { through_rdp: true, ..ok };
-        assert!(rdp.validate().unwrap_err().contains("give no application"));
+        assert!(rdp.validate().unwrap_err().to_string().contains("give no application"));
     }
 }

@@ -12,7 +12,7 @@ pub struct Udp;
 impl From<UdpError> for ExperimentError {
     fn from(e: UdpError) -> Self {
         match e {
-            UdpError::Config(c) => ExperimentError::Config(c),
+            UdpError::Config(c) => ExperimentError::Config(c.into()),
             e @ UdpError::Io(_) => ExperimentError::failed(e),
         }
     }
@@ -46,7 +46,7 @@ impl Experiment for Udp {
             UdpConfig::study_pattern(d::SUITE_STUDY_DURATION_NS),
         ]
     }
-    fn validate(cfg: &UdpConfig) -> Result<(), String> {
+    fn validate(cfg: &UdpConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
     fn steps(cfg: &UdpConfig) -> u64 {

@@ -123,43 +123,45 @@ impl UdpConfig {
         (self.duration_ns / self.interval_ns.max(1)).max(1) as usize
     }
     /// Check the values.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(10_000..=60_000_000_000).contains(&self.interval_ns) {
-            return Err(format!("interval {} ns must be between 10 µs and 60 s", self.interval_ns));
+            return Err(format!("interval {} ns must be between 10 µs and 60 s", self.interval_ns).into());
         }
         if self.duration_ns < self.interval_ns {
             return Err("duration must be at least one interval".into());
         }
         if self.count() > 100_000_000 {
-            return Err(format!("{} packets is more than the 100 M a run may hold", self.count()));
+            return Err(format!("{} packets is more than the 100 M a run may hold", self.count()).into());
         }
         if let Mode::Loopback { relay: Some(r), .. } = &self.mode {
             r.validate().map_err(|e| format!("relay: {e}"))?;
         }
         for &iv in &self.sweep_intervals_ns {
             if !(10_000..=60_000_000_000).contains(&iv) {
-                return Err(format!("sweep interval {iv} ns must be between 10 µs and 60 s"));
+                return Err(format!("sweep interval {iv} ns must be between 10 µs and 60 s").into());
             }
             if self.duration_ns < MIN_SWEEP_PACKETS * iv {
                 return Err(format!(
                     "duration {} is too short for the sweep interval {}: each sweep stream needs {MIN_SWEEP_PACKETS} packets to show a release pattern",
                     latlab_model::record::fmt_ns(self.duration_ns as f64),
                     latlab_model::record::fmt_ns(iv as f64)
-                ));
+                ).into());
             }
         }
         if self.sweep_intervals_ns.len() > MAX_SWEEP_STREAMS {
             return Err(format!(
                 "{} sweep intervals is more than the {MAX_SWEEP_STREAMS} streams a run sends at once",
                 self.sweep_intervals_ns.len()
-            ));
+            )
+            .into());
         }
         if self.size > latlab_udp_probe::wire::MAX_SIZE {
             return Err(format!(
                 "size {} is above the {} bytes latlab sends",
                 self.size,
                 latlab_udp_probe::wire::MAX_SIZE
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -176,7 +178,7 @@ pub const MAX_SWEEP_STREAMS: usize = 8;
 pub enum UdpError {
     /// Bad configuration.
     #[error("invalid udp configuration: {0}")]
-    Config(String),
+    Config(#[from] latlab_model::ConfigError),
     /// A socket could not be opened or used.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -336,8 +338,8 @@ mod tests {
         let e = short.validate().unwrap_err();
         assert!(e.contains("too short for the sweep interval 1.00 s") || e.contains("too short"), "{e}");
         let tiny = UdpConfig { sweep_intervals_ns: vec![1_000], ..ok.clone() };
-        assert!(tiny.validate().unwrap_err().contains("sweep interval 1000 ns"));
+        assert!(tiny.validate().unwrap_err().to_string().contains("sweep interval 1000 ns"));
         let many = UdpConfig { sweep_intervals_ns: vec![100_000_000; MAX_SWEEP_STREAMS + 1], ..ok };
-        assert!(many.validate().unwrap_err().contains("streams a run sends at once"));
+        assert!(many.validate().unwrap_err().to_string().contains("streams a run sends at once"));
     }
 }

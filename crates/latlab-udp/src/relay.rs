@@ -41,9 +41,9 @@ impl Default for Impairment {
 
 impl Impairment {
     /// Check the values.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(0.0..=1.0).contains(&self.loss) {
-            return Err(format!("loss {} must be between 0 and 1", self.loss));
+            return Err(format!("loss {} must be between 0 and 1", self.loss).into());
         }
         if self.hold_every_ns == Some(0) || self.rate_bps == Some(0) {
             return Err("a hold period and a rate must be above 0".into());

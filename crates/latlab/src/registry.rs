@@ -232,7 +232,7 @@ impl<E: Experiment> Tunable for Tune<E> {
             Err(e) => return Err(e.to_string()),
         }
         for c in [&a, &b] {
-            E::validate(c)?;
+            E::validate(c).map_err(|e| e.to_string())?;
         }
         let json = |c: &E::Config| serde_json::to_value(c).map_err(|e| e.to_string());
         Ok(Some(json(&a)? != json(&b)?))

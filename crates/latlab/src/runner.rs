@@ -12,8 +12,8 @@ use latlab_sys::remedy::Arms;
 use std::path::Path;
 
 /// An invalid configuration or command line: exit code 2 (`ExperimentError::exit_code`).
-pub fn usage(why: String) -> latlab_model::experiment::ExperimentError {
-    latlab_model::experiment::ExperimentError::Config(why)
+pub fn usage(why: impl Into<latlab_model::ConfigError>) -> latlab_model::experiment::ExperimentError {
+    latlab_model::experiment::ExperimentError::Config(why.into())
 }
 
 /// Run experiment `E` with `cfg` the way every measuring subcommand does: check the

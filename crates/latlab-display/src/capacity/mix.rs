@@ -49,7 +49,7 @@ impl UserKind {
 pub type Mix = Vec<(UserKind, u32)>;
 
 /// Parse `typist=8,menu=1,scroller=1`.
-pub fn parse_mix(s: &str) -> Result<Mix, String> {
+pub fn parse_mix(s: &str) -> Result<Mix, latlab_model::ConfigError> {
     let mut mix = Vec::new();
     for part in s.split(',').filter(|p| !p.trim().is_empty()) {
         let (name, w) = part.split_once('=').unwrap_or((part, "1"));

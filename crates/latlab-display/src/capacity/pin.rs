@@ -33,25 +33,28 @@ pub(super) struct Pinned {
 impl Pinned {
     /// The last CPU this thread may use for the server's processes `pids` (what they start
     /// later inherits it), the others for the clients.
-    fn split(pids: &[u32]) -> Result<Self, String> {
+    fn split(pids: &[u32]) -> Result<Self, crate::DisplayError> {
         let all = latlab_sys::platform::allowed_cpus();
         if all.len() < 2 {
-            return Err(format!("{} CPU allowed here: nothing to give the server alone", all.len()));
+            return Err(crate::DisplayError::Study(format!(
+                "{} CPU allowed here: nothing to give the server alone",
+                all.len()
+            )));
         }
         let (clients, server) = (all[..all.len() - 1].to_vec(), all[all.len() - 1..].to_vec());
         let mut s = None;
         for &pid in pids {
             let c = latlab_sys::platform::set_process_affinity(pid, &server);
             if !c.granted {
-                return Err(c.advice.clone().unwrap_or_default());
+                return Err(crate::DisplayError::Study(c.advice.clone().unwrap_or_default()));
             }
             s.get_or_insert(c);
         }
-        let s = s.ok_or("no server process to pin")?;
+        let s = s.ok_or_else(|| crate::DisplayError::Study("no server process to pin".into()))?;
         let c = latlab_sys::platform::set_affinity(&clients);
         let me = Self { server, clients, restore: all, caps: vec![s, c.clone()] };
         if !c.granted {
-            return Err(c.advice.unwrap_or_default());
+            return Err(crate::DisplayError::Study(c.advice.unwrap_or_default()));
         }
         Ok(me)
     }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
 
 /// The ramp against xrdp started here: the record and the answer.
-pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), String> {
+pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(RunRecord, String), crate::DisplayError> {
     let mut x = LocalXrdp::start()?;
     let mut rec = latlab_sys::record::begin("display");
     rec.config("server_product", LocalXrdp::product());
@@ -43,7 +43,7 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
 
 /// One level: `n` sessions log in at once (accounts 0..n), and once every one is in and its
 /// shell has the focus, all type together for the level's seconds.
-fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result<Level, String> {
+fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result<Level, crate::DisplayError> {
     let target = Target::parse(&x.target())?;
     let settings = ClientSettings { desktop: SCREEN, bpp: crate::defaults::RDP_BPP, compression: None };
     let gap = latlab_desktop::editor::key_gap_ns(crate::defaults::CAPACITY_WPM);
@@ -76,10 +76,10 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
                     });
                     match r {
                         Ok(t) => Outcome::Real(t),
-                        Err(e) if counted => Outcome::Failed(e),
+                        Err(e) if counted => Outcome::Failed(e.to_string()),
                         Err(e) => {
                             arrived.fetch_add(1, Ordering::AcqRel);
-                            Outcome::NoLogin(e)
+                            Outcome::NoLogin(e.to_string())
                         }
                     }
                 })
@@ -148,16 +148,16 @@ fn typist(
     creds: latlab_rdp_peers::trust::Credentials,
     login: Duration,
     ready: impl FnOnce() -> bool,
-) -> Result<RealTyping, String> {
+) -> Result<RealTyping, crate::DisplayError> {
     let user = creds.user.clone();
-    let conn = connect(target, &Trust::Insecure, || Ok(creds), settings).map_err(|e| e.to_string())?;
-    let mut s = RdpSession::new(conn).map_err(|e| e.to_string())?;
+    let conn = connect(target, &Trust::Insecure, || Ok(creds), settings)?;
+    let mut s = RdpSession::new(conn)?;
     x.wait_session_of(&user, login)?;
     first_picture(&mut s)?;
-    s.mouse_to(SHELL_AT.0, SHELL_AT.1).map_err(|e| e.to_string())?;
-    settle(&mut s, latlab_keyscreen::defaults::RDP_SETTLE_NS, 5_000_000_000).map_err(|e| e.to_string())?;
+    s.mouse_to(SHELL_AT.0, SHELL_AT.1)?;
+    settle(&mut s, latlab_keyscreen::defaults::RDP_SETTLE_NS, 5_000_000_000)?;
     if !ready() {
-        return Err("the other sessions' logins never finished".into());
+        return Err(crate::DisplayError::Study("the other sessions' logins never finished".into()));
     }
     let (down0, up0) = (s.counts().display_bytes, s.counts().input_bytes);
     let t0 = latlab_sys::clock::monotonic_now();

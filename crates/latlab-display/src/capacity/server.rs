@@ -11,7 +11,7 @@ pub(super) struct ServerProc {
 
 impl ServerProc {
     /// Start the server for sessions of up to `most` at once.
-    pub(super) fn start(exe: &PathBuf, lab: Option<&NetLab>, most: usize) -> Result<Self, String> {
+    pub(super) fn start(exe: &PathBuf, lab: Option<&NetLab>, most: usize) -> Result<Self, crate::DisplayError> {
         let host = if lab.is_some() { SERVER_ADDR } else { "127.0.0.1" };
         let mut cmd = match lab {
             Some(l) => {
@@ -28,11 +28,13 @@ impl ServerProc {
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| format!("starting the server ({}): {e}", exe.display()))?;
-        let stderr = child.stderr.take().ok_or("the server's stderr")?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| crate::DisplayError::failed(format!("starting the server ({})", exe.display()), e))?;
+        let stderr = child.stderr.take().ok_or_else(|| crate::DisplayError::Study("the server's stderr".into()))?;
         let mut line = String::new();
         let mut r = std::io::BufReader::new(stderr);
-        r.read_line(&mut line).map_err(|e| format!("reading the server's first line: {e}"))?;
+        r.read_line(&mut line).map_err(|e| crate::DisplayError::failed("reading the server's first line", e))?;
         let addr = line
             .split("listening on ")
             .nth(1)
@@ -40,7 +42,7 @@ impl ServerProc {
             .and_then(|a| a.parse().ok())
             .ok_or_else(|| {
                 let _ = child.kill();
-                format!("the server did not say where it listens: {}", line.trim())
+                crate::DisplayError::Study(format!("the server did not say where it listens: {}", line.trim()))
             })?;
         // Keep draining its reports so it never blocks on a full pipe.
         std::thread::spawn(move || for _ in r.lines() {});

@@ -6,7 +6,7 @@ use super::*;
 /// The lowest client speed (MHz) that keeps up, with every faster one keeping up too: `Ok`
 /// a found speed between two swept ones (the lowest that kept up, and the one below that did
 /// not), `Err` a bound (every speed kept up: at most the lowest; none did: above the highest).
-fn minimum_speed(by_mhz: &[(f64, f64)], keeps_up: f64) -> Result<(f64, f64), String> {
+fn minimum_speed(by_mhz: &[(f64, f64)], keeps_up: f64) -> Result<(f64, f64), SpeedBound> {
     let mut v: Vec<(f64, f64)> = by_mhz.to_vec();
     v.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut lowest_ok = None;
@@ -14,15 +14,36 @@ fn minimum_speed(by_mhz: &[(f64, f64)], keeps_up: f64) -> Result<(f64, f64), Str
         if dropped > keeps_up {
             return match lowest_ok {
                 Some(ok) => Ok((ok, mhz)),
-                None => Err(format!("> {} MHz (not even the fastest kept up)", sig(v[0].0))),
+                None => Err(SpeedBound::Above(v[0].0)),
             };
         }
         lowest_ok = Some(mhz);
         if i + 1 == v.len() {
-            return Err(format!("≤ {} MHz (every speed tried kept up)", sig(mhz)));
+            return Err(SpeedBound::AtMost(mhz));
         }
     }
-    Err("no speed was run".into())
+    Err(SpeedBound::NoRuns)
+}
+
+/// What is known of the minimum speed when none was found between two swept ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SpeedBound {
+    /// Every speed tried kept up: at most the lowest, MHz.
+    AtMost(f64),
+    /// Not even the fastest kept up: above it, MHz.
+    Above(f64),
+    /// No speed was run.
+    NoRuns,
+}
+
+impl std::fmt::Display for SpeedBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpeedBound::AtMost(m) => write!(f, "≤ {} MHz (every speed tried kept up)", sig(*m)),
+            SpeedBound::Above(m) => write!(f, "> {} MHz (not even the fastest kept up)", sig(*m)),
+            SpeedBound::NoRuns => f.write_str("no speed was run"),
+        }
+    }
 }
 
 pub(super) fn paper_rows(
@@ -227,11 +248,11 @@ pub(super) fn paper_rows(
                 (format!("{} MHz-equivalent (≤ {}, > {} MHz)", sig(ok), sig(ok), sig(below)), j)
             }
             Err(bound) => (
-                bound.clone(),
+                bound.to_string(),
                 Judgement::finding(
                     false,
                     "the client needs about 800 MHz to keep up (within 2×)",
-                    &bound,
+                    &bound.to_string(),
                     "latlab's slide show and codecs load the client differently",
                 ),
             ),
@@ -293,7 +314,7 @@ mod tests {
         assert_eq!(d(&[(1800.0, 0.0), (800.0, 0.0), (400.0, 0.2), (233.0, 0.5)]), Ok((800.0, 400.0)));
         // Order of the runs does not matter; a faster speed that fails ends the search.
         assert_eq!(d(&[(233.0, 0.5), (1800.0, 0.0), (800.0, 0.005)]), Ok((800.0, 233.0)));
-        assert!(d(&[(1800.0, 0.0), (233.0, 0.0)]).unwrap_err().starts_with("≤ 233"));
-        assert!(d(&[(1800.0, 0.3), (233.0, 0.9)]).unwrap_err().starts_with("> 1800"));
+        assert!(d(&[(1800.0, 0.0), (233.0, 0.0)]).unwrap_err().to_string().starts_with("≤ 233"));
+        assert!(d(&[(1800.0, 0.3), (233.0, 0.9)]).unwrap_err().to_string().starts_with("> 1800"));
     }
 }

@@ -22,7 +22,7 @@ pub enum Server {
 impl Server {
     /// `--rdp`'s value: `local` (FreeRDP's shadow server started here), `local-xrdp` (xrdp
     /// started here), or a server's `HOST[:PORT]`. The one parser of `--rdp` targets.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, latlab_model::ConfigError> {
         Ok(match s {
             "local" => Server::Local,
             "local-xrdp" => Server::LocalXrdp,
@@ -32,12 +32,12 @@ impl Server {
 }
 
 /// `--rdp-compression`'s value: `none`, or a bulk compressor's name.
-pub fn parse_compression(s: &str) -> Result<Option<CompressionType>, String> {
+pub fn parse_compression(s: &str) -> Result<Option<CompressionType>, latlab_model::ConfigError> {
     match s {
         "none" => Ok(None),
         _ => CompressionType::from_name(s)
             .map(Some)
-            .ok_or(format!("--rdp-compression {s}: none, mppc8, mppc64, ncrush or xcrush")),
+            .ok_or_else(|| format!("--rdp-compression {s}: none, mppc8, mppc64, ncrush or xcrush").into()),
     }
 }
 
@@ -124,7 +124,7 @@ impl Default for RdpConfig {
 
 impl RdpConfig {
     /// Check the configuration.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         for c in &self.conditions {
             match c {
                 Condition::Unloaded | Condition::Cpu | Condition::Link { bulk: false, .. } => {}
@@ -141,24 +141,25 @@ impl RdpConfig {
                          server reached through a shaped link between namespaces); {} needs competing flows on \
                          that link, which a real server's run does not have yet",
                         other.name()
-                    ));
+                    )
+                    .into());
                 }
             }
         }
         if !(4..=10_000).contains(&self.keys) {
-            return Err(format!("--keys {}: from 4 to 10000", self.keys));
+            return Err(format!("--keys {}: from 4 to 10000", self.keys).into());
         }
         if !matches!(self.bpp, 15 | 16 | 24) {
-            return Err(format!("--rdp-bpp {}: 15, 16 or 24 (latlab's decoder draws these depths)", self.bpp));
+            return Err(format!("--rdp-bpp {}: 15, 16 or 24 (latlab's decoder draws these depths)", self.bpp).into());
         }
         if !(1..=1000).contains(&self.wpm) {
-            return Err(format!("--wpm {}: from 1 to 1000", self.wpm));
+            return Err(format!("--wpm {}: from 1 to 1000", self.wpm).into());
         }
         if self.mode == RdpMode::Ops && self.ops.is_empty() {
             return Err("--rdp-ops: at least one operation".into());
         }
         if !(0.5..=3600.0).contains(&self.op_seconds) {
-            return Err(format!("--op-seconds {}: from 0.5 to 3600", self.op_seconds));
+            return Err(format!("--op-seconds {}: from 0.5 to 3600", self.op_seconds).into());
         }
         Ok(())
     }

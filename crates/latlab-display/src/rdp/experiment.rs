@@ -44,7 +44,7 @@ fn open(
     let kind = |e: ConnectError| match e {
         ConnectError::Unreachable(..) | ConnectError::NotRdp(..) => ExperimentError::Unreachable(e.into()),
         ConnectError::Auth(..) | ConnectError::Certificate(..) => ExperimentError::Refused(e.into()),
-        ConnectError::NoCredentials(why) => ExperimentError::Config(why),
+        ConnectError::NoCredentials(why) => ExperimentError::Config(why.into()),
         ConnectError::Protocol(..) => ExperimentError::failed(e),
     };
     let conn = match link {
@@ -158,8 +158,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     };
     let target = match (&cfg.server, &shadow, &xrdp) {
         (Server::Remote(t), ..) => t.clone(),
-        (_, Some(l), _) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
-        (_, _, Some(x)) => Target::parse(&x.target()).map_err(ExperimentError::Config)?,
+        (_, Some(l), _) => Target::parse(&l.target()).map_err(|e| ExperimentError::Config(e.into()))?,
+        (_, _, Some(x)) => Target::parse(&x.target()).map_err(|e| ExperimentError::Config(e.into()))?,
         _ => unreachable!("started above"),
     };
     let mut rec = begin("display");
@@ -329,9 +329,9 @@ fn paged_typing(
     use latlab_sys::pageout::{pageout_all, rss_kib, swap_for};
     let rss_mib = pids().iter().map(|&p| rss_kib(p)).sum::<u64>() / 1024;
     let (_swap, swap) = swap_for(rss_mib as usize + 16, cfg.allow_swapfile, &cfg.swap_dir)
-        .map_err(|e| ExperimentError::failed(format!("mem: {e}")))?;
+        .map_err(|e| ExperimentError::failed(crate::DisplayError::failed("swap for the mem condition", e)))?;
     let (mut before, mut after, mut rounds) = (0u64, 0u64, 0u64);
-    let mut page_out = || -> Result<(), String> {
+    let mut page_out = || -> Result<(), latlab_keyscreen::ScreenError> {
         let (b, a) = pageout_all("the server", &pids())?;
         (before, after, rounds) = (before + b, after + a, rounds + 1);
         Ok(())
@@ -421,7 +421,7 @@ impl Experiment for DisplayRdp {
         cfg.op_seconds = cfg.op_seconds.min(2.0);
         cfg
     }
-    fn validate(cfg: &RdpConfig) -> Result<(), String> {
+    fn validate(cfg: &RdpConfig) -> Result<(), latlab_model::ConfigError> {
         cfg.validate()
     }
     fn steps(cfg: &RdpConfig) -> u64 {

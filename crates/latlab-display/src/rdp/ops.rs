@@ -27,11 +27,11 @@ impl Op {
     /// Every operation, in order.
     pub const ALL: [Op; 5] = [Op::Idle, Op::Typing, Op::Mouse, Op::PageDown, Op::Menu];
     /// The operation a name stands for.
-    pub fn parse(s: &str) -> Result<Op, String> {
+    pub fn parse(s: &str) -> Result<Op, latlab_model::ConfigError> {
         Op::ALL
             .into_iter()
             .find(|o| o.name() == s.trim())
-            .ok_or_else(|| format!("unknown operation '{s}': {}", Op::ALL.map(|o| o.name()).join(", ")))
+            .ok_or_else(|| format!("unknown operation '{s}': {}", Op::ALL.map(|o| o.name()).join(", ")).into())
     }
 
     /// The name in metrics.

@@ -73,7 +73,10 @@ impl Default for ServeRdpRun {
 
 impl ServeRdpRun {
     /// The server's configuration, with the account whose password `get` reads.
-    pub fn serve_config(&self, get: impl Fn(&str) -> Option<String>) -> Result<rs::RdpServeConfig, String> {
+    pub fn serve_config(
+        &self,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<rs::RdpServeConfig, latlab_model::ConfigError> {
         let account = match &self.user {
             None => None,
             Some(u) => Some(rs::account_from_env(u, get)?),
@@ -113,7 +116,7 @@ impl Experiment for DisplayServeRdp {
         // The suite has no client to connect; the CLI tests run xfreerdp.
         Vec::new()
     }
-    fn validate(cfg: &ServeRdpRun) -> Result<(), String> {
+    fn validate(cfg: &ServeRdpRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.deadline_ns == 0 || cfg.plan.idle_ns == 0 || cfg.plan.max_ns == 0 {
             return Err("the handshake deadline, idle timeout and session bound must be above zero".into());
         }
@@ -135,7 +138,7 @@ impl Experiment for DisplayServeRdp {
         )
     }
     fn run(cfg: &ServeRdpRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        let serve = cfg.serve_config(env).map_err(ExperimentError::Config)?;
+        let serve = cfg.serve_config(env).map_err(|e| ExperimentError::Config(e.into()))?;
         let dir = cfg.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
         let id = rs::tls::load_or_create(&dir).map_err(ExperimentError::failed)?;
         eprintln!(
@@ -281,7 +284,7 @@ mod tests {
         bad(|c| c.plan.script.clear(), "--script");
         // The account's password comes from the environment, checked before listening.
         let c = ServeRdpRun { user: Some("u".into()), ..ServeRdpRun::default() };
-        assert!(c.serve_config(|_| None).unwrap_err().contains("LATLAB_RDP_PASSWORD"));
+        assert!(c.serve_config(|_| None).unwrap_err().to_string().contains("LATLAB_RDP_PASSWORD"));
         let s = c.serve_config(|_| Some("pw".into())).unwrap();
         assert_eq!(s.accept.account.unwrap().username, "u");
         // The password is never in the stored settings.

@@ -77,14 +77,14 @@ impl latlab_model::experiment::Choice for Format {
 }
 
 impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = latlab_model::ConfigError;
+    fn from_str(s: &str) -> Result<Self, latlab_model::ConfigError> {
         match s {
             "markdown" => Ok(Format::Markdown),
             _ => Format::ALL
                 .into_iter()
                 .find(|f| f.name() == s)
-                .ok_or_else(|| format!("unknown format '{s}' ({})", Format::ALL.map(Format::name).join(", "))),
+                .ok_or_else(|| format!("unknown format '{s}' ({})", Format::ALL.map(Format::name).join(", ")).into()),
         }
     }
 }

@@ -7,7 +7,7 @@ use latlab_sys::record::Finish;
 use quick_xml::events::Event;
 
 /// Parse `xml` with quick-xml end to end; returns the number of `<svg>` elements.
-pub(crate) fn check_well_formed(xml: &str) -> Result<usize, String> {
+pub(crate) fn check_well_formed(xml: &str) -> Result<usize, latlab_model::ConfigError> {
     let mut r = quick_xml::Reader::from_str(xml);
     r.config_mut().check_end_names = true;
     let mut depth = 0i64;
@@ -23,11 +23,11 @@ pub(crate) fn check_well_formed(xml: &str) -> Result<usize, String> {
             Ok(Event::End(_)) => depth -= 1,
             Ok(Event::Eof) => break,
             Ok(_) => {}
-            Err(e) => return Err(format!("at byte {}: {e}", r.error_position())),
+            Err(e) => return Err(format!("at byte {}: {e}", r.error_position()).into()),
         }
     }
     if depth != 0 {
-        return Err(format!("unbalanced elements (depth {depth} at end)"));
+        return Err(format!("unbalanced elements (depth {depth} at end)").into());
     }
     Ok(svgs)
 }

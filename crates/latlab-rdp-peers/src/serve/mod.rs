@@ -52,16 +52,17 @@ pub struct RdpServeConfig {
 impl RdpServeConfig {
     /// Check the configuration before anything listens: the phases' length and the desktop's
     /// size (the admission limits are the gate's, checked with them).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(1..=3_600_000).contains(&self.plan.phase_ms) {
             return Err(format!(
                 "--phase-seconds {}: give 0 to 3600 seconds (above 0)",
                 self.plan.phase_ms as f64 / 1000.0
-            ));
+            )
+            .into());
         }
         let (w, h) = (self.accept.width, self.accept.height);
         if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {
-            return Err(format!("{w}x{h}: give a desktop of 64x64 to 8192x8192"));
+            return Err(format!("{w}x{h}: give a desktop of 64x64 to 8192x8192").into());
         }
         if self.plan.script.is_empty() {
             return Err("--script: at least one phase".into());
@@ -72,7 +73,10 @@ impl RdpServeConfig {
 
 /// The account a client must log on as: `user`, with the password from
 /// `LATLAB_RDP_PASSWORD` (`get` reads the environment), never from the command line.
-pub fn account_from_env(user: &str, get: impl Fn(&str) -> Option<String>) -> Result<Account, String> {
+pub fn account_from_env(
+    user: &str,
+    get: impl Fn(&str) -> Option<String>,
+) -> Result<Account, latlab_model::ConfigError> {
     let password = get("LATLAB_RDP_PASSWORD")
         .ok_or(format!("--rdp-user {user}: put the account's password in LATLAB_RDP_PASSWORD"))?;
     Ok(Account { username: user.into(), password, domain: None })

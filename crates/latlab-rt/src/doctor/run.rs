@@ -74,11 +74,11 @@ impl Experiment for RtDoctor {
         Vec::new()
     }
 
-    fn validate(cfg: &DoctorConfig) -> Result<(), String> {
+    fn validate(cfg: &DoctorConfig) -> Result<(), latlab_model::ConfigError> {
         let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let cpu = cfg.cpu();
         if cpu >= ncpu {
-            return Err(format!("CPU {cpu} does not exist (this machine has CPUs 0–{})", ncpu - 1));
+            return Err(format!("CPU {cpu} does not exist (this machine has CPUs 0–{})", ncpu - 1).into());
         }
         latlab_model::ab::check_rounds(cfg.rounds)
     }
@@ -115,10 +115,9 @@ impl Experiment for RtDoctor {
             .filter_map(|f| f.toggle.map(|_| f.key))
             .collect();
         if let Some(k) = cfg.only.iter().find(|k| !toggles.contains(&k.as_str())) {
-            return Err(ExperimentError::Config(format!(
-                "--only {k}: not a finding latlab can toggle; one of {}",
-                toggles.join(", ")
-            )));
+            return Err(ExperimentError::Config(
+                format!("--only {k}: not a finding latlab can toggle; one of {}", toggles.join(", ")).into(),
+            ));
         }
         let mut rec = latlab_sys::record::begin(RtDoctor::NAME);
         rec.mode = RtDoctor::MODE.into();
@@ -219,7 +218,7 @@ fn measure(ctx: &RunContext, cfg: &DoctorConfig, f: &Finding, cpu: usize) -> Res
         .ok_or_else(|| ExperimentError::failed(format!("{} is not a remedy of rt", t.remedy)))?;
     let label = about.headlines.iter().find(|(s, _)| *s == t.headline).map_or(t.headline, |x| x.1);
     let base = t.config(cpu, cfg.phase_ns, cfg.strict);
-    crate::experiment::Rt::validate(&base).map_err(ExperimentError::Config)?;
+    crate::experiment::Rt::validate(&base).map_err(|e| ExperimentError::Config(e.into()))?;
     let v = ab
         .ab(AbAsk {
             experiment: crate::experiment::Rt::NAME,

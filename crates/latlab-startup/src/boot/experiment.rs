@@ -29,18 +29,18 @@ fn run_id<S: serde::Serializer>(m: &Option<(i64, latlab_model::record::RunRecord
 }
 
 /// This machine's boot as `systemd-analyze blame` prints it, or why there is none.
-fn this_machines_boot() -> Result<String, String> {
+fn this_machines_boot() -> Result<String, crate::learn::StartupError> {
     let out = std::process::Command::new("systemd-analyze")
         .arg("blame")
         .output()
-        .map_err(|e| format!("no systemd-analyze here ({e})"))?;
+        .map_err(|e| crate::learn::StartupError::failed("no systemd-analyze here", e))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() || text.trim().is_empty() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
+        return Err(crate::learn::StartupError::Needs(format!(
             "systemd-analyze blame found no boot to read ({})",
             err.lines().next().unwrap_or("no output").trim()
-        ));
+        )));
     }
     Ok(text)
 }
@@ -87,7 +87,7 @@ fn reader_check_row() -> latlab_model::record::PaperRow {
 /// machine has no boot trace, the record's figures are the excerpt's, so its metrics are
 /// renamed `boot.reader_check.*`: they must never read as this machine's boot (the measured
 /// boot of `boot measure` is).
-fn boot_row(rec: &mut latlab_model::record::RunRecord, here: Result<(), String>) {
+fn boot_row(rec: &mut latlab_model::record::RunRecord, here: Result<(), crate::learn::StartupError>) {
     let (ms, slowest) = (
         rec.get_metric("boot.autostart_ms").map_or(0.0, |m| m.value.as_f64()),
         rec.config.get("slowest").and_then(|v| v.as_str()).unwrap_or("none").to_string(),
@@ -163,11 +163,12 @@ impl Experiment for Boot {
     }
     fn run(cfg: &BootFile, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         if let Some((id, run)) = &cfg.measured {
-            let rec = crate::boot::stored::analyze_stored(run, *id).map_err(ExperimentError::Config)?;
+            let rec = crate::boot::stored::analyze_stored(run, *id)
+                .map_err(|e| ExperimentError::Config(e.to_string().into()))?;
             ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(rec.into());
         }
-        let mut mine: Option<Result<(), String>> = None;
+        let mut mine: Option<Result<(), crate::learn::StartupError>> = None;
         let (source, text) = match &cfg.file {
             None => match this_machines_boot() {
                 Ok(text) => {
@@ -220,7 +221,7 @@ impl From<crate::boot::measure::BootMeasureError> for ExperimentError {
     fn from(e: crate::boot::measure::BootMeasureError) -> Self {
         use crate::boot::measure::BootMeasureError as E;
         match e {
-            e @ E::File { .. } => ExperimentError::Config(e.to_string()),
+            e @ E::File { .. } => ExperimentError::Config(e.to_string().into()),
             e => ExperimentError::failed(e),
         }
     }
@@ -245,10 +246,12 @@ impl Experiment for BootMeasure {
         }
         vec![c]
     }
-    fn validate(cfg: &Self::Config) -> Result<(), String> {
+    fn validate(cfg: &Self::Config) -> Result<(), latlab_model::ConfigError> {
         check_counts(cfg.runs, cfg.threads)?;
         if cfg.throttle.bytes_per_s.is_some_and(|b| b < d::MIN_THROTTLE_BYTES_PER_S) {
-            return Err(format!("--throttle-mbps must be at least {} MB/s", d::MIN_THROTTLE_BYTES_PER_S as f64 / 1e6));
+            return Err(
+                format!("--throttle-mbps must be at least {} MB/s", d::MIN_THROTTLE_BYTES_PER_S as f64 / 1e6).into()
+            );
         }
         if cfg.throttle.iops == Some(0) {
             return Err("--throttle-iops must be at least 1".into());
@@ -287,7 +290,7 @@ mod tests {
     fn the_excerpt_is_a_reader_check_of_its_own_and_never_this_machines_boot() {
         let t = parse(SAMPLE_XPERF).unwrap();
         let mut rec = record("bundled", &t, &analyze(&t));
-        boot_row(&mut rec, Err("PID 1 is not systemd".into()));
+        boot_row(&mut rec, Err(crate::learn::StartupError::Needs("PID 1 is not systemd".into())));
         let rows: Vec<_> = rec.paper.iter().filter(|p| p.seed == "004").collect();
         assert_eq!(rows.len(), 1);
         assert!(rows[0].figure.starts_with("boot trace reader"), "{}", rows[0].figure);

@@ -11,8 +11,10 @@ use latlab_model::record::{Column, RunRecord, Table};
 /// does not need yet ran before it was ready, **reorder** (start the target's needs first)
 /// where a jobs limit held one back, and **disable** what is known to cost much and rarely be
 /// needed (the target does not need it, nothing waits for it). Nothing is re-measured.
-pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, String> {
-    let not = |why: &str| format!("run #{id} cannot be analysed as a measured boot: {why}");
+pub fn analyze_stored(run: &RunRecord, id: i64) -> Result<RunRecord, crate::learn::StartupError> {
+    let not = |why: &str| {
+        crate::learn::StartupError::Needs(format!("run #{id} cannot be analysed as a measured boot: {why}"))
+    };
     if run.experiment != "boot" || run.mode() != "measure" {
         return Err(not(&format!("it is a `{}` run, not `boot measure`", run.experiment)));
     }

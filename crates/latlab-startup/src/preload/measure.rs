@@ -73,13 +73,12 @@ impl Pressure {
             let mut undo = Undo::new();
             let name = format!("latlab-preload-{}", std::process::id());
             let group = cgroup::create(&mut undo, &h, "memory", &name)?;
-            let procs = std::fs::OpenOptions::new()
-                .write(true)
-                .open(group.dir.join("cgroup.procs"))
-                .map_err(|e| format!("opening {}/cgroup.procs: {e}", group.dir.display()))?;
-            Ok::<_, String>(Pressure::Group { group, hierarchy: h, procs, _undo: undo })
+            let procs = std::fs::OpenOptions::new().write(true).open(group.dir.join("cgroup.procs")).map_err(|e| {
+                latlab_sys::ioerr::IoFailed::new(format!("opening {}/cgroup.procs", group.dir.display()), e)
+            })?;
+            Ok::<_, latlab_sys::SysError>(Pressure::Group { group, hierarchy: h, procs, _undo: undo })
         })();
-        made.unwrap_or_else(Pressure::Evict)
+        made.unwrap_or_else(|e| Pressure::Evict(e.to_string()))
     }
 
     fn describe(&self) -> String {
@@ -166,7 +165,7 @@ pub fn run_preload_measure(cfg: &PreloadMeasureConfig, progress: &AtomicU64) -> 
         for t in 0..times {
             let at = now - ((times - 1 - t) as u64) * 3_600_000;
             let plan = (t == 0).then(|| learned.plan.clone());
-            lib.launched(&l.command, plan, at).map_err(StartupError::Preload)?;
+            lib.launched(&l.command, plan, at)?;
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }

@@ -168,7 +168,12 @@ impl Library {
     /// A new command past the capacity pushes out the lowest-ranked of the others, which is
     /// returned.
     /// A command with no entry and no plan is an error: there is nothing to preload.
-    pub fn launched(&mut self, command: &[String], plan: Option<Plan>, now_ms: u64) -> Result<Option<Entry>, String> {
+    pub fn launched(
+        &mut self,
+        command: &[String],
+        plan: Option<Plan>,
+        now_ms: u64,
+    ) -> Result<Option<Entry>, crate::learn::StartupError> {
         if let Some(k) = self.entries.iter().position(|e| e.command == command) {
             let score = self.score_at(&self.entries[k], now_ms) + 1.0;
             let e = &mut self.entries[k];
@@ -180,7 +185,9 @@ impl Library {
             }
             return Ok(None);
         }
-        let plan = plan.ok_or_else(|| format!("'{}' has no plan in the library yet", command.join(" ")))?;
+        let plan = plan.ok_or_else(|| {
+            crate::learn::StartupError::Needs(format!("'{}' has no plan in the library yet", command.join(" ")))
+        })?;
         self.entries.push(Entry { command: command.to_vec(), launches: 1, score: 1.0, last_ms: now_ms, plan });
         if self.entries.len() <= self.capacity {
             return Ok(None);
@@ -224,7 +231,7 @@ pub fn launch_through(
         let l = crate::launch::launch(spec, std::time::Instant::now(), false)?;
         (None, format!("launched (ready in {})", latlab_model::record::fmt_ns(l.ready_ns as f64)))
     };
-    let gone = lib.launched(&spec.command, plan, now_ms()).map_err(StartupError::Preload)?;
+    let gone = lib.launched(&spec.command, plan, now_ms())?;
     lib.save(path).map_err(|e| StartupError::Preload(e.to_string()))?;
     let e = lib.find(&spec.command).expect("just counted");
     let mut out = format!("{}: {did}; {} launches counted, in {}", spec.command.join(" "), e.launches, path.display());

@@ -95,9 +95,9 @@ pub struct PreloadConfig {
 
 impl PreloadConfig {
     /// Check the settings (the command line turns an error into exit code 2).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(self.idle_below > 0.0 && self.idle_below <= 1.0) {
-            return Err(format!("--idle-below must be a share in (0, 1], not {}", self.idle_below));
+            return Err(format!("--idle-below must be a share in (0, 1], not {}", self.idle_below).into());
         }
         if self.check_every.is_zero() {
             return Err("--check-ms must be at least 1".into());
@@ -147,10 +147,10 @@ pub fn default_budget_pages() -> u64 {
 const CHUNK: usize = 256 << 10;
 
 /// Wait until the machine is idle. `Err` with why when it gave up or was stopped.
-fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport) -> Result<(), String> {
+fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport) -> Result<(), crate::learn::StartupError> {
     loop {
         if env.stop() {
-            return Err("interrupted".into());
+            return Err(crate::learn::StartupError::Needs("interrupted".into()));
         }
         let t = env.now();
         env.sleep(cfg.check_every);
@@ -159,11 +159,11 @@ fn wait_idle(cfg: &PreloadConfig, env: &mut dyn Env, r: &mut PreloadReport) -> R
             return Ok(());
         }
         if r.waited >= cfg.give_up_after {
-            return Err(format!(
+            return Err(crate::learn::StartupError::Needs(format!(
                 "the machine was not idle (others used {:.0} % of the CPUs or more) within {:.0} s",
                 cfg.idle_below * 100.0,
                 cfg.give_up_after.as_secs_f64()
-            ));
+            )));
         }
     }
 }
@@ -176,7 +176,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
     let start = env.now();
     env.others_busy(); // Opens the first window.
     if let Err(why) = wait_idle(cfg, env, &mut r) {
-        r.ended_early = Some(why);
+        r.ended_early = Some(why.to_string());
         r.elapsed = env.now().saturating_sub(start);
         return r;
     }
@@ -219,7 +219,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
                             }
                             r.pauses += 1;
                             if let Err(why) = wait_idle(cfg, env, &mut r) {
-                                r.ended_early = Some(why);
+                                r.ended_early = Some(why.to_string());
                                 break 'plans;
                             }
                         }

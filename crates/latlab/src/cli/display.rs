@@ -177,7 +177,7 @@ impl RdpArgs {
     ) -> Result<Option<latlab_display::rdp::config::RdpConfig>, String> {
         use latlab_display::rdp::config::{RdpConfig, Server};
         let Some(host) = &self.rdp else { return Ok(None) };
-        let server = Server::parse(host)?;
+        let server = Server::parse(host).map_err(|e| e.to_string())?;
         Ok(Some(RdpConfig {
             server,
             mode,
@@ -241,7 +241,7 @@ pub struct DisplayLatency {
     pub real: RdpArgs,
 }
 
-pub(crate) fn parse_condition(s: &str) -> Result<latlab_keyscreen::condition::Condition, String> {
+pub(crate) fn parse_condition(s: &str) -> Result<latlab_keyscreen::condition::Condition, latlab_model::ConfigError> {
     latlab_keyscreen::condition::Condition::parse(s)
 }
 

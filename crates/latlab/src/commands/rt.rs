@@ -53,7 +53,7 @@ pub fn config(strict: bool, a: &RtArgs) -> anyhow::Result<RtConfig> {
         },
         Some(RtCommand::Doctor(_)) => {
             return Err(crate::runner::usage(
-                "`rt doctor` is not a measurement of its own: run it as `latlab rt doctor`".into(),
+                "`rt doctor` is not a measurement of its own: run it as `latlab rt doctor`",
             )
             .into());
         }

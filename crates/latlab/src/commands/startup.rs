@@ -98,7 +98,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             let spec = launch_spec(&launch, None)?;
             if spec.command.is_empty() {
                 return Err(crate::runner::usage(
-                    "no command given: put it after `--`, e.g. `latlab startup preload launch -- /usr/bin/app`".into(),
+                    "no command given: put it after `--`, e.g. `latlab startup preload launch -- /usr/bin/app`",
                 )
                 .into());
             }
@@ -121,7 +121,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             };
             cfg.validate().map_err(crate::runner::usage)?;
             if every == Some(0) {
-                return Err(crate::runner::usage("--every must be at least 1 second".into()).into());
+                return Err(crate::runner::usage("--every must be at least 1 second").into());
             }
             latlab_sys::interrupt::install().map_err(anyhow::Error::msg)?;
             loop {

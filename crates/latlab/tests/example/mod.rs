@@ -45,9 +45,9 @@ impl Experiment for Example {
     fn suite_configs(_strict: bool) -> Vec<ExampleConfig> {
         vec![ExampleConfig { rounds: SUITE_ROUNDS }]
     }
-    fn validate(cfg: &ExampleConfig) -> Result<(), String> {
+    fn validate(cfg: &ExampleConfig) -> Result<(), latlab_model::ConfigError> {
         if !(1..=1000).contains(&cfg.rounds) {
-            return Err(format!("--rounds must be 1 to 1000, not {}", cfg.rounds));
+            return Err(format!("--rounds must be 1 to 1000, not {}", cfg.rounds).into());
         }
         Ok(())
     }

@@ -72,10 +72,10 @@ fn the_builtin_boot_is_measured_and_leaves_nothing_behind() {
     assert_eq!(a.config["measured_run"], 7);
     let mut other = rec.clone();
     other.mode = "analyze".into();
-    assert!(analyze_stored(&other, 8).unwrap_err().contains("not `boot measure`"));
+    assert!(analyze_stored(&other, 8).unwrap_err().to_string().contains("not `boot measure`"));
     let mut old = rec.clone();
     old.config.remove("boot_spec");
-    assert!(analyze_stored(&old, 9).unwrap_err().contains("measure it again"));
+    assert!(analyze_stored(&old, 9).unwrap_err().to_string().contains("measure it again"));
     let path = rec.config["critical_path"].as_array().unwrap();
     assert_eq!(path.last().and_then(|v| v.as_str()), Some("session"));
     assert!(["storage", "network"].contains(&path[0].as_str().unwrap()), "{path:?}");

@@ -21,7 +21,7 @@ pub trait RecordSink: Send + Sync {
     fn name(&self) -> String;
     /// Mark `rec` as the run so far (status `incomplete`, ended now) and store it, replacing
     /// the row `id` when given; returns the row's id.
-    fn save_partial(&self, id: Option<i64>, rec: &mut RunRecord) -> Result<i64, String>;
+    fn save_partial(&self, id: Option<i64>, rec: &mut RunRecord) -> Result<i64, crate::error::BoxError>;
 }
 
 struct Inner {

@@ -65,8 +65,7 @@ impl Experiment for Monitor {
         };
         let echo: Option<Box<dyn Echo>> = match &cfg.peer {
             Some(peer) => {
-                let target =
-                    latlab_udp_probe::resolve(peer).map_err(|e| ExperimentError::failed(format!("--peer: {e}")))?;
+                let target = latlab_udp_probe::resolve(peer).map_err(ExperimentError::failed)?;
                 let key = cfg.key.as_ref().map(|k| k.as_bytes().to_vec());
                 let p = Peer::connect(target, latlab_udp_probe::defaults::SIZE, key)
                     .map_err(|e| ExperimentError::failed(format!("cannot open a socket to '{peer}': {e}")))?;

@@ -173,7 +173,7 @@ pub fn run(
                 dropped.fetch_add(1, Ordering::Relaxed);
             }
         };
-        let spawn_err = |e: std::io::Error| MonitorError::Io(format!("starting a probe thread: {e}"));
+        let spawn_err = |e: std::io::Error| MonitorError::system("starting a probe thread", e);
         let mut probes = Vec::new();
         let (wake, pulse) = (wake.as_deref(), &pulse);
         if runs(Probe::Rt) {
@@ -284,7 +284,7 @@ pub fn run(
             let want_load = schedule.at(monotonic_now().saturating_sub(start)).0 == State::Load;
             match (want_load, load.is_some()) {
                 (true, false) => {
-                    load = Some(crate::load::start(cfg.load, spinners, cfg.load_rate_bps).map_err(MonitorError::Io)?);
+                    load = Some(crate::load::start(cfg.load, spinners, cfg.load_rate_bps)?);
                 }
                 (false, true) => load.take().expect("running").stop(),
                 _ => {}
@@ -303,7 +303,7 @@ pub fn run(
         }
         let mut all = Vec::new();
         for p in probes {
-            let (c, t) = p.join().map_err(|_| MonitorError::Io("a probe thread panicked".into()))?;
+            let (c, t) = p.join().map_err(|_| MonitorError::system("a probe thread", "it panicked"))?;
             all.extend(c);
             done = done.or(t);
         }

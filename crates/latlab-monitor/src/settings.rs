@@ -156,9 +156,22 @@ pub enum MonitorError {
     /// The store the runner gave.
     #[error("the database: {0}")]
     Store(#[from] BoxError),
-    /// The system.
-    #[error("{0}")]
-    Io(String),
+    /// Something the monitor starts (a load, the metrics endpoint) could not start.
+    #[error("{what}")]
+    System {
+        /// What was being started.
+        what: String,
+        /// Why.
+        #[source]
+        source: BoxError,
+    },
+}
+
+impl MonitorError {
+    /// Starting `what` failed with `e`.
+    pub fn system(what: impl Into<String>, e: impl Into<BoxError>) -> Self {
+        MonitorError::System { what: what.into(), source: e.into() }
+    }
 }
 
 #[cfg(test)]

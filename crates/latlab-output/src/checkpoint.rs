@@ -21,9 +21,9 @@ impl RecordSink for Database {
     fn name(&self) -> String {
         self.0.display().to_string()
     }
-    fn save_partial(&self, id: Option<i64>, rec: &mut RunRecord) -> Result<i64, String> {
+    fn save_partial(&self, id: Option<i64>, rec: &mut RunRecord) -> Result<i64, latlab_model::error::BoxError> {
         rec.finish(RunStatus::Incomplete);
-        Store::open(&self.0).and_then(|mut st| st.write(id, rec)).map_err(|e| e.to_string())
+        Ok(Store::open(&self.0).and_then(|mut st| st.write(id, rec))?)
     }
 }
 

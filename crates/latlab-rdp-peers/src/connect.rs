@@ -30,12 +30,12 @@ pub enum ConnectError {
     /// The server refused the credentials.
     #[error("{0} refused the credentials: {1}")]
     Auth(String, String),
-    /// The certificate does not match the known-hosts file.
-    #[error("{0}")]
-    Certificate(String),
+    /// The certificate does not match the known-hosts file (or that file does not read).
+    #[error(transparent)]
+    Certificate(crate::trust::TrustError),
     /// No credentials were given and none could be asked for.
-    #[error("{0}")]
-    NoCredentials(String),
+    #[error(transparent)]
+    NoCredentials(crate::trust::TrustError),
     /// The connection sequence failed for another reason.
     #[error("RDP connection to {0} failed: {1}")]
     Protocol(String, String),
@@ -342,7 +342,7 @@ fn classify(target: &str, e: ironrdp_connector::ConnectorError) -> ConnectError 
 pub fn connect(
     target: &Target,
     trust: &Trust,
-    creds: impl FnOnce() -> Result<Credentials, String>,
+    creds: impl FnOnce() -> Result<Credentials, crate::trust::TrustError>,
     settings: &ClientSettings,
 ) -> Result<Connection, ConnectError> {
     let name = target.to_string();
@@ -362,7 +362,7 @@ pub fn connect_over(
     tcp: TcpStream,
     target: &Target,
     trust: &Trust,
-    creds: impl FnOnce() -> Result<Credentials, String>,
+    creds: impl FnOnce() -> Result<Credentials, crate::trust::TrustError>,
     settings: &ClientSettings,
 ) -> Result<Connection, ConnectError> {
     let name = target.to_string();

@@ -98,21 +98,39 @@ impl From<latlab_keyscreen::local::Account> for Credentials {
     }
 }
 
+/// Why credentials or a certificate could not be trusted or found.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// A credentials or known-hosts file could not be read or written.
+    #[error(transparent)]
+    Io(#[from] latlab_sys::ioerr::IoFailed),
+    /// A credentials or known-hosts file that does not read, or that others can read.
+    #[error("{0}")]
+    File(String),
+    /// The certificate differs from the one known for the host.
+    #[error("{0}")]
+    Changed(String),
+    /// No credentials were given and none could be asked for.
+    #[error("{0}")]
+    NoCredentials(String),
+}
+
 impl Credentials {
     /// Read a credentials file: `user=`, `password=` and optional `domain=` lines (`#` starts a
     /// comment). A file others can read is refused: it holds a password.
-    pub fn from_file(path: &Path) -> Result<Self, String> {
+    pub fn from_file(path: &Path) -> Result<Self, TrustError> {
+        use latlab_sys::ioerr::Doing;
         use std::os::unix::fs::PermissionsExt;
-        let meta = std::fs::metadata(path).map_err(|e| format!("credentials file {}: {e}", path.display()))?;
+        let meta = std::fs::metadata(path).doing(format!("credentials file {}", path.display()))?;
         if meta.permissions().mode() & 0o077 != 0 {
-            return Err(format!(
+            return Err(TrustError::File(format!(
                 "credentials file {} can be read by others (mode {:o}): chmod 600 it",
                 path.display(),
                 meta.permissions().mode() & 0o777
-            ));
+            )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("credentials file {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("credentials file {}: {e}", path.display()))
+        let text = std::fs::read_to_string(path).doing(format!("credentials file {}", path.display()))?;
+        Self::parse(&text).map_err(|e| TrustError::File(format!("credentials file {}: {e}", path.display())))
     }
 
     /// Parse the text of a credentials file.
@@ -150,7 +168,8 @@ impl Credentials {
 
     /// Find credentials: the file if given, else the environment, else a prompt on the terminal
     /// (refused when stdin is not a terminal, so a script never hangs).
-    pub fn resolve(file: Option<&Path>) -> Result<(Self, CredentialSource), String> {
+    pub fn resolve(file: Option<&Path>) -> Result<(Self, CredentialSource), TrustError> {
+        use latlab_sys::ioerr::Doing;
         if let Some(f) = file {
             return Ok((Self::from_file(f)?, CredentialSource::File));
         }
@@ -159,16 +178,16 @@ impl Credentials {
         }
         use std::io::IsTerminal;
         if !io::stdin().is_terminal() {
-            return Err(format!(
+            return Err(TrustError::NoCredentials(format!(
                 "no RDP credentials: give --rdp-credentials FILE (user=, password=, domain= lines, mode 600) \
                  or set {ENV_USER} and {ENV_PASSWORD}"
-            ));
+            )));
         }
         let mut err = io::stderr();
-        write!(err, "RDP user: ").and_then(|_| err.flush()).map_err(|e| e.to_string())?;
+        write!(err, "RDP user: ").and_then(|_| err.flush()).doing("asking for the RDP user")?;
         let mut user = String::new();
-        io::stdin().lock().read_line(&mut user).map_err(|e| e.to_string())?;
-        let password = rpassword::prompt_password("RDP password: ").map_err(|e| e.to_string())?;
+        io::stdin().lock().read_line(&mut user).doing("reading the RDP user")?;
+        let password = rpassword::prompt_password("RDP password: ").doing("reading the RDP password")?;
         Ok((Self { user: user.trim().to_owned(), password, domain: None }, CredentialSource::Prompt))
     }
 }
@@ -225,7 +244,8 @@ pub fn fingerprint(der: &[u8]) -> String {
 }
 
 /// Check `fp` for `target` against the policy; a mismatch is an error that says what to do.
-pub fn check(trust: &Trust, target: &Target, fp: &str) -> Result<TrustVerdict, String> {
+pub fn check(trust: &Trust, target: &Target, fp: &str) -> Result<TrustVerdict, TrustError> {
+    use latlab_sys::ioerr::{Doing, IoFailed};
     let path = match trust {
         Trust::Insecure => return Ok(TrustVerdict::Unchecked),
         Trust::KnownHosts(p) => p,
@@ -234,41 +254,39 @@ pub fn check(trust: &Trust, target: &Target, fp: &str) -> Result<TrustVerdict, S
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("known hosts {}: {e}", path.display())),
+        Err(e) => return Err(IoFailed::new(format!("known hosts {}", path.display()), e).into()),
     };
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (host, known) = line.split_once(char::is_whitespace).ok_or(format!(
-            "known hosts {} line {}: expected HOST:PORT sha256:HEX",
-            path.display(),
-            n + 1
-        ))?;
+        let (host, known) = line.split_once(char::is_whitespace).ok_or_else(|| {
+            TrustError::File(format!("known hosts {} line {}: expected HOST:PORT sha256:HEX", path.display(), n + 1))
+        })?;
         if host == key {
             return if known.trim() == fp {
                 Ok(TrustVerdict::Known)
             } else {
-                Err(format!(
+                Err(TrustError::Changed(format!(
                     "the certificate of {key} changed: it is {fp}, and {} line {} says {}. If the server \
                      was reinstalled, delete that line; otherwise someone may be in between",
                     path.display(),
                     n + 1,
                     known.trim()
-                ))
+                )))
             };
         }
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("known hosts {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).doing(format!("known hosts {}", dir.display()))?;
     }
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("known hosts {}: {e}", path.display()))?;
-    writeln!(f, "{key} {fp}").map_err(|e| format!("known hosts {}: {e}", path.display()))?;
+        .doing(format!("known hosts {}", path.display()))?;
+    writeln!(f, "{key} {fp}").doing(format!("known hosts {}", path.display()))?;
     Ok(TrustVerdict::Added)
 }
 
@@ -319,13 +337,17 @@ mod tests {
         let kh = Trust::KnownHosts(dir.join("sub").join("known"));
         let t = Target::parse("srv:3390").unwrap();
         let fp = fingerprint(b"cert one");
-        assert_eq!(check(&kh, &t, &fp), Ok(TrustVerdict::Added));
-        assert_eq!(check(&kh, &t, &fp), Ok(TrustVerdict::Known));
+        assert_eq!(check(&kh, &t, &fp).ok(), Some(TrustVerdict::Added));
+        assert_eq!(check(&kh, &t, &fp).ok(), Some(TrustVerdict::Known));
         let other = Target::parse("srv").unwrap();
-        assert_eq!(check(&kh, &other, &fingerprint(b"two")), Ok(TrustVerdict::Added), "another port is another host");
-        let err = check(&kh, &t, &fingerprint(b"cert two")).unwrap_err();
+        assert_eq!(
+            check(&kh, &other, &fingerprint(b"two")).ok(),
+            Some(TrustVerdict::Added),
+            "another port is another host"
+        );
+        let err = check(&kh, &t, &fingerprint(b"cert two")).unwrap_err().to_string();
         assert!(err.contains("changed") && err.contains("line 1"), "{err}");
-        assert_eq!(check(&Trust::Insecure, &t, "x"), Ok(TrustVerdict::Unchecked));
+        assert_eq!(check(&Trust::Insecure, &t, "x").ok(), Some(TrustVerdict::Unchecked));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

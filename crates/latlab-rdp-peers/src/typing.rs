@@ -55,14 +55,18 @@ pub struct Page {
 
 /// Press Page Down `n` times, each once the screen settled; a press that changes nothing
 /// within `timeout_ns` is counted as lost (the second value).
-pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64) -> Result<(Vec<Page>, u64), String> {
-    let err = |e: SessionError| e.to_string();
+pub fn page_downs(
+    s: &mut RdpSession,
+    n: usize,
+    settle_ns: u64,
+    timeout_ns: u64,
+) -> Result<(Vec<Page>, u64), SessionError> {
     let mut pages = Vec::new();
     let mut lost = 0;
     for _ in 0..n {
-        settle(s, settle_ns, timeout_ns).map_err(err)?;
+        settle(s, settle_ns, timeout_ns)?;
         let b0 = s.counts().display_bytes;
-        let sent = s.type_keys(&[keys::PAGE_DOWN]).map_err(err)?;
+        let sent = s.type_keys(&[keys::PAGE_DOWN])?;
         let mut last: Option<u64> = None;
         loop {
             let now = monotonic_now();
@@ -71,7 +75,7 @@ pub fn page_downs(s: &mut RdpSession, n: usize, settle_ns: u64, timeout_ns: u64)
                 None if now.saturating_sub(sent) >= timeout_ns => break,
                 _ => {}
             }
-            s.pump_until(now + 5_000_000, &mut |_, t| last = Some(t)).map_err(err)?;
+            s.pump_until(now + 5_000_000, &mut |_, t| last = Some(t))?;
         }
         match last {
             Some(l) => pages.push(Page { latency_ns: l - sent, bytes: s.counts().display_bytes - b0 }),

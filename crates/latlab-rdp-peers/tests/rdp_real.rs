@@ -13,7 +13,7 @@ fn settings() -> ClientSettings {
     ClientSettings { desktop: (1024, 768), bpp: 16, compression: Some(latlab_rdp::CompressionType::Xcrush) }
 }
 
-fn nobody() -> Result<Credentials, String> {
+fn nobody() -> Result<Credentials, latlab_rdp_peers::trust::TrustError> {
     Ok(Credentials { user: "latlab".into(), password: "unused".into(), domain: None })
 }
 

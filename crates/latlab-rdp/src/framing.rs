@@ -16,22 +16,56 @@ pub fn write_record(w: &mut dyn Write, flags: u8, payload: &[u8]) -> io::Result<
     w.write_all(payload)
 }
 
+/// Why a packet file does not read: the record that broke it, and how.
+#[derive(Debug, thiserror::Error)]
+pub enum FramingError {
+    /// A record's header is cut short.
+    #[error("record {record}: truncated header ({left} bytes left, 5 needed)")]
+    Header {
+        /// Its index.
+        record: usize,
+        /// Bytes left.
+        left: usize,
+    },
+    /// A record's length is over the limit.
+    #[error("record {record}: length {len} is over the {MAX_RECORD}-byte limit")]
+    TooLong {
+        /// Its index.
+        record: usize,
+        /// The length it claims.
+        len: usize,
+    },
+    /// A record's payload is cut short.
+    #[error("record {record}: truncated payload ({left} of {len} bytes)")]
+    Payload {
+        /// Its index.
+        record: usize,
+        /// Bytes there.
+        left: usize,
+        /// Bytes it claims.
+        len: usize,
+    },
+    /// The stream could not be read.
+    #[error("reading the records")]
+    Read(#[source] std::io::Error),
+}
+
 /// Read every record of a file's bytes.
-pub fn read_records(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, String> {
+pub fn read_records(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, FramingError> {
     let mut out = Vec::new();
     let mut rest = data;
     while !rest.is_empty() {
         let i = out.len();
         if rest.len() < 5 {
-            return Err(format!("record {i}: truncated header ({} bytes left, 5 needed)", rest.len()));
+            return Err(FramingError::Header { record: i, left: rest.len() });
         }
         let flags = rest[0];
         let len = u32::from_le_bytes([rest[1], rest[2], rest[3], rest[4]]) as usize;
         if len > MAX_RECORD {
-            return Err(format!("record {i}: length {len} is over the {MAX_RECORD}-byte limit"));
+            return Err(FramingError::TooLong { record: i, len });
         }
         if rest.len() < 5 + len {
-            return Err(format!("record {i}: truncated payload ({} of {len} bytes)", rest.len() - 5));
+            return Err(FramingError::Payload { record: i, left: rest.len() - 5, len });
         }
         out.push((flags, rest[5..5 + len].to_vec()));
         rest = &rest[5 + len..];
@@ -40,9 +74,9 @@ pub fn read_records(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, String> {
 }
 
 /// Read a whole stream of records.
-pub fn read_all(r: &mut dyn Read) -> Result<Vec<(u8, Vec<u8>)>, String> {
+pub fn read_all(r: &mut dyn Read) -> Result<Vec<(u8, Vec<u8>)>, FramingError> {
     let mut buf = Vec::new();
-    r.read_to_end(&mut buf).map_err(|e| e.to_string())?;
+    r.read_to_end(&mut buf).map_err(FramingError::Read)?;
     read_records(&buf)
 }
 

@@ -7,9 +7,9 @@
 use latlab_rdp::corpus::{Gen, screen_bitmap};
 use latlab_rdp::rle::{bytes_per_pixel, decode, encode};
 
-fn theirs(stream: &[u8], w: usize, h: usize, bpp: u32) -> Result<Vec<u8>, String> {
+fn theirs(stream: &[u8], w: usize, h: usize, bpp: u32) -> Result<Vec<u8>, ironrdp_graphics::rle::RleError> {
     let mut out = Vec::new();
-    ironrdp_graphics::rle::decompress(stream, &mut out, w, h, bpp as usize).map_err(|e| e.to_string())?;
+    ironrdp_graphics::rle::decompress(stream, &mut out, w, h, bpp as usize)?;
     Ok(out)
 }
 

@@ -31,6 +31,15 @@ pub enum StallError {
     /// A setting is out of range.
     #[error("{0}")]
     Config(#[from] latlab_model::ConfigError),
+    /// The command the idle watcher compares with could not start.
+    #[error("starting `{command}`")]
+    Command {
+        /// The command.
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// What `latlab stall` sweeps.

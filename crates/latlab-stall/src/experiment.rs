@@ -121,7 +121,7 @@ impl Experiment for Idle {
         )
     }
     fn run(cfg: &IdleConfig, _: &RunContext) -> Result<Outcome, ExperimentError> {
-        Ok(run_idle(cfg).map_err(ExperimentError::failed)?.into())
+        Ok(run_idle(cfg)?.into())
     }
 }
 

@@ -125,14 +125,15 @@ fn put(rec: &mut RunRecord, prefix: &str, p: &Pass, what: &str) {
 }
 
 /// Run the watcher (and the comparison pass when asked) into a record.
-pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
+pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, crate::cpu::StallError> {
+    use latlab_model::ConfigError;
     if cfg.seconds == 0 || cfg.threshold_ns == 0 {
-        return Err("seconds and threshold must be positive".into());
+        return Err(ConfigError::from("seconds and threshold must be positive").into());
     }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let cpu = cfg.cpu.unwrap_or(cpus - 1);
     if cpu >= cpus {
-        return Err(format!("CPU {cpu}: this machine has CPUs 0 to {}", cpus - 1));
+        return Err(ConfigError::from(format!("CPU {cpu}: this machine has CPUs 0 to {}", cpus - 1)).into());
     }
     let mut rec = latlab_sys::record::begin("idle");
     rec.config("seconds", cfg.seconds);
@@ -157,7 +158,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, String> {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .map_err(|e| format!("starting `{cmd}`: {e}"))?;
+            .map_err(|source| crate::cpu::StallError::Command { command: cmd.clone(), source })?;
         std::thread::sleep(std::time::Duration::from_millis(200));
         let (with, _) = pass(cfg, cpu);
         // The whole group: the shell and whatever it started.

@@ -34,6 +34,9 @@ pub enum MemError {
     /// The machine would not do what the test needs (its memory groups).
     #[error(transparent)]
     System(#[from] latlab_sys::SysError),
+    /// The thread that holds the server's memory ended.
+    #[error("{0}")]
+    Thread(&'static str),
     /// The memory groups could not be made (nothing of them is left).
     #[error("making the memory groups")]
     Groups(#[source] latlab_sys::SysError),
@@ -105,7 +108,7 @@ enum Msg {
 /// The server: holds `mib` MiB; a key touches a fixed set of its pages ([`key_stride`]) and
 /// answers; `PageOut`
 /// pushes the pages to swap; `Residency` answers with the fraction still in memory.
-fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, String>>) {
+fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<std::io::Result<f64>>) {
     let mut mem = vec![0u8; (mib << 20) + PAGE];
     for (i, b) in mem.iter_mut().enumerate().step_by(PAGE) {
         *b = i as u8 | 1;
@@ -121,9 +124,9 @@ fn server(mib: usize, rx: mpsc::Receiver<Msg>, tx: mpsc::Sender<Result<f64, Stri
                 std::hint::black_box(sum);
                 Ok(1.0)
             }
-            Msg::PageOut => pageout(&mut mem).map(|()| 0.0).map_err(|e| e.to_string()),
+            Msg::PageOut => pageout(&mut mem).map(|()| 0.0),
             // Asked after the idle pause: the page-out's writes have finished by then.
-            Msg::Residency => resident(&mut mem).map_err(|e| e.to_string()),
+            Msg::Residency => resident(&mut mem),
             Msg::Stop => break,
         };
         let _ = tx.send(r);
@@ -146,12 +149,12 @@ pub fn run_mem(cfg: &MemConfig) -> Result<RunRecord, MemError> {
     let handle = std::thread::spawn(move || server(mib, srv_rx, srv_tx));
     let ask = |m: Msg| -> Result<(f64, u64), MemError> {
         let t0 = monotonic_now();
-        to_server.send(m).map_err(|_| MemError::Config("the server thread ended".into()))?;
-        let r = from_server.recv().map_err(|_| MemError::Config("the server thread ended".into()))?;
+        to_server.send(m).map_err(|_| MemError::Thread("the server thread ended"))?;
+        let r = from_server.recv().map_err(|_| MemError::Thread("the server thread ended"))?;
         let dt = monotonic_now() - t0;
-        Ok((r.map_err(std::io::Error::other).doing("paging the server out")?, dt))
+        Ok((r.doing("paging the server out")?, dt))
     };
-    from_server.recv().map_err(|_| MemError::Config("the server thread did not start".into()))?.ok();
+    from_server.recv().map_err(|_| MemError::Thread("the server thread did not start"))?.ok();
     let (mut normal, mut cold, mut left) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..cfg.trials {
         if latlab_sys::interrupt::stop_requested() {

@@ -102,7 +102,7 @@ fn serve(
     ns: String,
     stop: Arc<AtomicBool>,
     received: Arc<AtomicU64>,
-    ready: std::sync::mpsc::Sender<Result<(), String>>,
+    ready: std::sync::mpsc::Sender<Result<(), NetError>>,
 ) {
     let setup = (|| -> Result<(UdpSocket, TcpListener), NetError> {
         enter(&ns)?;
@@ -118,7 +118,7 @@ fn serve(
             x
         }
         Err(e) => {
-            let _ = ready.send(Err(e.to_string()));
+            let _ = ready.send(Err(e));
             return;
         }
     };
@@ -227,7 +227,7 @@ pub fn run_net(cfg: &NetConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, N
     };
     let ready =
         rx.recv_timeout(Duration::from_secs(5)).map_err(|_| NetError::Refused("the server did not start".into()))?;
-    let result = ready.map_err(NetError::Refused).and_then(|()| client(&lab.client, cfg, &received, &progress));
+    let result = ready.and_then(|()| client(&lab.client, cfg, &received, &progress));
     stop.store(true, Ordering::Relaxed);
     let _ = server.join();
     let Probed { steps, samples, start_unix_ns } = result?;

@@ -17,9 +17,26 @@ pub mod wire;
 /// Default UDP port of `latlab udp serve` ([`defaults::PORT`]).
 pub const DEFAULT_PORT: u16 = defaults::PORT;
 
+/// Why a peer's address could not be found.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// The name did not resolve.
+    #[error("cannot resolve '{host}'")]
+    Lookup {
+        /// The name as given.
+        host: String,
+        /// The resolver's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The name resolved to nothing.
+    #[error("'{0}' resolves to no address")]
+    Nothing(String),
+}
+
 /// A peer's address from `HOST`, `HOST:PORT`, `V6` or `[V6]:PORT`, with [`DEFAULT_PORT`] when none
 /// is given; the first address a name resolves to.
-pub fn resolve(host: &str) -> Result<std::net::SocketAddr, String> {
+pub fn resolve(host: &str) -> Result<std::net::SocketAddr, ResolveError> {
     use std::net::{SocketAddr, ToSocketAddrs};
     // Already has a port: an IP socket address, `[v6]:port`, or `name:port`.
     let has_port =
@@ -33,9 +50,9 @@ pub fn resolve(host: &str) -> Result<std::net::SocketAddr, String> {
     };
     with_port
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve '{host}': {e}"))?
+        .map_err(|source| ResolveError::Lookup { host: host.to_string(), source })?
         .next()
-        .ok_or_else(|| format!("'{host}' resolves to no address"))
+        .ok_or_else(|| ResolveError::Nothing(host.to_string()))
 }
 
 #[cfg(test)]

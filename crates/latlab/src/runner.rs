@@ -133,7 +133,7 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 
 /// Install the Ctrl-C handler for a measuring command.
 pub fn install_interrupt() -> anyhow::Result<()> {
-    latlab_sys::interrupt::install().map_err(anyhow::Error::msg)
+    Ok(latlab_sys::interrupt::install()?)
 }
 
 /// Exit code for a stored run.

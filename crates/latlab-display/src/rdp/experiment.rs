@@ -44,7 +44,7 @@ fn open(
     let kind = |e: ConnectError| match e {
         ConnectError::Unreachable(..) | ConnectError::NotRdp(..) => ExperimentError::Unreachable(e.into()),
         ConnectError::Auth(..) | ConnectError::Certificate(..) => ExperimentError::Refused(e.into()),
-        ConnectError::NoCredentials(why) => ExperimentError::Config(why.into()),
+        ConnectError::NoCredentials(why) => ExperimentError::Config(why.to_string().into()),
         ConnectError::Protocol(..) => ExperimentError::failed(e),
     };
     let conn = match link {

@@ -409,10 +409,9 @@ impl Store {
             .optional()?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
         let (experiment, status, started_at_ns, ended_at_ns, latlab_version, git_commit, j) = row;
-        fn de<T: serde::de::DeserializeOwned>(s: &str, field: &str) -> Result<T, String> {
-            serde_json::from_str(s).map_err(|e| format!("{field}: {e}"))
-        }
-        let mut config: std::collections::BTreeMap<String, serde_json::Value> = de(&j[2], "config").map_err(corrupt)?;
+        let de_err = |field: &str, e: serde_json::Error| corrupt(format!("{field}: {e}"));
+        let mut config: std::collections::BTreeMap<String, serde_json::Value> =
+            serde_json::from_str(&j[2]).map_err(|e| de_err("config", e))?;
         let mode = match config.remove(MODE_KEY) {
             Some(serde_json::Value::String(m)) => m,
             Some(other) => {
@@ -431,14 +430,14 @@ impl Store {
             ended_at_ns,
             latlab_version,
             git_commit,
-            machine: de(&j[0], "machine").map_err(corrupt)?,
-            capabilities: de(&j[1], "capabilities").map_err(corrupt)?,
+            machine: serde_json::from_str(&j[0]).map_err(|e| de_err("machine", e))?,
+            capabilities: serde_json::from_str(&j[1]).map_err(|e| de_err("capabilities", e))?,
             config,
             metrics: Vec::new(),
-            tables: de(&j[3], "tables").map_err(corrupt)?,
+            tables: serde_json::from_str(&j[3]).map_err(|e| de_err("tables", e))?,
             series: Vec::new(),
-            warnings: de(&j[4], "warnings").map_err(corrupt)?,
-            paper: de(&j[5], "paper").map_err(corrupt)?,
+            warnings: serde_json::from_str(&j[4]).map_err(|e| de_err("warnings", e))?,
+            paper: serde_json::from_str(&j[5]).map_err(|e| de_err("paper", e))?,
         };
         let mut m = self.conn.prepare("SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY seq")?;
         rec.metrics = m
@@ -544,28 +543,47 @@ pub fn encode_series(values: &[i64]) -> Vec<u8> {
     out
 }
 
+/// Why a stored series does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeriesError {
+    /// A value's varint runs past 64 bits.
+    #[error("varint too long at byte {0}")]
+    TooLong(usize),
+    /// The last varint is cut short.
+    #[error("truncated varint at end")]
+    Truncated,
+    /// The series holds another number of values than its row says.
+    #[error("expected {expected} values, found {found}")]
+    Count {
+        /// Values the row says.
+        expected: usize,
+        /// Values decoded.
+        found: usize,
+    },
+}
+
 /// Decode [`encode_series`] output, checking it holds exactly `count` values.
-pub fn decode_series(data: &[u8], count: usize) -> Result<Vec<i64>, String> {
+pub fn decode_series(data: &[u8], count: usize) -> Result<Vec<i64>, SeriesError> {
     let out = decode_values(data, count.min(data.len()))?;
     if out.len() != count {
-        return Err(format!("expected {count} values, found {}", out.len()));
+        return Err(SeriesError::Count { expected: count, found: out.len() });
     }
     Ok(out)
 }
 
 /// Decode [`encode_series`] output, however many values it holds.
-pub fn decode_all(data: &[u8]) -> Result<Vec<i64>, String> {
+pub fn decode_all(data: &[u8]) -> Result<Vec<i64>, SeriesError> {
     decode_values(data, data.len())
 }
 
-fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, String> {
+fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, SeriesError> {
     let mut out = Vec::with_capacity(capacity);
     let mut prev = 0i64;
     let mut z = 0u64;
     let mut shift = 0u32;
     for (i, &b) in data.iter().enumerate() {
         if shift >= 64 {
-            return Err(format!("varint too long at byte {i}"));
+            return Err(SeriesError::TooLong(i));
         }
         z |= ((b & 0x7f) as u64) << shift;
         if b & 0x80 != 0 {
@@ -579,7 +597,7 @@ fn decode_values(data: &[u8], capacity: usize) -> Result<Vec<i64>, String> {
         shift = 0;
     }
     if shift != 0 {
-        return Err("truncated varint at end".into());
+        return Err(SeriesError::Truncated);
     }
     Ok(out)
 }

@@ -5,6 +5,7 @@
 //! (RDPGFX_FRAME_ACKNOWLEDGE) with its decode queue's depth: the frame rate it keeps, seen
 //! from the server, and the time from a frame's bytes going out to its acknowledgement.
 
+use super::error::ServeError;
 use ironrdp_dvc::DrdynvcServer;
 use ironrdp_egfx::server::{GraphicsPipelineHandler, GraphicsPipelineServer};
 use ironrdp_pdu::geometry::ExclusiveRectangle;
@@ -131,22 +132,24 @@ impl Gfx {
     fn pipeline<'a>(
         &self,
         channels: &'a mut StaticChannelSet,
-    ) -> Result<(u32, ironrdp_dvc::DynamicChannelMut<'a, GraphicsPipelineServer>), String> {
+    ) -> Result<(u32, ironrdp_dvc::DynamicChannelMut<'a, GraphicsPipelineServer>), ServeError> {
         let drdynvc = channels
             .get_by_channel_id_mut(self.svc)
             .and_then(|c| c.channel_processor_downcast_mut::<DrdynvcServer>())
-            .ok_or("no drdynvc")?;
-        let id = drdynvc.get_channel_id_by_type::<GraphicsPipelineServer>().ok_or("no graphics channel")?;
-        Ok((id, drdynvc.dvc_by_id_mut::<GraphicsPipelineServer>(id).ok_or("no graphics channel")?))
+            .ok_or_else(|| ServeError::no_channel("no drdynvc"))?;
+        let no = || ServeError::no_channel("no graphics channel");
+        let id = drdynvc.get_channel_id_by_type::<GraphicsPipelineServer>().ok_or_else(no)?;
+        Ok((id, drdynvc.dvc_by_id_mut::<GraphicsPipelineServer>(id).ok_or_else(no)?))
     }
 
     /// Data the client sent on the drdynvc channel: the bytes to answer with, and whether the
     /// pipeline just became ready (the caller repaints everything).
-    pub fn on_data(&mut self, channels: &mut StaticChannelSet, data: &[u8]) -> Result<(Vec<u8>, bool), String> {
-        let chan = channels.get_by_channel_id_mut(self.svc).ok_or("no drdynvc channel")?;
-        let msgs = chan.process(data).map_err(|e| format!("drdynvc: {e}"))?;
+    pub fn on_data(&mut self, channels: &mut StaticChannelSet, data: &[u8]) -> Result<(Vec<u8>, bool), ServeError> {
+        let chan =
+            channels.get_by_channel_id_mut(self.svc).ok_or_else(|| ServeError::no_channel("no drdynvc channel"))?;
+        let msgs = chan.process(data).map_err(|e| ServeError::channel("drdynvc", e))?;
         let mut out = ironrdp_svc::server_encode_svc_messages(msgs, self.svc, self.user_channel)
-            .map_err(|e| format!("drdynvc: {e}"))?;
+            .map_err(|e| ServeError::channel("drdynvc", e))?;
         let (negotiated, acks, closed) = {
             let mut s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
             (s.negotiated.clone(), std::mem::take(&mut s.acks), s.closed)
@@ -171,7 +174,8 @@ impl Gfx {
             let (id, mut g) = self.pipeline(channels)?;
             let server = g.processor_mut();
             server.set_output_dimensions(w, h);
-            let surface = server.create_surface(w, h).ok_or("the pipeline refused a surface")?;
+            let surface =
+                server.create_surface(w, h).ok_or_else(|| ServeError::no_channel("the pipeline refused a surface"))?;
             server.map_surface_to_output(surface, 0, 0);
             let msgs = server.drain_output();
             out.extend(self.encode(id, msgs)?);
@@ -182,10 +186,11 @@ impl Gfx {
         Ok((out, ready))
     }
 
-    fn encode(&self, dvc: u32, msgs: Vec<ironrdp_dvc::DvcMessage>) -> Result<Vec<u8>, String> {
+    fn encode(&self, dvc: u32, msgs: Vec<ironrdp_dvc::DvcMessage>) -> Result<Vec<u8>, ServeError> {
         let svc = ironrdp_dvc::encode_dvc_messages(dvc, msgs, ironrdp_svc::ChannelFlags::empty())
-            .map_err(|e| format!("drdynvc: {e}"))?;
-        ironrdp_svc::server_encode_svc_messages(svc, self.svc, self.user_channel).map_err(|e| format!("drdynvc: {e}"))
+            .map_err(|e| ServeError::channel("drdynvc", e))?;
+        ironrdp_svc::server_encode_svc_messages(svc, self.svc, self.user_channel)
+            .map_err(|e| ServeError::channel("drdynvc", e))
     }
 
     /// Send `area` of the canvas as one frame: the bytes to write, or none when the client's
@@ -195,7 +200,7 @@ impl Gfx {
         channels: &mut StaticChannelSet,
         canvas: &latlab_desktop::render::Canvas,
         area: latlab_desktop::fb::Area,
-    ) -> Result<Option<Vec<u8>>, String> {
+    ) -> Result<Option<Vec<u8>>, ServeError> {
         let Some(surface) = self.surface else { return Ok(None) };
         canvas.read_bgrx(area, &mut self.pixels);
         let ts = ((monotonic_now() - self.started) / 1_000_000) as u32;
@@ -210,7 +215,7 @@ impl Gfx {
         let frame = match server.try_send_uncompressed_region(surface, &self.pixels, region, ts) {
             Ok(f) => f,
             Err(_) if server.should_backpressure() => return Ok(None),
-            Err(e) => return Err(format!("graphics pipeline: {e}")),
+            Err(e) => return Err(ServeError::channel("graphics pipeline", e)),
         };
         let msgs = server.drain_output();
         let bytes = self.encode(id, msgs)?;

@@ -158,9 +158,23 @@ pub(super) fn parse_input(
     Ok(())
 }
 
+/// Why a client is sent bitmaps though orders were asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoOrders {
+    /// It does not take the orders latlab draws with.
+    #[error("the client does not take PatBlt, ScrBlt and MemBlt orders")]
+    Orders,
+    /// It has no Rev. 2 bitmap cache with three cell caches.
+    #[error("the client has no Rev. 2 bitmap cache with three cell caches")]
+    Cache,
+    /// One of its cell caches holds nothing.
+    #[error("the client's bitmap cache has an empty cell cache ({0:?})")]
+    EmptyCell([usize; 3]),
+}
+
 /// Whether the client takes latlab's orders (PatBlt/OpaqueRect, ScrBlt, MemBlt) and has a
 /// Rev. 2 bitmap cache: the cells per cache it allows, or why not.
-pub fn orders_supported(confirmed: &[CapabilitySet], want: [usize; 3]) -> Result<[usize; 3], String> {
+pub fn orders_supported(confirmed: &[CapabilitySet], want: [usize; 3]) -> Result<[usize; 3], NoOrders> {
     let mut order_ok = false;
     let mut cells = None;
     for c in confirmed {
@@ -183,9 +197,9 @@ pub fn orders_supported(confirmed: &[CapabilitySet], want: [usize; 3]) -> Result
         }
     }
     match (order_ok, cells) {
-        (false, _) => Err("the client does not take PatBlt, ScrBlt and MemBlt orders".into()),
-        (true, None) => Err("the client has no Rev. 2 bitmap cache with three cell caches".into()),
-        (true, Some(n)) if n.contains(&0) => Err(format!("the client's bitmap cache has an empty cell cache ({n:?})")),
+        (false, _) => Err(NoOrders::Orders),
+        (true, None) => Err(NoOrders::Cache),
+        (true, Some(n)) if n.contains(&0) => Err(NoOrders::EmptyCell(n)),
         (true, Some(n)) => Ok(n),
     }
 }
@@ -251,7 +265,7 @@ mod tests {
             o.set_support_flag(i, true);
         }
         let e = orders_supported(&[CapabilitySet::Order(o.clone())], [120, 120, 337]).unwrap_err();
-        assert!(e.contains("Rev. 2"), "{e}");
+        assert_eq!(e, NoOrders::Cache);
         let cell = |n| caps::CellInfo { num_entries: n, is_cache_persistent: false };
         let cache = caps::BitmapCacheRev2 {
             cache_flags: caps::CacheFlags::empty(),

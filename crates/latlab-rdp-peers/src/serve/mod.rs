@@ -11,10 +11,12 @@
 //! | `input.rs` | the client's input PDUs parsed and counted; whether it takes latlab's orders |
 //! | `conn.rs` | TLS on the non-blocking socket, with its counts; why a session stopped |
 //! | `gfx.rs` | RDPGFX for a client that opens it: a surface, frames, acknowledgements |
+//! | `error.rs` | why the server (or a session's channel) failed: `ServeError` |
 //! | this file | the front door (waiting room, session slots) and the run record |
 
 pub mod accept;
 mod conn;
+pub mod error;
 pub mod gfx;
 mod input;
 pub mod plan;
@@ -22,6 +24,7 @@ pub mod session;
 pub mod tls;
 
 pub use accept::{AcceptConfig, AcceptError, ClientIdentity};
+pub use error::ServeError;
 pub use ironrdp_pdu::rdp::client_info::Credentials as Account;
 pub use plan::{Phase, Plan, ServeRun};
 pub use tls::ServerIdentity;
@@ -148,9 +151,10 @@ pub fn serve_rdp(
     stats: Arc<RdpGateStats>,
     stop: &dyn Fn() -> bool,
     done: OnOutcome,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
+    use latlab_sys::ioerr::Doing;
     let tls = id.server_config()?;
-    listener.set_nonblocking(true).map_err(|e| format!("listener: {e}"))?;
+    listener.set_nonblocking(true).doing("making the listener non-blocking")?;
     let room: Arc<Room> = Arc::new(Mutex::new(VecDeque::new()));
     let active = Arc::new(AtomicUsize::new(0));
     let mut threads: Vec<std::thread::JoinHandle<bool>> = Vec::new();

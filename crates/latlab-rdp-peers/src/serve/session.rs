@@ -116,7 +116,7 @@ pub fn serve(acc: Accepted, plan: &Plan, peer: String, handshake_ns: u64) -> Ser
     if plan.orders {
         match orders_supported(&result.capabilities, enc_cfg.cells) {
             Ok(cells) => (enc_cfg.orders, enc_cfg.cells) = (true, cells),
-            Err(why) => run.orders_refused = Some(why),
+            Err(why) => run.orders_refused = Some(why.to_string()),
         }
     }
     run.orders = enc_cfg.orders;

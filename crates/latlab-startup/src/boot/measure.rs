@@ -148,14 +148,24 @@ fn before_target(opened: &[crate::trace::Opened], target_at: u64) -> Vec<PathBuf
         .collect()
 }
 
-/// The boot plan: a traced boot, then one from evicted files. `None` with the reason when
-/// fanotify is refused.
-type Learned = Result<(Plan, Vec<PathBuf>, BootTimes), String>;
+/// The boot plan: a traced boot, then one from evicted files; `Err` says why there is none.
+type Learned = Result<(Plan, Vec<PathBuf>, BootTimes), NoBootPlan>;
+
+/// Why a boot has no plan (only warm boots are measured then).
+#[derive(Debug, thiserror::Error)]
+enum NoBootPlan {
+    /// fanotify is refused here.
+    #[error(transparent)]
+    Refused(#[from] crate::trace::Refused),
+    /// The boot opened nothing a cold boot could be made of.
+    #[error("the boot opened no file on a disk-backed filesystem: nothing to evict or prefetch")]
+    NothingOnDisk,
+}
 
 fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureError> {
     let trace = match crate::trace::FanotifyTrace::start() {
         Ok(t) => t,
-        Err(r) => return Ok(Err(r.to_string())),
+        Err(r) => return Ok(Err(r.into())),
     };
     let t0 = latlab_sys::clock::monotonic_now();
     let traced = run_once(spec);
@@ -169,7 +179,7 @@ fn learn(spec: &BootSpec, progress: &AtomicU64) -> Result<Learned, BootMeasureEr
     let candidates: Vec<PathBuf> =
         opened.into_iter().map(|o| o.path).filter(|p| crate::pagecache::evictable(p)).collect();
     if candidates.is_empty() {
-        return Ok(Err("the boot opened no file on a disk-backed filesystem: nothing to evict or prefetch".into()));
+        return Ok(Err(NoBootPlan::NothingOnDisk));
     }
     evict_all(&candidates);
     let cold = run_once(spec)?;

@@ -49,7 +49,7 @@ pub fn files_read(opened: Vec<crate::trace::Opened>) -> Vec<FileRead> {
 
 /// What [`observe_with_files`] gives: [`observe`]'s three, and the files read or why there is
 /// no list.
-pub type Observed = (IoTracker, crate::launch::Launch, Counters, Result<Vec<FileRead>, String>);
+pub type Observed = (IoTracker, crate::launch::Launch, Counters, Result<Vec<FileRead>, crate::trace::Refused>);
 
 /// [`observe`], with the files each process opened traced by fanotify (root); `Err` says why
 /// there is no file list.
@@ -61,14 +61,14 @@ pub fn observe_with_files(
     let observed = observe(spec, interval);
     let files = match trace {
         Ok(t) => Ok(files_read(t.finish_opened())),
-        Err(r) => Err(r.to_string()),
+        Err(r) => Err(r),
     };
     let (t, l, c) = observed?;
     Ok((t, l, c, files))
 }
 
 /// The table of files read (the `top` that brought most into memory) and its totals.
-pub fn files_table(rec: &mut RunRecord, files: &Result<Vec<FileRead>, String>, top: usize) {
+pub fn files_table(rec: &mut RunRecord, files: &Result<Vec<FileRead>, crate::trace::Refused>, top: usize) {
     let files = match files {
         Ok(f) => f,
         Err(why) => {

@@ -91,7 +91,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let limits = s.limits();
             limits.validate().map_err(crate::runner::usage)?;
             install_interrupt()?;
-            latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install_status_signal()?;
             let listen = s.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", latlab_display::defaults::PORT));
             let listener =
                 std::net::TcpListener::bind(&listen).map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;

@@ -123,7 +123,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             if every == Some(0) {
                 return Err(crate::runner::usage("--every must be at least 1 second").into());
             }
-            latlab_sys::interrupt::install().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install()?;
             loop {
                 let code = preload_pass(&library, budget_mib, &cfg, every.is_some())?;
                 let Some(secs) = every else { return Ok(code) };

@@ -13,7 +13,7 @@ use std::path::Path;
 /// A peer's address (`latlab_udp_probe::resolve`; a name that does not resolve may be the network's
 /// fault, so an error, not a usage error).
 fn resolve(host: &str) -> anyhow::Result<SocketAddr> {
-    latlab_udp_probe::resolve(host).map_err(anyhow::Error::msg)
+    Ok(latlab_udp_probe::resolve(host)?)
 }
 
 fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
@@ -72,7 +72,7 @@ pub fn run(db: &Path, a: UdpArgs) -> anyhow::Result<i32> {
                 ..Default::default()
             };
             let r = latlab_udp::reflector::spawn(bind, cfg).with_context(|| format!("cannot listen on {bind}"))?;
-            latlab_sys::interrupt::install_status_signal().map_err(anyhow::Error::msg)?;
+            latlab_sys::interrupt::install_status_signal()?;
             eprintln!(
                 "udp serve: reflecting on {} (pid {}; SIGUSR1 prints the counters, Ctrl-C or SIGTERM stops)",
                 r.addr,

@@ -236,7 +236,7 @@ pub fn run_with(
 impl From<SessionError> for latlab_model::experiment::ExperimentError {
     fn from(e: SessionError) -> Self {
         match e {
-            SessionError::Config(c) => latlab_model::experiment::ExperimentError::Config(c.into()),
+            SessionError::Config(c) => latlab_model::experiment::ExperimentError::Config(c),
             e => latlab_model::experiment::ExperimentError::failed(e),
         }
     }

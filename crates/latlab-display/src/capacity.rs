@@ -12,7 +12,7 @@ use crate::latency::key_stats;
 use latlab_desktop::session::SessionConfig;
 use latlab_desktop::wire::{Codec, Crypto};
 use latlab_desktop::workload::WorkloadKind;
-use latlab_display_net::{ServerReport, TypingReport, TypistConfig, ViewConfig};
+use latlab_display_net::{TypingReport, TypistConfig, ViewConfig};
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
 use latlab_model::verdict::Judgement;
@@ -347,7 +347,7 @@ pub fn run_capacity(
     let mut rec = latlab_sys::record::begin("display");
     let lab = match cfg.link_bps {
         Some(r) => {
-            Some(NetLab::create(r, None).map_err(|e| crate::DisplayError::failed(format!("the shaped link"), e))?)
+            Some(NetLab::create(r, None).map_err(|e| crate::DisplayError::failed("the shaped link".to_string(), e))?)
         }
         None => None,
     };

@@ -9,9 +9,7 @@
 use latlab_desktop::session::SessionConfig;
 use latlab_desktop::wire::{Codec, Crypto};
 use latlab_desktop::workload::WorkloadKind;
-use latlab_display_net::{
-    ClientTimes, KeyRecord, NetError, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on,
-};
+use latlab_display_net::{ClientTimes, KeyRecord, TypingReport, TypistConfig, ViewConfig, serve_connection, type_on};
 use latlab_keyscreen::condition::Condition;
 use latlab_model::numfmt::sig;
 use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Series, Table};

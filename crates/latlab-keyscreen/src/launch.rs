@@ -299,7 +299,7 @@ impl OwnSway {
         cmd.stdin(std::process::Stdio::null())
             .stdout(log.try_clone().map_err(|e| crate::ScreenError::start("sway's log file", e))?)
             .stderr(log);
-        let child = cmd.spawn().map_err(|e| crate::ScreenError::start(format!("sway"), e))?;
+        let child = cmd.spawn().map_err(|e| crate::ScreenError::start("sway".to_string(), e))?;
         let mut me = Self { socket: dir.join("wayland-1"), dir, user, refresh_hz, child };
         let mut exited = None;
         let found = wait_for("sway", Duration::from_secs(15), || {

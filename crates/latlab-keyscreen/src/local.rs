@@ -85,7 +85,7 @@ pub(crate) fn spawn(cmd: &mut Command, name: &str) -> Result<Child, crate::Scree
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| crate::ScreenError::start(format!("{name}"), e))
+        .map_err(|e| crate::ScreenError::start(name.to_string(), e))
 }
 
 /// The long document `less` pages through: 20,000 numbered lines.
@@ -271,12 +271,12 @@ fn runtime_dirs() -> Result<(), crate::ScreenError> {
     use std::os::unix::fs::PermissionsExt;
     let group = nix::unistd::Group::from_name("xrdp").ok().flatten().map(|g| g.gid);
     for (dir, mode) in [("/run/xrdp", 0o2775), ("/run/xrdp/sockdir", 0o3777)] {
-        std::fs::create_dir_all(dir).map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
+        std::fs::create_dir_all(dir).map_err(|e| crate::ScreenError::start(dir.to_string(), e))?;
         if let Some(g) = group {
-            nix::unistd::chown(dir, None, Some(g)).map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
+            nix::unistd::chown(dir, None, Some(g)).map_err(|e| crate::ScreenError::start(dir.to_string(), e))?;
         }
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))
-            .map_err(|e| crate::ScreenError::start(format!("{dir}"), e))?;
+            .map_err(|e| crate::ScreenError::start(dir.to_string(), e))?;
     }
     Ok(())
 }
@@ -311,7 +311,7 @@ fn x_locks() -> Vec<std::path::PathBuf> {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), crate::ScreenError> {
-    let out = cmd.output().map_err(|e| crate::ScreenError::start(format!("{what}"), e))?;
+    let out = cmd.output().map_err(|e| crate::ScreenError::start(what.to_string(), e))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -350,7 +350,7 @@ impl LocalXrdp {
         let mut raw = [0u8; 12];
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut raw))
-            .map_err(|e| crate::ScreenError::start(format!("/dev/urandom"), e))?;
+            .map_err(|e| crate::ScreenError::start("/dev/urandom".to_string(), e))?;
         let password: String = raw.iter().map(|b| format!("{b:02x}")).collect::<String>() + "-Aa1";
         run(Command::new("useradd").args(["-m", "-s", "/bin/sh", &user]), "useradd")?;
         // Kept before anything else can fail, so the account is removed whatever happens next.
@@ -360,10 +360,10 @@ impl LocalXrdp {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
+            .map_err(|e| crate::ScreenError::start("chpasswd".to_string(), e))?;
         std::io::Write::write_all(chpasswd.stdin.as_mut().expect("piped"), format!("{user}:{password}\n").as_bytes())
-            .map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
-        let ok = chpasswd.wait_with_output().map_err(|e| crate::ScreenError::start(format!("chpasswd"), e))?;
+            .map_err(|e| crate::ScreenError::start("chpasswd".to_string(), e))?;
+        let ok = chpasswd.wait_with_output().map_err(|e| crate::ScreenError::start("chpasswd".to_string(), e))?;
         if !ok.status.success() {
             return Err(crate::ScreenError::Screen(format!(
                 "chpasswd: {}",

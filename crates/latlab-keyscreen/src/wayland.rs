@@ -154,16 +154,16 @@ pub fn keymap() -> String {
 /// Shared memory: a memfd of `len` bytes, mapped.
 fn shared(len: usize) -> Result<(OwnedFd, memmap2::MmapMut), crate::ScreenError> {
     let fd = nix::sys::memfd::memfd_create(c"latlab-screencopy", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-        .map_err(|e| crate::ScreenError::display(format!("memfd_create"), e))?;
+        .map_err(|e| crate::ScreenError::display("memfd_create".to_string(), e))?;
     nix::unistd::ftruncate(&fd, len as i64)
-        .map_err(|e| crate::ScreenError::display(format!("sizing shared memory"), e))?;
+        .map_err(|e| crate::ScreenError::display("sizing shared memory".to_string(), e))?;
     let file = std::fs::File::from(
         fd.try_clone().map_err(|e| crate::ScreenError::display("sharing memory with the compositor", e))?,
     );
     // SAFETY: a memfd latlab made; the compositor writes it only between a copy request and
     // its Ready event, and latlab reads it only after Ready.
     let map = unsafe { memmap2::MmapOptions::new().len(len).map_mut(&file) }
-        .map_err(|e| crate::ScreenError::display(format!("mmap"), e))?;
+        .map_err(|e| crate::ScreenError::display("mmap".to_string(), e))?;
     Ok((fd, map))
 }
 
@@ -202,7 +202,8 @@ impl WaylandSurface {
         let stream = UnixStream::connect(socket).map_err(|e| {
             crate::ScreenError::display(format!("cannot connect to the Wayland compositor at {}", socket.display()), e)
         })?;
-        let conn = Connection::from_socket(stream).map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
+        let conn =
+            Connection::from_socket(stream).map_err(|e| crate::ScreenError::display("Wayland".to_string(), e))?;
         let mut q = conn.new_event_queue();
         let qh = q.handle();
         conn.display().get_registry(&qh, ());
@@ -344,7 +345,7 @@ impl WaylandSurface {
     /// Wait for events until `deadline_ns` (or one arrives).
     fn wait(&mut self, deadline_ns: u64) -> Result<(), crate::ScreenError> {
         self.q.dispatch_pending(&mut self.st).map_err(werr("Wayland"))?;
-        self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
+        self.conn.flush().map_err(|e| crate::ScreenError::display("Wayland".to_string(), e))?;
         let Some(guard) = self.q.prepare_read() else { return Ok(()) };
         // poll(2) counts whole milliseconds: the last one is slept on the clock, so a key
         // leaves on its deadline (a frame that arrives meanwhile keeps the compositor's time).
@@ -358,7 +359,7 @@ impl WaylandSurface {
         let mut fds = [nix::poll::PollFd::new(guard.connection_fd(), nix::poll::PollFlags::POLLIN)];
         match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(ms)) {
             Ok(n) if n > 0 => {
-                guard.read().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
+                guard.read().map_err(|e| crate::ScreenError::display("Wayland".to_string(), e))?;
             }
             Ok(_) | Err(nix::errno::Errno::EINTR) => drop(guard),
             Err(e) => return Err(crate::ScreenError::Screen(format!("poll: {e}"))),
@@ -450,7 +451,7 @@ impl Surface for WaylandSurface {
     fn type_keys(&mut self, ks: &[Key]) -> Result<u64, crate::ScreenError> {
         for (i, k) in ks.iter().enumerate() {
             if i > 0 {
-                self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
+                self.conn.flush().map_err(|e| crate::ScreenError::display("Wayland".to_string(), e))?;
                 latlab_sys::clock::clock_nanosleep_abs(monotonic_now() + crate::defaults::TYPE_KEY_GAP_NS);
             }
             let code = keys::evdev(*k).ok_or_else(|| crate::ScreenError::Screen(format!("no input code for {k:?}")))?;
@@ -458,7 +459,7 @@ impl Surface for WaylandSurface {
             self.kb.key(ms, code, 1);
             self.kb.key(ms, code, 0);
         }
-        self.conn.flush().map_err(|e| crate::ScreenError::display(format!("Wayland"), e))?;
+        self.conn.flush().map_err(|e| crate::ScreenError::display("Wayland".to_string(), e))?;
         Ok(monotonic_now())
     }
 

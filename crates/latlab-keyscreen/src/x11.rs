@@ -147,7 +147,7 @@ impl X11Surface {
             .map_err(xerr("ShmCreateSegment"))?;
         self.seg = seg;
         map_segment(r.shm_fd, len)
-            .map_err(|e| crate::ScreenError::display(format!("mapping the X server's shared segment"), e))
+            .map_err(|e| crate::ScreenError::display("mapping the X server's shared segment".to_string(), e))
     }
 
     /// The keycode of every key latlab types, from the server's keyboard mapping.
@@ -227,7 +227,7 @@ impl X11Surface {
             self.conn.set_input_focus(InputFocus::POINTER_ROOT, w, 0u32).map_err(cerr("SetInputFocus"))?;
         }
         x11rb::wrapper::ConnectionExt::sync(&self.conn)
-            .map_err(|e| crate::ScreenError::display(format!("X server"), e))?;
+            .map_err(|e| crate::ScreenError::display("X server".to_string(), e))?;
         self.read()?;
         Ok(())
     }

@@ -86,7 +86,7 @@ impl Experiment for Monitor {
         let mut store = runs.lock().unwrap_or_else(|p| p.into_inner());
         let rec = run::run(cfg, &mut *store, &exported, &ctx.progress, echo, wake, &mut |line| eprintln!("{line}"))
             .map_err(|e| match e {
-                MonitorError::Config(c) => ExperimentError::Config(c.into()),
+                MonitorError::Config(c) => ExperimentError::Config(c),
                 MonitorError::Capability(c) => ExperimentError::Capability(c),
                 other => ExperimentError::failed(other),
             })?;

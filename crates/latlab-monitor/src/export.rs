@@ -219,7 +219,7 @@ pub fn spawn(addr: &str, exported: Exported) -> Result<Serving, crate::settings:
     let handle = std::thread::Builder::new()
         .name("latlab-metrics".into())
         .spawn(move || serve(&server, &exported, &|| s2.load(std::sync::atomic::Ordering::Relaxed)))
-        .map_err(|e| crate::settings::MonitorError::system(format!("starting the metrics thread"), e))?;
+        .map_err(|e| crate::settings::MonitorError::system("starting the metrics thread".to_string(), e))?;
     Ok(Serving { addr: bound, stop, handle: Some(handle) })
 }
 

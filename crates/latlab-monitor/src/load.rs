@@ -71,7 +71,7 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::
     match kind {
         LoadKind::Spinners => SpinLoad::start(n, SpinSched { policy: Policy::Other, nice: 0 })
             .map(Running::Spinners)
-            .map_err(|e| crate::settings::MonitorError::system(format!("starting the spinners"), e)),
+            .map_err(|e| crate::settings::MonitorError::system("starting the spinners".to_string(), e)),
         LoadKind::Polygons => PolygonLoad::start(&PolygonsConfig {
             workers: n,
             sched: None,
@@ -81,10 +81,10 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::
             pace: None,
         })
         .map(Running::Polygons)
-        .map_err(|e| crate::settings::MonitorError::system(format!("starting the polygons"), e)),
+        .map_err(|e| crate::settings::MonitorError::system("starting the polygons".to_string(), e)),
         LoadKind::Link => {
             let listener = TcpListener::bind("127.0.0.1:0")
-                .map_err(|e| crate::settings::MonitorError::system(format!("the link load's sink"), e))?;
+                .map_err(|e| crate::settings::MonitorError::system("the link load's sink".to_string(), e))?;
             let addr =
                 listener.local_addr().map_err(|e| crate::settings::MonitorError::system("the link load's sink", e))?;
             let stop = Arc::new(AtomicBool::new(false));
@@ -108,16 +108,16 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::
                         }
                     }
                 })
-                .map_err(|e| crate::settings::MonitorError::system(format!("the link load's sink"), e))?;
+                .map_err(|e| crate::settings::MonitorError::system("the link load's sink".to_string(), e))?;
             let mut conn = TcpStream::connect(addr)
-                .map_err(|e| crate::settings::MonitorError::system(format!("the link load's stream"), e))?;
+                .map_err(|e| crate::settings::MonitorError::system("the link load's stream".to_string(), e))?;
             let s2 = stop.clone();
             let writer = std::thread::Builder::new()
                 .name("latlab-link-load".into())
                 .spawn(move || {
                     latlab_sys::load::paced_write(&mut conn, rate_bps, &s2);
                 })
-                .map_err(|e| crate::settings::MonitorError::system(format!("the link load's stream"), e))?;
+                .map_err(|e| crate::settings::MonitorError::system("the link load's stream".to_string(), e))?;
             Ok(Running::Link { stop, threads: vec![writer, sink] })
         }
     }

@@ -14,7 +14,7 @@ impl From<RtError> for ExperimentError {
     fn from(e: RtError) -> Self {
         match e {
             RtError::Capability(c) => ExperimentError::Capability(c),
-            RtError::Config(c) => ExperimentError::Config(c.into()),
+            RtError::Config(c) => ExperimentError::Config(c),
             e @ RtError::Io(_) => ExperimentError::failed(e),
         }
     }

@@ -15,7 +15,7 @@ use latlab_model::record::RunRecord;
 impl From<StallError> for ExperimentError {
     fn from(e: StallError) -> Self {
         match e {
-            StallError::Config(c) => ExperimentError::Config(c.into()),
+            StallError::Config(c) => ExperimentError::Config(c),
             e => ExperimentError::failed(e),
         }
     }
@@ -24,7 +24,7 @@ impl From<StallError> for ExperimentError {
 impl From<MemError> for ExperimentError {
     fn from(e: MemError) -> Self {
         match e {
-            MemError::Config(c) => ExperimentError::Config(c.into()),
+            MemError::Config(c) => ExperimentError::Config(c),
             e @ MemError::NoSwap(_) => ExperimentError::skipped(e),
             e => ExperimentError::failed(e),
         }
@@ -34,7 +34,7 @@ impl From<MemError> for ExperimentError {
 impl From<NetError> for ExperimentError {
     fn from(e: NetError) -> Self {
         match e {
-            NetError::Config(c) => ExperimentError::Config(c.into()),
+            NetError::Config(c) => ExperimentError::Config(c),
             e @ NetError::Refused(_) => ExperimentError::skipped(e),
             e => ExperimentError::failed(e),
         }

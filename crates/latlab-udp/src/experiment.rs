@@ -12,7 +12,7 @@ pub struct Udp;
 impl From<UdpError> for ExperimentError {
     fn from(e: UdpError) -> Self {
         match e {
-            UdpError::Config(c) => ExperimentError::Config(c.into()),
+            UdpError::Config(c) => ExperimentError::Config(c),
             e @ UdpError::Io(_) => ExperimentError::failed(e),
         }
     }

@@ -158,8 +158,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     };
     let target = match (&cfg.server, &shadow, &xrdp) {
         (Server::Remote(t), ..) => t.clone(),
-        (_, Some(l), _) => Target::parse(&l.target()).map_err(|e| ExperimentError::Config(e.into()))?,
-        (_, _, Some(x)) => Target::parse(&x.target()).map_err(|e| ExperimentError::Config(e.into()))?,
+        (_, Some(l), _) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
+        (_, _, Some(x)) => Target::parse(&x.target()).map_err(ExperimentError::Config)?,
         _ => unreachable!("started above"),
     };
     let mut rec = begin("display");

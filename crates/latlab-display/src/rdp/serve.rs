@@ -138,7 +138,7 @@ impl Experiment for DisplayServeRdp {
         )
     }
     fn run(cfg: &ServeRdpRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
-        let serve = cfg.serve_config(env).map_err(|e| ExperimentError::Config(e.into()))?;
+        let serve = cfg.serve_config(env).map_err(ExperimentError::Config)?;
         let dir = cfg.cert_dir.clone().unwrap_or_else(rs::tls::default_dir);
         let id = rs::tls::load_or_create(&dir).map_err(ExperimentError::failed)?;
         eprintln!(

@@ -218,7 +218,7 @@ fn measure(ctx: &RunContext, cfg: &DoctorConfig, f: &Finding, cpu: usize) -> Res
         .ok_or_else(|| ExperimentError::failed(format!("{} is not a remedy of rt", t.remedy)))?;
     let label = about.headlines.iter().find(|(s, _)| *s == t.headline).map_or(t.headline, |x| x.1);
     let base = t.config(cpu, cfg.phase_ns, cfg.strict);
-    crate::experiment::Rt::validate(&base).map_err(|e| ExperimentError::Config(e.into()))?;
+    crate::experiment::Rt::validate(&base).map_err(ExperimentError::Config)?;
     let v = ab
         .ab(AbAsk {
             experiment: crate::experiment::Rt::NAME,

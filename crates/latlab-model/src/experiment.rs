@@ -10,7 +10,6 @@
 
 use crate::capability::CapabilityRefused;
 use crate::record::RunRecord;
-use std::error::Error as StdError;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -69,14 +68,7 @@ impl ExperimentError {
 
     /// The error and its causes, joined by ": " (as `anyhow`'s `{:#}` prints them).
     pub fn chain_text(&self) -> String {
-        let mut s = self.to_string();
-        let mut cur = self.source();
-        while let Some(c) = cur {
-            s.push_str(": ");
-            s.push_str(&c.to_string());
-            cur = c.source();
-        }
-        s
+        crate::error::chain(self)
     }
 }
 

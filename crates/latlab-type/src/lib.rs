@@ -101,7 +101,7 @@ fn type_once<S: Screen>(
         Err(e) if x.pictures() == pictures => Ok(Measured {
             typing: TypingResult { lost: plan.keys as u64, ..Default::default() },
             reads: x.read_stats(),
-            nothing_drawn: Some(e.to_string()),
+            nothing_drawn: Some(latlab_model::error::chain(&e)),
             sched,
         }),
         Err(e) => Err(e.into()),

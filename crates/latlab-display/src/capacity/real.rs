@@ -76,10 +76,10 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
                     });
                     match r {
                         Ok(t) => Outcome::Real(t),
-                        Err(e) if counted => Outcome::Failed(e.to_string()),
+                        Err(e) if counted => Outcome::Failed(latlab_model::error::chain(&e)),
                         Err(e) => {
                             arrived.fetch_add(1, Ordering::AcqRel);
-                            Outcome::NoLogin(e.to_string())
+                            Outcome::NoLogin(latlab_model::error::chain(&e))
                         }
                     }
                 })

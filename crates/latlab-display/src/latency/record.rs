@@ -35,6 +35,7 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
         let t = match &l.result {
             Ok(t) => t,
             Err(e) => {
+                let e = latlab_model::error::chain(e.as_ref());
                 rec.warn(format!("condition {name} not measured: {e}"));
                 rows.push(vec![name.clone().into(), serde_json::Value::Null, format!("not measured: {e}").into()]);
                 continue;

@@ -113,6 +113,7 @@ fn boot_row(rec: &mut latlab_model::record::RunRecord, here: Result<(), crate::l
             .of("service start time"),
         }),
         Err(why) => {
+            let why = latlab_model::error::chain(why);
             rec.warn(format!(
                 "{why}: this record holds seed 004's bundled excerpt, read as a check of the reader (metrics boot.reader_check.*); this machine's boot is measured by `boot measure`"
             ));

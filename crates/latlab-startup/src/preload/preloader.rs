@@ -176,7 +176,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
     let start = env.now();
     env.others_busy(); // Opens the first window.
     if let Err(why) = wait_idle(cfg, env, &mut r) {
-        r.ended_early = Some(why.to_string());
+        r.ended_early = Some(latlab_model::error::chain(&why));
         r.elapsed = env.now().saturating_sub(start);
         return r;
     }
@@ -219,7 +219,7 @@ pub fn preload(ranked: &[&Entry], cfg: &PreloadConfig, env: &mut dyn Env) -> Pre
                             }
                             r.pauses += 1;
                             if let Err(why) = wait_idle(cfg, env, &mut r) {
-                                r.ended_early = Some(why.to_string());
+                                r.ended_early = Some(latlab_model::error::chain(&why));
                                 break 'plans;
                             }
                         }

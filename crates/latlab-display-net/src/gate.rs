@@ -1,16 +1,15 @@
-//! The front door of `latlab display serve`: every connection waits for its hello in one
-//! thread (poll), holding a socket and at most a 1 KiB partial hello; only a valid hello gets
-//! a session and its threads. Deadlines, a bound on waiting connections (the one waiting
-//! longest goes first), on sessions at once and on their length; refusals answered with
-//! `ERR reason`, which the client reports; counters of what was refused and why.
+//! `latlab display serve`'s limits and its protocol at latlab's front door
+//! ([`latlab_sys::door`]: one thread awaits every hello, holding a socket and at most a 1 KiB
+//! partial hello; only a valid hello gets a session and its threads). The hello's deadline, a
+//! bound on waiting connections, on sessions at once and on their length; refusals answered
+//! with `ERR reason`, which the client reports.
 
 use super::*;
 use crate::server::run_session;
-use std::collections::VecDeque;
+use latlab_sys::door::{Admission, Door, DoorLimits, DoorStats, Hello, Refusal};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What `display serve` allows (every default in [`crate::defaults`], with its reason).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,228 +70,87 @@ impl Default for SessionBounds {
     }
 }
 
-/// What the front door did, updated as it runs.
-#[derive(Debug, Default)]
-pub struct GateStats {
-    /// Connections accepted.
-    pub accepted: AtomicU64,
-    /// Sessions started (a valid hello within the limits).
-    pub sessions: AtomicU64,
-    /// Closed: no complete hello within the deadline.
-    pub hello_timeouts: AtomicU64,
-    /// Closed: the waiting room was full and this one had waited longest.
-    pub waiting_dropped: AtomicU64,
-    /// Refused: a hello that did not parse, or was longer than 1 KiB.
-    pub bad_hello: AtomicU64,
-    /// Refused: every session slot taken.
-    pub busy: AtomicU64,
-    /// Refused: the session asked for was longer than the bound.
-    pub too_long: AtomicU64,
+/// `display serve`'s protocol at latlab's front door ([`latlab_sys::door`]): the first
+/// message is the hello line; a refusal is answered `ERR reason`, which the client reports.
+struct DisplayDoor<R> {
+    limits: Limits,
+    report: R,
 }
 
-impl GateStats {
-    /// One line for people.
-    pub fn line(&self) -> String {
-        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        format!(
-            "{} connections, {} sessions; closed: {} without a hello in time, {} pushed out of a full waiting room; refused: {} bad hellos, {} busy, {} too long",
-            l(&self.accepted),
-            l(&self.sessions),
-            l(&self.hello_timeouts),
-            l(&self.waiting_dropped),
-            l(&self.bad_hello),
-            l(&self.busy),
-            l(&self.too_long)
-        )
+impl<R> Door for DisplayDoor<R>
+where
+    R: Fn(SocketAddr, Result<ServerReport, NetError>) + Send + Sync + 'static,
+{
+    type Hello = (latlab_desktop::session::SessionConfig, Pace);
+    const MAX_HELLO: usize = MAX_HELLO;
+
+    fn hello(&self, bytes: &[u8]) -> Hello<Self::Hello> {
+        let Some(end) = bytes.iter().position(|&b| b == b'\n') else { return Hello::More };
+        let line = String::from_utf8_lossy(&bytes[..end]).trim_end().to_string();
+        let (cfg, pace) = match parse_hello(&line) {
+            Ok(x) => x,
+            Err(e) => return Hello::Refuse(Refusal::Bad(e.to_string())),
+        };
+        if cfg.duration_ms.saturating_mul(1_000_000) > self.limits.session().max_ns {
+            return Hello::Refuse(Refusal::TooLong(format!(
+                "a session of {:.1} s is longer than this server allows ({:.0} s, --max-session)",
+                cfg.duration_ms as f64 / 1e3,
+                self.limits.max_session.as_secs_f64()
+            )));
+        }
+        Hello::Done { hello: (cfg, pace), used: end + 1 }
     }
-}
 
-/// A connection waiting for its hello.
-struct Waiting {
-    stream: TcpStream,
-    peer: SocketAddr,
-    since: Instant,
-    /// The hello so far: empty (no allocation) until its first bytes, at most [`MAX_HELLO`].
-    hello: Vec<u8>,
-}
+    fn refuse(&self, stream: &mut TcpStream, _: SocketAddr, why: &Refusal) {
+        let why = match why {
+            Refusal::Deadline(d) => format!("no hello within {:.1} s", d.as_secs_f64()),
+            Refusal::PushedOut => "too many connections waiting for their hello".into(),
+            Refusal::OutOfDescriptors => "the server is out of descriptors".into(),
+            Refusal::Bad(e) | Refusal::TooLong(e) => e.clone(),
+            Refusal::Oversized(n) => format!("a hello is one line of at most {n} bytes"),
+            Refusal::Busy => format!(
+                "busy: {} sessions running, the most this server allows (--max-sessions)",
+                self.limits.max_sessions
+            ),
+        };
+        let _ = stream.write(format!("ERR {why}\n").as_bytes());
+    }
 
-/// Answer a refusal and close (best effort: the socket is non-blocking and the answer short).
-fn refuse(mut w: Waiting, why: &str, counter: &AtomicU64) {
-    counter.fetch_add(1, Ordering::Relaxed);
-    let _ = w.stream.write(format!("ERR {why}\n").as_bytes());
-}
-
-/// Decrements the running-session count when a session thread ends, however it ends.
-struct Slot(Arc<AtomicUsize>);
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+    fn serve(&self, mut stream: TcpStream, (cfg, pace): Self::Hello, early: Vec<u8>, a: Admission) {
+        // The hello was the whole handshake.
+        if !a.admitted() {
+            return;
+        }
+        let Some(_slot) = a.take_slot() else {
+            self.refuse(&mut stream, a.peer, &Refusal::Busy);
+            return;
+        };
+        (self.report)(a.peer, run_session(stream, cfg, pace, &early, self.limits.session()));
     }
 }
 
 /// Listen on `listener` until `stop` says so (checked every 100 ms at most) or, with `once`,
-/// until the first session ends, under `limits`; `report` is told of every session's end,
-/// and `stats` counts the rest. Sessions still running when it returns finish on their own
-/// threads (they stop at Ctrl-C).
+/// until the first session ends, under `limits`, through latlab's front door; `report` is told
+/// of every session's end, and `stats` counts the rest. Returns when every session has ended
+/// (they stop at Ctrl-C).
 pub fn serve_bounded(
     listener: &TcpListener,
     once: bool,
     limits: Limits,
-    stats: Arc<GateStats>,
+    stats: Arc<DoorStats>,
     stop: &dyn Fn() -> bool,
     report: impl Fn(SocketAddr, Result<ServerReport, NetError>) + Send + Sync + 'static,
 ) -> Result<(), NetError> {
-    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     limits.validate()?;
-    listener.set_nonblocking(true).doing("making the listener non-blocking")?;
-    let report = Arc::new(report);
-    let running = Arc::new(AtomicUsize::new(0));
-    let mut waiting: VecDeque<Waiting> = VecDeque::new();
-    let mut scratch = [0u8; MAX_HELLO];
-    loop {
-        if stop() {
-            return Ok(());
-        }
-        // Sleep until a socket is ready, the oldest hello deadline passes, or 100 ms (Ctrl-C).
-        let now = Instant::now();
-        let next = waiting.front().map(|w| (w.since + limits.hello_deadline).saturating_duration_since(now));
-        let wait_ms = next.unwrap_or(Duration::from_millis(100)).min(Duration::from_millis(100)).as_millis();
-        let (listener_ready, ready) = {
-            let mut fds = Vec::with_capacity(waiting.len() + 1);
-            fds.push(PollFd::new(listener.as_fd(), PollFlags::POLLIN));
-            fds.extend(waiting.iter().map(|w| PollFd::new(w.stream.as_fd(), PollFlags::POLLIN)));
-            match poll(&mut fds, PollTimeout::try_from(wait_ms as i32).unwrap_or(PollTimeout::MAX)) {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(e) => return Err(IoFailed::new("waiting for connections", e.into()).into()),
-            }
-            let is = |f: &PollFd| f.revents().is_some_and(|r| !r.is_empty());
-            (is(&fds[0]), fds[1..].iter().map(is).collect::<Vec<bool>>())
-        };
-        // The waiting connections: read what came, start or refuse, close the late.
-        let now = Instant::now();
-        let mut still = VecDeque::with_capacity(waiting.len());
-        for (mut w, r) in waiting.drain(..).zip(ready) {
-            if r {
-                let room = MAX_HELLO - w.hello.len();
-                match w.stream.read(&mut scratch[..room]) {
-                    Ok(0) => continue,
-                    Ok(n) => w.hello.extend_from_slice(&scratch[..n]),
-                    Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {}
-                    Err(_) => continue,
-                }
-                if let Some(end) = w.hello.iter().position(|&b| b == b'\n') {
-                    if let Some(done) = start(w, end, &limits, &stats, &running, &report, once) {
-                        return done;
-                    }
-                    continue;
-                }
-                if w.hello.len() >= MAX_HELLO {
-                    refuse(w, &format!("a hello is one line of at most {MAX_HELLO} bytes"), &stats.bad_hello);
-                    continue;
-                }
-            }
-            if now.duration_since(w.since) >= limits.hello_deadline {
-                let why = format!("no hello within {:.1} s", limits.hello_deadline.as_secs_f64());
-                refuse(w, &why, &stats.hello_timeouts);
-                continue;
-            }
-            still.push_back(w);
-        }
-        waiting = still;
-        // New connections join the waiting room; when it is full, the one waiting longest goes.
-        if listener_ready {
-            loop {
-                match listener.accept() {
-                    Ok((stream, peer)) => {
-                        stats.accepted.fetch_add(1, Ordering::Relaxed);
-                        if stream.set_nonblocking(true).is_err() {
-                            continue;
-                        }
-                        if waiting.len() >= limits.max_waiting
-                            && let Some(old) = waiting.pop_front()
-                        {
-                            refuse(old, "too many connections waiting for their hello", &stats.waiting_dropped);
-                        }
-                        waiting.push_back(Waiting { stream, peer, since: Instant::now(), hello: Vec::new() });
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    // Out of descriptors: the connection waiting longest gives its up (else the
-                    // pending connection would wake this loop at once, for ever).
-                    Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE)) => {
-                        match waiting.pop_front() {
-                            Some(old) => refuse(old, "the server is out of descriptors", &stats.waiting_dropped),
-                            None => std::thread::sleep(Duration::from_millis(10)),
-                        }
-                        break;
-                    }
-                    // A connection reset before it was accepted: nothing to do.
-                    Err(_) => break,
-                }
-            }
-        }
-    }
-}
-
-/// A complete hello (up to `end`) arrived on `w`: start its session on its own threads, or in
-/// this one with `once` (then `Some` is the serve loop's result), or refuse it.
-fn start(
-    w: Waiting,
-    end: usize,
-    limits: &Limits,
-    stats: &GateStats,
-    running: &Arc<AtomicUsize>,
-    report: &Arc<impl Fn(SocketAddr, Result<ServerReport, NetError>) + Send + Sync + 'static>,
-    once: bool,
-) -> Option<Result<(), NetError>> {
-    let line = String::from_utf8_lossy(&w.hello[..end]).trim_end().to_string();
-    let (cfg, pace) = match parse_hello(&line) {
-        Ok(x) => x,
-        Err(e) => {
-            refuse(w, &e, &stats.bad_hello);
-            return None;
-        }
+    let door_limits = DoorLimits {
+        hello_deadline: limits.hello_deadline,
+        max_waiting: limits.max_waiting,
+        max_sessions: limits.max_sessions,
+        once,
     };
-    if cfg.duration_ms.saturating_mul(1_000_000) > limits.session().max_ns {
-        let why = format!(
-            "a session of {:.1} s is longer than this server allows ({:.0} s, --max-session)",
-            cfg.duration_ms as f64 / 1e3,
-            limits.max_session.as_secs_f64()
-        );
-        refuse(w, &why, &stats.too_long);
-        return None;
-    }
-    if running.load(Ordering::Acquire) >= limits.max_sessions {
-        let why =
-            format!("busy: {} sessions running, the most this server allows (--max-sessions)", limits.max_sessions);
-        refuse(w, &why, &stats.busy);
-        return None;
-    }
-    stats.sessions.fetch_add(1, Ordering::Relaxed);
-    running.fetch_add(1, Ordering::AcqRel);
-    let slot = Slot(running.clone());
-    let early = w.hello[end + 1..].to_vec();
-    let (stream, peer, bounds) = (w.stream, w.peer, limits.session());
-    let go = move || {
-        let _slot = slot;
-        stream
-            .set_nonblocking(false)
-            .doing("making the connection blocking")
-            .map_err(NetError::from)
-            .and_then(|_| run_session(stream, cfg, pace, &early, bounds))
-    };
-    if once {
-        let r = go();
-        report(peer, r);
-        return Some(Ok(()));
-    }
-    let (r1, r2) = (report.clone(), report.clone());
-    let spawned = std::thread::Builder::new().name("latlab-display-session".into()).spawn(move || r1(peer, go()));
-    if let Err(e) = spawned {
-        // Out of threads: this session is lost (its slot freed with it), the server goes on.
-        r2(peer, Err(IoFailed::new("starting a session thread", e).into()));
-    }
-    None
+    let door = Arc::new(DisplayDoor { limits, report });
+    latlab_sys::door::serve(listener, door, door_limits, stats, stop).doing("serving")?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -300,13 +158,14 @@ mod tests {
     use super::*;
     use latlab_desktop::session::SessionConfig;
     use latlab_desktop::workload::WorkloadKind;
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::Instant;
 
     /// A bounded server on loopback with `limits`, stopped when the returned flag is set.
-    fn server(limits: Limits) -> (SocketAddr, Arc<GateStats>, Arc<AtomicBool>, std::thread::JoinHandle<()>) {
+    fn server(limits: Limits) -> (SocketAddr, Arc<DoorStats>, Arc<AtomicBool>, std::thread::JoinHandle<()>) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
-        let (stats, stop) = (Arc::new(GateStats::default()), Arc::new(AtomicBool::new(false)));
+        let (stats, stop) = (Arc::new(DoorStats::default()), Arc::new(AtomicBool::new(false)));
         let (st, sp) = (stats.clone(), stop.clone());
         let h = std::thread::spawn(move || {
             serve_bounded(&l, false, limits, st, &|| sp.load(Ordering::Relaxed), |_, _| {}).unwrap();
@@ -345,9 +204,9 @@ mod tests {
         let limits = Limits { max_waiting: 8, hello_deadline: Duration::from_millis(300), ..Limits::default() };
         let (addr, stats, stop, h) = server(limits);
         let idle: Vec<TcpStream> = (0..20).map(|_| TcpStream::connect(addr).unwrap()).collect();
-        eventually("20 accepted", || stats.accepted.load(Ordering::Relaxed) == 20);
-        assert_eq!(stats.waiting_dropped.load(Ordering::Relaxed), 12, "the room holds 8; the 12 oldest went");
-        eventually("the other 8 closed at the deadline", || stats.hello_timeouts.load(Ordering::Relaxed) == 8);
+        eventually("20 accepted", || stats.connections.load(Ordering::Relaxed) == 20);
+        assert_eq!(stats.pushed_out.load(Ordering::Relaxed), 12, "the room holds 8; the 12 oldest went");
+        eventually("the other 8 closed at the deadline", || stats.deadline.load(Ordering::Relaxed) == 8);
         // Each idle client was told why, then closed.
         let mut told = String::new();
         io::BufReader::new(&idle[19]).read_line(&mut told).unwrap();
@@ -376,7 +235,7 @@ mod tests {
         assert_eq!(&ok, b"OK\n");
         assert!(answer(addr, &short(100)).starts_with("ERR busy: 1 sessions running"));
         let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        assert_eq!((l(&stats.bad_hello), l(&stats.too_long), l(&stats.busy), l(&stats.sessions)), (2, 1, 1, 1));
+        assert_eq!((l(&stats.failed), l(&stats.too_long), l(&stats.busy), l(&stats.sessions)), (2, 1, 1, 1));
         drop(first);
         // Its slot comes back when it ends.
         eventually("the slot freed", || answer(addr, &short(50)) == "OK\n");
@@ -391,7 +250,7 @@ mod tests {
         let addr = l.local_addr().unwrap();
         let limits = Limits { idle_timeout: Duration::from_millis(200), ..Limits::default() };
         let h = std::thread::spawn(move || {
-            serve_bounded(&l, true, limits, Arc::new(GateStats::default()), &|| false, move |_, r| {
+            serve_bounded(&l, true, limits, Arc::new(DoorStats::default()), &|| false, move |_, r| {
                 tx.send(r.map(|_| ()).map_err(|e| e.to_string())).unwrap()
             })
             .unwrap();

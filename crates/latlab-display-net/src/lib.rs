@@ -26,7 +26,7 @@
 //! | `defaults.rs` | Every default of the protocol's two ends, with the reason it has that value |
 //! | `desk.rs` | an echo session's screen, lean: started from a picture every session shares |
 //! | `echo.rs` | a typed session's server: keys echoed into the editor |
-//! | `gate.rs` | `display serve`'s front door: hellos awaited in one thread, bounded |
+//! | `gate.rs` | `display serve`'s limits and its protocol at latlab's front door (`latlab_sys::door`) |
 //! | `hello.rs` | the hello line |
 //! | `report.rs` | what the server did |
 //! | `send.rs` | writing without blocking |
@@ -51,8 +51,9 @@ pub use client::{
 };
 pub use desk::EchoDesk;
 pub use echo::KeyTimes;
-pub use gate::{GateStats, Limits, SessionBounds, serve_bounded};
+pub use gate::{Limits, SessionBounds, serve_bounded};
 pub use hello::{hello_line, parse_hello};
+pub use latlab_sys::door::DoorStats;
 pub use report::ServerReport;
 pub use server::serve_connection;
 pub use typist::{KeyRecord, TypingReport, TypistConfig, type_on};

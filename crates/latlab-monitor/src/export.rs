@@ -207,19 +207,19 @@ pub struct Serving {
 }
 
 /// Serve `exported` on `addr` from a thread of its own.
-pub fn spawn(addr: &str, exported: Exported) -> Result<Serving, crate::settings::MonitorError> {
+pub fn spawn(addr: &str, exported: Exported) -> Result<Serving, crate::error::MonitorError> {
     let server = tiny_http::Server::http(addr)
-        .map_err(|e| crate::settings::MonitorError::system(format!("cannot listen on {addr}"), e))?;
+        .map_err(|e| crate::error::MonitorError::system(format!("cannot listen on {addr}"), e))?;
     let bound = server
         .server_addr()
         .to_ip()
-        .ok_or_else(|| crate::settings::MonitorError::Config(format!("{addr} is not an IP address").into()))?;
+        .ok_or_else(|| crate::error::MonitorError::Config(format!("{addr} is not an IP address").into()))?;
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let s2 = stop.clone();
     let handle = std::thread::Builder::new()
         .name("latlab-metrics".into())
         .spawn(move || serve(&server, &exported, &|| s2.load(std::sync::atomic::Ordering::Relaxed)))
-        .map_err(|e| crate::settings::MonitorError::system("starting the metrics thread".to_string(), e))?;
+        .map_err(|e| crate::error::MonitorError::system("starting the metrics thread".to_string(), e))?;
     Ok(Serving { addr: bound, stop, handle: Some(handle) })
 }
 

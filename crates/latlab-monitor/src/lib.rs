@@ -7,6 +7,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `defaults.rs` | Every default of `latlab monitor`, with the reason it has that value |
+//! | `error.rs` | why a monitor could not run (`MonitorError`), with the error beneath it |
 //! | `engine.rs` | the timer probe's loop on any clock, windows handed over as they close |
 //! | `experiment.rs` | the monitor under the experiment contract: what the runner checks, says, and drives |
 //! | `export.rs` | OpenMetrics |
@@ -21,6 +22,7 @@
 
 pub mod defaults;
 pub mod engine;
+pub mod error;
 pub mod experiment;
 pub mod export;
 pub mod figures;

@@ -67,11 +67,11 @@ pub enum Running {
 }
 
 /// Start `kind` with `n` workers (spinners, polygons) or at `rate_bps` (link).
-pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::settings::MonitorError> {
+pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::error::MonitorError> {
     match kind {
         LoadKind::Spinners => SpinLoad::start(n, SpinSched { policy: Policy::Other, nice: 0 })
             .map(Running::Spinners)
-            .map_err(|e| crate::settings::MonitorError::system("starting the spinners".to_string(), e)),
+            .map_err(|e| crate::error::MonitorError::system("starting the spinners".to_string(), e)),
         LoadKind::Polygons => PolygonLoad::start(&PolygonsConfig {
             workers: n,
             sched: None,
@@ -81,12 +81,12 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::
             pace: None,
         })
         .map(Running::Polygons)
-        .map_err(|e| crate::settings::MonitorError::system("starting the polygons".to_string(), e)),
+        .map_err(|e| crate::error::MonitorError::system("starting the polygons".to_string(), e)),
         LoadKind::Link => {
             let listener = TcpListener::bind("127.0.0.1:0")
-                .map_err(|e| crate::settings::MonitorError::system("the link load's sink".to_string(), e))?;
+                .map_err(|e| crate::error::MonitorError::system("the link load's sink".to_string(), e))?;
             let addr =
-                listener.local_addr().map_err(|e| crate::settings::MonitorError::system("the link load's sink", e))?;
+                listener.local_addr().map_err(|e| crate::error::MonitorError::system("the link load's sink", e))?;
             let stop = Arc::new(AtomicBool::new(false));
             let s1 = stop.clone();
             let sink = std::thread::Builder::new()
@@ -108,16 +108,16 @@ pub fn start(kind: LoadKind, n: usize, rate_bps: u64) -> Result<Running, crate::
                         }
                     }
                 })
-                .map_err(|e| crate::settings::MonitorError::system("the link load's sink".to_string(), e))?;
+                .map_err(|e| crate::error::MonitorError::system("the link load's sink".to_string(), e))?;
             let mut conn = TcpStream::connect(addr)
-                .map_err(|e| crate::settings::MonitorError::system("the link load's stream".to_string(), e))?;
+                .map_err(|e| crate::error::MonitorError::system("the link load's stream".to_string(), e))?;
             let s2 = stop.clone();
             let writer = std::thread::Builder::new()
                 .name("latlab-link-load".into())
                 .spawn(move || {
                     latlab_sys::load::paced_write(&mut conn, rate_bps, &s2);
                 })
-                .map_err(|e| crate::settings::MonitorError::system("the link load's stream".to_string(), e))?;
+                .map_err(|e| crate::error::MonitorError::system("the link load's stream".to_string(), e))?;
             Ok(Running::Link { stop, threads: vec![writer, sink] })
         }
     }

@@ -116,13 +116,18 @@ pub struct Throttle {
 
 impl Throttle {
     /// Throttle reads from the disk under `path`; `Err` says why it cannot be done here.
-    pub fn start(path: &Path, limit: Limit) -> Result<Self, crate::learn::StartupError> {
+    pub fn start(path: &Path, limit: Limit) -> Result<Self, latlab_sys::SysError> {
         use latlab_sys::cgroup::{self, Hierarchy};
         let dev = facts(path)
-            .map_err(|e| crate::learn::StartupError::failed(format!("no device facts for '{}'", path.display()), e))?
+            .map_err(|e| {
+                latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(
+                    format!("no device facts for '{}'", path.display()),
+                    e,
+                ))
+            })?
             .device;
         let disk = whole_disk(&dev).ok_or_else(|| {
-            crate::learn::StartupError::Needs(format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))
+            latlab_sys::SysError::Missing(format!("no block device behind {dev} (tmpfs, overlay, NFS?)"))
         })?;
         let (h, controller) = match cgroup::find("blkio") {
             Ok(h) => (h, "blkio"),
@@ -181,7 +186,7 @@ pub fn random_read(
     file_mib: usize,
     max_reads: u64,
     max_ms: u64,
-) -> Result<RandomRead, crate::learn::StartupError> {
+) -> Result<RandomRead, latlab_sys::SysError> {
     use std::io::Write;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     const BLOCK: usize = 4096;
@@ -195,21 +200,26 @@ pub fn random_read(
     }
     let _remove = Remove(&path);
     {
-        let mut f = std::fs::File::create(&path)
-            .map_err(|e| crate::learn::StartupError::failed(format!("creating {}", path.display()), e))?;
+        let mut f = std::fs::File::create(&path).map_err(|e| {
+            latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(format!("creating {}", path.display()), e))
+        })?;
         let mut chunk = vec![0u8; 1 << 20];
         for i in 0..file_mib {
             crate::fixture::fill(&mut chunk, i as u64 + 1);
-            f.write_all(&chunk)
-                .map_err(|e| crate::learn::StartupError::failed(format!("writing {}", path.display()), e))?;
+            f.write_all(&chunk).map_err(|e| {
+                latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(format!("writing {}", path.display()), e))
+            })?;
         }
-        f.sync_all().map_err(|e| crate::learn::StartupError::failed(format!("syncing {}", path.display()), e))?;
+        f.sync_all().map_err(|e| {
+            latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(format!("syncing {}", path.display()), e))
+        })?;
     }
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(&path)
-        .map_err(|e| crate::learn::StartupError::failed(format!("direct I/O refused on {}", dir.display()), e))?;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(&path).map_err(|e| {
+        latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(
+            format!("direct I/O refused on {}", dir.display()),
+            e,
+        ))
+    })?;
     // An aligned block inside a larger buffer (direct I/O needs the memory aligned too).
     let mut buf = vec![0u8; 2 * BLOCK];
     let off = buf.as_ptr().align_offset(BLOCK);
@@ -222,8 +232,9 @@ pub fn random_read(
         x ^= x >> 7;
         x ^= x << 17;
         let at = (x % blocks) * BLOCK as u64;
-        f.read_exact_at(&mut buf[off..off + BLOCK], at)
-            .map_err(|e| crate::learn::StartupError::failed(format!("direct read at {at}"), e))?;
+        f.read_exact_at(&mut buf[off..off + BLOCK], at).map_err(|e| {
+            latlab_sys::SysError::from(latlab_sys::ioerr::IoFailed::new(format!("direct read at {at}"), e))
+        })?;
         reads += 1;
     }
     let secs = t0.elapsed().as_secs_f64().max(1e-9);

@@ -15,6 +15,7 @@
 //! | `pageout.rs` | memory pressure on a process's own pages |
 //! | `cgroup.rs`, `change.rs`, `shield.rs` | cgroups, undoable machine changes, CPU shielding |
 //! | `owner.rs`, `leftovers.rs` | whose an object is; finding and clearing what killed runs left |
+//! | `door.rs` | the front door of latlab's servers: one admission gate and serve loop for any protocol |
 //! | `tool.rs` | running system tools |
 //! | `wake.rs` | how one thread wakes another: eventfd, futex, pipe or condvar |
 //! | `tcpinfo.rs` | what the kernel counted on a TCP connection (`TCP_INFO`) |
@@ -26,6 +27,7 @@ pub mod cgroup;
 pub mod change;
 pub mod clock;
 pub mod defaults;
+pub mod door;
 pub mod interrupt;
 pub mod ioerr;
 pub use ioerr::SysError;

@@ -4,7 +4,7 @@
 
 use latlab_model::experiment::{Experiment, ExperimentError, Outcome, RunContext};
 use latlab_model::record::{RunRecord, RunStatus};
-use latlab_rdp_peers::serve::{self as rs, Outcome as Door, Phase, Plan, RdpGateStats};
+use latlab_rdp_peers::serve::{self as rs, DoorStats, Outcome as Door, Phase, Plan};
 use latlab_sys::record::Finish;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -163,7 +163,7 @@ impl Experiment for DisplayServeRdp {
         server.mode = Self::MODE.into();
         server.config("listen", addr.to_string());
         server.config("certificate", &id.fingerprint);
-        let stats = Arc::new(RdpGateStats::default());
+        let stats = Arc::new(DoorStats::default());
         let sessions = Arc::new(Mutex::new(Sessions::default()));
         let done = on_outcome(cfg, ctx, sessions.clone());
         let st = stats.clone();
@@ -245,7 +245,7 @@ fn on_outcome(cfg: &ServeRdpRun, ctx: &RunContext, sessions: Arc<Mutex<Sessions>
 }
 
 /// The server's run so far: its front door's counters and the sessions it stored.
-fn server_record(base: &RunRecord, stats: &RdpGateStats, sessions: &Mutex<Sessions>) -> RunRecord {
+fn server_record(base: &RunRecord, stats: &DoorStats, sessions: &Mutex<Sessions>) -> RunRecord {
     let mut rec = base.clone();
     let l = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
     for (k, v) in [
@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn the_servers_run_counts_its_door_and_names_its_sessions() {
-        let stats = RdpGateStats::default();
+        let stats = DoorStats::default();
         stats.connections.store(5, Ordering::Relaxed);
         stats.busy.store(1, Ordering::Relaxed);
         let sessions = Mutex::new(Sessions { ids: vec![3, 4], errors: vec![] });

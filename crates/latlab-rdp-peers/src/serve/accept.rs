@@ -228,15 +228,17 @@ pub fn capabilities(cfg: &AcceptConfig) -> Vec<CapabilitySet> {
     ]
 }
 
-/// Accept `tcp`'s client: the whole sequence, within `cfg.deadline`.
+/// Accept `tcp`'s client: the whole sequence, within `cfg.deadline` of `started` (when TCP
+/// accepted it); `early` is what the front door already read of it (its Connection Request).
 pub fn accept(
     tcp: TcpStream,
+    early: &[u8],
+    started: std::time::Instant,
     cfg: &AcceptConfig,
     id: &ServerIdentity,
     tls: &Arc<rustls::ServerConfig>,
 ) -> Result<Accepted, AcceptError> {
-    let limit = Some(cfg.deadline.max(Duration::from_millis(1)));
-    let started = std::time::Instant::now();
+    let limit = Some(cfg.deadline.saturating_sub(started.elapsed()).max(Duration::from_millis(1)));
     let io = |e: io::Error| -> AcceptError {
         if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) {
             AcceptError::Deadline(cfg.deadline)
@@ -266,7 +268,7 @@ pub fn accept(
             AcceptError::Sequence(e.report().to_string())
         }
     };
-    let framed = ironrdp_async::Framed::<Blocking<TcpStream>>::new(tcp);
+    let framed = ironrdp_async::Framed::<Blocking<TcpStream>>::new_with_leftover(tcp, BytesMut::from(early));
     let tcp = match pollster::block_on(ironrdp_acceptor::accept_begin(framed, &mut acceptor)).map_err(seq)? {
         BeginResult::ShouldUpgrade(tcp) => tcp,
         BeginResult::Continue(_) => {

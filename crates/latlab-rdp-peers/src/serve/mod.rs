@@ -12,7 +12,7 @@
 //! | `conn.rs` | TLS on the non-blocking socket, with its counts; why a session stopped |
 //! | `gfx.rs` | RDPGFX for a client that opens it: a surface, frames, acknowledgements |
 //! | `error.rs` | why the server (or a session's channel) failed: `ServeError` |
-//! | this file | the front door (waiting room, session slots) and the run record |
+//! | this file | RDP at latlab's front door (`latlab_sys::door`) and the run record |
 
 pub mod accept;
 mod conn;
@@ -30,12 +30,12 @@ pub use plan::{Phase, Plan, ServeRun};
 pub use tls::ServerIdentity;
 
 use latlab_model::record::{RunRecord, RunStatus, Table};
+pub use latlab_sys::door::DoorStats;
+use latlab_sys::door::{Admission, Door, DoorLimits, Hello, Refusal};
 use latlab_sys::record::Finish;
-use std::collections::VecDeque;
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// What `display serve --rdp` offers and allows.
 #[derive(Debug, Clone)]
@@ -85,39 +85,6 @@ pub fn account_from_env(
     Ok(Account { username: user.into(), password, domain: None })
 }
 
-/// What the front door did, updated as it runs.
-#[derive(Debug, Default)]
-pub struct RdpGateStats {
-    /// Connections accepted by TCP.
-    pub connections: AtomicU64,
-    /// Sessions served (the connection sequence finished, a slot was free).
-    pub sessions: AtomicU64,
-    /// Closed: the sequence did not finish within the deadline.
-    pub deadline: AtomicU64,
-    /// Closed: the sequence failed (TLS, a refused logon, a protocol not offered).
-    pub failed: AtomicU64,
-    /// Closed: pushed out of a full waiting room (the oldest goes).
-    pub pushed_out: AtomicU64,
-    /// Refused: every session slot taken.
-    pub busy: AtomicU64,
-}
-
-impl RdpGateStats {
-    /// One line for people.
-    pub fn line(&self) -> String {
-        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        format!(
-            "{} connections, {} sessions; closed: {} past the handshake deadline, {} failed handshakes, {} pushed out of a full waiting room; refused: {} busy",
-            l(&self.connections),
-            l(&self.sessions),
-            l(&self.deadline),
-            l(&self.failed),
-            l(&self.pushed_out),
-            l(&self.busy)
-        )
-    }
-}
-
 /// What became of one connection.
 #[derive(Debug)]
 pub enum Outcome {
@@ -138,118 +105,110 @@ pub enum Outcome {
 /// session's beginning goes there too, before its end.
 pub type OnOutcome = Arc<dyn Fn(&str, Outcome) + Send + Sync>;
 
-/// Connections in their connection sequence, oldest first.
-type Room = Mutex<VecDeque<(u64, TcpStream)>>;
+/// The longest X.224 Connection Request the front door waits for, bytes (a cookie or a
+/// routing token and the negotiation request fit in a few hundred).
+const MAX_CONNECTION_REQUEST: usize = 2048;
 
-/// Serve RDP clients on `listener` until `stop()` (checked every 50 ms) or, with
-/// `cfg.once`, after one session. `done` gets each connection's peer and outcome, from that
-/// connection's thread.
+/// RDP at latlab's front door ([`latlab_sys::door`]): the first message is the client's X.224
+/// Connection Request (one TPKT), awaited with every other waiting connection in one thread;
+/// the rest of the sequence (TLS, NLA, capabilities) runs on the connection's own thread
+/// within what is left of the deadline, and a session slot is taken once it finished.
+struct RdpDoor {
+    cfg: RdpServeConfig,
+    id: ServerIdentity,
+    tls: Arc<rustls::ServerConfig>,
+    done: OnOutcome,
+}
+
+impl Door for RdpDoor {
+    type Hello = ();
+    const MAX_HELLO: usize = MAX_CONNECTION_REQUEST;
+
+    fn hello(&self, bytes: &[u8]) -> Hello<()> {
+        if bytes.first().is_some_and(|&v| v != 3) {
+            return Hello::Refuse(Refusal::Bad("not RDP: a TPKT header begins with version 3".into()));
+        }
+        if bytes.len() < 4 {
+            return Hello::More;
+        }
+        let len = u16::from_be_bytes([bytes[2], bytes[3]]) as usize;
+        if !(7..=MAX_CONNECTION_REQUEST).contains(&len) {
+            return Hello::Refuse(Refusal::Bad(format!("not RDP: a TPKT of {len} bytes")));
+        }
+        // The acceptor reads the request itself: the whole of it goes to the session.
+        if bytes.len() < len { Hello::More } else { Hello::Done { hello: (), used: 0 } }
+    }
+
+    fn refuse(&self, _: &mut TcpStream, peer: SocketAddr, why: &Refusal) {
+        // Before the X.224 exchange the client can be told nothing: the socket closes.
+        let peer = peer.to_string();
+        match why {
+            Refusal::PushedOut | Refusal::OutOfDescriptors => (self.done)(&peer, Outcome::PushedOut),
+            Refusal::Deadline(d) => (self.done)(&peer, Outcome::NotAccepted(AcceptError::Deadline(*d))),
+            Refusal::Busy => (self.done)(&peer, Outcome::Busy),
+            Refusal::Bad(why) | Refusal::TooLong(why) => {
+                (self.done)(&peer, Outcome::NotAccepted(AcceptError::Sequence(why.clone())))
+            }
+            Refusal::Oversized(n) => (self.done)(
+                &peer,
+                Outcome::NotAccepted(AcceptError::Sequence(format!("a Connection Request over {n} bytes"))),
+            ),
+        }
+    }
+
+    fn serve(&self, tcp: TcpStream, _: (), early: Vec<u8>, a: Admission) {
+        let peer = a.peer.to_string();
+        let accepted = accept::accept(tcp, &early, a.since, &self.cfg.accept, &self.id, &self.tls);
+        if !a.admitted() {
+            (self.done)(&peer, Outcome::PushedOut);
+            return;
+        }
+        let acc = match accepted {
+            Ok(acc) => acc,
+            Err(e) => {
+                let counter = match e {
+                    AcceptError::Deadline(_) => &a.stats().deadline,
+                    _ => &a.stats().failed,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+                (self.done)(&peer, Outcome::NotAccepted(e));
+                return;
+            }
+        };
+        let handshake_ns = a.since.elapsed().as_nanos() as u64;
+        let Some(_slot) = a.take_slot() else {
+            session::refuse(acc);
+            (self.done)(&peer, Outcome::Busy);
+            return;
+        };
+        (self.done)(&peer, Outcome::Began(acc.client.name.clone()));
+        let run = session::serve(acc, &self.cfg.plan, peer.clone(), handshake_ns);
+        (self.done)(&peer, Outcome::Served(Box::new(run)));
+    }
+}
+
+/// Serve RDP clients on `listener` through latlab's front door until `stop()` (checked every
+/// 100 ms at most) or, with `cfg.once`, after one session; returns when every session has
+/// ended. `done` gets each connection's peer and outcome, from that connection's thread;
+/// `stats` counts them.
 pub fn serve_rdp(
     listener: &TcpListener,
     cfg: &RdpServeConfig,
     id: &ServerIdentity,
-    stats: Arc<RdpGateStats>,
+    stats: Arc<DoorStats>,
     stop: &dyn Fn() -> bool,
     done: OnOutcome,
 ) -> Result<(), ServeError> {
     use latlab_sys::ioerr::Doing;
     let tls = id.server_config()?;
-    listener.set_nonblocking(true).doing("making the listener non-blocking")?;
-    let room: Arc<Room> = Arc::new(Mutex::new(VecDeque::new()));
-    let active = Arc::new(AtomicUsize::new(0));
-    let mut threads: Vec<std::thread::JoinHandle<bool>> = Vec::new();
-    let mut next_id = 0u64;
-    loop {
-        threads.retain(|t| !t.is_finished());
-        if stop() {
-            break;
-        }
-        if cfg.once && stats.sessions.load(Ordering::Relaxed) > 0 && active.load(Ordering::Relaxed) == 0 {
-            break;
-        }
-        let (tcp, peer) = match listener.accept() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                // Out of descriptors and the like: wait and go on serving the others.
-                eprintln!("display serve --rdp: accept: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-                continue;
-            }
-        };
-        stats.connections.fetch_add(1, Ordering::Relaxed);
-        let _ = tcp.set_nonblocking(false);
-        next_id += 1;
-        let me = next_id;
-        {
-            let mut r = room.lock().unwrap_or_else(|p| p.into_inner());
-            while r.len() >= cfg.max_waiting {
-                if let Some((_, oldest)) = r.pop_front() {
-                    let _ = oldest.shutdown(std::net::Shutdown::Both);
-                    stats.pushed_out.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            if let Ok(c) = tcp.try_clone() {
-                r.push_back((me, c));
-            }
-        }
-        let (cfg, tls, id, stats, room, active, done) =
-            (cfg.clone(), tls.clone(), id.clone(), stats.clone(), room.clone(), active.clone(), done.clone());
-        let spawned = std::thread::Builder::new().name(format!("rdp {peer}")).spawn(move || {
-            let peer = peer.to_string();
-            let t0 = Instant::now();
-            let accepted = accept::accept(tcp, &cfg.accept, &id, &tls);
-            let was_waiting = {
-                let mut r = room.lock().unwrap_or_else(|p| p.into_inner());
-                let at = r.iter().position(|(i, _)| *i == me);
-                at.map(|i| r.remove(i)).is_some()
-            };
-            let acc = match (accepted, was_waiting) {
-                (_, false) => {
-                    done(&peer, Outcome::PushedOut);
-                    return false;
-                }
-                (Err(e), true) => {
-                    match e {
-                        AcceptError::Deadline(_) => stats.deadline.fetch_add(1, Ordering::Relaxed),
-                        _ => stats.failed.fetch_add(1, Ordering::Relaxed),
-                    };
-                    done(&peer, Outcome::NotAccepted(e));
-                    return false;
-                }
-                (Ok(a), true) => a,
-            };
-            let handshake_ns = t0.elapsed().as_nanos() as u64;
-            if active.fetch_add(1, Ordering::SeqCst) >= cfg.max_sessions {
-                active.fetch_sub(1, Ordering::SeqCst);
-                stats.busy.fetch_add(1, Ordering::Relaxed);
-                session::refuse(acc);
-                done(&peer, Outcome::Busy);
-                return false;
-            }
-            done(&peer, Outcome::Began(acc.client.name.clone()));
-            let run = session::serve(acc, &cfg.plan, peer.clone(), handshake_ns);
-            stats.sessions.fetch_add(1, Ordering::Relaxed);
-            active.fetch_sub(1, Ordering::SeqCst);
-            done(&peer, Outcome::Served(Box::new(run)));
-            true
-        });
-        match spawned {
-            Ok(t) => threads.push(t),
-            Err(e) => eprintln!("display serve --rdp: no thread for {peer}: {e}"),
-        }
-    }
-    // Those in their sequence are closed; sessions end at the stop (they check it).
-    for (_, c) in room.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
-        let _ = c.shutdown(std::net::Shutdown::Both);
-    }
-    for t in threads {
-        let _ = t.join();
-    }
+    let limits = DoorLimits {
+        hello_deadline: cfg.accept.deadline,
+        max_waiting: cfg.max_waiting,
+        max_sessions: cfg.max_sessions,
+        once: cfg.once,
+    };
+    let door = Arc::new(RdpDoor { cfg: cfg.clone(), id: id.clone(), tls, done });
+    latlab_sys::door::serve(listener, door, limits, stats, stop).doing("serving RDP")?;
     Ok(())
 }
 

@@ -101,7 +101,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                 std::process::id(),
                 if s.once { "one session" } else { "Ctrl-C or SIGTERM stops" }
             );
-            let stats = std::sync::Arc::new(latlab_display_net::GateStats::default());
+            let stats = std::sync::Arc::new(latlab_display_net::DoorStats::default());
             let st = stats.clone();
             let gate = std::thread::spawn(move || {
                 latlab_display_net::serve_bounded(

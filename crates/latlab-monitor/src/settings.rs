@@ -4,8 +4,7 @@
 use crate::defaults as d;
 use crate::load::LoadKind;
 use crate::schedule::Schedule;
-use latlab_model::experiment::BoxError;
-use latlab_sys::platform::{CapabilityRefused, Policy, Sched};
+use latlab_sys::platform::{Policy, Sched};
 use latlab_sys::wake::SignalKind;
 
 /// A monitor's settings.

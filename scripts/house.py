@@ -2,7 +2,8 @@
 """The house's rules over the source tree, read as text (no build): no circle of files inside a
 crate; no experiment crate depending on another; every module in its crate's file map and
 every file map row a module; a file over 600 lines or two files of a crate with one name only
-with a reason in scripts/house-exceptions.txt; comments name code, not issue numbers.
+with a reason in scripts/house-exceptions.txt; comments name code, not issue numbers; no
+library crate returns `Result<_, String>` (errors are typed, their causes kept).
 
 Usage: house.py [ROOT]   (ROOT: the repository, by default the one this script is in). Prints
 each break with the files it names and exits 1 if there is any; 0 and a summary otherwise."""
@@ -277,6 +278,21 @@ def main():
                     for n, line in enumerate(read(p).splitlines(), 1):
                         if re.search(r"(//|#).*\b[Ii]ssues? #\d+", line):
                             say("issue number", f"{rel(p)}:{n}: a comment cites an issue number; name the code or the behaviour")
+    # 6. typed errors below the binary: no `Result<_, String>` (nor `type Err = String`)
+    string_result = re.compile(r"Result<(?:[^<>;{}]|<[^<>]*(?:<[^<>]*>)?[^<>]*>)*?,\s*String\s*>|type\s+Err\s*=\s*String\b")
+    for name, (d, toml) in sorted(all_crates.items()):
+        if name == "latlab":
+            continue
+        for dirpath, _, files in os.walk(d):
+            if "/target" in dirpath:
+                continue
+            for fn in files:
+                if fn.endswith(".rs"):
+                    p = os.path.join(dirpath, fn)
+                    text = read(p)
+                    for m in string_result.finditer(text):
+                        n = text.count("\n", 0, m.start()) + 1
+                        say("typed errors", f"{rel(p)}:{n}: `{' '.join(m.group(0).split())}`: give the error a type of the crate's (thiserror), its cause as #[source]")
     for k in sorted(set(allowed) - used):
         say("exceptions", f"scripts/house-exceptions.txt: `{k[0]} {k[1]}` no longer applies: remove it")
     if problems:
@@ -284,7 +300,8 @@ def main():
             print("check-house: " + p, file=sys.stderr)
         return 1
     print(f"the house: {len(all_crates)} crates, {len(experiments)} experiment crates, no circle of files, "
-          f"file maps whole, no experiment on another, long files and shared names explained, no issue numbers")
+          f"file maps whole, no experiment on another, long files and shared names explained, no issue numbers, "
+          f"no Result<_, String> below the binary")
     return 0
 
 

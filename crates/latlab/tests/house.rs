@@ -142,3 +142,13 @@ fn an_issue_number_in_a_comment_and_a_long_file_without_a_reason_fail() {
     assert!(said.contains("issue number: crates/latlab-udp/src/figures.rs:"), "{said}");
     assert!(said.contains("long: crates/latlab-udp/src/figures.rs:"), "{said}");
 }
+
+#[test]
+fn a_string_error_in_a_library_crate_fails() {
+    let h = copy_of_the_house();
+    let f = h.path().join("crates/latlab-udp/src/figures.rs");
+    plant(&f, "pub fn parse_it(s: &str) -> Result<u8,\n    String> { s.parse().map_err(|_| s.to_string()) }");
+    let Some((code, said)) = check(h.path()) else { return };
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("typed errors: crates/latlab-udp/src/figures.rs:"), "{said}");
+}

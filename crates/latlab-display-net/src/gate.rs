@@ -158,8 +158,8 @@ mod tests {
     use super::*;
     use latlab_desktop::session::SessionConfig;
     use latlab_desktop::workload::WorkloadKind;
+    use latlab_model::testing::eventually;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::time::Instant;
 
     /// A bounded server on loopback with `limits`, stopped when the returned flag is set.
     fn server(limits: Limits) -> (SocketAddr, Arc<DoorStats>, Arc<AtomicBool>, std::thread::JoinHandle<()>) {
@@ -171,15 +171,6 @@ mod tests {
             serve_bounded(&l, false, limits, st, &|| sp.load(Ordering::Relaxed), |_, _| {}).unwrap();
         });
         (addr, stats, stop, h)
-    }
-
-    /// Poll `cond` until it holds (10 s at most: a bound on a hang, not a timing claim).
-    fn eventually(what: &str, cond: impl Fn() -> bool) {
-        let t = Instant::now();
-        while !cond() {
-            assert!(t.elapsed() < Duration::from_secs(10), "never: {what}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
     }
 
     /// The server's answer to `hello` sent on a new connection.

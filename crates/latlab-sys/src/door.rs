@@ -403,6 +403,7 @@ fn let_in<D: Door>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use latlab_model::testing::eventually;
     use std::io::{BufRead, Write};
     use std::sync::atomic::AtomicBool;
 
@@ -453,15 +454,6 @@ mod tests {
         let h =
             std::thread::spawn(move || serve(&l, Arc::new(Lines), limits, st, &|| sp.load(Ordering::Relaxed)).unwrap());
         (addr, stats, stop, h)
-    }
-
-    /// Poll `cond` until it holds (10 s at most: a bound on a hang, not a timing claim).
-    fn eventually(what: &str, cond: impl Fn() -> bool) {
-        let t = Instant::now();
-        while !cond() {
-            assert!(t.elapsed() < Duration::from_secs(10), "never: {what}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
     }
 
     fn answer(addr: SocketAddr, hello: &str) -> String {

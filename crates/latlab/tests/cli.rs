@@ -228,6 +228,22 @@ fn runs_list(d: &Path) -> Vec<serde_json::Value> {
     serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().cloned().unwrap_or_default()
 }
 
+/// Wait, by what is stored in `d`, until it holds `n` runs, one of them `incomplete` (a long
+/// run's checkpoint, or a row it writes as it goes), while `child` still runs; `within` bounds a
+/// hang.
+fn wait_for_incomplete(d: &Path, child: &mut std::process::Child, n: usize, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let list = runs_list(d);
+        if list.len() == n && list.iter().any(|r| r["status"] == "incomplete") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no incomplete row was stored: {list:?}");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its incomplete row was seen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Send `child` SIGINT (Ctrl-C) and wait up to `within` for it to end; its exit status.
 fn ctrl_c(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();

@@ -72,6 +72,17 @@ impl Default for ServeRdpRun {
 }
 
 impl ServeRdpRun {
+    /// Its admission limits, as `display serve` states and checks them.
+    pub fn limits(&self) -> latlab_display_net::Limits {
+        latlab_display_net::Limits {
+            hello_deadline: Duration::from_nanos(self.deadline_ns),
+            idle_timeout: Duration::from_nanos(self.plan.idle_ns),
+            max_session: Duration::from_nanos(self.plan.max_ns),
+            max_sessions: self.max_sessions,
+            max_waiting: self.max_waiting,
+        }
+    }
+
     /// The server's configuration, with the account whose password `get` reads.
     pub fn serve_config(
         &self,
@@ -117,12 +128,7 @@ impl Experiment for DisplayServeRdp {
         Vec::new()
     }
     fn validate(cfg: &ServeRdpRun) -> Result<(), latlab_model::ConfigError> {
-        if cfg.deadline_ns == 0 || cfg.plan.idle_ns == 0 || cfg.plan.max_ns == 0 {
-            return Err("the handshake deadline, idle timeout and session bound must be above zero".into());
-        }
-        if cfg.max_sessions == 0 || cfg.max_waiting == 0 {
-            return Err("--max-sessions and --max-waiting must be at least 1".into());
-        }
+        cfg.limits().validate()?;
         cfg.serve_config(env)?.validate()
     }
     fn steps(cfg: &ServeRdpRun) -> u64 {

@@ -304,15 +304,7 @@ fn a_server_run_is_checkpointed_while_it_serves_and_ctrl_c_stores_it_and_its_ses
     let mut client = xfreerdp(&display, port, "cut");
     began(d, &mut client, "cut");
     // The server's run is checkpointed as it serves: its row is there, incomplete.
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        let list = super::runs_list(d);
-        if list.iter().any(|r| r["status"] == "incomplete") {
-            break;
-        }
-        assert!(Instant::now() < until, "no checkpoint of the server's run: {list:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    super::wait_for_incomplete(d, &mut server.0, 1, Duration::from_secs(30));
     let status = super::ctrl_c(&mut server.0, Duration::from_secs(30));
     let _ = client.kill();
     let _ = client.wait();

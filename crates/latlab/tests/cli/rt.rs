@@ -184,21 +184,12 @@ fn rt_doctor_runs_under_the_runner_its_row_stored_as_it_goes_and_ctrl_c_keeps_it
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
     let runs = |d: &Path| -> serde_json::Value {
         let out = latlab(d).args(["runs", "--json"]).assert().success().get_output().stdout.clone();
         serde_json::from_slice(&out).unwrap()
     };
-    loop {
-        if d.join("latlab.db").exists()
-            && runs(d).as_array().is_some_and(|a| a.len() == 1 && a[0]["status"] == "incomplete")
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the doctor's run was not stored as it went");
-        assert!(child.try_wait().unwrap().is_none(), "the doctor ended before its row was seen");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // The doctor's row, stored as it goes.
+    super::wait_for_incomplete(d, &mut child, 1, Duration::from_secs(30));
     let status = super::ctrl_c(&mut child, Duration::from_secs(30));
     let mut out = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();

@@ -220,18 +220,7 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
         .spawn()
         .unwrap();
     // Wait, by what is stored, for the checkpoint of the first condition.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if d.join("latlab.db").exists() {
-            let r = runs(d);
-            if r.as_array().is_some_and(|a| a.len() == 1 && a[0]["status"] == "incomplete") {
-                break;
-            }
-        }
-        assert!(Instant::now() < deadline, "no checkpoint was stored");
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before its checkpoint was seen");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    super::wait_for_incomplete(d, &mut child, 1, Duration::from_secs(90));
     let checkpoint = record(d, "1");
     assert!(metric(&checkpoint, "type.xterm.unloaded.keys") > 0.0, "the first condition is in the checkpoint");
     let status = super::ctrl_c(&mut child, Duration::from_secs(30));

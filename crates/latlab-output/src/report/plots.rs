@@ -123,14 +123,33 @@ pub struct Chart {
     pub legend: Vec<LegendItem>,
 }
 
-/// Compact tick label: [`sig`]'s three significant digits, no padding zeros.
+/// Compact tick label: [`sig`]'s three significant digits, no padding zeros, and from 10,000
+/// up a k, M or G suffix, so no label is wider than five characters and none at an axis' end
+/// can run out of the plot (a 2 s outlier on a µs axis drew "2000000" half outside).
 pub fn tick(v: &f64) -> String {
-    sig(*v)
+    let a = v.abs();
+    match [(1e9, "G"), (1e6, "M"), (1e4, "k")].iter().find(|(at, _)| a >= *at) {
+        Some((at, suffix)) => {
+            let div = if *suffix == "k" { 1e3 } else { *at };
+            format!("{}{suffix}", sig(v / div))
+        }
+        None => sig(*v),
+    }
 }
 
-/// A tick label on a logarithmic axis: decades only, the other ticks unlabelled.
+/// A tick label on a logarithmic axis: decades only, the other ticks unlabelled; from 10⁴
+/// up and below 10⁻³ a power of ten (`10⁶`), as short as the decade is far.
 pub fn log_tick(v: &f64) -> String {
-    if is_decade(*v) { sig(*v) } else { String::new() }
+    if !is_decade(*v) {
+        return String::new();
+    }
+    let e = v.log10().round() as i32;
+    if (-3..4).contains(&e) {
+        return sig(*v);
+    }
+    const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let digits: String = e.unsigned_abs().to_string().chars().map(|c| SUP[c as usize - '0' as usize]).collect();
+    format!("10{}{digits}", if e < 0 { "⁻" } else { "" })
 }
 
 /// How many labels to ask plotters for on a logarithmic axis over `lo..hi`: one per decade.

@@ -527,3 +527,51 @@ fn the_first_screen_answers_and_a_run_opens_with_its_studys_figures() {
     // The table of contents links each figure.
     assert!(html.contains("href=\"#run-7-fig-001-8\""));
 }
+
+/// Texts of an SVG whose estimated box (0.6 em per character, as wide as sans-serif digits
+/// run) leaves the `W`×`H` plot, with where each would end.
+fn texts_outside(svg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        let body = &rest[i..];
+        let (Some(open), Some(close)) = (body.find('>'), body.find("</text>")) else { break };
+        let tag = &body[..open];
+        let attr = |a: &str| tag.split(&format!(" {a}=\"")).nth(1).and_then(|v| v.split('"').next()).unwrap_or("");
+        let text = body[open + 1..close].trim();
+        let (x, size) = (attr("x").parse::<f64>().unwrap_or(0.0), attr("font-size").parse::<f64>().unwrap_or(12.0));
+        let width = text.chars().count() as f64 * 0.6 * size;
+        let (left, right) = match attr("text-anchor") {
+            "middle" => (x - width / 2.0, x + width / 2.0),
+            "end" => (x - width, x),
+            _ => (x, x + width),
+        };
+        let rotated = tag.contains("rotate(");
+        if !text.is_empty() && !rotated && (left < 0.0 || right > plots::W as f64) {
+            out.push(format!("{text:?} spans {left:.0}..{right:.0} of 0..{}", plots::W));
+        }
+        rest = &body[close..];
+    }
+    out
+}
+
+#[test]
+fn a_huge_outlier_keeps_every_tick_label_inside_its_plot() {
+    // A wake-up held 2 s by the real-time throttle among 10 µs ones, with a zero (so no log
+    // axis): the CI run on e65b253 drew "2000000" (µs) half outside the histogram.
+    for min in [0i64, 1_000] {
+        let mut values: Vec<i64> = (0..2_000).map(|i| 10_000 + i % 500).collect();
+        values.extend([min, 2_000_000_000]);
+        let s = Series { name: "sleep.fifo_spin.1ms".into(), unit: "ns".into(), description: String::new(), values };
+        let charts = [plots::histogram(&s, &[]), plots::cdf(&[&s]), plots::time_series(&s)];
+        for chart in charts.into_iter().map(|c| c.expect("drawn")) {
+            assert_eq!(texts_outside(&chart.svg), Vec::<String>::new(), "min {min}:\n{}", chart.svg);
+        }
+    }
+    assert_eq!(plots::tick(&2_000_000.0), "2M");
+    assert_eq!(plots::tick(&12_500.0), "12.5k");
+    assert_eq!(plots::tick(&-40_000.0), "-40k");
+    assert_eq!(plots::log_tick(&1e6), "10⁶");
+    assert_eq!(plots::log_tick(&1e-4), "10⁻⁴");
+    assert_eq!(plots::log_tick(&0.001), "0.001");
+}

@@ -10,8 +10,11 @@ pub fn histogram(s: &Series, marks: &[(f64, String)]) -> Option<Chart> {
     let log_x = wants_log_axis(sum.min, sum.p50, sum.max) && log_spans_a_decade(sum.min as f64, sum.max as f64);
     // A log axis is read at its bulk; a linear one in the unit of its far end, so its ticks
     // stay short (a 2 s outlier among 10 µs wake-ups: 0–2 s, not 0–2,000,000 µs).
-    let sc =
-        if log_x { scale(&s.unit, sum.p50 as f64) } else { scale(&s.unit, sum.max.abs().max(sum.min.abs()) as f64) };
+    let sc = if log_x {
+        scale(&s.unit, sum.p50 as f64)
+    } else {
+        scale(&s.unit, sum.max.unsigned_abs().max(sum.min.unsigned_abs()) as f64)
+    };
     let bins = if log_x {
         stats::histogram_log(&s.values, REPORT_HIST_BINS)
     } else {

@@ -115,18 +115,8 @@ pub fn lift(knobs: &Knobs, cpus: &[usize]) -> Lifted {
         return Lifted { undo, changed, refused, notes };
     }
     let restore: Vec<(PathBuf, String)> = plan.iter().map(|(p, old, _)| (p.clone(), old.clone())).collect();
-    match leftovers::mark_settings(&knobs.markers, &restore) {
-        // Pushed first, so it goes last: once every setting is back.
-        Ok(marker) => undo.push(format!("marker {}", marker.display()), move || {
-            Ok(latlab_sys::ioerr::Doing::doing(
-                std::fs::remove_file(&marker),
-                format!("removing {}", marker.display()),
-            )?)
-        }),
-        Err(e) => notes.push(format!(
-            "no marker could be written in {} ({e}): if this run is killed, put the settings back by hand",
-            knobs.markers.display()
-        )),
+    if let Err(e) = latlab_sys::change::mark_settings(&mut undo, &knobs.markers, &restore) {
+        notes.push(format!("{e}: if this run is killed, put the settings back by hand"));
     }
     let mut refused = refused;
     for (p, old, new) in plan {

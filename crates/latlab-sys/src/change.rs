@@ -1,8 +1,11 @@
 //! Machine changes a remedy makes, each undone: [`Undo`] holds the steps that put the machine
 //! back, runs them in reverse order when it is dropped (the end of the remedy's run, an
 //! error, Ctrl-C ending the run, a panic unwinding), and a change that fails half-way drops
-//! what it built so far, so nothing is left half-applied. Only SIGKILL can leave a change in
-//! place; [`Undo`] names what it holds so the record can say what to undo by hand.
+//! what it built so far, so nothing is left half-applied. Every step also waits in one
+//! process-wide list, so a second Ctrl-C, which exits at once, still puts the machine back
+//! ([`undo_everything`]). Only SIGKILL can leave a change in place: a kernel setting is named
+//! with its old value in a marker first ([`mark_settings`]), so the next latlab command puts
+//! it back; [`Undo`] names what it holds so the record can say what to undo by hand.
 //!
 //! The changes themselves: writing a settings file and restoring its old value
 //! ([`write_restoring`]), IRQ affinities ([`irqs_off`]), holding `/dev/cpu_dma_latency`, and the
@@ -10,8 +13,69 @@
 
 use crate::ioerr::{Doing, SysError};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 type Step = Box<dyn FnOnce() -> Result<(), SysError> + Send>;
+
+/// Every step not yet run, of every [`Undo`] in the process, by the order they were pushed;
+/// and how many have been taken out and are running now.
+static PENDING: Mutex<Pending> = Mutex::new(Pending { steps: Vec::new(), running: 0 });
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+struct Pending {
+    steps: Vec<(u64, String, Step)>,
+    running: usize,
+}
+
+fn pending() -> std::sync::MutexGuard<'static, Pending> {
+    PENDING.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Take step `id` out of the list (None: another thread has run it), counted as running.
+fn take(id: u64) -> Option<Step> {
+    let mut p = pending();
+    let i = p.steps.iter().position(|(k, _, _)| *k == id)?;
+    p.running += 1;
+    Some(p.steps.remove(i).2)
+}
+
+/// Run a step taken out of the list; its error, with what it undoes.
+fn run_step(what: &str, step: Step) -> Option<String> {
+    let r = step();
+    pending().running -= 1;
+    r.err().map(|e| format!("undoing {what}: {e}"))
+}
+
+/// Undo every change the process still holds, last first, and wait (up to `wait`) for steps
+/// other threads are running: what a second Ctrl-C does before it exits. The errors of the
+/// steps that failed.
+pub fn undo_everything(wait: std::time::Duration) -> Vec<String> {
+    undo_where(wait, |_| true)
+}
+
+/// [`undo_everything`] for the steps whose ids `which` takes (a test's own).
+fn undo_where(wait: std::time::Duration, which: impl Fn(u64) -> bool) -> Vec<String> {
+    let mut errors = Vec::new();
+    loop {
+        let next = {
+            let mut p = pending();
+            let i = p.steps.iter().rposition(|(id, _, _)| which(*id));
+            i.map(|i| {
+                p.running += 1;
+                let (_, what, step) = p.steps.remove(i);
+                (what, step)
+            })
+        };
+        let Some((what, step)) = next else { break };
+        errors.extend(run_step(&what, step));
+    }
+    let t = std::time::Instant::now();
+    while pending().running > 0 && t.elapsed() < wait {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    errors
+}
 
 /// Why a change could not be made (nothing of it stays applied).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -36,15 +100,16 @@ pub enum ChangeError {
     },
 }
 
-/// The steps that undo a change, run last-in first-out on [`Undo::undo`] or drop.
+/// The steps that undo a change, run last-in first-out on [`Undo::undo`] or drop (each kept in
+/// the process-wide list until it runs, by whichever comes first).
 #[derive(Default)]
 pub struct Undo {
-    steps: Vec<(String, Step)>,
+    steps: Vec<(u64, String)>,
 }
 
 impl std::fmt::Debug for Undo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.steps.iter().map(|(w, _)| w)).finish()
+        f.debug_list().entries(self.steps.iter().map(|(_, w)| w)).finish()
     }
 }
 
@@ -56,7 +121,9 @@ impl Undo {
 
     /// Add a step that undoes `what`.
     pub fn push(&mut self, what: impl Into<String>, step: impl FnOnce() -> Result<(), SysError> + Send + 'static) {
-        self.steps.push((what.into(), Box::new(step)));
+        let (id, what) = (NEXT.fetch_add(1, Ordering::Relaxed), what.into());
+        pending().steps.push((id, what.clone(), Box::new(step)));
+        self.steps.push((id, what));
     }
 
     /// Take over another guard's steps (they run before this one's).
@@ -66,7 +133,7 @@ impl Undo {
 
     /// What it would undo, in the order it was done.
     pub fn describe(&self) -> Vec<String> {
-        self.steps.iter().map(|(w, _)| w.clone()).collect()
+        self.steps.iter().map(|(_, w)| w.clone()).collect()
     }
 
     /// Undo every step now, last first; the errors of those that failed (each still tried).
@@ -76,9 +143,9 @@ impl Undo {
 
     fn run(&mut self) -> Vec<String> {
         let mut errors = Vec::new();
-        while let Some((what, step)) = self.steps.pop() {
-            if let Err(e) = step() {
-                errors.push(format!("undoing {what}: {e}"));
+        while let Some((id, what)) = self.steps.pop() {
+            if let Some(step) = take(id) {
+                errors.extend(run_step(&what, step));
             }
         }
         errors
@@ -103,6 +170,21 @@ impl Drop for Undo {
             eprintln!("warning: {e}");
         }
     }
+}
+
+/// Before changing kernel settings: write a marker in `dir` (`latlab-setting-<pid>-<n>`, one
+/// `path<TAB>value now` line per setting), so a latlab killed before it puts them back leaves
+/// them for the next latlab command, or `latlab clean`, to write back (see `leftovers`). The
+/// marker's removal is pushed on `undo` first, so it goes once every setting is back.
+pub fn mark_settings(undo: &mut Undo, dir: &Path, restore: &[(PathBuf, String)]) -> Result<(), SysError> {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let path = dir.join(format!("{}-{}", crate::owner::name("setting"), N.fetch_add(1, Ordering::Relaxed)));
+    let text: String = restore.iter().map(|(p, v)| format!("{}\t{}\n", p.display(), v.trim())).collect();
+    std::fs::write(&path, text).doing(format!("writing the marker {}", path.display()))?;
+    undo.push(format!("marker {}", path.display()), move || {
+        Ok(std::fs::remove_file(&path).doing(format!("removing {}", path.display()))?)
+    });
+    Ok(())
 }
 
 /// Write `value` to the settings file `path`, after reading what it held; the old value is
@@ -166,16 +248,24 @@ pub struct IrqMove {
 }
 
 /// Point every IRQ under `irq_root` (`/proc/irq`) that may run on `cpu` at `others` instead
-/// (`smp_affinity_list`), and the default affinity for new ones; each old value is restored on
-/// undo. An IRQ the kernel refuses to move is counted, not an error: that is how `tuna`
-/// treats them.
-pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) -> Result<IrqMove, SysError> {
+/// (`smp_affinity_list`), and the default affinity for new ones; each old value is marked in
+/// `markers` first ([`mark_settings`]) and restored on undo. An IRQ the kernel refuses to move
+/// is counted, not an error: that is how `tuna` treats them.
+pub fn irqs_off(
+    undo: &mut Undo,
+    irq_root: &Path,
+    markers: &Path,
+    cpu: usize,
+    others: &[usize],
+) -> Result<IrqMove, SysError> {
     let mut out = IrqMove::default();
     let list = cpu_list(others);
+    // The plan: (IRQ or None for the default, its setting, its value now, the new value).
+    let mut plan: Vec<(Option<u32>, PathBuf, String, String)> = Vec::new();
     let default = irq_root.join("default_smp_affinity");
-    if default.exists() {
+    if let Ok(now) = std::fs::read_to_string(&default) {
         let mask: u64 = others.iter().filter(|&&c| c < 64).map(|&c| 1u64 << c).sum();
-        write_restoring(undo, &default, &format!("{mask:x}"))?;
+        plan.push((None, default, now, format!("{mask:x}")));
     }
     let mut irqs: Vec<(u32, PathBuf)> = std::fs::read_dir(irq_root)
         .doing(format!("reading {}", irq_root.display()))?
@@ -186,13 +276,18 @@ pub fn irqs_off(undo: &mut Undo, irq_root: &Path, cpu: usize, others: &[usize]) 
     for (n, dir) in irqs {
         let p = dir.join("smp_affinity_list");
         let Ok(now) = std::fs::read_to_string(&p) else { continue };
-        let Ok(cpus) = parse_cpu_list(&now) else { continue };
-        if !cpus.contains(&cpu) {
-            continue;
+        if parse_cpu_list(&now).is_ok_and(|cpus| cpus.contains(&cpu)) {
+            plan.push((Some(n), p, now, list.clone()));
         }
-        match write_restoring(undo, &p, &list) {
-            Ok(()) => out.moved.push(n),
-            Err(_) => out.refused.push(n),
+    }
+    let restore: Vec<(PathBuf, String)> = plan.iter().map(|(_, p, now, _)| (p.clone(), now.clone())).collect();
+    mark_settings(undo, markers, &restore)?;
+    for (irq, p, _, new) in plan {
+        match (write_restoring(undo, &p, &new), irq) {
+            (Ok(()), Some(n)) => out.moved.push(n),
+            (Err(_), Some(n)) => out.refused.push(n),
+            (Ok(()), None) => {}
+            (Err(e), None) => return Err(e),
         }
     }
     Ok(out)
@@ -242,6 +337,30 @@ mod tests {
         // A failing step does not stop the others.
         assert_eq!(u.undo(), ["undoing a failing step: no"]);
         assert_eq!(log.lock().unwrap().last(), Some(&9));
+    }
+
+    #[test]
+    fn a_second_ctrl_c_undoes_every_guards_steps_last_first_and_each_runs_once() {
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (mut a, mut b) = (Undo::new(), Undo::new());
+        let step = |i: i32| {
+            let l = log.clone();
+            move || {
+                l.lock().unwrap().push(i);
+                Ok(())
+            }
+        };
+        a.push("step 0", step(0));
+        b.push("step 1", step(1));
+        a.push("step 2", step(2));
+        let mine: Vec<u64> = a.steps.iter().chain(&b.steps).map(|(id, _)| *id).collect();
+        // What the signal handler does while the guards are still held on other stacks.
+        assert!(undo_where(std::time::Duration::from_secs(1), |id| mine.contains(&id)).is_empty());
+        assert_eq!(*log.lock().unwrap(), [2, 1, 0]);
+        // The guards' own undo finds nothing left to run.
+        assert!(a.undo().is_empty());
+        drop(b);
+        assert_eq!(*log.lock().unwrap(), [2, 1, 0]);
     }
 
     #[test]
@@ -314,7 +433,12 @@ mod tests {
         std::fs::create_dir(r.join("3")).unwrap();
         std::os::unix::fs::symlink("/sys/devices/system/cpu/online", r.join("3/smp_affinity_list")).unwrap();
         let mut u = Undo::new();
-        let m = irqs_off(&mut u, r, 0, &[1]).unwrap();
+        let markers = tempfile::tempdir().unwrap();
+        let m = irqs_off(&mut u, r, markers.path(), 0, &[1]).unwrap();
+        // Each old value is marked for the next latlab, should this one be killed.
+        let marker = std::fs::read_dir(markers.path()).unwrap().next().unwrap().unwrap().path();
+        let text = std::fs::read_to_string(&marker).unwrap();
+        assert!(text.contains(&format!("{}\t0-1\n", r.join("1/smp_affinity_list").display())), "{text}");
         assert_eq!(m, IrqMove { moved: vec![1, 4], refused: vec![3] });
         assert_eq!(std::fs::read_to_string(r.join("1/smp_affinity_list")).unwrap(), "1");
         assert_eq!(std::fs::read_to_string(r.join("2/smp_affinity_list")).unwrap(), "1\n");
@@ -323,5 +447,6 @@ mod tests {
         assert_eq!(std::fs::read_to_string(r.join("1/smp_affinity_list")).unwrap(), "0-1");
         assert_eq!(std::fs::read_to_string(r.join("4/smp_affinity_list")).unwrap(), "0");
         assert_eq!(std::fs::read_to_string(r.join("default_smp_affinity")).unwrap(), "3");
+        assert!(!marker.exists(), "the marker goes once every setting is back");
     }
 }

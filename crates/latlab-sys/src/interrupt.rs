@@ -1,7 +1,9 @@
 //! Ctrl-C: the first SIGINT/SIGTERM/SIGHUP sets a process-wide stop flag that measurement
 //! loops poll (one relaxed atomic load, no lock), so the run ends cleanly and is stored as
-//! `interrupted`; a second one exits at once with status 130. SIGUSR1 asks a server for its
-//! counters ([`status_requested`]).
+//! `interrupted`; a second one skips saving but never the undo: it puts back every change the
+//! process holds (`change::undo_everything`), removes what it made (its processes, namespaces,
+//! cgroups and files: `leftovers::mine`), and exits with status 130. SIGUSR1 asks a server
+//! for its counters ([`status_requested`]).
 
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -17,14 +19,33 @@ pub fn install() -> Result<(), crate::SysError> {
     INSTALL.call_once(|| {
         res = ctrlc::set_handler(|| {
             if HITS.fetch_add(1, Ordering::SeqCst) >= 1 {
-                eprintln!("\ninterrupted twice: exiting without saving");
-                std::process::exit(latlab_model::exit::INTERRUPTED);
+                second_signal();
             }
             request_stop();
         })
         .map_err(|e| crate::SysError::Handler { what: "Ctrl-C", source: e.into() });
     });
     res
+}
+
+/// How long a second Ctrl-C waits for undo steps other threads are running.
+const UNDO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The second signal: put the machine back, say what was done, exit 130 without saving.
+fn second_signal() -> ! {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "\ninterrupted twice: putting the machine back, then exiting without saving");
+    for e in crate::change::undo_everything(UNDO_WAIT) {
+        let _ = writeln!(err, "warning: {e}");
+    }
+    for (what, r) in crate::leftovers::remove_all(&crate::leftovers::mine(&crate::leftovers::Places::here())) {
+        let _ = match r {
+            Ok(()) => writeln!(err, "removed {what}"),
+            Err(e) => writeln!(err, "could not remove {what}: {e} (`latlab clean` tries again)"),
+        };
+    }
+    std::process::exit(latlab_model::exit::INTERRUPTED);
 }
 
 static USR1: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();

@@ -11,6 +11,34 @@ use std::path::{Path, PathBuf};
 pub use crate::owner::{OWNER_ENV, mark, name, owner};
 use crate::owner::{alive, stale_in};
 
+/// Whose objects a search takes: those of latlabs that are gone (leftovers), or this
+/// process's own (what a second Ctrl-C removes before it exits, as their undo cannot run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whose {
+    Gone,
+    Mine,
+}
+
+impl Whose {
+    /// Entries of `dir` with a latlab name owned as this search wants.
+    fn entries(self, dir: &Path) -> Vec<PathBuf> {
+        match self {
+            Whose::Gone => stale_in(dir),
+            Whose::Mine => {
+                let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
+                let me = std::process::id();
+                let mut v: Vec<PathBuf> = d
+                    .flatten()
+                    .filter(|e| owner(&e.file_name().to_string_lossy()) == Some(me))
+                    .map(|e| e.path())
+                    .collect();
+                v.sort();
+                v
+            }
+        }
+    }
+}
+
 /// One leftover found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Leftover {
@@ -116,7 +144,11 @@ impl Places {
 
 /// Cgroups under `root` (one level down) with a latlab name whose owner is gone.
 pub fn stale_cgroups(root: &Path) -> Vec<Leftover> {
-    stale_in(root).into_iter().filter(|p| p.is_dir()).map(Leftover::Cgroup).collect()
+    cgroups(root, Whose::Gone)
+}
+
+fn cgroups(root: &Path, whose: Whose) -> Vec<Leftover> {
+    whose.entries(root).into_iter().filter(|p| p.is_dir()).map(Leftover::Cgroup).collect()
 }
 
 /// Names (`comm`) of the children latlab forks without exec (spinners, memory children): they
@@ -135,6 +167,13 @@ fn comm_and_parent(proc: &Path, pid: i32) -> Option<(String, i32)> {
 /// Processes marked with [`OWNER_ENV`] whose owner is gone, and forked children named in
 /// [`FORKED_NAMES`] whose parent is not a latlab.
 pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
+    processes(proc, Whose::Gone)
+}
+
+/// Processes as [`stale_processes`] finds them, or (this process's own) those marked with
+/// its pid, its forked children aside (they die with it).
+fn processes(proc: &Path, whose: Whose) -> Vec<Leftover> {
+    let me = std::process::id();
     let Ok(d) = std::fs::read_dir(proc) else { return Vec::new() };
     let mut v = Vec::new();
     for e in d.flatten() {
@@ -143,7 +182,7 @@ pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
             && FORKED_NAMES.contains(&comm.as_str())
         {
             let parent = comm_and_parent(proc, ppid).map(|(c, _)| c).unwrap_or_default();
-            if parent != "latlab" && !parent.starts_with("latlab-") {
+            if whose == Whose::Gone && parent != "latlab" && !parent.starts_with("latlab-") {
                 v.push(Leftover::Process { pid, cmd: comm });
             }
             continue;
@@ -156,7 +195,11 @@ pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
             .and_then(|p| std::str::from_utf8(p).ok()?.parse::<u32>().ok());
         if let Some(o) = owner {
             // A process of a live latlab, or that latlab itself (a child inherits the mark).
-            if alive(o) || o == pid as u32 {
+            let taken = match whose {
+                Whose::Gone => !alive(o),
+                Whose::Mine => o == me,
+            };
+            if !taken || o == pid as u32 {
                 continue;
             }
             let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
@@ -173,7 +216,12 @@ pub fn stale_processes(proc: &Path) -> Vec<Leftover> {
 
 /// Network namespaces in `dir` (`/run/netns`) whose owner is gone.
 pub fn stale_netns(dir: &Path) -> Vec<Leftover> {
-    stale_in(dir)
+    netns(dir, Whose::Gone)
+}
+
+fn netns(dir: &Path, whose: Whose) -> Vec<Leftover> {
+    whose
+        .entries(dir)
         .into_iter()
         .filter_map(|p| Some(Leftover::Netns(p.file_name()?.to_string_lossy().to_string())))
         .collect()
@@ -181,7 +229,12 @@ pub fn stale_netns(dir: &Path) -> Vec<Leftover> {
 
 /// Entries of a swap or temporary directory whose owner is gone (swap files told apart).
 pub fn stale_files(dir: &Path) -> Vec<Leftover> {
-    stale_in(dir)
+    files(dir, Whose::Gone)
+}
+
+fn files(dir: &Path, whose: Whose) -> Vec<Leftover> {
+    whose
+        .entries(dir)
         .into_iter()
         .map(|p| {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -214,30 +267,42 @@ pub fn stale_settings(dir: &Path) -> Vec<Leftover> {
     stale_files(dir).into_iter().filter(|l| matches!(l, Leftover::Setting { .. })).collect()
 }
 
-/// Before changing kernel settings for a run: write a marker in `dir` naming each setting's
-/// path and its value now, so a latlab that is killed before it puts them back leaves them
-/// to be restored by the next run or `latlab clean`. Returns the marker's path (remove it
-/// once the settings are back).
-pub fn mark_settings(dir: &Path, restore: &[(PathBuf, String)]) -> std::io::Result<PathBuf> {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let path = dir.join(format!("{}-{}", name("setting"), N.fetch_add(1, Ordering::Relaxed)));
-    let text: String = restore.iter().map(|(p, v)| format!("{}\t{}\n", p.display(), v.trim())).collect();
-    std::fs::write(&path, text)?;
-    Ok(path)
-}
-
 /// Everything left behind, processes first (they may hold the rest).
 pub fn find(places: &Places) -> Vec<Leftover> {
-    let mut v = stale_processes(&places.proc);
-    v.extend(stale_netns(&places.netns));
+    search(places, Whose::Gone)
+}
+
+/// What this process made and still holds, found as [`find`] finds leftovers: a second
+/// Ctrl-C removes it before exiting, as the guards that would have cannot run.
+pub fn mine(places: &Places) -> Vec<Leftover> {
+    search(places, Whose::Mine)
+}
+
+fn search(places: &Places, whose: Whose) -> Vec<Leftover> {
+    let mut v = processes(&places.proc, whose);
+    v.extend(netns(&places.netns, whose));
     for root in &places.cgroups {
-        v.extend(stale_cgroups(root));
+        v.extend(cgroups(root, whose));
     }
     for dir in &places.dirs {
-        v.extend(stale_files(dir));
+        v.extend(files(dir, whose));
     }
     v
+}
+
+/// The environment variable that, set to `keep`, stops a latlab command from removing what
+/// killed latlabs left before it starts (to look at it first: `latlab clean --dry-run`).
+pub const KEEP_ENV: &str = "LATLAB_LEFTOVERS";
+
+/// Before a command: put back what killed latlabs left (the kernel settings they changed, the
+/// processes, namespaces, cgroups, swap and temporary files they made), each said on stderr,
+/// unless [`KEEP_ENV`] is `keep`. A setting left changed would otherwise be measured as if
+/// the machine were set up that way.
+pub fn clear_before_a_command() {
+    if std::env::var(KEEP_ENV).is_ok_and(|v| v == "keep") {
+        return;
+    }
+    clear(&find(&Places::here()));
 }
 
 /// Remove each leftover; what was removed and what could not be, in order.
@@ -292,8 +357,8 @@ mod tests {
         let knob = t.path().join("knob");
         std::fs::write(&knob, "-1").unwrap();
         // This process's own marker: alive, never touched.
-        let mine = mark_settings(t.path(), &[(knob.clone(), "950000\n".into())]).unwrap();
-        assert_eq!(std::fs::read_to_string(&mine).unwrap(), format!("{}\t950000\n", knob.display()));
+        let mine = t.path().join(format!("{}-0", name("setting")));
+        std::fs::write(&mine, format!("{}\t950000\n", knob.display())).unwrap();
         assert!(stale_settings(t.path()).is_empty());
         // A dead owner's: found, described, and its old value written back.
         let dead = t.path().join(format!("latlab-setting-{GONE}-3"));

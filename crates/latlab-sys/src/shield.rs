@@ -74,7 +74,8 @@ pub fn shield(undo: &mut Undo, cpu: usize, keep: &[i32]) -> Result<Shielded, Cha
         }
     }
     let tasks = cgroup::move_all(h.root(), &g, keep);
-    let irqs = match irqs_off(&mut mine, Path::new("/proc/irq"), cpu, &others) {
+    let irqs = match irqs_off(&mut mine, Path::new("/proc/irq"), Path::new(crate::defaults::SETTINGS_DIR), cpu, &others)
+    {
         Ok(m) => m,
         Err(e) => return Err(fail(mine, "moving the IRQs", e)),
     };

@@ -67,6 +67,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// experiment's own subcommand goes to its registry entry, the rest to [`cli::Cli`]'s.
 fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i32> {
     use clap::FromArgMatches;
+    // What a killed latlab left goes first, whatever the command (`clean` shows it instead).
+    if m.subcommand_name() != Some("clean") {
+        latlab_sys::leftovers::clear_before_a_command();
+    }
     if let Some((name, sub)) = m.subcommand()
         && let Some(c) = registry.commands().find(|c| c.name() == name)
     {

@@ -316,6 +316,55 @@ fn ctrl_c_stops_rt_cleanly() {
 }
 
 #[test]
+fn a_second_ctrl_c_skips_saving_but_still_puts_rt_throttling_back() {
+    let _one = rt_throttling_lock();
+    let before = rt_runtime();
+    if !nix::unistd::Uid::effective().is_root() || before.as_deref().is_none_or(|v| v.trim() == "-1") {
+        latlab_model::testing::skip("RT throttling is lifted only as root, from a kernel's own value");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(dir.path())
+        .env_remove("LATLAB_DB")
+        .args(["rt", "--duration", "120s", "--no-mlock"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = child.stderr.take().unwrap();
+    // Wait (by the kernel's setting, not by time) until the run has lifted it.
+    let t0 = Instant::now();
+    while rt_runtime().as_deref().map(str::trim) != Some("-1") {
+        assert!(t0.elapsed() < Duration::from_secs(60), "rt never lifted RT throttling");
+        assert!(child.try_wait().unwrap().is_none(), "rt ended before it was interrupted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Two signals back to back, as `timeout -s INT` gives them: SIGINT then SIGTERM (two of
+    // one kind, both pending at once, the kernel would merge into one).
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = child.wait().unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut err, &mut text).unwrap();
+    assert_eq!(status.code(), Some(130), "{text}");
+    assert_eq!(rt_runtime(), before, "sched_rt_runtime_us after two Ctrl-Cs: {text}");
+    let marker = format!("latlab-setting-{}-", child.id());
+    let left: Vec<_> = std::fs::read_dir("/run")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
+        .collect();
+    assert!(left.is_empty(), "its marker went with the change: {left:?}");
+    // The second signal did the undo (or, should the first have ended the run before the
+    // second was handled, the run's own end did).
+    let twice = text.contains("interrupted twice: putting the machine back, then exiting without saving");
+    assert!(twice || text.contains("interrupted: kept"), "{text}");
+    eprintln!("second signal handled: {twice}");
+}
+
+#[test]
 fn suite_leaves_database_report_and_summary() {
     let _one = rt_throttling_lock();
     // The suite starts a real RDP server too.

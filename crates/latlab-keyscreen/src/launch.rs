@@ -57,8 +57,10 @@ pub struct Started {
 }
 
 impl Started {
-    /// Start `cmd` (program `prog`); a program not on the PATH says so.
+    /// Start `cmd` (program `prog`), marked as this latlab's (its own process group: see
+    /// `latlab_sys::owner::mark`); a program not on the PATH says so.
     fn spawn(cmd: &mut Command, prog: &str) -> Result<Self, crate::ScreenError> {
+        latlab_sys::owner::mark(cmd);
         let stderr = tempfile::tempfile()
             .map_err(|e| crate::ScreenError::start(format!("a temporary file for {prog}'s errors"), e))?;
         let to = stderr
@@ -296,7 +298,8 @@ impl OwnSway {
         if let Some(u) = &user {
             u.apply(&mut cmd);
         }
-        cmd.stdin(std::process::Stdio::null())
+        latlab_sys::owner::mark(&mut cmd)
+            .stdin(std::process::Stdio::null())
             .stdout(log.try_clone().map_err(|e| crate::ScreenError::start("sway's log file", e))?)
             .stderr(log);
         let child = cmd.spawn().map_err(|e| crate::ScreenError::start("sway".to_string(), e))?;

@@ -79,9 +79,11 @@ fn tree(children: &[Child]) -> Vec<u32> {
     out
 }
 
-/// Start `cmd` with no terminal, its output dropped.
+/// Start `cmd` with no terminal, its output dropped, marked as this latlab's (its own process
+/// group: see `latlab_sys::owner::mark`).
 pub(crate) fn spawn(cmd: &mut Command, name: &str) -> Result<Child, crate::ScreenError> {
-    cmd.stdin(Stdio::null())
+    latlab_sys::owner::mark(cmd)
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -11,6 +11,7 @@ use crate::keys::Key;
 use crate::typometer::{Cells, Detector, Seen, learn_cells};
 use latlab_desktop::fb::{Area, Framebuffer};
 use latlab_sys::clock::{monotonic_now, thread_cpu_now};
+use latlab_sys::interrupt::stop_requested;
 
 /// A screen latlab can read and type into. Keys are PC/AT scancodes (set 1; see
 /// [`crate::keys`]), which a surface maps to its own codes.
@@ -71,11 +72,15 @@ pub struct TypingResult {
     pub send_late_ns: Vec<u64>,
 }
 
-/// Pump until no update came for `quiet_ns` (or `max_ns` passed); returns whether it settled.
+/// Pump until no update came for `quiet_ns` (or `max_ns` passed, or Ctrl-C asked the run to
+/// stop); returns whether it settled.
 pub fn settle<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64) -> Result<bool, S::Error> {
     let start = monotonic_now();
     let mut last = start;
     loop {
+        if stop_requested() {
+            return Ok(false);
+        }
         let now = monotonic_now();
         if now.saturating_sub(last) >= quiet_ns {
             return Ok(true);
@@ -94,7 +99,7 @@ pub fn settle_change<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64)
     let until = monotonic_now() + max_ns;
     let before = s.pictures();
     while s.pictures() == before {
-        if monotonic_now() >= until {
+        if monotonic_now() >= until || stop_requested() {
             return Ok(false);
         }
         s.pump_until(monotonic_now() + 5_000_000, &mut |_, _| {})?;
@@ -104,9 +109,10 @@ pub fn settle_change<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64)
 
 /// Wait for the server's first picture: a server may draw nothing for a while after the
 /// connection (xrdp attaching to its X session), and input it gets before then may be lost.
+/// Ctrl-C ends the wait (the caller stops too).
 pub fn first_picture<S: Surface + ?Sized>(s: &mut S) -> Result<(), crate::ScreenError> {
     let until = monotonic_now() + crate::defaults::RDP_FIRST_PICTURE_NS;
-    while s.pictures() == 0 {
+    while s.pictures() == 0 && !stop_requested() {
         if monotonic_now() >= until {
             return Err(crate::ScreenError::Screen(format!(
                 "the server drew nothing in {} s after the connection",
@@ -245,7 +251,11 @@ pub fn measure<S: Surface + ?Sized>(
     mut before_key: Option<BeforeKey>,
 ) -> Result<TypingResult, crate::ScreenError> {
     let err = |e: S::Error| crate::ScreenError::Surface(e.into());
-    let (cells, caret) = learn(s, plan)?;
+    // Ctrl-C before or while learning where typing draws: nothing typed, nothing lost.
+    let (cells, caret) = match learn(s, plan) {
+        _ if stop_requested() => return Ok(TypingResult::default()),
+        r => r?,
+    };
     let per_line = cells.per_line(s.screen().width).min(plan.max_per_line).max(1);
     let mut det = Detector::mixed(caret, plan.timeout_ns);
     s.watch(Some(Area::new(0, cells.first.y, s.screen().width, cells.first.h)));
@@ -258,7 +268,7 @@ pub fn measure<S: Surface + ?Sized>(
     // Keys typed: all of them, or those before a stop was asked for (Ctrl-C).
     let mut typed = plan.keys;
     for k in 0..plan.keys {
-        if latlab_sys::interrupt::stop_requested() {
+        if stop_requested() {
             typed = k;
             break;
         }

@@ -152,8 +152,9 @@ impl RdpSession {
         self.display.compression_used()
     }
 
-    /// Read and apply frames until the monotonic time `deadline_ns`; after each fast-path PDU
-    /// that drew something, `drawn(screen, now_ns)` is called.
+    /// Read and apply frames until the monotonic time `deadline_ns` (a signal does not end it
+    /// early: the keys in flight at Ctrl-C are still seen); after each fast-path PDU that drew
+    /// something, `drawn(screen, now_ns)` is called.
     pub fn pump_until(
         &mut self,
         deadline_ns: u64,
@@ -203,7 +204,13 @@ impl RdpSession {
                     )));
                 }
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                // A signal (Ctrl-C) interrupts a read with a timeout: the loop looks at the
+                // stop flag and reads again.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(e.into()),
             }
         }
@@ -216,8 +223,11 @@ impl RdpSession {
         use std::os::fd::AsFd;
         let ms = wait_ns / 1_000_000;
         let mut fds = [PollFd::new(self.tls.sock.tcp.as_fd(), PollFlags::POLLIN)];
-        let n = poll(&mut fds, PollTimeout::try_from(ms.min(60_000) as i32).unwrap_or(PollTimeout::MAX))
-            .map_err(io::Error::from)?;
+        let n = match poll(&mut fds, PollTimeout::try_from(ms.min(60_000) as i32).unwrap_or(PollTimeout::MAX)) {
+            // A signal (Ctrl-C) ends the wait early: nothing read yet, the caller looks again.
+            Err(nix::errno::Errno::EINTR) => return Ok(false),
+            r => r.map_err(io::Error::from)?,
+        };
         if n == 0 && ms == 0 {
             latlab_sys::clock::clock_nanosleep_abs(monotonic_now() + wait_ns);
         }

@@ -64,6 +64,9 @@ pub fn page_downs(
     let mut pages = Vec::new();
     let mut lost = 0;
     for _ in 0..n {
+        if latlab_sys::interrupt::stop_requested() {
+            break;
+        }
         settle(s, settle_ns, timeout_ns)?;
         let b0 = s.counts().display_bytes;
         let sent = s.type_keys(&[keys::PAGE_DOWN])?;

@@ -9,6 +9,12 @@ pub const SWAP_DIR: &str = "/var/tmp";
 /// are reset at boot, so a marker never outlives the change it records.
 pub const SETTINGS_DIR: &str = "/run";
 
+/// A stop signal this soon after the first is the same stop said twice, not a second Ctrl-C:
+/// `timeout -s INT` signals its child and then the child's whole process group, so latlab
+/// gets SIGINT twice within microseconds; a person's second Ctrl-C comes 100 ms or more after
+/// the first. 20 ms tells the two apart.
+pub const SIGNAL_ECHO: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
 /// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.
 pub const RT_PRIORITY: i32 = 80;

@@ -1,16 +1,19 @@
 //! Ctrl-C: the first SIGINT/SIGTERM/SIGHUP sets a process-wide stop flag that measurement
 //! loops poll (one relaxed atomic load, no lock), so the run ends cleanly and is stored as
-//! `interrupted`; a second one skips saving but never the undo: it puts back every change the
+//! `interrupted` (the same signal again within `defaults::SIGNAL_ECHO`, as `timeout -s INT`
+//! sends it, is the same stop); a second one skips saving but never the undo: it puts back every change the
 //! process holds (`change::undo_everything`), removes what it made (its processes, namespaces,
 //! cgroups and files: `leftovers::mine`), and exits with status 130. SIGUSR1 asks a server
 //! for its counters ([`status_requested`]).
 
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use latlab_model::interrupt::{request_stop, stop_requested};
 
-static HITS: AtomicU32 = AtomicU32::new(0);
+/// When the first stop signal came (the handler runs on ctrlc's own thread, not in a signal
+/// context: a lock is fine).
+static FIRST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
 static INSTALL: Once = Once::new();
 
 /// Install the handler (idempotent). Errors only if another handler is already installed.
@@ -18,8 +21,13 @@ pub fn install() -> Result<(), crate::SysError> {
     let mut res = Ok(());
     INSTALL.call_once(|| {
         res = ctrlc::set_handler(|| {
-            if HITS.fetch_add(1, Ordering::SeqCst) >= 1 {
-                second_signal();
+            let now = std::time::Instant::now();
+            let mut first = FIRST.lock().unwrap_or_else(|p| p.into_inner());
+            match *first {
+                None => *first = Some(now),
+                // The same stop said twice (`timeout -s INT`): one stop.
+                Some(t) if now.duration_since(t) < crate::defaults::SIGNAL_ECHO => return,
+                Some(_) => second_signal(),
             }
             request_stop();
         })

@@ -13,9 +13,13 @@ pub fn name(what: &str) -> String {
     format!("latlab-{what}-{}", std::process::id())
 }
 
-/// Mark a process about to be started as this latlab's.
+/// Mark a process about to be started as this latlab's, in a process group of its own: a
+/// terminal's Ctrl-C (or `timeout -s INT`) goes to the whole foreground group, and a server
+/// that died of it would end the run in an error instead of an interrupted run; latlab stops
+/// what it started itself, in order.
 pub fn mark(cmd: &mut Command) -> &mut Command {
-    cmd.env(OWNER_ENV, std::process::id().to_string())
+    use std::os::unix::process::CommandExt;
+    cmd.env(OWNER_ENV, std::process::id().to_string()).process_group(0)
 }
 
 /// The owner's pid in a latlab name: `latlab-` and then the first segment that is a number

@@ -247,6 +247,18 @@ fn wait_for_incomplete(d: &Path, child: &mut std::process::Child, n: usize, with
 /// Send `child` SIGINT (Ctrl-C) and wait up to `within` for it to end; its exit status.
 fn ctrl_c(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    wait_stopped(child, within)
+}
+
+/// Ctrl-C as a terminal sends it: SIGINT to the whole process group of `child`, which must
+/// have been started as the leader of its own (`process_group(0)`), as a shell starts a
+/// command. Waits up to `within` for it to end; its exit status.
+fn terminal_ctrl_c(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
+    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    wait_stopped(child, within)
+}
+
+fn wait_stopped(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
     let t0 = Instant::now();
     loop {
         if let Some(s) = child.try_wait().unwrap() {

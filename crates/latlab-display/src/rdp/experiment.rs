@@ -236,7 +236,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     paged_typing(&mut rec, cfg, &mut s, &pids)?;
                 } else {
                     typing(&mut rec, &plan(cfg), &mut s, &c.name(), None)?;
-                    if cfg.pages > 0 && cfg.mode == RdpMode::Latency {
+                    if cfg.pages > 0 && cfg.mode == RdpMode::Latency && !latlab_sys::interrupt::stop_requested() {
                         focus(cfg, &mut s, local::DOCUMENT_AT)?;
                         pages(&mut rec, cfg, &mut s, &c.name())?;
                     }

@@ -21,6 +21,46 @@ pub(crate) fn metric(rec: &serde_json::Value, n: &str) -> f64 {
 }
 
 #[test]
+fn ctrl_c_from_a_terminal_stops_a_real_rdp_measurement_and_stores_it_interrupted() {
+    use std::os::unix::process::CommandExt;
+    if let Some(m) = missing() {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Its own process group, as a shell starts it; Ctrl-C then goes to the whole group, as a
+    // terminal's does. A thousand keys: the run can only end by the signal.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(d)
+        .env_remove("LATLAB_DB")
+        .env("HOME", d)
+        .args(["display", "latency", "--rdp", "local", "--keys", "1000", "--conditions", "unloaded"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    // Wait until it has connected (a new HOME: it trusts the server on first use and says so),
+    // give it a moment to start typing, then Ctrl-C: a read on the server's socket is then
+    // interrupted by the signal. (Earlier or later, the run must stop the same way.)
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("on first use") {
+        assert!(err.read_line(&mut said).unwrap() > 0, "it ended before it connected: {said}");
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let status = super::terminal_ctrl_c(&mut child, Duration::from_secs(30));
+    std::io::Read::read_to_string(&mut err, &mut said).unwrap();
+    assert_eq!(status.code(), Some(130), "{said}");
+    assert!(said.contains("interrupted: kept what was measured"), "{said}");
+    assert!(!said.contains("Interrupted system call"), "{said}");
+    let r = super::runs_list(d);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["status"], "interrupted");
+}
+
+#[test]
 fn an_unreachable_or_non_rdp_server_exits_4_and_no_credentials_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

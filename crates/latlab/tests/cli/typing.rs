@@ -5,6 +5,7 @@
 use super::rdp::{metric, one_server};
 use super::*;
 use latlab_model::testing::skip;
+use std::os::unix::process::CommandExt;
 
 /// What the X11 tests need, as advice; `None` if everything is here.
 fn missing(needs: &[(&str, &str)]) -> Option<String> {
@@ -210,6 +211,8 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
     let d = dir.path();
     // Two conditions of 100 keys a tenth of a second apart: the first ends, and is
     // checkpointed, while the second still types for ten seconds.
+    // Its own process group, as a shell starts it, so Ctrl-C goes to the group as a
+    // terminal's does: latlab's Xvfb and xterm must not die of it mid-run.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
         .env_remove("LATLAB_DB")
@@ -217,13 +220,14 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
         .args(["--spinners", "1", "--", "xterm"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .unwrap();
     // Wait, by what is stored, for the checkpoint of the first condition.
     super::wait_for_incomplete(d, &mut child, 1, Duration::from_secs(90));
     let checkpoint = record(d, "1");
     assert!(metric(&checkpoint, "type.xterm.unloaded.keys") > 0.0, "the first condition is in the checkpoint");
-    let status = super::ctrl_c(&mut child, Duration::from_secs(30));
+    let status = super::terminal_ctrl_c(&mut child, Duration::from_secs(30));
     let mut said = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
     assert_eq!(status.code(), Some(130), "{said}");

@@ -11,6 +11,7 @@
 //! | `keys.rs` | The keys typed, as PC/AT scancodes (set 1) |
 //! | `launch.rs` | The programs started for a surface: Xvfb, sway, the application, as whom |
 //! | `local.rs` | A real RDP server on this machine: FreeRDP's shadow server or xrdp, started and stopped |
+//! | `started.rs` | A program latlab started: its error output kept to say why it ended, its tree ended when dropped |
 //! | `typist.rs` | The typist and its timing on any `Surface` |
 //! | `typometer.rs` | Keystroke-to-screen detection by pixels (typometer's method) |
 //! | `wayland.rs` | A wlroots compositor's output as a `Surface` |
@@ -23,6 +24,7 @@ pub use error::ScreenError;
 pub mod keys;
 pub mod launch;
 pub mod local;
+mod started;
 pub mod typist;
 pub mod typometer;
 pub mod wayland;

@@ -63,7 +63,12 @@ pub struct LocalShadow {
     /// The X display number.
     pub display: u32,
     children: Vec<Child>,
+    /// The shadow server, its error output kept to say why it ended.
+    server: Option<crate::started::Started>,
     document: std::path::PathBuf,
+    /// The server's configuration directory (its certificate): latlab's own, so the server
+    /// starts whoever runs latlab (an unprivileged user's `$HOME/.config` may not be writable).
+    config: std::path::PathBuf,
 }
 
 /// The processes latlab started and everything below them.
@@ -140,7 +145,9 @@ impl LocalShadow {
         let document = std::env::temp_dir().join(format!("latlab-rdp-document-{}-{display}.txt", std::process::id()));
         std::fs::write(&document, document_text())
             .map_err(|e| crate::ScreenError::start(format!("{}", document.display()), e))?;
-        let mut me = Self { port, display, children: Vec::new(), document };
+        let config = std::env::temp_dir().join(format!("{}-{display}", latlab_sys::owner::name("rdp-config")));
+        std::fs::create_dir_all(&config).map_err(|e| crate::ScreenError::start(format!("{}", config.display()), e))?;
+        let mut me = Self { port, display, children: Vec::new(), server: None, document, config };
         let d = format!(":{display}");
         let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
         me.children.push(spawn(Command::new("Xvfb").args([&d, "-screen", "0", &screen, "-nolisten", "tcp"]), "Xvfb")?);
@@ -173,11 +180,19 @@ impl LocalShadow {
             None => args.extend(["-auth".into(), "/sec:tls".into()]),
             Some(sam) => args.extend(["+auth".into(), "/sec:nla".into(), format!("/sam-file:{}", sam.display())]),
         }
-        me.children
-            .push(spawn(Command::new("freerdp-shadow-cli").env("DISPLAY", &d).args(&args), "freerdp-shadow-cli")?);
+        let server = me.server.insert(crate::started::Started::spawn(
+            Command::new("freerdp-shadow-cli").env("DISPLAY", &d).env("XDG_CONFIG_HOME", &me.config).args(&args),
+            "freerdp-shadow-cli",
+        )?);
+        // Until it listens, or says why it will not.
+        let mut ended = None;
         wait_for("freerdp-shadow-cli", Duration::from_secs(15), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            ended = server.exited();
+            ended.is_some() || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
         })?;
+        if let Some(st) = ended {
+            return Err(server.exit_error(st, "before it listened"));
+        }
         // Each xterm draws once the program in it runs: wait for its shell (or less), then a
         // little for the prompt.
         for c in &me.children[1..3] {
@@ -195,9 +210,17 @@ impl LocalShadow {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// The server's own certificate (PEM), which it made at its start in latlab's directory:
+    /// the client pins it, so the run needs no known-hosts file.
+    pub fn certificate(&self) -> std::path::PathBuf {
+        self.config.join("freerdp").join("shadow").join("shadow.crt")
+    }
+
     /// Every process of the server: Xvfb, the shadow server, the xterms and their programs.
     pub fn pids(&self) -> Vec<u32> {
-        tree(&self.children)
+        let mut v = tree(&self.children);
+        v.extend(self.server.as_ref().map(crate::started::Started::pids).unwrap_or_default());
+        v
     }
 
     /// The server's own name and version, as it prints them (after its log prefix).
@@ -216,6 +239,8 @@ impl LocalShadow {
 
 impl Drop for LocalShadow {
     fn drop(&mut self) {
+        drop(self.server.take());
+        let _ = std::fs::remove_dir_all(&self.config);
         for c in self.children.iter_mut().rev() {
             let _ = c.kill();
             let _ = c.wait();

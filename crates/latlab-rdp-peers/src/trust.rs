@@ -199,6 +199,9 @@ pub enum Trust {
     KnownHosts(PathBuf),
     /// Accepted unseen (`--insecure`).
     Insecure,
+    /// Only this certificate (`sha256:` fingerprint): a server latlab started here, whose
+    /// certificate it read from the server's own files; nothing is written to a known-hosts file.
+    Pinned(String),
 }
 
 /// What the known-hosts check found.
@@ -210,6 +213,8 @@ pub enum TrustVerdict {
     Added,
     /// `--insecure`: not checked.
     Unchecked,
+    /// The certificate latlab read from the server it started.
+    Pinned,
 }
 
 impl TrustVerdict {
@@ -219,6 +224,7 @@ impl TrustVerdict {
             Self::Known => "known_host",
             Self::Added => "trusted_on_first_use",
             Self::Unchecked => "insecure_unchecked",
+            Self::Pinned => "pinned_local_server",
         }
     }
 }
@@ -231,6 +237,36 @@ pub fn default_known_hosts() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
         .unwrap_or_else(|| PathBuf::from("."));
     base.join("latlab").join("rdp_known_hosts")
+}
+
+/// Whether a known-hosts file can be read and, for a server not on it yet, added to: checked
+/// before a run measures, so a run does not end at its first connection for want of a file.
+pub fn check_usable(path: &Path) -> Result<(), TrustError> {
+    use latlab_sys::ioerr::{Doing, IoFailed};
+    match std::fs::read_to_string(path) {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(IoFailed::new(format!("known hosts {}", path.display()), e).into()),
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).doing(format!("known hosts: making {}", dir.display()))?;
+    let target = if path.exists() { path } else { dir };
+    nix::unistd::access(target, nix::unistd::AccessFlags::W_OK).map_err(|e| {
+        TrustError::File(format!(
+            "known hosts: {} cannot be written ({e}): give --known-hosts a file you may write, or --insecure",
+            target.display()
+        ))
+    })
+}
+
+/// The fingerprint of the first certificate in a PEM file (a server's own certificate, which
+/// latlab pins for a server it started).
+pub fn pem_fingerprint(path: &Path) -> Result<String, TrustError> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let der = CertificateDer::from_pem_file(path)
+        .map_err(|e| TrustError::File(format!("the server's certificate {}: {e}", path.display())))?;
+    Ok(fingerprint(&der))
 }
 
 /// The SHA-256 fingerprint of a DER certificate, as `sha256:` and lowercase hex.
@@ -248,6 +284,12 @@ pub fn check(trust: &Trust, target: &Target, fp: &str) -> Result<TrustVerdict, T
     use latlab_sys::ioerr::{Doing, IoFailed};
     let path = match trust {
         Trust::Insecure => return Ok(TrustVerdict::Unchecked),
+        Trust::Pinned(want) if want == fp => return Ok(TrustVerdict::Pinned),
+        Trust::Pinned(want) => {
+            return Err(TrustError::Changed(format!(
+                "{target} is not the server latlab started: its certificate is {fp}, the server's own file says {want}"
+            )));
+        }
         Trust::KnownHosts(p) => p,
     };
     let key = target.to_string();

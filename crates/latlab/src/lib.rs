@@ -45,7 +45,9 @@ where
             if is_broken_pipe(&e) {
                 return exit::OK;
             }
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            // Each cause once: an error whose text already ends with its cause's is not
+            // followed by it again.
+            let _ = writeln!(std::io::stderr(), "error: {}", latlab_model::error::chain(e.as_ref()));
             error_code(&e)
         }
     }

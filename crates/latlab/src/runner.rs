@@ -31,6 +31,8 @@ pub(crate) fn measure_with<E: Experiment>(
     ab: Option<std::sync::Arc<dyn latlab_model::ab::AbRunner>>,
 ) -> anyhow::Result<i32> {
     E::validate(&cfg).map_err(usage)?;
+    // Before anything is measured: a database that cannot take the run would lose it at the end.
+    open_store(db)?.check_writable().with_context(|| format!("cannot store runs in '{}'", db.display()))?;
     install_interrupt()?;
     eprintln!("{}", E::announce(&cfg));
     let label = if E::MODE.is_empty() { E::NAME.to_string() } else { format!("{} {}", E::NAME, E::MODE) };

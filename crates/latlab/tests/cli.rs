@@ -482,6 +482,24 @@ fn unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
+fn a_database_that_cannot_be_written_is_refused_before_anything_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    latlab(d).args(["selftest", "--samples", "10"]).assert().success();
+    let db = d.join("latlab.db");
+    std::fs::set_permissions(&db, std::os::unix::fs::PermissionsExt::from_mode(0o444)).unwrap();
+    // As a user who may read the database but not write it (root may write anything).
+    let out = unprivileged(d, &["rt", "--duration", "2s", "--load", "none"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot store runs in 'latlab.db': the database cannot be written"), "{err}");
+    // Refused before the run began: not announced, nothing measured, nothing stored.
+    assert!(!err.contains("rt: level 1"), "{err}");
+    assert_eq!(runs_list(d).len(), 1, "only the selftest run is stored");
+}
+
+#[test]
 fn refused_capabilities_warn_and_continue_or_fail_under_strict() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -25,11 +25,11 @@ use latlab_sys::spin::{SpinLoad, SpinSched};
 fn open(
     cfg: &RdpConfig,
     target: &Target,
+    trust: &Trust,
     local: Option<Credentials>,
     remembered: &mut Option<Credentials>,
     link: Option<&(NetLab, Relay)>,
 ) -> Result<RdpSession, ExperimentError> {
-    let trust = cfg.known_hosts.clone().map_or(Trust::Insecure, Trust::KnownHosts);
     let creds = || {
         let c = match (&cfg.server, local, remembered.clone()) {
             // The local shadow server asks for no credentials; a local xrdp's account is latlab's.
@@ -48,11 +48,11 @@ fn open(
         ConnectError::Protocol(..) => ExperimentError::failed(e),
     };
     let conn = match link {
-        None => connect(target, &trust, creds, &cfg.settings()).map_err(kind)?,
+        None => connect(target, trust, creds, &cfg.settings()).map_err(kind)?,
         Some((lab, relay)) => {
             let tcp = connect_from(&lab.client, relay.addr, latlab_rdp_peers::connect::CONNECT_TIMEOUT)
                 .map_err(|e| ExperimentError::Unreachable(format!("{target} through the shaped link: {e}").into()))?;
-            connect_over(tcp, target, &trust, creds, &cfg.settings()).map_err(kind)?
+            connect_over(tcp, target, trust, creds, &cfg.settings()).map_err(kind)?
         }
     };
     RdpSession::new(conn).map_err(ExperimentError::failed)
@@ -151,6 +151,11 @@ fn failed(e: SessionError) -> ExperimentError {
 
 /// Run it.
 pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
+    // The shadow server latlab starts is pinned to its own certificate; any other is checked
+    // against the known-hosts file, which must be usable before anything starts.
+    if let (Some(p), false) = (&cfg.known_hosts, matches!(cfg.server, Server::Local)) {
+        latlab_rdp_peers::trust::check_usable(p).map_err(ExperimentError::failed)?;
+    }
     let (shadow, xrdp) = match &cfg.server {
         Server::Local => (Some(LocalShadow::start().map_err(ExperimentError::skipped)?), None),
         Server::LocalXrdp => (None, Some(LocalXrdp::start().map_err(ExperimentError::skipped)?)),
@@ -161,6 +166,13 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         (_, Some(l), _) => Target::parse(&l.target()).map_err(ExperimentError::Config)?,
         (_, _, Some(x)) => Target::parse(&x.target()).map_err(ExperimentError::Config)?,
         _ => unreachable!("started above"),
+    };
+    let trust = match (&shadow, &cfg.known_hosts) {
+        (Some(l), Some(_)) => {
+            Trust::Pinned(latlab_rdp_peers::trust::pem_fingerprint(&l.certificate()).map_err(ExperimentError::failed)?)
+        }
+        (_, Some(p)) => Trust::KnownHosts(p.clone()),
+        (_, None) => Trust::Insecure,
     };
     let mut rec = begin("display");
     rec.mode = "rdp".into();
@@ -204,7 +216,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     totals.add(&old);
                     old.close();
                 }
-                open(cfg, &target, local_creds.clone(), &mut remembered, link.as_ref())?
+                open(cfg, &target, &trust, local_creds.clone(), &mut remembered, link.as_ref())?
             }
         };
         if !identified {

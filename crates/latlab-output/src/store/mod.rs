@@ -40,6 +40,12 @@ pub enum StoreError {
         "the database could not grow: the disk or the file-size limit is full ({0}); runs stored before are intact; free some space (or move --db elsewhere) and run again"
     )]
     Full(String),
+    /// The database can be read but not written (the file, or its directory, where SQLite
+    /// keeps its write-ahead log): found before a run measures, so nothing is lost to it.
+    #[error(
+        "the database cannot be written ({0}): a run would measure and then lose everything; make the file and its directory writable, or point --db / LATLAB_DB elsewhere"
+    )]
+    ReadOnly(String),
     /// The file is not a latlab database (or an empty one).
     #[error("not a latlab database (no schema version): was it written by `latlab`?")]
     NotLatlab,
@@ -208,6 +214,21 @@ impl Store {
         wal::switch(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::init(conn)
+    }
+
+    /// Whether a run could be stored here: the connection is not read-only (SQLite falls back
+    /// to reading a file it may not write) and a write transaction can begin (its lock and its
+    /// log file can be made). Writes nothing.
+    pub fn check_writable(&self) -> Result<(), StoreError> {
+        if self.conn.is_readonly(rusqlite::MAIN_DB)? {
+            return Err(StoreError::ReadOnly("the file is read-only to this user".into()));
+        }
+        self.conn.execute_batch("BEGIN IMMEDIATE; ROLLBACK;").map_err(|e| match e {
+            rusqlite::Error::SqliteFailure(f, m) if f.code == rusqlite::ffi::ErrorCode::ReadOnly => {
+                StoreError::ReadOnly(m.unwrap_or_else(|| f.to_string()))
+            }
+            e => e.into(),
+        })
     }
 
     /// Open another latlab's database to read it, never to change it (`latlab import`): no

@@ -61,6 +61,35 @@ fn ctrl_c_from_a_terminal_stops_a_real_rdp_measurement_and_stores_it_interrupted
 }
 
 #[test]
+fn an_unprivileged_user_measures_the_local_server_and_an_unusable_known_hosts_file_is_said_first() {
+    if let Some(m) = missing() {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    // `nobody`, with root's HOME (setpriv keeps it), which is not its to write: the shadow
+    // server keeps its certificate in latlab's own directory, and latlab pins it (no
+    // known-hosts file).
+    let out =
+        super::unprivileged(d, &["display", "latency", "--rdp", "local", "--keys", "4", "--conditions", "unloaded"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let json = latlab(d).args(["export", "latest", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(rec["config"]["trust"], "pinned_local_server", "{}", rec["config"]);
+    // A remote server's known-hosts file that cannot be made is said before anything
+    // connects, once.
+    let out = super::unprivileged(d, &["display", "latency", "--rdp", "127.0.0.1:9", "--conditions", "unloaded"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // (setpriv keeps root's HOME: its known-hosts file is not `nobody`'s to read.)
+    assert!(err.contains("error: known hosts ") && err.contains("Permission denied (os error 13)\n"), "{err}");
+    assert_eq!(err.matches("Permission denied").count(), 1, "the cause is said once: {err}");
+}
+
+#[test]
 fn an_unreachable_or_non_rdp_server_exits_4_and_no_credentials_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

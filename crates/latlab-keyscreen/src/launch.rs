@@ -277,7 +277,23 @@ impl OwnSway {
         let (prog, args) = argv
             .split_first()
             .ok_or_else(|| crate::ScreenError::Screen("no application to start: give one after --".into()))?;
-        let mut cmd = Command::new(prog);
+        // Found here, on latlab's PATH: run as another account, the program would be looked
+        // for on root's PATH as that account, and a directory closed to it reads as
+        // "Permission denied" whether the program is there or not.
+        let found = crate::local::which(prog).ok_or_else(|| {
+            crate::ScreenError::not_started(format!("{prog} is not installed (no {prog} on the PATH)"))
+        })?;
+        if let Some(u) = &self.user
+            && let Some(closed) = closed_to_others(&found)
+        {
+            return Err(crate::ScreenError::not_started(format!(
+                "{} cannot be run by {}, the account the compositor's applications run as: {} is closed to other users; install {prog} where every user can run it, or give --wayland-user an account that may",
+                found.display(),
+                u.name,
+                closed.display()
+            )));
+        }
+        let mut cmd = Command::new(&found);
         cmd.args(args);
         Self::env(&mut cmd, &self.dir);
         cmd.env("WAYLAND_DISPLAY", self.socket.file_name().unwrap_or_default());
@@ -287,6 +303,16 @@ impl OwnSway {
         }
         Started::spawn(&mut cmd, prog)
     }
+}
+
+/// The first of `path` and the directories above it that other users may not pass (a
+/// directory without their execute bit) or run (the file without it); `None`: they may.
+fn closed_to_others(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let open = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o001 != 0);
+    let mut dirs: Vec<&std::path::Path> = path.ancestors().skip(1).filter(|d| !d.as_os_str().is_empty()).collect();
+    dirs.reverse();
+    dirs.into_iter().find(|d| !open(d)).map(|d| d.to_path_buf()).or_else(|| (!open(path)).then(|| path.to_path_buf()))
 }
 
 /// The shell a terminal run as another account is given: `shell` (latlab's `$SHELL`) when it

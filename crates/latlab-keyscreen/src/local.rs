@@ -35,7 +35,16 @@ pub const SCREEN: (u16, u16) = (1024, 768);
 
 /// Whether `prog` is on the PATH.
 pub fn on_path(prog: &str) -> bool {
-    std::env::var_os("PATH").map(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file())).unwrap_or(false)
+    which(prog).is_some()
+}
+
+/// Where `prog` is: itself when it names a path, else the first file of that name on the PATH.
+pub fn which(prog: &str) -> Option<std::path::PathBuf> {
+    if prog.contains('/') {
+        return std::path::Path::new(prog).is_file().then(|| prog.into());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(prog)).find(|p| p.is_file())
 }
 
 /// What is missing to start a local server, as advice naming the packages; `None` if nothing.

@@ -314,7 +314,9 @@ impl rustls::client::danger::ServerCertVerifier for AfterHandshake {
     }
 }
 
-/// An error and its causes, joined by ": ".
+/// An error and its causes, joined by ": ", without the source locations IronRDP puts in its
+/// contexts (`[read frame by hint @ /root/.cargo/registry/…/connector.rs:234]`: the build
+/// machine's paths, nothing a user can act on).
 fn chain(e: &ironrdp_connector::ConnectorError) -> String {
     let mut s = format!("{e:#}");
     let mut src = std::error::Error::source(e);
@@ -323,7 +325,28 @@ fn chain(e: &ironrdp_connector::ConnectorError) -> String {
         s.push_str(&x.to_string());
         src = x.source();
     }
-    s
+    without_locations(&s)
+}
+
+/// `[what @ path:line] rest` → `what: rest`, wherever it occurs.
+fn without_locations(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']').map(|c| open + c) else { break };
+        let inner = &rest[open + 1..close];
+        out.push_str(&rest[..open]);
+        match inner.split_once(" @ ") {
+            Some((what, _where)) => {
+                out.push_str(what);
+                out.push(':');
+            }
+            None => out.push_str(&rest[open..=close]),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn classify(target: &str, e: ironrdp_connector::ConnectorError) -> ConnectError {
@@ -488,6 +511,21 @@ pub fn connect_over(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ironrdps_source_locations_are_left_out() {
+        assert_eq!(
+            without_locations(
+                "[read frame by hint @ /root/.cargo/registry/src/x/ironrdp-blocking-0.12.0/src/connector.rs:234] custom error: not enough bytes"
+            ),
+            "read frame by hint: custom error: not enough bytes"
+        );
+        assert_eq!(
+            without_locations("[TPKT version] unsupported version (83)"),
+            "[TPKT version] unsupported version (83)"
+        );
+        assert_eq!(without_locations("no brackets [open"), "no brackets [open");
+    }
 
     #[test]
     fn rdp_versions_are_named_as_ms_rdpbcgr_names_them_and_garbage_is_none() {

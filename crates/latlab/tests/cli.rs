@@ -482,6 +482,33 @@ fn unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
+fn output_into_a_pipe_closed_early_ends_quietly_with_0() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A run whose exports are far larger than a pipe's buffer (64 KiB): over 1 MB each.
+    latlab(d).args(["selftest", "--samples", "100", "--no-mlock"]).assert().success();
+    for format in ["csv", "json"] {
+        // `latlab export … | head -c 100`: the reader takes a little and closes its end.
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+            .current_dir(d)
+            .env_remove("LATLAB_DB")
+            .args(["export", "latest", "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 100];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {err}");
+        assert!(err.is_empty(), "{format}: {err}");
+    }
+}
+
+#[test]
 fn a_database_that_cannot_be_written_is_refused_before_anything_is_measured() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

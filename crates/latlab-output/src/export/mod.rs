@@ -95,8 +95,9 @@ pub enum ExportError {
     /// The run has no form in this format.
     #[error(transparent)]
     Flent(#[from] flent::FlentError),
-    /// Writing failed.
-    #[error(transparent)]
+    /// Writing failed. Not transparent: the I/O error stays in the chain as itself, so a
+    /// closed pipe (`latlab export … | head`) is known for one and ends quietly.
+    #[error("the export could not be written")]
     Io(#[from] io::Error),
     /// Windows are stored beside the run, not in its record: [`windows_csv`] writes them.
     #[error("a run's windows are read from the database, beside its record")]

@@ -243,6 +243,44 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
 }
 
 #[test]
+fn a_wayland_application_root_cannot_hand_over_is_named_for_what_it_is() {
+    if !nix::unistd::Uid::effective().is_root() {
+        return skip("only root runs the compositor's applications as another account");
+    }
+    if let Some(m) = missing(&[("sway", "sway")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Not installed anywhere: said so, not "Permission denied".
+    latlab(d)
+        .args(["type", "--display", "wayland", "--keys", "10", "--", "latlab-no-such-terminal"])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains(
+                "latlab-no-such-terminal is not installed (no latlab-no-such-terminal on the PATH)",
+            )
+            .and(predicate::str::contains("Permission denied").not()),
+        );
+    // On root's PATH in a directory closed to `nobody`: named, with the directory.
+    let closed = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/bin/true", closed.path().join("latlab-closed-terminal")).unwrap();
+    std::fs::set_permissions(closed.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let path = format!("{}:{}", closed.path().display(), std::env::var("PATH").unwrap_or_default());
+    latlab(d)
+        .env("PATH", path)
+        .args(["type", "--display", "wayland", "--keys", "10", "--", "latlab-closed-terminal"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!(
+            "cannot be run by nobody, the account the compositor's applications run as: {} is closed to other users",
+            closed.path().display()
+        )));
+}
+
+#[test]
 fn what_cannot_be_typed_into_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

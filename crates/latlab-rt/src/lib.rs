@@ -26,7 +26,7 @@
 //! | `figures.rs` | Seed 001's figures from an `rt` run |
 //! | `load.rs` | The background load of the loaded phase and of the sweep |
 //! | `paper.rs` | Paper-vs-here rows for seed 001 |
-//! | `phase.rs` | One measured stretch of the chain on real threads |
+//! | `phase.rs` | One measured stretch of the chain on real threads; the background while a quiet one ran |
 //! | `remedies.rs` | Seed 001's remedies, measured with `latlab rt` (`latlab tune`) |
 //! | `sweep.rs` | The frequency sweep (the paper's Figure 8, after Dupre and Barcos) |
 //! | `throttle.rs` | RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps |
@@ -407,10 +407,16 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
     let baseline = if matches!(cfg.load, LoadSpec::None) { None } else { load_baseline(cfg)? };
     let mut loaded_rate = None;
 
+    // What else the machine ran while the unloaded phase and sweep ran: a reason, if it was
+    // not quiet, for the rows those decide.
+    let mut noise: Vec<String> = Vec::new();
     if cfg.phases {
         let pulses = pulses_for(cfg.phase_ns, cfg.period_ns);
+        let watch = latlab_sys::background::Watch::start();
         let un =
-            run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "unloaded")))?;
+            run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "unloaded")));
+        noise.extend(phase::quiet_or_warn(&mut rec, "unloaded", watch.stop()));
+        let un = un?;
         interrupted |= keep_phase(
             "unloaded",
             un,
@@ -482,7 +488,10 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
     if let (Some(sc), false) = (&cfg.sweep, interrupted) {
         // Unloaded first (the seed's Figure 8 has MF-APP without the load as well), then loaded.
         if !matches!(cfg.load, LoadSpec::None) {
-            let (steps, t, intr) = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None)?;
+            let watch = latlab_sys::background::Watch::start();
+            let swept = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None);
+            noise.extend(phase::quiet_or_warn(&mut rec, "sweep.unloaded", watch.stop()));
+            let (steps, t, intr) = swept?;
             interrupted |= intr;
             let max = sweep::record_thresholds(&mut rec, "sweep.unloaded", &t, &steps, sc.start_hz, false);
             unloaded_sweep = Some((t, max));
@@ -575,7 +584,8 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
             ));
         }
     }
-    paper::rows(&mut rec, cfg, &measured, sweep_result, unloaded_sweep, &throttling);
+    let noise = (!noise.is_empty()).then(|| noise.join("; "));
+    paper::rows(&mut rec, cfg, &measured, sweep_result, unloaded_sweep, &throttling, noise.as_deref());
     rec.capabilities = caps.list.clone();
     rec.warnings.extend(caps.warnings());
     rec.finish(if interrupted { RunStatus::Interrupted } else { RunStatus::Complete });

@@ -182,7 +182,9 @@ pub fn rows(
     sweep: Option<SweepOutcome>,
     unloaded: Option<(Thresholds, f64)>,
     throttling: &State,
+    noise: Option<&str>,
 ) {
+    let first = rec.paper.len();
     let rate = 1e9 / cfg.period_ns as f64;
     let threshold = cfg.sweep.as_ref().map_or(d::MISS_THRESHOLD, |w| w.miss_threshold);
     for (phase, s) in phases {
@@ -525,6 +527,16 @@ pub fn rows(
                 ),
                 judgement: unless_refused(throttling, judgement),
             });
+        }
+    }
+    // A row the unloaded phase or sweep decides (each names its phase) says nothing about this
+    // machine's unloaded figures when other work ran beside it.
+    if let Some(noise) = noise {
+        for row in rec.paper[first..]
+            .iter_mut()
+            .filter(|r| r.figure.contains("unloaded") || r.paper_value.contains("unloaded"))
+        {
+            row.judgement = Judgement::not_comparable(&format!("{noise}; measured all the same"));
         }
     }
 }

@@ -15,6 +15,27 @@ pub const SETTINGS_DIR: &str = "/run";
 /// the first. 20 ms tells the two apart.
 pub const SIGNAL_ECHO: std::time::Duration = std::time::Duration::from_millis(20);
 
+/// How often the background watcher counts runnable tasks during a quiet phase: 10 times a
+/// second, a read of `/proc/stat` each (tens of µs), enough for a mean over a phase of seconds.
+pub const BACKGROUND_SAMPLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A phase is quiet while some task waited for a CPU less than 10 % of the time (PSI `some`):
+/// beyond that, a wake-up is often queued behind other work, and the "unloaded" figures
+/// measure that work (seen here: 50 % from other work made the unloaded p99 6× the loaded).
+pub const QUIET_CPU_PRESSURE: f64 = 0.10;
+
+/// …and some task waited for memory less than 5 % of the time: reclaim in the way of a
+/// wake-up is rarer and costlier than a queued CPU, so the bar is lower.
+pub const QUIET_MEMORY_PRESSURE: f64 = 0.05;
+
+/// …and a hypervisor stole less than 5 % of the CPU time: a stolen slice delays whatever ran,
+/// and a virtual machine's usual steal is a percent or two.
+pub const QUIET_STEAL: f64 = 0.05;
+
+/// …and other tasks were runnable less than a quarter of the time per CPU on average: one
+/// other busy task on a CPU in four competes with the measurement for that CPU.
+pub const QUIET_RUNNABLE_PER_CPU: f64 = 0.25;
+
 /// Real-time priority for measuring threads: 80, cyclictest's customary `-p80`. Threaded
 /// IRQ handlers run at 50, so 80 preempts them, as seed 001's "ISR" level should.
 pub const RT_PRIORITY: i32 = 80;

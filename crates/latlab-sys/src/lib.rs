@@ -7,6 +7,7 @@
 //! | `clock.rs` | monotonic time, absolute-deadline sleeping, timer slack |
 //! | `platform.rs` | scheduling, affinity, memory locking, cpu_dma_latency, RT throttling |
 //! | `machine.rs` | reading the machine description |
+//! | `background.rs` | the machine's own background during a quiet phase: pressure, steal, other runnable tasks |
 //! | `record.rs` | records begun and finished as of now |
 //! | `remedy.rs` | a study's remedy as its experiment declares it |
 //! | `interrupt.rs` | the Ctrl-C and SIGUSR1 handlers |
@@ -23,6 +24,7 @@
 //! | `defaults.rs` | the mechanics' defaults |
 #![warn(missing_docs)]
 
+pub mod background;
 pub mod cgroup;
 pub mod change;
 pub mod clock;

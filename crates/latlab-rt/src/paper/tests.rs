@@ -54,7 +54,15 @@ fn figure_11_is_judged_against_each_system_apart() {
     // everything from 8.8 to 340 µs.
     let mut rec = latlab_sys::record::begin("rt");
     let l2: Vec<i64> = (0..1000).map(|i| 20_000 + i * 80).collect();
-    rows(&mut rec, &RtConfig::default(), &[("unloaded", stats(&[3_000; 1000], &l2))], None, None, &State::NotNeeded);
+    rows(
+        &mut rec,
+        &RtConfig::default(),
+        &[("unloaded", stats(&[3_000; 1000], &l2))],
+        None,
+        None,
+        &State::NotNeeded,
+        None,
+    );
     let row = |f: &str| rec.paper.iter().find(|p| p.figure.starts_with(f)).unwrap().judgement.clone();
     assert_eq!(row("Fig. 11, APP start, unloaded, against CE 3.0").verdict, Verdict::Differs);
     assert_eq!(row("Fig. 11, APP start, unloaded, against CE .NET").verdict, Verdict::Reproduced);
@@ -79,6 +87,7 @@ fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
         None,
         None,
         &refused,
+        None,
     );
     for p in &rec.paper {
         let nc = p.judgement.verdict == Verdict::NotComparable;
@@ -93,6 +102,37 @@ fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
             assert!(p.judgement.basis.contains("needs root"), "{}", p.judgement.basis);
         }
     }
+}
+
+#[test]
+fn rows_the_unloaded_phase_decides_are_not_comparable_when_the_machine_was_not_quiet() {
+    let noise = "the machine was not quiet during the unloaded (some task waited for a CPU 50 % of the time)";
+    let mut rec = latlab_sys::record::begin("rt");
+    rows(
+        &mut rec,
+        &RtConfig::default(),
+        &[("unloaded", stats(&[3_000; 100], &[9_000; 100])), ("loaded", stats(&[3_000; 100], &[9_000; 100]))],
+        None,
+        None,
+        &State::Lifted(vec![]),
+        Some(noise),
+    );
+    let mut unloaded = 0;
+    for p in &rec.paper {
+        let decided_by_unloaded = p.figure.contains("unloaded") || p.paper_value.contains("unloaded");
+        unloaded += decided_by_unloaded as usize;
+        assert_eq!(
+            p.judgement.verdict == Verdict::NotComparable,
+            decided_by_unloaded,
+            "{}: {:?}",
+            p.figure,
+            p.judgement
+        );
+        if decided_by_unloaded {
+            assert!(p.judgement.basis.starts_with(noise), "{}", p.judgement.basis);
+        }
+    }
+    assert!(unloaded >= 3, "Fig. 11 unloaded, Fig. 6a and the jitter row: {unloaded}");
 }
 
 #[test]
@@ -113,7 +153,7 @@ fn mf_isr_unloaded_to_loaded_and_sf_with_level_1() {
     let run = |u: Thresholds, o: Thresholds, l1_at_sf| {
         let mut rec = latlab_sys::record::begin("rt");
         let sw = SweepOutcome { thresholds: o, max_rate: 256e3, load_known: true, l1_at_sf };
-        rows(&mut rec, &cfg, &[], Some(sw), Some((u, 256e3)), &State::Lifted(vec![]));
+        rows(&mut rec, &cfg, &[], Some(sw), Some((u, 256e3)), &State::Lifted(vec![]), None);
         rec.paper
     };
     let get = |rows: &[PaperRow], f: &str| rows.iter().find(|p| p.figure == f).unwrap().clone();
@@ -153,7 +193,7 @@ fn a_level_that_served_no_pulse_still_answers_its_row_and_fails_it() {
         l1_done: None,
     };
     let mut rec = latlab_sys::record::begin("rt");
-    rows(&mut rec, &RtConfig::default(), &[("loaded", stats)], None, None, &State::Lifted(vec![]));
+    rows(&mut rec, &RtConfig::default(), &[("loaded", stats)], None, None, &State::Lifted(vec![]), None);
     let app = rec.paper.iter().find(|p| p.figure.starts_with("Fig. 11, APP start, loaded")).expect("the APP row");
     assert_eq!(app.here_value, "no pulse served");
     assert_eq!(app.judgement.verdict, Verdict::Differs);

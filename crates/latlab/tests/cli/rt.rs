@@ -211,3 +211,63 @@ fn rt_doctor_runs_under_the_runner_its_row_stored_as_it_goes_and_ctrl_c_keeps_it
     assert_eq!(t["rows"].as_array().unwrap().len(), v["findings"].as_array().unwrap().len());
     assert!(v["gaps"]["gaps"]["reads"].as_u64().unwrap() > 0, "what the detector read before Ctrl-C is kept");
 }
+
+/// Busy shell loops at nice 19 (they take little from other tests' work, yet each waits for a
+/// CPU and counts as runnable), killed when dropped.
+struct Spinners(Vec<std::process::Child>);
+
+impl Spinners {
+    fn start(n: usize) -> Self {
+        Spinners(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("nice")
+                        .args(["-n", "19", "sh", "-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+#[test]
+fn an_unloaded_phase_beside_other_work_is_said_and_its_rows_are_not_comparable() {
+    let _one = rt_throttling_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two busy tasks per CPU: some task always waits for a CPU, and two run beside latlab on each.
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let busy = Spinners::start(2 * cpus);
+    let out = latlab(d).args(["rt", "--duration", "500ms", "--load", "none", "--no-mlock"]).assert().success();
+    drop(busy);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("warning: the machine was not quiet during the unloaded phase ("), "{err}");
+    assert!(err.contains("other tasks were runnable per CPU on average (quiet: under 0.25)"), "{err}");
+    let json = latlab(d).args(["export", "rt", "--format", "json"]).assert().success().get_output().stdout.clone();
+    let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let metric =
+        |n: &str| rec["metrics"].as_array().unwrap().iter().find(|m| m["name"] == n).map(|m| m["value"].clone());
+    assert_eq!(metric("unloaded.background.quiet"), Some(serde_json::json!(0)), "{}", rec["metrics"]);
+    assert!(metric("unloaded.background.others_runnable_per_cpu").and_then(|v| v.as_f64()).is_some_and(|v| v >= 1.0));
+    let rows = rec["paper"].as_array().unwrap();
+    let unloaded: Vec<_> = rows.iter().filter(|r| r["figure"].as_str().unwrap().contains("unloaded")).collect();
+    assert!(!unloaded.is_empty());
+    for r in unloaded {
+        assert_eq!(r["verdict"], "not_comparable", "{r}");
+        assert!(r["basis"].as_str().unwrap().contains("not quiet"), "{r}");
+    }
+    // The report says so too.
+    latlab(d).args(["report", "-o", "r.html"]).assert().success();
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("the machine was not quiet during the unloaded phase"));
+}

@@ -26,7 +26,7 @@
 //! | `figures.rs` | Seed 001's figures from an `rt` run |
 //! | `load.rs` | The background load of the loaded phase and of the sweep |
 //! | `paper.rs` | Paper-vs-here rows for seed 001 |
-//! | `phase.rs` | One measured stretch of the chain on real threads; the background while a quiet one ran |
+//! | `phase.rs` | One measured stretch of the chain on real threads |
 //! | `remedies.rs` | Seed 001's remedies, measured with `latlab rt` (`latlab tune`) |
 //! | `sweep.rs` | The frequency sweep (the paper's Figure 8, after Dupre and Barcos) |
 //! | `throttle.rs` | RT throttling and the fair server during `latlab rt`'s loaded phase and sweeps |
@@ -415,7 +415,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         let watch = latlab_sys::background::Watch::start();
         let un =
             run_phase_checkpointed(cfg, &mut caps, &progress, cfg.period_ns, pulses, Some((ckpt, &rec, "unloaded")));
-        noise.extend(phase::quiet_or_warn(&mut rec, "unloaded", watch.stop()));
+        noise.extend(watch.stop().note(&mut rec, "unloaded.background", "the unloaded phase"));
         let un = un?;
         interrupted |= keep_phase(
             "unloaded",
@@ -490,7 +490,7 @@ pub fn run_checkpointed(cfg: &RtConfig, progress: Arc<AtomicU64>, ckpt: &Checkpo
         if !matches!(cfg.load, LoadSpec::None) {
             let watch = latlab_sys::background::Watch::start();
             let swept = sweep_pass(cfg, &mut caps, &progress, sc, with_l2, None);
-            noise.extend(phase::quiet_or_warn(&mut rec, "sweep.unloaded", watch.stop()));
+            noise.extend(watch.stop().note(&mut rec, "sweep.unloaded.background", "the unloaded sweep"));
             let (steps, t, intr) = swept?;
             interrupted |= intr;
             let max = sweep::record_thresholds(&mut rec, "sweep.unloaded", &t, &steps, sc.start_hz, false);

@@ -1,7 +1,6 @@
 //! One measured stretch of the chain on real threads: level 2 and level 1 each apply their
 //! CPU, scheduling and timer slack, meet at a barrier, then run their loops; the stimulus
-//! starts a little after the barrier so both are asleep in place when pulse 0 fires. And what
-//! the machine's own background was while a quiet phase ran.
+//! starts a little after the barrier so both are asleep in place when pulse 0 fires.
 
 use crate::chain::{self, Level1, STOP, Slots};
 use crate::config::RtConfig;
@@ -153,31 +152,6 @@ pub fn run_watched(
         (l1, l2, caps)
     });
     Ok(Raw { l1, l2, capabilities: caps })
-}
-
-/// Keep what the background was during a quiet condition (`what`: `unloaded`,
-/// `sweep.unloaded`) as `WHAT.background.*` metrics; when the machine was not quiet, warn
-/// (terminal, record, report) and return the reason for the rows it decides.
-pub(crate) fn quiet_or_warn(
-    rec: &mut latlab_model::record::RunRecord,
-    what: &str,
-    bg: latlab_sys::background::Background,
-) -> Option<String> {
-    for (name, v, unit) in bg.metrics(&format!("{what}.background")) {
-        match unit {
-            "bool" => rec.metric(&name, v as i64, unit),
-            _ => rec.metric(&name, v, unit),
-        }
-    }
-    let why = bg.noisy()?;
-    let during = if what == "unloaded" { "unloaded phase" } else { "unloaded sweep" };
-    let text = format!("the machine was not quiet during the {during} ({why})");
-    let warning = format!(
-        "{text}: its figures include that other work, so they are not this machine's unloaded figures; measure again when it is idle"
-    );
-    eprintln!("warning: {warning}");
-    rec.warn(warning);
-    Some(text)
 }
 
 #[cfg(test)]

@@ -151,6 +151,26 @@ impl Background {
         v.push((format!("{prefix}.quiet"), if self.noisy().is_none() { 1.0 } else { 0.0 }, "bool"));
         v
     }
+
+    /// Keep the figures in `rec` as [`Background::metrics`] under `prefix`; when the machine
+    /// was not quiet, warn (on stderr and in the record, which the report shows) and return
+    /// the reason for the rows the condition decides ("the machine was not quiet during
+    /// `during` (…)").
+    pub fn note(&self, rec: &mut latlab_model::record::RunRecord, prefix: &str, during: &str) -> Option<String> {
+        for (name, v, unit) in self.metrics(prefix) {
+            match unit {
+                "bool" => rec.metric(&name, v as i64, unit),
+                _ => rec.metric(&name, v, unit),
+            }
+        }
+        let text = format!("the machine was not quiet during {during} ({})", self.noisy()?);
+        let warning = format!(
+            "{text}: its figures include that other work, so they are not this machine's unloaded figures; measure again when it is idle"
+        );
+        eprintln!("warning: {warning}");
+        rec.warn(warning);
+        Some(text)
+    }
 }
 
 /// Watching the background: a thread that samples the runnable tasks until [`Watch::stop`].

@@ -176,6 +176,8 @@ fn conditions<S: Screen>(
         if latlab_sys::interrupt::stop_requested() {
             break;
         }
+        // The unloaded condition is only that on a quiet machine: watch what else runs.
+        let watch = matches!(c, Condition::Unloaded).then(latlab_sys::background::Watch::start);
         let m = match c {
             Condition::Cpu => {
                 let _load =
@@ -186,6 +188,10 @@ fn conditions<S: Screen>(
             Condition::Mem => paged(sink.rec, cfg, x, label, &pids())?,
             _ => type_once(x, &cfg.plan(), cfg.paced_fifo(), None)?,
         };
+        if let Some(w) = watch {
+            let prefix = format!("type.{label}.{}.background", c.name());
+            w.stop().note(sink.rec, &prefix, &format!("{label}'s unloaded condition"));
+        }
         if let Some(cap) = &m.sched
             && !sink.rec.capabilities.iter().any(|c| c.name == cap.name)
         {

@@ -228,6 +228,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         }
         match step {
             Some(c) => {
+                // The unloaded condition is only that on a quiet machine: watch what else runs.
+                let watch = (c == Condition::Unloaded).then(latlab_sys::background::Watch::start);
                 let _load = match c {
                     Condition::Cpu => Some(
                         SpinLoad::start(
@@ -252,6 +254,9 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                         focus(cfg, &mut s, local::DOCUMENT_AT)?;
                         pages(&mut rec, cfg, &mut s, &c.name())?;
                     }
+                }
+                if let Some(w) = watch {
+                    w.stop().note(&mut rec, "rdp.latency.unloaded.background", "the unloaded condition");
                 }
                 ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }

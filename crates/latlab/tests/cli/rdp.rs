@@ -273,7 +273,10 @@ fn key_to_screen_on_xrdp_with_an_account_made_for_the_run() {
     assert!(metric(&rec, "rdp.updates.slow_bitmap.count") > 0.0, "xrdp's slow-path bitmaps decoded by latlab");
     assert!(metric(&rec, "rdp.latency.unloaded.page.bytes") > 0.0);
     // A second connection to the running session (through the shaped link) takes keys too.
-    assert!(rec["warnings"].as_array().is_none_or(|w| w.is_empty()), "{}", rec["warnings"]);
+    // (Other tests beside this one may make the machine not quiet: that warning is theirs.)
+    let warnings: Vec<&str> =
+        rec["warnings"].as_array().map_or(Vec::new(), |w| w.iter().filter_map(|w| w.as_str()).collect());
+    assert!(warnings.iter().all(|w| w.starts_with("the machine was not quiet")), "{warnings:?}");
     assert_eq!(metric(&rec, "rdp.latency.10mbit.lost"), 0.0);
     // mem: the server's processes paged out before each key, every key still found.
     assert_eq!(metric(&rec, "rdp.latency.mem.lost"), 0.0);

@@ -36,6 +36,11 @@ pub const EVT_SEED: u64 = 0x1a71_ab00_e7e4_0042;
 /// The worst case per hour `rt` and `monitor` report: the latency exceeded on average once an
 /// hour (in a given hour with probability 63 %), the rarity `worst.rs` checks a long run against.
 pub const WORST_PER_HOUR: f64 = 1.0;
+/// The furthest a worst case per hour is extrapolated: an hour at most 100× the data's span
+/// (36 s of samples). A peaks-over-threshold fit's return levels stay within their interval a
+/// decade or two past the data; beyond, the interval is the fit's assumption, not the machine
+/// (a 2 s run said "729 ms per hour" with an interval up to 115 s).
+pub const WORST_MAX_EXTRAPOLATION: f64 = 100.0;
 
 /// Most rounds an A/B takes (`latlab tune`, `rt doctor`): 100 (200 runs of an experiment:
 /// hours; more is a typo).

@@ -15,3 +15,15 @@ pub const UNREACHABLE: i32 = 4;
 pub const REFUSED: i32 = 5;
 /// Interrupted by Ctrl-C (128 + SIGINT); what was measured is stored as an `interrupted` run.
 pub const INTERRUPTED: i32 = 130;
+
+/// Every exit code with what it means, as the README's exit-code table gives them (a test
+/// holds the two together).
+pub const ALL: [(i32, &str); 7] = [
+    (OK, "success"),
+    (ERROR, "error"),
+    (USAGE, "invalid command line"),
+    (CAPABILITY, "`--strict` and the machine refused a requested capability"),
+    (UNREACHABLE, "the server measured is out of reach or does not speak its protocol"),
+    (REFUSED, "the server refused latlab"),
+    (INTERRUPTED, "interrupted"),
+];

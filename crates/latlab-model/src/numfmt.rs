@@ -60,8 +60,9 @@ impl Scale {
     }
 }
 
-/// The readable scale for values of magnitude `typical` in `unit` (`ns` → µs/ms/s, `B` →
-/// KiB/MiB/GiB, `B/s` → kB/s/MB/s, `ratio` → %, `Hz` → kHz/MHz); other units unchanged.
+/// The readable scale for values of magnitude `typical` in `unit` (`ns` → µs/ms/s, and
+/// `ns/X` → µs/X…, `B` → KiB/MiB/GiB, `B/s` → kB/s/MB/s, `ratio` → %, `Hz` → kHz/MHz); other
+/// units unchanged.
 /// Milliseconds stay milliseconds: they are what boot and launch times are read in, and
 /// `4614 ms` as `4.61 s` would round away digits the trace printed.
 pub fn scale(unit: &str, typical: f64) -> Scale {
@@ -80,6 +81,11 @@ pub fn scale(unit: &str, typical: f64) -> Scale {
         "Hz" => pick(&[(1.0, "Hz"), (1e3, "kHz"), (1e6, "MHz")]),
         "ratio" => Scale::of(0.01, "%"),
         "count" | "" => Scale::of(1.0, ""),
+        // Time per something (`ns/MB`, `ns/key`): the time scaled, the "per" kept.
+        u if u.starts_with("ns/") => {
+            let t = scale("ns", typical);
+            Scale::of(t.div, &format!("{}{}", t.label, &u[2..]))
+        }
         u => Scale::of(1.0, u),
     }
 }
@@ -184,6 +190,9 @@ mod tests {
         assert_eq!(value(Value::Float(3.25), "Mbit/s"), "3.25 Mbit/s");
         assert_eq!(value(Value::Int(4614), "ms"), "4614 ms");
         assert_eq!(value(Value::Float(1.2712), "×"), "1.27×");
+        // Time per something: the time scaled, the "per" kept (not "46258349 ns/MB").
+        assert_eq!(value(Value::Float(46_258_349.0), "ns/MB"), "46.3 ms/MB");
+        assert_eq!(value(Value::Float(850.0), "ns/key"), "850 ns/key");
     }
 
     #[test]

@@ -18,10 +18,20 @@ pub type PerHour = Result<(TailFit, WorstCase), Refusal>;
 /// The level `samples` (latencies in ns, in time order, one every `period_ns`) exceed on
 /// average [`crate::defaults::WORST_PER_HOUR`] times an hour.
 pub fn per_hour(samples: &[i64], period_ns: u64) -> PerHour {
+    long_enough(samples.len() as f64 * period_ns as f64)?;
     let x: Vec<f64> = samples.iter().map(|&v| v as f64).collect();
     let f = fit(&x, &PotConfig::for_samples(x.len()))?;
     let w = f.level(HOUR_NS / period_ns.max(1) as f64, crate::defaults::WORST_PER_HOUR)?;
     Ok((f, w))
+}
+
+/// Whether `span_ns` of data may answer for an hour ([`crate::defaults::WORST_MAX_EXTRAPOLATION`]).
+fn long_enough(span_ns: f64) -> Result<(), Refusal> {
+    let need_ns = HOUR_NS / crate::defaults::WORST_MAX_EXTRAPOLATION;
+    if span_ns < need_ns {
+        return Err(Refusal::TooShort { have_s: span_ns / 1e9, need_s: need_ns / 1e9 });
+    }
+    Ok(())
 }
 
 /// The worst case per hour of a long run's windows (in time order, one probe's): the tail from
@@ -31,6 +41,7 @@ pub fn per_hour(samples: &[i64], period_ns: u64) -> PerHour {
 pub fn per_hour_windows(windows: &[&WindowRow]) -> PerHour {
     let n: u64 = windows.iter().map(|w| w.count.max(0) as u64).sum();
     let span: i64 = windows.iter().map(|w| (w.end_ns - w.start_ns).max(0)).sum();
+    long_enough(span as f64)?;
     let cfg = PotConfig::for_samples(n as usize);
     // Every kept sample with its index in the run.
     let mut points: Vec<(u64, f64)> = Vec::new();
@@ -228,10 +239,16 @@ mod tests {
         assert_eq!(c.exceeded, halves.exceeded, "the windows' tops hold every exceedance of the estimate");
         assert!((c.expected - halves.expected).abs() < 1e-9 * halves.expected);
         assert_eq!(split_check_windows(&refs[..1]), Err(Refusal::NoHalves));
-        // Too short a series: refused, and the row says why.
-        let short = per_hour(&x[..500], 1_000_000);
-        assert!(matches!(short, Err(Refusal::TooFew { .. })), "{short:?}");
-        let r = row(&["unloaded", "l1"], 9, &short);
+        // Too few samples for a tail (500 of them, a second apart): refused, and the row says why.
+        let few = per_hour(&x[..500], 1_000_000_000);
+        assert!(matches!(few, Err(Refusal::TooFew { .. })), "{few:?}");
+        let r = row(&["unloaded", "l1"], 9, &few);
         assert!(r.last().unwrap().as_str().unwrap().starts_with("refused: "));
+        // Half a second of data says nothing of an hour (7,200× past it): how long to run instead.
+        let short = per_hour(&x[..500], 1_000_000);
+        assert_eq!(short, Err(Refusal::TooShort { have_s: 0.5, need_s: 36.0 }));
+        let why = short.unwrap_err().to_string();
+        assert!(why.contains("500 ms of data is too little to say what an hour gives"), "{why}");
+        assert!(why.ends_with("run at least 36 s"), "{why}");
     }
 }

@@ -48,3 +48,7 @@ pub const TUNE_ROUNDS: usize = 3;
 /// under 1 % of a core for runs of up to hours at 1 kHz (a checkpoint of 1 M samples is
 /// ~3 MB written in ~20 ms, outside the timed threads).
 pub const CHECKPOINT_SECS: f64 = 5.0;
+
+/// Fewest samples in each run before `compare` may call a p99 difference significant: with
+/// fewer than 100, a p99 is the maximum or next to it, one sample's luck.
+pub const COMPARE_MIN_N_P99: usize = 100;

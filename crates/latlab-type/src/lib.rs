@@ -121,6 +121,15 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, TypeError>
         (Backend::X11, false) => "x11".into(),
     };
     rec.config("conditions", cfg.conditions.iter().map(|c| c.name()).collect::<Vec<_>>().join(","));
+    // What was measured, for `latlab runs`: the applications.
+    rec.config(
+        "subject",
+        if cfg.through_rdp {
+            "xfreerdp".to_string()
+        } else {
+            cfg.apps.iter().map(|a| a.label.as_str()).collect::<Vec<_>>().join(",")
+        },
+    );
     rec.config("keys", cfg.keys);
     rec.config("interval_ms", cfg.interval_ns as f64 / 1e6);
     rec.config("timeout_ms", cfg.timeout_ns as f64 / 1e6);

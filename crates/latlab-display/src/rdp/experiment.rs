@@ -131,6 +131,11 @@ fn identify(rec: &mut RunRecord, s: &RdpSession, product: Option<String>) {
     rec.config("compression_negotiated", id.compression.clone());
     rec.config("channels", id.channels.clone());
     rec.config("fastpath_input", id.fastpath_input);
+    // Said once the session is up: what latlab is connected to, before anything is timed.
+    eprintln!(
+        "display --rdp: connected: {}x{} at {} bpp, {} security, certificate {} ({})",
+        id.desktop.0, id.desktop.1, id.bpp, id.security, id.cert_fingerprint, id.trust
+    );
 }
 
 fn plan(cfg: &RdpConfig) -> TypingPlan {
@@ -293,6 +298,8 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
         (Some(p), t) => format!("{p} at {t}"),
         (None, t) => format!("the server at {t}"),
     };
+    // What was measured, for `latlab runs`: the server.
+    rec.config("subject", product.clone().unwrap_or_else(|| target.to_string()));
     crate::rdp::paper::rows(&mut rec, &named, &op_figures, &totals.stages);
     drop(shadow);
     drop(xrdp);
@@ -397,6 +404,15 @@ fn typing(
             rec.metric(&format!("{p}.{q}"), v, "ns");
         }
     }
+    // Every key's latency, so runs compare key by key (`latlab compare`) and export as CSV.
+    rec.series.push(latlab_model::record::Series {
+        name: format!("{p}.latency"),
+        unit: "ns".into(),
+        description: format!(
+            "key to screen under {name}: from each key's send to the first decoded update showing its glyph, in typing order"
+        ),
+        values: lat.clone(),
+    });
     let threshold = latlab_keyscreen::defaults::NOTICEABLE_MS * 1_000_000;
     let over = lat.iter().filter(|&&v| v as u64 > threshold).count() as u64 + r.lost;
     rec.metric(&format!("{p}.keys"), plan.keys as u64, "count");

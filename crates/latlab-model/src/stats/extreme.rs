@@ -120,6 +120,13 @@ pub enum Refusal {
     NotPastThreshold,
     /// A check by halves with nothing in one half.
     NoHalves,
+    /// The data span too little of the period asked about to extrapolate to it.
+    TooShort {
+        /// Seconds of data.
+        have_s: f64,
+        /// Seconds of data needed.
+        need_s: f64,
+    },
 }
 
 impl std::fmt::Display for Refusal {
@@ -146,6 +153,13 @@ impl std::fmt::Display for Refusal {
                 "a generalized Pareto tail does not fit these data (goodness of fit p = {p_value:.3} < {alpha})"
             ),
             Refusal::NoHalves => write!(f, "a check by halves needs the run's windows in both halves"),
+            Refusal::TooShort { have_s, need_s } => write!(
+                f,
+                "{} of data is too little to say what an hour gives (a tail fit extrapolates at most {}× past its data): run at least {}",
+                crate::numfmt::ns(*have_s * 1e9),
+                crate::defaults::WORST_MAX_EXTRAPOLATION,
+                crate::numfmt::ns(*need_s * 1e9)
+            ),
             Refusal::NotPastThreshold => {
                 write!(
                     f,

@@ -96,6 +96,11 @@ pub struct RunListing {
     pub samples: i64,
     /// Host name.
     pub hostname: Option<String>,
+    /// The mode ("" when the experiment has one: `rt`, `doctor`, `x11`, `rdp`, …).
+    pub mode: String,
+    /// What was measured, when the run names it (`config.subject`: the application, the
+    /// server, the client).
+    pub subject: Option<String>,
 }
 
 /// An open database.
@@ -492,7 +497,9 @@ impl Store {
         let mut q = self.conn.prepare(
             "SELECT r.id, r.experiment, r.status, r.started_at_ns, r.ended_at_ns - r.started_at_ns, r.hostname,
                     (SELECT COUNT(*) FROM metrics m WHERE m.run_id = r.id),
-                    (SELECT COALESCE(SUM(count), 0) FROM series s WHERE s.run_id = r.id)
+                    (SELECT COALESCE(SUM(count), 0) FROM series s WHERE s.run_id = r.id),
+                    COALESCE(json_extract(r.config, '$.experiment'), ''),
+                    json_extract(r.config, '$.subject')
              FROM runs r ORDER BY r.id DESC",
         )?;
         let rows = q
@@ -506,6 +513,12 @@ impl Store {
                     hostname: r.get(5)?,
                     metrics: r.get(6)?,
                     samples: r.get(7)?,
+                    mode: r.get(8)?,
+                    subject: r.get::<_, Option<rusqlite::types::Value>>(9)?.and_then(|v| match v {
+                        rusqlite::types::Value::Text(t) => Some(t),
+                        rusqlite::types::Value::Null => None,
+                        other => Some(format!("{other:?}")),
+                    }),
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -533,8 +546,25 @@ impl Store {
             self.conn.query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?
         } else if spec == "latest" {
             self.conn.query_row("SELECT MAX(id) FROM runs", [], |r| r.get(0))?
+        } else if let Some((experiment, mode)) = spec.split_once(':') {
+            // `rt:doctor`: the newest run of that mode.
+            self.conn.query_row(
+                "SELECT MAX(id) FROM runs WHERE experiment = ?1 AND COALESCE(json_extract(config, '$.experiment'), '') = ?2",
+                [experiment, mode],
+                |r| r.get(0),
+            )?
         } else {
-            self.conn.query_row("SELECT MAX(id) FROM runs WHERE experiment = ?1", [spec], |r| r.get(0))?
+            // `rt`: its newest measurement in the experiment's own mode (not an `rt doctor`
+            // run), else its newest run of any mode (`display`'s modes are all named).
+            let own: Option<i64> = self.conn.query_row(
+                "SELECT MAX(id) FROM runs WHERE experiment = ?1 AND json_extract(config, '$.experiment') IS NULL",
+                [spec],
+                |r| r.get(0),
+            )?;
+            match own {
+                Some(id) => Some(id),
+                None => self.conn.query_row("SELECT MAX(id) FROM runs WHERE experiment = ?1", [spec], |r| r.get(0))?,
+            }
         };
         found.ok_or_else(|| StoreError::NotFound(spec.to_string()))
     }

@@ -219,6 +219,8 @@ pub fn run_record(run: &ServeRun, plan: &Plan) -> RunRecord {
     let c = &run.client;
     rec.config("peer", &run.peer);
     rec.config("client_name", &c.name);
+    // What was measured, for `latlab runs`: the client.
+    rec.config("subject", if c.name.is_empty() { "an unnamed client" } else { c.name.as_str() });
     rec.config("client_build", c.build);
     rec.config("client_rdp_version", &c.rdp_version);
     rec.config("client_desktop", format!("{}x{}", c.desktop.0, c.desktop.1));

@@ -16,6 +16,15 @@ pub fn run(db: &Path, a: CompareArgs) -> anyhow::Result<i32> {
         );
     }
     let c = compare(&ra, &rb);
+    if c.is_empty() {
+        anyhow::bail!(
+            "nothing to compare: run #{} ({}) and run #{} ({}) share no sample series and no metric, even matched by role (the same names but for one word, such as the application)",
+            ra.id.unwrap_or(0),
+            ra.experiment,
+            rb.id.unwrap_or(0),
+            rb.experiment
+        );
+    }
     if a.json {
         out(&(serde_json::to_string_pretty(&c)? + "\n"))?;
     } else {

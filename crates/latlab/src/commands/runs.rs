@@ -17,16 +17,19 @@ pub fn list(db: &Path, a: RunsArgs) -> anyhow::Result<i32> {
     let mut o = String::new();
     writeln!(
         o,
-        "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  host",
-        "id", "experiment", "status", "started (UTC)", "duration", "metrics", "samples"
+        "{:>5}  {:<10} {:<10} {:<16} {:<12} {:<20} {:>10} {:>8} {:>10}  host",
+        "id", "experiment", "mode", "subject", "status", "started (UTC)", "duration", "metrics", "samples"
     )?;
     for r in &runs {
         let started = fmt_unix_ns(r.started_at_ns);
+        let subject: String = r.subject.as_deref().unwrap_or("").chars().take(16).collect();
         writeln!(
             o,
-            "{:>5}  {:<10} {:<12} {:<20} {:>10} {:>8} {:>10}  {}",
+            "{:>5}  {:<10} {:<10} {:<16} {:<12} {:<20} {:>10} {:>8} {:>10}  {}",
             r.id,
             r.experiment,
+            r.mode,
+            subject,
             r.status,
             started,
             fmt_ns(r.duration_ns as f64),

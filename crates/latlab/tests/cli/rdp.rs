@@ -31,26 +31,28 @@ fn ctrl_c_from_a_terminal_stops_a_real_rdp_measurement_and_stores_it_interrupted
     let d = dir.path();
     // Its own process group, as a shell starts it; Ctrl-C then goes to the whole group, as a
     // terminal's does. A thousand keys: the run can only end by the signal.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
-        .current_dir(d)
-        .env_remove("LATLAB_DB")
-        .env("HOME", d)
-        .args(["display", "latency", "--rdp", "local", "--keys", "1000", "--conditions", "unloaded"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    // Wait until it has connected (a new HOME: it trusts the server on first use and says so),
-    // give it a moment to start typing, then Ctrl-C: a read on the server's socket is then
-    // interrupted by the signal. (Earlier or later, the run must stop the same way.)
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+    // Killed if an assertion fails first (it would type for minutes).
+    let mut child = super::Reaped(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+            .current_dir(d)
+            .env_remove("LATLAB_DB")
+            .args(["display", "latency", "--rdp", "local", "--keys", "1000", "--conditions", "unloaded"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap(),
+    );
+    // Wait until it has connected (it says so), give it a moment to start typing, then
+    // Ctrl-C: a read on the server's socket is then interrupted by the signal. (Earlier or
+    // later, the run must stop the same way.)
+    let mut err = BufReader::new(child.0.stderr.take().unwrap());
     let mut said = String::new();
-    while !said.contains("on first use") {
+    while !said.contains("display --rdp: connected: ") {
         assert!(err.read_line(&mut said).unwrap() > 0, "it ended before it connected: {said}");
     }
     std::thread::sleep(Duration::from_secs(3));
-    let status = super::terminal_ctrl_c(&mut child, Duration::from_secs(30));
+    let status = super::terminal_ctrl_c(&mut child.0, Duration::from_secs(30));
     std::io::Read::read_to_string(&mut err, &mut said).unwrap();
     assert_eq!(status.code(), Some(130), "{said}");
     assert!(said.contains("interrupted: kept what was measured"), "{said}");

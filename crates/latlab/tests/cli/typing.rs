@@ -326,3 +326,35 @@ fn what_cannot_be_typed_into_is_a_clear_error() {
             .stderr(predicate::str::contains("sh exited (exit status: 3) before it showed a window: cannot open font"));
     }
 }
+
+#[test]
+fn runs_of_two_applications_are_listed_apart_and_compared_on_matched_series() {
+    if let Some(m) = missing(&[("Xvfb", "xvfb"), ("xterm", "xterm"), ("st", "stterm")]) {
+        return skip(&m);
+    }
+    let _one = one_server();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for app in ["xterm", "st"] {
+        latlab(d).args(["type", "--keys", "20", "--", app]).assert().success();
+    }
+    // `runs` tells them apart: mode and subject.
+    let list = String::from_utf8(latlab(d).args(["runs"]).assert().success().get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = list.lines().collect();
+    assert!(lines[0].contains("mode") && lines[0].contains("subject"), "{list}");
+    assert!(lines[1].contains(" type ") && lines[1].contains(" x11 ") && lines[1].contains(" st "), "{list}");
+    assert!(lines[2].contains(" xterm "), "{list}");
+    // `compare` pairs the series by role (the application told apart) and says which it paired.
+    let out = latlab(d).args(["compare", "1", "2"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("type.xterm.unloaded ↔ type.st.unloaded"), "{text}");
+    assert!(!text.contains("no shared sample series"), "{text}");
+    // Twenty keys read at the capture's resolution: no p99 called a difference on its own,
+    // and the resolution is what a difference must pass.
+    let json = latlab(d).args(["compare", "1", "2", "--json"]).assert().success().get_output().stdout.clone();
+    let c: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(c["series"][0]["resolution"].as_f64().is_some_and(|r| r > 0.0), "{c}");
+    // Runs that share nothing: an error, not an empty table.
+    latlab(d).args(["selftest", "--samples", "10", "--no-mlock"]).assert().success();
+    latlab(d).args(["compare", "1", "3"]).assert().code(1).stderr(predicate::str::contains("nothing to compare"));
+}

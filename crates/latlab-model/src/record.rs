@@ -338,6 +338,43 @@ impl RunRecord {
         Some(s)
     }
 
+    /// The headline figures this run has, as `label value` (an experiment's
+    /// [`crate::experiment::Experiment::HEADLINE`]): a name's `*` segment matches any one
+    /// segment (`type.*.unloaded.p50`: whatever the application), and each `{}` of the label
+    /// takes the matched segments in order; a metric shown once is not shown again by a later,
+    /// broader pattern.
+    pub fn headline_figures(&self, headlines: &[(&str, &str)]) -> Vec<String> {
+        let mut shown: Vec<&str> = Vec::new();
+        let mut out = Vec::new();
+        for (pattern, label) in headlines {
+            let pat: Vec<&str> = pattern.split('.').collect();
+            for m in &self.metrics {
+                let parts: Vec<&str> = m.name.split('.').collect();
+                if parts.len() != pat.len() || shown.contains(&m.name.as_str()) {
+                    continue;
+                }
+                let mut stars = Vec::new();
+                if !pat.iter().zip(&parts).all(|(p, s)| {
+                    if *p == "*" {
+                        stars.push(*s);
+                        true
+                    } else {
+                        p == s
+                    }
+                }) {
+                    continue;
+                }
+                let mut text = label.to_string();
+                for s in stars {
+                    text = text.replacen("{}", s, 1);
+                }
+                shown.push(&m.name);
+                out.push(format!("{text} {}", fmt_value(m.value, &m.unit)));
+            }
+        }
+        out
+    }
+
     /// Find a metric by name.
     pub fn get_metric(&self, name: &str) -> Option<&Metric> {
         self.metrics.iter().find(|m| m.name == name)
@@ -390,6 +427,26 @@ pub fn fmt_value(v: Value, unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headline_figures_match_any_application_and_say_each_metric_once() {
+        let mut r = RunRecord::new("type", 0, Machine::default());
+        for (name, v) in
+            [("type.foot.unloaded.p50", 970_000i64), ("type.foot.cpu.p50", 1_500_000), ("type.foot.unloaded.keys", 40)]
+        {
+            r.metrics.push(Metric {
+                name: name.into(),
+                value: Value::Int(v),
+                unit: if v > 100 { "ns" } else { "count" }.into(),
+            });
+        }
+        let h = [("type.*.unloaded.p50", "{}, key to screen p50"), ("type.*.*.p50", "{} under {}, key to screen p50")];
+        assert_eq!(
+            r.headline_figures(&h),
+            ["foot, key to screen p50 970 µs", "foot under cpu, key to screen p50 1.5 ms"]
+        );
+        assert!(r.headline_figures(&[("rt.unloaded.l1.latency.p99", "L1 p99")]).is_empty());
+    }
 
     #[test]
     fn names() {

@@ -42,7 +42,7 @@ impl Experiment for Type {
     const ABOUT: &'static str =
         "keystroke to screen on real applications (seed 003's 100 ms), xterm on latlab's own Xvfb";
     const HEADLINE: &'static [(&'static str, &'static str)] =
-        &[("type.xterm.unloaded.p50", "xterm, key to screen p50")];
+        &[("type.*.unloaded.p50", "{}, key to screen p50"), ("type.*.*.p50", "{} under {}, key to screen p50")];
 
     fn suite_configs(_strict: bool) -> Vec<TypeConfig> {
         vec![TypeConfig {

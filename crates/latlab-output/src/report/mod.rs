@@ -261,10 +261,7 @@ fn anchor(r: &RunRecord) -> String {
 
 /// A run's headline line: the headline figures it has, else what its paper rows say.
 fn headline(r: &RunRecord, headlines: &[(&str, &str)]) -> String {
-    let figs: Vec<String> = headlines
-        .iter()
-        .filter_map(|(name, label)| r.get_metric(name).map(|m| format!("{label} {}", fmt_value(m.value, &m.unit))))
-        .collect();
+    let figs = r.headline_figures(headlines);
     if !figs.is_empty() {
         figs.join(" · ")
     } else if !r.paper.is_empty() {

@@ -6,7 +6,7 @@ use crate::cli::{Small, SuiteArgs};
 use crate::registry::Registry;
 use crate::runner::{install_interrupt, open_store, out, save, usage};
 use latlab_model::experiment::{ExperimentError, RunContext};
-use latlab_model::record::{RunRecord, RunStatus, fmt_ns, fmt_value};
+use latlab_model::record::{RunRecord, RunStatus, fmt_ns};
 use latlab_output::progress::Progress;
 use latlab_sys::interrupt::stop_requested;
 use std::fmt::Write;
@@ -137,10 +137,7 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
     let _ = writeln!(o, "\nlatlab suite — summary\n");
     let _ = writeln!(o, "{:<10} {:>5} {:<12} {:>9}  headline figures", "experiment", "run", "status", "time");
     for (r, headline) in done {
-        let figs: Vec<String> = headline
-            .iter()
-            .filter_map(|(name, label)| r.get_metric(name).map(|m| format!("{label} {}", fmt_value(m.value, &m.unit))))
-            .collect();
+        let figs = r.headline_figures(headline);
         let _ = writeln!(
             o,
             "{:<10} {:>5} {:<12} {:>9}  {}",

@@ -76,6 +76,11 @@ fn figure_11_is_judged_against_each_system_apart() {
     assert!(f6.here_value.starts_with("level 1: 0"), "{}", f6.here_value);
 }
 
+/// An unloaded and a loaded phase of 100 pulses each, level 1 at 3 µs and level 2 at 9 µs.
+fn both_phases() -> [(&'static str, ChainStats); 2] {
+    [("unloaded", stats(&[3_000; 100], &[9_000; 100])), ("loaded", stats(&[3_000; 100], &[9_000; 100]))]
+}
+
 #[test]
 fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
     let refused = State::Refused("RT throttling (on) could not be lifted: needs root".into());
@@ -83,7 +88,7 @@ fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
     rows(
         &mut rec,
         &RtConfig::default(),
-        &[("unloaded", stats(&[3_000; 100], &[9_000; 100])), ("loaded", stats(&[3_000; 100], &[9_000; 100]))],
+        &both_phases(),
         None,
         None,
         &refused,
@@ -111,7 +116,7 @@ fn rows_the_unloaded_phase_decides_are_not_comparable_when_the_machine_was_not_q
     rows(
         &mut rec,
         &RtConfig::default(),
-        &[("unloaded", stats(&[3_000; 100], &[9_000; 100])), ("loaded", stats(&[3_000; 100], &[9_000; 100]))],
+        &both_phases(),
         None,
         None,
         &State::Lifted(vec![]),

@@ -155,6 +155,7 @@ fn keys_table(rows: Vec<Vec<serde_json::Value>>) -> Table {
         .column("keys", "count")
         .column("lost", "count")
         .column("p50", "ms")
+        .column("resolution", "ms")
         .column("p95", "ms")
         .column("p99", "ms")
         .column("max", "ms")
@@ -461,6 +462,9 @@ fn record(rec: &mut RunRecord, cfg: &TypeConfig, app: &str, cond: &str, m: &Meas
         keys.into(),
         t.lost.into(),
         q(|s| s.p50),
+        // What one screen read resolves, beside the p50 it bounds (a p50 of the same size says
+        // little more than "within one read").
+        if hz > 0.0 { ms(1e9 / hz).into() } else { serde_json::Value::Null },
         q(|s| s.p95),
         q(|s| s.p99),
         q(|s| s.max),

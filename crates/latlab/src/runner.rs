@@ -67,7 +67,7 @@ pub(crate) fn measure_with<E: Experiment>(
         // of the checkpointed experiment replaces its checkpoint's.
         let replaces = rec.id.or_else(|| if rec.experiment == E::NAME { checkpointed.take() } else { None });
         save_over(db, replaces, &mut rec)?;
-        text.push_str(&latlab_output::export::markdown(&rec));
+        text.push_str(&latlab_output::export::markdown_with(&rec, E::HEADLINE));
         code = code.max(status_code(&rec));
     }
     out(outcome.stdout.as_deref().unwrap_or(&text))?;

@@ -1,5 +1,6 @@
-//! `latlab export --format md` and what every measuring command prints: a run's Markdown summary
-//! (what ran, where, what it got, its metrics, tables and the paper rows).
+//! `latlab export --format md` and what every measuring command prints: a run's Markdown summary,
+//! led by its answer (headline figures, the paper rows' tally, warnings), then the paper rows and
+//! tables, and the detail (capabilities, every metric) last.
 
 use super::{ExportError, Exporter};
 use latlab_model::record::{RunRecord, fmt_ns, fmt_value};
@@ -18,14 +19,56 @@ fn md_escape(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// Markdown summary: what ran, where, what it got, its metrics and the paper rows.
+/// Markdown summary, led by its answer: what ran and its headline figures (none known here:
+/// [`markdown_with`] takes the experiment's), what the paper rows found and what to heed, then
+/// the tables, and last the detail (capabilities, every metric).
 pub fn markdown(run: &RunRecord) -> String {
+    markdown_with(run, &[])
+}
+
+/// [`markdown`] with the experiment's headline figures (`Experiment::HEADLINE`) in its answer.
+pub fn markdown_with(run: &RunRecord, headlines: &[(&str, &str)]) -> String {
     let mut o = String::new();
     let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
     let mode = if run.mode().is_empty() { String::new() } else { format!(" {}", run.mode()) };
-    let _ = writeln!(o, "# latlab {}{mode}{id} — {}\n", run.experiment, run.status.as_str());
+    let _ = writeln!(
+        o,
+        "# latlab {}{mode}{id} — {}
+",
+        run.experiment,
+        run.status.as_str()
+    );
     if !run.status.meaning().is_empty() {
-        let _ = writeln!(o, "> {}: {}\n", run.status.as_str(), run.status.meaning());
+        let _ = writeln!(
+            o,
+            "> {}: {}
+",
+            run.status.as_str(),
+            run.status.meaning()
+        );
+    }
+    // The answer first: the figures, what the paper rows found, what to heed.
+    let figures = run.headline_figures(headlines);
+    let mut answer = Vec::new();
+    if !figures.is_empty() {
+        answer.push(format!("**{}**", md_escape(&figures.join(" · "))));
+    }
+    if !run.paper.is_empty() {
+        answer.push(format!("against the papers: {}", latlab_model::verdict::tally(&run.paper)));
+    }
+    if !run.warnings.is_empty() {
+        answer.push(format!("{} warning(s), below: heed them before the figures", run.warnings.len()));
+    }
+    if !answer.is_empty() {
+        let _ = writeln!(
+            o,
+            "## In short
+"
+        );
+        for a in &answer {
+            let _ = writeln!(o, "- {a}");
+        }
+        o.push('\n');
     }
     let m = &run.machine.info;
     let _ = writeln!(
@@ -43,17 +86,10 @@ pub fn markdown(run: &RunRecord) -> String {
         m.clocksource.as_deref().unwrap_or("?"),
         m.virtualization.as_deref().unwrap_or("?"),
     );
-    if !run.capabilities.is_empty() {
-        let _ = writeln!(o, "## Capabilities\n\n| knob | requested | obtained | granted |\n|---|---|---|---|");
-        for c in &run.capabilities {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} |",
-                md_escape(&c.name),
-                md_escape(&c.requested),
-                md_escape(&c.obtained),
-                if c.granted { "yes" } else { "**no**" }
-            );
+    if !run.warnings.is_empty() {
+        let _ = writeln!(o, "## Warnings\n");
+        for w in &run.warnings {
+            let _ = writeln!(o, "- {}", md_escape(w));
         }
         o.push('\n');
     }
@@ -80,12 +116,8 @@ pub fn markdown(run: &RunRecord) -> String {
         }
         o.push('\n');
     }
-    let _ = writeln!(o, "## Metrics\n\n| metric | value |\n|---|---:|");
-    for mt in &run.metrics {
-        let _ = writeln!(o, "| `{}` | {} |", mt.name, fmt_value(mt.value, &mt.unit));
-    }
     for t in &run.tables {
-        let _ = writeln!(o, "\n## {}\n", md_escape(&t.title));
+        let _ = writeln!(o, "## {}\n", md_escape(&t.title));
         let (head, rows) = t.formatted();
         let head: Vec<String> = head.iter().map(|h| md_escape(h)).collect();
         let _ = writeln!(o, "| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
@@ -93,12 +125,26 @@ pub fn markdown(run: &RunRecord) -> String {
             let cells: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
             let _ = writeln!(o, "| {} |", cells.join(" | "));
         }
+        o.push('\n');
     }
-    if !run.warnings.is_empty() {
-        let _ = writeln!(o, "\n## Warnings\n");
-        for w in &run.warnings {
-            let _ = writeln!(o, "- {}", md_escape(w));
+    // The detail: what the machine granted, every metric.
+    if !run.capabilities.is_empty() {
+        let _ = writeln!(o, "## Capabilities\n\n| knob | requested | obtained | granted |\n|---|---|---|---|");
+        for c in &run.capabilities {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                md_escape(&c.name),
+                md_escape(&c.requested),
+                md_escape(&c.obtained),
+                if c.granted { "yes" } else { "**no**" }
+            );
         }
+        o.push('\n');
+    }
+    let _ = writeln!(o, "## Metrics\n\n| metric | value |\n|---|---:|");
+    for mt in &run.metrics {
+        let _ = writeln!(o, "| `{}` | {} |", mt.name, fmt_value(mt.value, &mt.unit));
     }
     o
 }

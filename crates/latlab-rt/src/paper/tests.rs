@@ -85,15 +85,7 @@ fn both_phases() -> [(&'static str, ChainStats); 2] {
 fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
     let refused = State::Refused("RT throttling (on) could not be lifted: needs root".into());
     let mut rec = latlab_sys::record::begin("rt");
-    rows(
-        &mut rec,
-        &RtConfig::default(),
-        &both_phases(),
-        None,
-        None,
-        &refused,
-        None,
-    );
+    rows(&mut rec, &RtConfig::default(), &both_phases(), None, None, &refused, None);
     for p in &rec.paper {
         let nc = p.judgement.verdict == Verdict::NotComparable;
         assert_eq!(
@@ -113,15 +105,7 @@ fn loaded_rows_are_not_comparable_while_throttling_could_not_be_lifted() {
 fn rows_the_unloaded_phase_decides_are_not_comparable_when_the_machine_was_not_quiet() {
     let noise = "the machine was not quiet during the unloaded (some task waited for a CPU 50 % of the time)";
     let mut rec = latlab_sys::record::begin("rt");
-    rows(
-        &mut rec,
-        &RtConfig::default(),
-        &both_phases(),
-        None,
-        None,
-        &State::Lifted(vec![]),
-        Some(noise),
-    );
+    rows(&mut rec, &RtConfig::default(), &both_phases(), None, None, &State::Lifted(vec![]), Some(noise));
     let mut unloaded = 0;
     for p in &rec.paper {
         let decided_by_unloaded = p.figure.contains("unloaded") || p.paper_value.contains("unloaded");

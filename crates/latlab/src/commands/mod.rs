@@ -41,7 +41,7 @@ pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
         Command::Startup(a) => startup::run(&db, a),
         Command::Idle(a) => stall::idle(&db, a),
         Command::Runs(a) => runs::list(&db, a),
-        Command::Show(a) => runs::show(&db, a),
+        Command::Show(a) => runs::show(&db, registry, a),
         Command::Report(a) => report::run(&db, registry, a),
         Command::Export(a) => export::run(&db, a),
         Command::Compare(a) => compare::run(&db, a),

@@ -3,7 +3,7 @@
 use crate::cli::{RunsArgs, ShowArgs};
 use crate::runner::{open_existing, out};
 use latlab_model::record::{fmt_ns, fmt_unix_ns};
-use latlab_output::export::markdown;
+use latlab_output::export::markdown_with;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -45,9 +45,14 @@ pub fn list(db: &Path, a: RunsArgs) -> anyhow::Result<i32> {
     Ok(crate::exit::OK)
 }
 
-pub fn show(db: &Path, a: ShowArgs) -> anyhow::Result<i32> {
+pub fn show(db: &Path, registry: &crate::registry::Registry, a: ShowArgs) -> anyhow::Result<i32> {
     let store = open_existing(db)?;
     let id = store.resolve(&a.run)?;
-    out(&markdown(&store.load(id)?))?;
+    let rec = store.load(id)?;
+    // Its experiment's headline figures lead the summary.
+    let entries = registry.experiments(false);
+    let headlines: Vec<(&str, &str)> =
+        entries.iter().filter(|e| e.name() == rec.experiment).flat_map(|e| e.headline().iter().copied()).collect();
+    out(&markdown_with(&rec, &headlines))?;
     Ok(crate::exit::OK)
 }

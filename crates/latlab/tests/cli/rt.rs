@@ -8,11 +8,21 @@ fn rt_run_export_histogram_and_sweep() {
     let before = rt_runtime();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    latlab(d)
+    let out = latlab(d)
         .args(["rt", "--rate", "2000", "--duration", "200ms", "--no-mlock"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("# latlab rt #1").and(predicate::str::contains("Fig. 11, APP start, loaded")));
+        .stdout(predicate::str::contains("# latlab rt #1").and(predicate::str::contains("Fig. 11, APP start, loaded")))
+        .get_output()
+        .stdout
+        .clone();
+    // The output opens with its answer (the headline figures, the paper rows' tally), the
+    // wake-up table comes before the detail (every metric) at the end.
+    let text = String::from_utf8(out).unwrap();
+    let at = |h: &str| text.lines().position(|l| l.starts_with(h)).unwrap_or_else(|| panic!("no {h}: {text}"));
+    assert_eq!(at("## In short"), 2, "{text}");
+    assert!(text.lines().nth(4).is_some_and(|l| l.contains("L1 p99 ")), "{text}");
+    assert!(at("## Wake-up chain") < at("## Metrics") && at("## Capabilities") < at("## Metrics"), "{text}");
     let json = latlab(d).args(["export", "rt", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let m = |n: &str| {

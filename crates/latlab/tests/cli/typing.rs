@@ -60,6 +60,8 @@ fn two_terminals_under_latlabs_xvfb_show_every_key_typed() {
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(text.contains("xterm_fn_fixed") && text.contains("st") && text.contains("p50 (ms)"), "{text}");
+    // The capture's resolution beside the p50 it bounds.
+    assert!(text.lines().next().is_some_and(|h| h.contains("p50 (ms)  resolution (ms)")), "{text}");
     let rec = record(d, "1");
     assert_eq!(rec["experiment"], "type");
     for app in ["xterm_fn_fixed", "st"] {

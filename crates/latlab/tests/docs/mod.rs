@@ -229,6 +229,16 @@ fn rt_outcome_names() -> Vec<BTreeSet<String>> {
         for (t_unloaded, t_loaded) in [(found, found), (bounded, bounded), (not_reached, not_reached), (found, bounded)]
         {
             let mut rec = latlab_sys::record::begin("rt");
+            // The background while the unloaded phase and sweep ran, every figure known.
+            let bg = latlab_sys::background::Background {
+                pressure: [Some(0.0); 3],
+                steal: Some(0.0),
+                others_runnable_per_cpu: Some(0.0),
+                seconds: 1.0,
+            };
+            for what in ["unloaded.background", "sweep.unloaded.background"] {
+                bg.note(&mut rec, what, "the test");
+            }
             for phase in ["unloaded", "loaded"] {
                 for level in ["l1", "l2"] {
                     latlab_model::worst::record_metrics(&mut rec, &format!("{phase}.{level}.latency"), tail);

@@ -96,7 +96,7 @@ p=$(port)
 srv=$!
 sleep 0.5
 LATLAB_RDP_USER=bench LATLAB_RDP_PASSWORD=bench "$latlab" --db "$work/client.db" display ops --rdp "127.0.0.1:$p" \
-    --insecure --rdp-ops idle --op-seconds "$secs" >"$work/client.log" 2>&1 || { echo "latlab's client failed:"; tail -5 "$work/client.log"; }
+    --insecure --rdp-ops idle --op-duration "${secs}s" >"$work/client.log" 2>&1 || { echo "latlab's client failed:"; tail -5 "$work/client.log"; }
 wait $srv || true
 "$latlab" --db "$work/client.db" export latest --format json | python3 -c '
 import json, sys

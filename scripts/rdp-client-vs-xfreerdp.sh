@@ -72,7 +72,7 @@ bytes_of() {
 }
 c0=$(cpu_of "$xpid"); b0=$(bytes_of "$xpid"); t0=$(date +%s%N)
 LATLAB_RDP_USER=latlab LATLAB_RDP_PASSWORD=unused "$latlab" --db "$dir/l.db" display ops --rdp "127.0.0.1:$port" \
-    --insecure --rdp-ops idle --op-seconds "$seconds" --rdp-bpp 16 --rdp-compression ncrush >/dev/null
+    --insecure --rdp-ops idle --op-duration "${seconds}s" --rdp-bpp 16 --rdp-compression ncrush >/dev/null
 c1=$(cpu_of "$xpid"); b1=$(bytes_of "$xpid"); t1=$(date +%s%N)
 "$latlab" --db "$dir/l.db" export 1 --format json > "$dir/l.json"
 python3 - "$dir/l.json" "$c0" "$c1" "$b0" "$b1" "$ticks" "$t0" "$t1" <<'EOF'

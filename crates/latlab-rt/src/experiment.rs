@@ -54,8 +54,17 @@ impl Experiment for Rt {
         cfg.total_steps()
     }
     fn announce(cfg: &RtConfig) -> String {
+        // --duration is each phase's: say how long the run is.
+        let loaded = !matches!(cfg.load, crate::config::LoadSpec::None);
+        let phases = match (cfg.phases, loaded) {
+            (false, _) => String::new(),
+            (true, false) => format!(", one unloaded phase of {}", latlab_model::numfmt::ns(cfg.phase_ns as f64)),
+            (true, true) => {
+                format!(", an unloaded then a loaded phase of {} each", latlab_model::numfmt::ns(cfg.phase_ns as f64))
+            }
+        };
         format!(
-            "rt: level 1 {} → level 2 {} via {}, load {}, CPUs: level 1 {}, level 2 {}, load {} (Ctrl-C stops and keeps what was measured)",
+            "rt: level 1 {} → level 2 {} via {}, load {}, CPUs: level 1 {}, level 2 {}, load {}{phases} (Ctrl-C stops and keeps what was measured)",
             cfg.l1,
             cfg.l2,
             cfg.signal,

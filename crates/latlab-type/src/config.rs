@@ -185,3 +185,9 @@ impl TypeConfig {
         }
     }
 }
+
+/// The time between keys at `wpm` words a minute: one typing speed for every latlab command,
+/// seed 003's (5.29 characters a word, `latlab_desktop::defaults::CHARS_PER_WORD`).
+pub fn interval_for_wpm(wpm: f64) -> u64 {
+    (60e9 / (wpm * latlab_desktop::defaults::CHARS_PER_WORD)) as u64
+}

@@ -482,6 +482,43 @@ fn unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
+fn lengths_are_durations_with_units_and_the_old_spellings_still_work_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    latlab(d)
+        .args(["idle", "--duration", "1s"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("old spelling").not());
+    latlab(d).args(["idle", "--seconds", "1"]).assert().success().stderr(predicate::str::contains(
+        "warning: --seconds 1 is the old spelling, kept for this release: give --duration 1s",
+    ));
+    latlab(d).args(["idle", "--seconds", "1", "--duration", "1s"]).assert().code(2);
+    // The old spellings are not offered.
+    for (cmd, new, old) in [
+        (&["idle"][..], "--duration <D>", "--seconds"),
+        (&["display", "latency"][..], "--duration <D>", "--seconds"),
+        (&["display", "ops"][..], "--op-duration <D>", "--op-seconds"),
+        (&["startup", "io"][..], "--interval <D>", "--interval-ms"),
+    ] {
+        let help = latlab(d).args(cmd).arg("--help").assert().success().get_output().stdout.clone();
+        let help = String::from_utf8_lossy(&help);
+        assert!(help.contains(new) && !help.contains(old), "{cmd:?}: {help}");
+    }
+    // A launch's `--timeout`: a duration; a bare number is the old spelling, in seconds.
+    latlab(d)
+        .args(["startup", "io", "--timeout", "20s", "--", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("old spelling").not());
+    latlab(d)
+        .args(["startup", "io", "--timeout", "20", "--", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: --timeout 20 (bare seconds) is the old spelling"));
+}
+
+#[test]
 fn output_into_a_pipe_closed_early_ends_quietly_with_0() {
     use std::io::Read;
     let dir = tempfile::tempdir().unwrap();

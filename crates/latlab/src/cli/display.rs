@@ -62,9 +62,13 @@ pub struct DisplayPipeline {
     /// The suite's short version (about 40 s) instead of the full one (about 2.5 minutes).
     #[arg(long)]
     pub short: bool,
-    /// Seconds of the main slide-show run.
-    #[arg(long)]
-    pub seconds: Option<u64>,
+    /// How long the main slide-show run lasts (`20s`; whole seconds) [default: the full or
+    /// --short version's].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// Only the main slide-show run (no workloads, sweeps or paper rows): what `latlab tune`
     /// measures seed 000's cures with.
     #[arg(long)]
@@ -209,9 +213,13 @@ pub struct DisplayLatency {
     /// Typing speed, words a minute (5.29 characters a word, as the study counts).
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
     pub wpm: u32,
-    /// Seconds of typing per condition.
-    #[arg(long, default_value_t = latlab_display::defaults::LATENCY_SECONDS)]
-    pub seconds: f64,
+    /// Typing per condition (`20s`, `1m`): how many keys follow from it and --wpm [default:
+    /// 20s]. With --rdp, --keys sets the keys instead.
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// Page Downs (large updates) per condition.
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_PAGES)]
     pub pages: u32,
@@ -255,9 +263,12 @@ pub struct DisplayCapacity {
     /// --rdp: 1,2,4,8].
     #[arg(long, value_delimiter = ',')]
     pub ramp: Vec<usize>,
-    /// Seconds per level.
-    #[arg(long, default_value_t = latlab_display::defaults::CAPACITY_SECONDS)]
-    pub seconds: f64,
+    /// How long each level runs (`10s`) [default: 10s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// A link shaped between network namespaces (e.g. 10mbit, 56kbit; needs root); none:
     /// loopback.
     #[arg(long, value_parser = parse_link)]
@@ -422,9 +433,12 @@ pub struct DisplayView {
     /// The workload.
     #[arg(long, value_parser = choice::<WorkloadKind>(), default_value = latlab_display::defaults::VIEW_WORKLOAD)]
     pub workload: WorkloadKind,
-    /// Seconds to run.
-    #[arg(long, default_value_t = latlab_display::defaults::VIEW_SECONDS)]
-    pub seconds: u64,
+    /// How long to run (`10s`; whole seconds) [default: 10s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// Bulk compression.
     #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display::defaults::VIEW_CODEC)]
     pub codec: Codec,
@@ -463,9 +477,12 @@ pub struct DisplayOps {
     /// Operations, comma-separated (default: all).
     #[arg(long, value_delimiter = ',', value_parser = choice::<WorkloadKind>())]
     pub workloads: Vec<WorkloadKind>,
-    /// Virtual seconds measured per operation.
-    #[arg(long, default_value_t = latlab_display::defaults::OPS_SECONDS)]
-    pub seconds: u64,
+    /// Virtual time measured per operation (`30s`; whole seconds) [default: 30s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// Bulk compression.
     #[arg(long, value_parser = choice::<Codec>(), default_value = latlab_display_net::defaults::OPS_CODEC)]
     pub codec: Codec,
@@ -478,9 +495,12 @@ pub struct DisplayOps {
     /// Seed of the scripts.
     #[arg(long, default_value_t = latlab_desktop::defaults::SEED)]
     pub seed: u64,
-    /// Seconds of each operation on a real server (`--rdp`).
-    #[arg(long, default_value_t = latlab_display::defaults::RDP_OP_SECONDS, requires = "rdp")]
-    pub op_seconds: f64,
+    /// How long each operation runs on a real server (`--rdp`) [default: 10s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D", requires = "rdp")]
+    pub op_duration: Option<u64>,
+    /// The old spelling of --op-duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "op_duration", requires = "rdp")]
+    pub op_seconds: Option<f64>,
     /// Operations on a real server, comma-separated: idle, typing, mouse, page_down, menu
     /// (default: all).
     #[arg(long, value_delimiter = ',', value_parser = latlab_display::rdp::ops::Op::parse, requires = "rdp")]

@@ -59,6 +59,23 @@ pub fn dur(ns: u64) -> String {
     humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
 }
 
+/// A length of time a command was given, in seconds: `--NEW D` (a duration with its unit:
+/// `500ms`, `20s`, `2m`), else the old spelling `--OLD N` (bare seconds, hidden from `--help`;
+/// said to be old, and kept for one release), else `default_s`.
+pub fn seconds_of(new: Option<u64>, old: Option<f64>, (new_name, old_name): (&str, &str), default_s: f64) -> f64 {
+    match (new, old) {
+        (Some(ns), _) => ns as f64 / 1e9,
+        (None, Some(s)) => {
+            eprintln!(
+                "warning: --{old_name} {s} is the old spelling, kept for this release: give --{new_name} {}",
+                dur((s * 1e9) as u64)
+            );
+            s
+        }
+        (None, None) => default_s,
+    }
+}
+
 /// A checkpoint interval: a finite number of seconds, 0 or more.
 fn checkpoint_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -343,13 +360,14 @@ mod tests {
         let Command::Stall(a) = c.command else { panic!() };
         let d = latlab_stall::cpu::CpuConfig::default();
         assert_eq!(
-            (a.loads, a.policies, a.seconds, a.interval, a.work),
-            (d.loads, d.policies, d.seconds, d.interval_ns, d.work_ns)
+            (a.loads, a.policies, a.duration, a.interval, a.work),
+            (d.loads, d.policies, None, d.interval_ns, d.work_ns)
         );
         let c = Cli::try_parse_from(["latlab", "display", "ops"]).unwrap();
         let Command::Display(DisplayArgs { command: DisplayCommand::Ops(o) }) = c.command else { panic!() };
         let d = latlab_display::ops::OpsConfig::default();
-        assert_eq!((o.seconds, o.codec, o.crypto, o.seed), (d.seconds, d.codec, d.crypto, d.seed));
+        // No length given: the configuration's own (`commands::display` takes `d.seconds`).
+        assert_eq!((o.duration, o.seconds, o.codec, o.crypto, o.seed), (None, None, d.codec, d.crypto, d.seed));
         let c = Cli::try_parse_from(["latlab", "stall", "net"]).unwrap();
         let Command::Stall(StallArgs { command: Some(StallCommand::Net(n)), .. }) = c.command else { panic!() };
         let d = latlab_stall::net::NetConfig::default();

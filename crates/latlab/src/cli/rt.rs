@@ -21,7 +21,8 @@ pub struct RtArgs {
     /// Stimulus rate of the phases in Hz (instead of --period).
     #[arg(long)]
     pub rate: Option<f64>,
-    /// Length of each phase (e.g. 5s).
+    /// Length of each phase (e.g. 5s): the run measures an unloaded phase, then (with a load)
+    /// a loaded one, so it lasts about twice this, plus the load's baseline.
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::PHASE_NS))]
     pub duration: u64,
     /// Output: a Markdown summary, or cyclictest's `-h` histogram text (columns: unloaded

@@ -17,9 +17,12 @@ pub struct StallArgs {
     /// Schedulings of the load, comma-separated: other, batch, idle, niceN (other at nice N).
     #[arg(long, value_delimiter = ',', default_value = latlab_stall::defaults::CPU_POLICIES.join(","), value_parser = parse_spin)]
     pub policies: Vec<SpinSched>,
-    /// Seconds of typing per level.
-    #[arg(long, default_value_t = latlab_stall::defaults::SECONDS)]
-    pub seconds: u64,
+    /// Typing per level (`5s`; whole seconds) [default: 5s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// Time between keys (the study: 50ms, key repeat at 20/s).
     #[arg(long, default_value = dur(latlab_stall::defaults::KEY_INTERVAL_NS), value_parser = parse_duration_ns)]
     pub interval: u64,
@@ -122,9 +125,12 @@ pub struct StallNet {
 /// `latlab idle`.
 #[derive(Debug, Args)]
 pub struct IdleArgs {
-    /// Seconds per pass.
-    #[arg(long, default_value_t = latlab_stall::defaults::IDLE_SECONDS)]
-    pub seconds: u64,
+    /// How long each pass lasts (`10s`; whole seconds) [default: 10s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
+    pub duration: Option<u64>,
+    /// The old spelling of --duration, in seconds.
+    #[arg(long, hide = true, conflicts_with = "duration")]
+    pub seconds: Option<f64>,
     /// A gap longer than this is an interruption.
     #[arg(long, default_value = dur(latlab_stall::defaults::IDLE_THRESHOLD_NS), value_parser = parse_duration_ns)]
     pub threshold: u64,

@@ -103,9 +103,10 @@ pub struct LaunchArgs {
     /// Ready when a TCP connect to 127.0.0.1:PORT succeeds.
     #[arg(long)]
     pub port: Option<u16>,
-    /// Longest one launch may take, seconds.
-    #[arg(long, default_value_t = latlab_startup::defaults::TIMEOUT_S)]
-    pub timeout: f64,
+    /// Longest one launch may take (`2m`, `30s`; a bare number, the old spelling, is seconds)
+    /// [default: 2m].
+    #[arg(long, value_name = "D")]
+    pub timeout: Option<String>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -167,9 +168,13 @@ pub struct StartupIo {
     /// Launch and readiness (the scenario ends at readiness).
     #[command(flatten)]
     pub launch: LaunchArgs,
-    /// Time between reads of every process's counters, ms.
-    #[arg(long, default_value_t = latlab_startup::defaults::IO_INTERVAL_MS)]
-    pub interval_ms: u64,
+    /// Time between reads of every process's counters (`50ms`; whole milliseconds)
+    /// [default: 50ms].
+    #[arg(long, value_parser = super::parse_duration_ns, value_name = "D")]
+    pub interval: Option<u64>,
+    /// The old spelling of --interval, in milliseconds.
+    #[arg(long, hide = true, conflicts_with = "interval")]
+    pub interval_ms: Option<u64>,
     /// Processes shown (the totals count all).
     #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
     pub top: usize,

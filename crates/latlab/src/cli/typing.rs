@@ -39,7 +39,8 @@ pub struct TypeArgs {
     /// Keys timed per application and condition.
     #[arg(long, default_value_t = latlab_type::defaults::TYPE_KEYS)]
     pub keys: usize,
-    /// Typing speed, words a minute (5 keys a word); sets the interval between keys.
+    /// Typing speed, words a minute (5.29 characters a word, as seed 003 and `display latency`
+    /// count them; 1 to 2000); sets the interval between keys.
     #[arg(long, conflicts_with = "interval")]
     pub wpm: Option<f64>,
     /// Time from one key to the next (e.g. 100ms).
@@ -111,7 +112,7 @@ impl ExperimentCli for TypeArgs {
         cfg.keys = a.keys;
         cfg.wpm = a.wpm;
         if let Some(w) = a.wpm.filter(|w| *w > 0.0) {
-            cfg.interval_ns = (60e9 / (w * 5.0)) as u64;
+            cfg.interval_ns = latlab_type::config::interval_for_wpm(w);
         }
         if let Some(i) = a.interval {
             cfg.interval_ns = i;

@@ -1,5 +1,6 @@
 //! `latlab display`: cache, ops, pipeline, latency, capacity and view from the arguments; serve.
 
+use crate::cli::seconds_of;
 use crate::cli::{DisplayArgs, DisplayCommand};
 use crate::runner::{install_interrupt, measure};
 use latlab_desktop::cache::Geometry;
@@ -36,7 +37,12 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         }
         DisplayCommand::Ops(o) => {
             if let Some(mut cfg) = o.real.config(RdpMode::Ops).map_err(crate::runner::usage)? {
-                cfg.op_seconds = o.op_seconds;
+                cfg.op_seconds = seconds_of(
+                    o.op_duration,
+                    o.op_seconds,
+                    ("op-duration", "op-seconds"),
+                    latlab_display::defaults::RDP_OP_SECONDS,
+                );
                 if !o.rdp_ops.is_empty() {
                     cfg.ops = o.rdp_ops;
                 }
@@ -45,7 +51,7 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let d = OpsConfig::default();
             let cfg = OpsConfig {
                 workloads: if o.workloads.is_empty() { d.workloads.clone() } else { o.workloads },
-                seconds: o.seconds,
+                seconds: seconds_of(o.duration, o.seconds, ("duration", "seconds"), d.seconds as f64).round() as u64,
                 codec: o.codec,
                 crypto: o.crypto,
                 orders: !o.bitmaps,
@@ -71,7 +77,8 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
         },
         DisplayCommand::Capacity(c) => {
             let mut cfg = CapacityConfig::default();
-            (cfg.mix, cfg.seconds, cfg.link_bps) = (c.mix, c.seconds, c.link);
+            let seconds = seconds_of(c.duration, c.seconds, ("duration", "seconds"), cfg.seconds);
+            (cfg.mix, cfg.seconds, cfg.link_bps) = (c.mix, seconds, c.link);
             (cfg.per_kind, cfg.pin, cfg.until_limit) = (!c.no_per_kind, !c.no_pin, !c.ramp_only);
             if let Some(real) = c.rdp {
                 // A real server's sessions are typists, with nothing of latlab's own to measure first.
@@ -128,7 +135,13 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             Ok(crate::exit::OK)
         }
         DisplayCommand::View(v) => {
-            let mut session = SessionConfig::standard(v.workload, v.seconds * 1000);
+            let seconds = seconds_of(
+                v.duration,
+                v.seconds,
+                ("duration", "seconds"),
+                latlab_display::defaults::VIEW_SECONDS as f64,
+            );
+            let mut session = SessionConfig::standard(v.workload, (seconds * 1000.0).round() as u64);
             (session.width, session.height, session.bpp, session.seed) = (v.width, v.height, v.bpp, v.seed);
             session.encoder.orders = !v.bitmaps;
             (session.codec, session.crypto) = (v.codec, v.crypto);
@@ -177,7 +190,7 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
 pub fn pipeline_config(p: crate::cli::DisplayPipeline) -> PipelineConfig {
     let base = if p.short { PipelineConfig::short() } else { PipelineConfig::default() };
     PipelineConfig {
-        seconds: p.seconds.unwrap_or(base.seconds),
+        seconds: seconds_of(p.duration, p.seconds, ("duration", "seconds"), base.seconds as f64).round() as u64,
         main_only: p.main_only,
         orders: !p.bitmaps,
         view: p.client.view_config(),
@@ -191,7 +204,8 @@ pub fn latency_config(l: crate::cli::DisplayLatency) -> LatencyConfig {
     if !l.conditions.is_empty() {
         cfg.conditions = l.conditions;
     }
-    (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) = (l.wpm, l.seconds, l.pages, !l.no_fifo);
+    let seconds = seconds_of(l.duration, l.seconds, ("duration", "seconds"), cfg.typist.seconds);
+    (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) = (l.wpm, seconds, l.pages, !l.no_fifo);
     (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
     cfg.allow_swapfile = !l.no_swapfile;
     (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);

@@ -38,7 +38,7 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
             CpuConfig {
                 loads: a.loads,
                 policies: a.policies,
-                seconds: a.seconds,
+                seconds: whole_seconds(a.duration, a.seconds, latlab_stall::defaults::SECONDS),
                 interval_ns: a.interval,
                 work_ns: a.work,
                 fifo_probe: !a.no_fifo,
@@ -48,7 +48,13 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
 }
 
 pub fn idle(db: &Path, a: IdleArgs) -> anyhow::Result<i32> {
-    measure::<Idle>(db, IdleConfig { seconds: a.seconds, threshold_ns: a.threshold, cpu: a.cpu, with: a.with })
+    let seconds = whole_seconds(a.duration, a.seconds, latlab_stall::defaults::IDLE_SECONDS);
+    measure::<Idle>(db, IdleConfig { seconds, threshold_ns: a.threshold, cpu: a.cpu, with: a.with })
+}
+
+/// `--duration` (or the old `--seconds`) in whole seconds (0 is refused by the configuration).
+fn whole_seconds(duration: Option<u64>, seconds: Option<f64>, default: u64) -> u64 {
+    crate::cli::seconds_of(duration, seconds, ("duration", "seconds"), default as f64).round() as u64
 }
 
 /// The configuration `latlab stall pressure` runs with these arguments.

@@ -28,7 +28,7 @@ pub fn run(db: &Path, a: StartupArgs) -> anyhow::Result<i32> {
         StartupCommand::Measure(m) => measure_cmd(db, m),
         StartupCommand::Io(i) => measure::<StartupIo>(
             db,
-            IoRun { launch: launch_spec(&i.launch, None)?, interval_ms: i.interval_ms, top: i.top },
+            IoRun { launch: launch_spec(&i.launch, None)?, interval_ms: io_interval_ms(&i), top: i.top },
         ),
         StartupCommand::Preload(p) => preload_cmd(db, p.command),
         StartupCommand::FixtureApp { dir } => {
@@ -50,9 +50,23 @@ fn launch_spec(a: &LaunchArgs, fallback: Option<&[String]>) -> anyhow::Result<La
         (None, Some(p)) => Ready::Port(p),
         (None, None) => Ready::Exit,
     };
-    let timeout = Duration::try_from_secs_f64(a.timeout).map_err(|_| {
-        crate::runner::usage(format!("--timeout must be a positive number of seconds, not {}", a.timeout))
-    })?;
+    let timeout = match a.timeout.as_deref() {
+        None => Duration::from_secs_f64(latlab_startup::defaults::TIMEOUT_S),
+        Some(t) => match t.parse::<f64>() {
+            // A bare number: the old spelling, seconds.
+            Ok(s) => {
+                let d = Duration::try_from_secs_f64(s).map_err(|_| {
+                    crate::runner::usage(format!("--timeout must be a positive duration such as 30s, not {t}"))
+                })?;
+                eprintln!(
+                    "warning: --timeout {t} (bare seconds) is the old spelling, kept for this release: give --timeout {}",
+                    crate::cli::dur(d.as_nanos() as u64)
+                );
+                d
+            }
+            Err(_) => Duration::from_nanos(crate::cli::parse_duration_ns(t).map_err(crate::runner::usage)?),
+        },
+    };
     let command = match (a.command.is_empty(), fallback) {
         (true, Some(c)) => c.to_vec(),
         _ => a.command.clone(),
@@ -183,4 +197,16 @@ fn preload_pass(
     let r = preloader::preload(&ranked, &cfg, &mut preloader::Machine::default());
     out(&preloader::report_text(&r, page))?;
     Ok(if r.ended_early.is_some() && r.preloaded.is_empty() { crate::exit::ERROR } else { crate::exit::OK })
+}
+
+/// `startup io --interval` (or the old `--interval-ms`) in milliseconds.
+fn io_interval_ms(i: &crate::cli::StartupIo) -> u64 {
+    match (i.interval, i.interval_ms) {
+        (Some(ns), _) => ns / 1_000_000,
+        (None, Some(ms)) => {
+            eprintln!("warning: --interval-ms {ms} is the old spelling, kept for this release: give --interval {ms}ms");
+            ms
+        }
+        (None, None) => latlab_startup::defaults::IO_INTERVAL_MS,
+    }
 }

@@ -108,7 +108,7 @@ fn bad_values_exit_2_with_the_choices_and_leave_no_database() {
         (&["rt", "--l1-priority", "0"][..], "1–99"),
         (&["udp", "--interval", "1us"][..], "between 10 µs and 60 s"),
         (&["udp", "--duration", "2s", "--sweep-intervals", "1s"][..], "too short for the sweep interval"),
-        (&["display", "ops", "--seconds", "0"][..], "at least 1"),
+        (&["display", "ops", "--duration", "0s"][..], "at least 1"),
         (&["suite", "--only", "nope"][..], "registered: selftest, rt"),
     ] {
         latlab(d).args(args).assert().code(2).stderr(predicate::str::contains(says));

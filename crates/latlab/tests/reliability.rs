@@ -303,7 +303,7 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
     assert_eq!(threads(server.id()), base, "an idle connection costs no thread");
     // A real viewer gets its session and completes.
     let view = latlab(d)
-        .args(["display", "view", &addr, "--seconds", "1", "--width", "320", "--height", "240"])
+        .args(["display", "view", &addr, "--duration", "1s", "--width", "320", "--height", "240"])
         .assert()
         .success()
         .get_output()
@@ -312,7 +312,7 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
     assert!(String::from_utf8_lossy(&view).contains("# latlab display"));
     // Refusals the client reports: a session longer than the server allows.
     latlab(d)
-        .args(["display", "view", &addr, "--seconds", "10", "--width", "320", "--height", "240"])
+        .args(["display", "view", &addr, "--duration", "10s", "--width", "320", "--height", "240"])
         .assert()
         .failure()
         .stderr(predicate::str::contains("the server refused the session: a session of 10.0 s is longer"));

@@ -106,14 +106,14 @@ fn codec_round_trips_packet_files_and_reports_bad_ones() {
 fn display_ops_view_serve_and_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    latlab(d).args(["display", "ops", "--workloads", "cursor,typing", "--seconds", "1"]).assert().success().stdout(
+    latlab(d).args(["display", "ops", "--workloads", "cursor,typing", "--duration", "1s"]).assert().success().stdout(
         predicate::str::contains("`ops.typing.display_bps`")
             .and(predicate::str::contains("one keystroke on the wire"))
             .and(predicate::str::contains("`ops.cursor.control_bps`")),
     );
     // The in-process pair, checking the screens at every frame.
     latlab(d)
-        .args(["display", "view", "--workload", "typing", "--seconds", "1", "--check-frames"])
+        .args(["display", "view", "--workload", "typing", "--duration", "1s", "--check-frames"])
         .args(["--width", "320", "--height", "240", "--codec", "lz4", "--crypto", "chacha20"])
         .assert()
         .success()
@@ -135,7 +135,7 @@ fn display_ops_view_serve_and_clear_errors() {
     err.read_line(&mut line).unwrap();
     assert!(line.contains("listening on 127.0.0.1:38991"), "{line}");
     latlab(d)
-        .args(["display", "view", "127.0.0.1:38991", "--workload", "scroll", "--seconds", "1", "--width", "320"])
+        .args(["display", "view", "127.0.0.1:38991", "--workload", "scroll", "--duration", "1s", "--width", "320"])
         .args(["--height", "240"])
         .assert()
         .success()
@@ -154,7 +154,7 @@ fn display_ops_view_serve_and_clear_errors() {
         predicate::str::contains("invalid value 'nope'").and(predicate::str::contains("[possible values: typing")),
     );
     latlab(d)
-        .args(["display", "view", "127.0.0.1:1", "--seconds", "1"])
+        .args(["display", "view", "127.0.0.1:1", "--duration", "1s"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("is `latlab display serve` running there"));
@@ -168,7 +168,7 @@ fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths(
     let d = dir.path();
     // Typists only, at seed 003's depth, against `latlab display serve` as its own process.
     latlab(d)
-        .args(["display", "capacity", "--mix", "typist=1", "--ramp", "1,4", "--seconds", "2", "--no-per-kind"])
+        .args(["display", "capacity", "--mix", "typist=1", "--ramp", "1,4", "--duration", "2s", "--no-per-kind"])
         .args(["--bpp", "8", "--ramp-only"])
         .timeout(std::time::Duration::from_secs(120))
         .assert()
@@ -200,7 +200,7 @@ fn capacity_of_typists_at_8_bpp_measures_a_lean_server_and_refuses_other_depths(
     let added = metric("capacity.n4.server_pss_added_per_session").expect("PSS a session adds");
     assert!(added.is_finite() && added < 3072.0, "{added} KiB a session");
     latlab(d)
-        .args(["display", "capacity", "--bpp", "12", "--ramp", "1", "--seconds", "1"])
+        .args(["display", "capacity", "--bpp", "12", "--ramp", "1", "--duration", "1s"])
         .assert()
         .failure()
         .stderr(predicate::str::contains("12 bpp: use 8, 16, 24 or 32"));

@@ -204,7 +204,7 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
     assert!(cfg["cert_fingerprint"].as_str().unwrap().starts_with("sha256:"));
     assert_eq!(cfg["compression_negotiated"], "xcrush");
 
-    latlab(d).args(["display", "ops", "--rdp", "local", "--op-seconds", "1"]).assert().success();
+    latlab(d).args(["display", "ops", "--rdp", "local", "--op-duration", "1s"]).assert().success();
     let json = latlab(d).args(["export", "2", "--format", "json"]).assert().success().get_output().stdout.clone();
     let rec: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert!(metric(&rec, "rdp.ops.typing.display_bytes_per_s") > 0.0, "typing echoed");
@@ -302,7 +302,7 @@ fn users_per_server_on_xrdp_one_account_per_session() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
-        .args(["display", "capacity", "--rdp", "local-xrdp", "--ramp", "1,2", "--ramp-only", "--seconds", "3"])
+        .args(["display", "capacity", "--rdp", "local-xrdp", "--ramp", "1,2", "--ramp-only", "--duration", "3s"])
         .assert()
         .success()
         .stdout(predicate::str::contains("xrdp here took 2 typists"));

@@ -7,7 +7,7 @@ fn stall_and_idle_commands_and_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     latlab(d)
-        .args(["stall", "--loads", "0,2", "--policies", "nice19", "--seconds", "1", "--interval", "20ms"])
+        .args(["stall", "--loads", "0,2", "--policies", "nice19", "--duration", "1s", "--interval", "20ms"])
         .args(["--work", "100us", "--no-fifo"])
         .assert()
         .success()
@@ -16,7 +16,7 @@ fn stall_and_idle_commands_and_clear_errors() {
                 .and(predicate::str::contains("`cpu.nice19.n2.waiting_fraction`"))
                 .and(predicate::str::contains("`probe.cpu_per_key`")),
         );
-    latlab(d).args(["idle", "--seconds", "1", "--with", "sleep 3"]).assert().success().stdout(
+    latlab(d).args(["idle", "--duration", "1s", "--with", "sleep 3"]).assert().success().stdout(
         predicate::str::contains("`idle.lost_fraction`").and(predicate::str::contains("`idle.with.extra_lost`")),
     );
     latlab(d)
@@ -78,13 +78,18 @@ fn stall_and_idle_commands_and_clear_errors() {
     let swap_dir = d.join("swap");
     std::fs::create_dir(&swap_dir).unwrap();
     std::fs::set_permissions(&swap_dir, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
-    let out = unprivileged(d, &["stall", "mem", "--working-set", "8", "--swap-dir", swap_dir.to_str().unwrap()]);
+    // (A database of its own: root made latlab.db here, which `nobody` may not write, and a
+    // run refuses a database it cannot write before anything else.)
+    let out = unprivileged(
+        d,
+        &["--db", "nobody.db", "stall", "mem", "--working-set", "8", "--swap-dir", swap_dir.to_str().unwrap()],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     if out.status.code() == Some(1) {
         assert!(err.contains("swap"), "{err}");
         assert_eq!(std::fs::read_dir(&swap_dir).unwrap().count(), 0, "the swap file was removed");
     }
-    let out = unprivileged(d, &["stall", "net", "--loads", "0", "--step", "1"]);
+    let out = unprivileged(d, &["--db", "nobody.db", "stall", "net", "--loads", "0", "--step", "1"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("error:"), "{out:?}");
 }

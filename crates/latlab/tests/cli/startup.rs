@@ -94,8 +94,8 @@ fn startup_record_measure_and_io_with_clear_errors() {
         .args([
             "startup",
             "io",
-            "--interval-ms",
-            "5",
+            "--interval",
+            "5ms",
             "--",
             "sh",
             "-c",

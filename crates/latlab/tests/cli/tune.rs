@@ -63,7 +63,7 @@ fn tune_measures_the_display_client_cures_and_the_live_playout() {
     };
     // A seed 000 cure: each arm a main-only pipeline run, the cure on in the remedy's only.
     latlab(d)
-        .args(["tune", "skip-mac", "--rounds", "1", "--", "--main-only", "--speed", "0.5", "--seconds", "1"])
+        .args(["tune", "skip-mac", "--rounds", "1", "--", "--main-only", "--speed", "0.5", "--duration", "1s"])
         .assert()
         .success()
         .stdout(

@@ -33,7 +33,7 @@ impl Experiment for DisplayOps {
     }
     fn validate(cfg: &OpsConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 {
-            return Err("--seconds must be at least 1".into());
+            return Err("--duration must be at least 1s".into());
         }
         if cfg.workloads.is_empty() {
             return Err("no workloads to run".into());
@@ -132,7 +132,7 @@ impl Experiment for DisplayPipeline {
     }
     fn validate(cfg: &PipelineConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 || cfg.sweep_seconds == 0 {
-            return Err("--seconds must be at least 1".into());
+            return Err("--duration must be at least 1s".into());
         }
         cfg.view.validate()?;
         cfg.view.cures.validate(cfg.crypto).map_err(|e| format!("--skip-mac, --direct, --decode-thread: {e}").into())
@@ -325,7 +325,7 @@ impl Experiment for DisplayView {
     }
     fn validate(cfg: &ViewRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.session.duration_ms == 0 {
-            return Err("--seconds must be at least 1".into());
+            return Err("--duration must be at least 1s".into());
         }
         cfg.session.validate().map_err(|e| e.to_string())?;
         cfg.view.validate()

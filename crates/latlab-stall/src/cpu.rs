@@ -133,7 +133,7 @@ impl CpuConfig {
             return Err(StallError::Config("the work per key must be shorter than the key interval".into()));
         }
         if self.seconds == 0 {
-            return Err(StallError::Config("seconds must be at least 1".into()));
+            return Err(StallError::Config("--duration must be at least 1s".into()));
         }
         Ok(())
     }

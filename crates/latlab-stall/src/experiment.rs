@@ -101,7 +101,7 @@ impl Experiment for Idle {
     }
     fn validate(cfg: &IdleConfig) -> Result<(), latlab_model::ConfigError> {
         if cfg.seconds == 0 {
-            return Err("--seconds must be at least 1".into());
+            return Err("--duration must be at least 1s".into());
         }
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         if let Some(c) = cfg.cpu.filter(|&c| c >= n) {

@@ -391,7 +391,7 @@ impl Experiment for StartupIo {
     }
     fn validate(cfg: &IoRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.interval_ms == 0 {
-            return Err("--interval-ms must be at least 1".into());
+            return Err("--interval must be at least 1ms".into());
         }
         cfg.launch.validate()
     }

@@ -159,7 +159,7 @@ impl RdpConfig {
             return Err("--rdp-ops: at least one operation".into());
         }
         if !(0.5..=3600.0).contains(&self.op_seconds) {
-            return Err(format!("--op-seconds {}: from 0.5 to 3600", self.op_seconds).into());
+            return Err(format!("--op-duration {} s: from 0.5 s to 1 h", self.op_seconds).into());
         }
         Ok(())
     }

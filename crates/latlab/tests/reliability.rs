@@ -81,8 +81,9 @@ fn kill_after_a_checkpoint(d: &Path, args: &[&str]) -> i64 {
     r[0]["samples"].as_i64().unwrap()
 }
 
-/// Runs of `latlab rt` as root lift RT throttling for their run; the tests that start one
-/// take this lock, so each can check the kernel's setting.
+/// Runs of `latlab rt` as root lift RT throttling for their run, and a run killed leaves what
+/// the next command puts back: the tests that start one, or clear leftovers, take this lock, so
+/// each can check the kernel's setting and see its own leftovers.
 static RT_THROTTLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn rt_runtime() -> Option<String> {
@@ -327,6 +328,9 @@ fn display_serve_holds_a_thousand_idle_connections_in_few_threads_while_a_viewer
 
 #[test]
 fn what_a_killed_run_left_behind_is_found_and_removed_by_latlab_clean() {
+    // Not beside the killed-rt test: its `latlab runs` puts back (and `latlab clean` here
+    // removes) whatever any dead latlab left, the other test's leftovers included.
+    let _one = RT_THROTTLING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let pidfile = d.join("svc.pid");

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 pub use crate::owner::{OWNER_ENV, mark, name, owner};
-use crate::owner::{alive, stale_in};
+use crate::owner::{alive, owned_in, stale_in};
 
 /// Whose objects a search takes: those of latlabs that are gone (leftovers), or this
 /// process's own (what a second Ctrl-C removes before it exits, as their undo cannot run).
@@ -24,17 +24,7 @@ impl Whose {
     fn entries(self, dir: &Path) -> Vec<PathBuf> {
         match self {
             Whose::Gone => stale_in(dir),
-            Whose::Mine => {
-                let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
-                let me = std::process::id();
-                let mut v: Vec<PathBuf> = d
-                    .flatten()
-                    .filter(|e| owner(&e.file_name().to_string_lossy()) == Some(me))
-                    .map(|e| e.path())
-                    .collect();
-                v.sort();
-                v
-            }
+            Whose::Mine => owned_in(dir, |p| p == std::process::id()),
         }
     }
 }

@@ -35,12 +35,14 @@ pub(crate) fn alive(pid: u32) -> bool {
 
 /// Entries of `dir` with a latlab name whose owner is gone.
 pub(crate) fn stale_in(dir: &Path) -> Vec<PathBuf> {
+    owned_in(dir, |p| !alive(p))
+}
+
+/// Entries of `dir` with a latlab name whose owner's pid `takes` accepts, sorted.
+pub(crate) fn owned_in(dir: &Path, takes: impl Fn(u32) -> bool) -> Vec<PathBuf> {
     let Ok(d) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut v: Vec<PathBuf> = d
-        .flatten()
-        .filter(|e| owner(&e.file_name().to_string_lossy()).is_some_and(|p| !alive(p)))
-        .map(|e| e.path())
-        .collect();
+    let mut v: Vec<PathBuf> =
+        d.flatten().filter(|e| owner(&e.file_name().to_string_lossy()).is_some_and(&takes)).map(|e| e.path()).collect();
     v.sort();
     v
 }

@@ -40,7 +40,7 @@ run_xfreerdp() { # label, server flags, client flags…
     p=$(port)
     # shellcheck disable=SC2086
     "$latlab" --db "$db" display serve --rdp --once --listen "127.0.0.1:$p" --cert-dir "$work/cert" \
-        --script slideshow --phase-seconds "$secs" $sflags 2>"$work/$label.log" &
+        --script slideshow --phase "${secs}s" $sflags 2>"$work/$label.log" &
     local srv=$!
     sleep 0.5
     DISPLAY=":$n" xfreerdp "/v:127.0.0.1:$p" /u:bench /p:bench /cert:ignore /sec:tls "$@" >/dev/null 2>&1 &
@@ -92,7 +92,7 @@ p=$(port)
 # The server's phase outlasts the client's operation (it connects, waits for a first picture
 # and settles first); the session ends when the client leaves.
 "$latlab" --db "$work/own.db" display serve --rdp --once --listen "127.0.0.1:$p" --cert-dir "$work/cert" \
-    --script slideshow --phase-seconds "$((secs * 3))" --flat-out 2>"$work/own.log" &
+    --script slideshow --phase "$((secs * 3))s" --flat-out 2>"$work/own.log" &
 srv=$!
 sleep 0.5
 LATLAB_RDP_USER=bench LATLAB_RDP_PASSWORD=bench "$latlab" --db "$work/client.db" display ops --rdp "127.0.0.1:$p" \

@@ -43,8 +43,8 @@ pub struct TypistConfig {
 impl TypistConfig {
     /// Check the settings.
     pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
-        if !(1..=400).contains(&self.wpm) {
-            return Err(format!("{} words a minute: use 1 to 400", self.wpm).into());
+        if !(1..=1000).contains(&self.wpm) {
+            return Err(format!("{} words a minute: use 1 to 1000", self.wpm).into());
         }
         if !(self.seconds > 0.0 && self.seconds <= 3600.0) {
             return Err("seconds of typing: more than 0, at most an hour".into());

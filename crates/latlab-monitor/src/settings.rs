@@ -105,6 +105,19 @@ impl MonitorConfig {
         if self.window_ns < 1_000_000_000 || self.window_ns < 10 * self.interval_ns {
             return Err("--window must be at least 1 s and hold at least 10 intervals".into());
         }
+        if self.duration_ns == Some(0) {
+            return Err("--duration: give a time above 0 (or leave it out to run until Ctrl-C)".into());
+        }
+        if self.load_spinners > 256 {
+            return Err(format!("--load-spinners {}: at most 256", self.load_spinners).into());
+        }
+        if self.idle_threshold_ns == 0 {
+            return Err("--idle-threshold: give a time above 0".into());
+        }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if let Some(c) = self.idle_cpu.filter(|&c| c >= cpus) {
+            return Err(format!("--idle-cpu {c}: this machine has CPUs 0–{}", cpus - 1).into());
+        }
         if !(1..=99).contains(&self.sched.priority) {
             return Err("--priority must be 1–99".into());
         }

@@ -89,8 +89,11 @@ impl NetConfig {
         if self.loads.is_empty() || self.loads.iter().any(|&l| !(0.0..=4.0).contains(&l)) {
             return Err(NetError::Config("loads: fractions of the link from 0 to 4".into()));
         }
+        if self.queue_packets == Some(0) {
+            return Err(NetError::Config("--queue: at least 1 packet".into()));
+        }
         if self.step_seconds == 0 || !(1_000_000..=1_000_000_000).contains(&self.probe_interval_ns) {
-            return Err(NetError::Config("step seconds ≥ 1 and probe interval 1 ms to 1 s".into()));
+            return Err(NetError::Config("--step: at least 1s; --probe-interval: 1 ms to 1 s".into()));
         }
         Ok(())
     }

@@ -95,6 +95,9 @@ impl PressureConfig {
         if self.trials == 0 {
             return bad("at least one trial".into());
         }
+        if let Some(low) = self.server_low_mib.filter(|&l| l > self.limit_mib) {
+            return bad(format!("--server-low {low} MiB: at most the group's {} MiB", self.limit_mib));
+        }
         Ok(())
     }
 

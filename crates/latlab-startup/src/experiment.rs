@@ -247,7 +247,7 @@ impl Experiment for StartupPreload {
             return Err(format!("--idle-below must be a share of the CPUs in (0, 1], not {}", cfg.idle_below).into());
         }
         if cfg.check_every.is_zero() {
-            return Err("--check-ms must be at least 1".into());
+            return Err("--check-every must be at least 1ms".into());
         }
         Ok(())
     }

@@ -152,6 +152,15 @@ impl TypeConfig {
         if self.interval_ns < 1_000_000 || self.interval_ns > 60_000_000_000 {
             return Err("the interval between keys: give 1 ms to 60 s".into());
         }
+        if self.timeout_ns == 0 {
+            return Err("--timeout: give a time above 0".into());
+        }
+        if self.spinners > 256 {
+            return Err(format!("--spinners {}: at most 256", self.spinners).into());
+        }
+        if let Some(hz) = self.refresh_hz.filter(|hz| !(*hz > 0.0 && *hz <= 1000.0)) {
+            return Err(format!("--refresh-hz {hz}: give above 0, at most 1000").into());
+        }
         if self.capture_hz > 100_000 {
             return Err(format!(
                 "--capture-hz {}: give at most 100000 (0: as fast as the X server answers)",

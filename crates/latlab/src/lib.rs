@@ -77,9 +77,11 @@ fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i3
         && let Some(c) = registry.commands().find(|c| c.name() == name)
     {
         let global = cli::Global::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
-        runner::set_checkpoint(global.checkpoint);
-        return c.run(sub, &global.db, global.strict);
+        let measuring = cli::Measuring::of(m, &global);
+        runner::set_checkpoint(measuring.checkpoint);
+        return c.run(sub, &global.db, measuring.strict);
     }
     let cli = cli::Cli::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
-    commands::dispatch(cli, registry)
+    let measuring = cli::Measuring::of(m, &cli.global);
+    commands::dispatch(cli, registry, measuring)
 }

@@ -122,7 +122,9 @@ impl Registry {
     /// subcommand an experiment brought.
     pub fn grammar(&self) -> clap::Command {
         use clap::CommandFactory;
-        self.commands().fold(crate::cli::Cli::command(), |c, e| c.subcommand(e.grammar()))
+        crate::cli::with_measuring_options(
+            self.commands().fold(crate::cli::Cli::command(), |c, e| c.subcommand(e.grammar())),
+        )
     }
 
     /// The subcommands experiments brought.

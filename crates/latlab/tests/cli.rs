@@ -577,7 +577,7 @@ fn refused_capabilities_warn_and_continue_or_fail_under_strict() {
     assert!(md.contains("| sched.fifo | fifo:80 | other | **no** |"), "{md}");
     assert!(md.contains("Sleep lateness against period (default policy)"), "the sweep says what ran: {md}");
 
-    let out = unprivileged(d, &["--strict", "selftest", "--samples", "10"]);
+    let out = unprivileged(d, &["selftest", "--strict", "--samples", "10"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("error: capability refused (--strict): sched.fifo"), "{err}");

@@ -134,3 +134,37 @@ fn the_schema_remedies_and_experiment_docs_it_names_are_latlabs() {
         .collect();
     assert!(unlinked.is_empty(), "experiment documents the README does not link: {unlinked:?}");
 }
+
+/// `--strict` and `--checkpoint` belong to the commands that measure: the README names the ones
+/// that do not take them (`cli::READ_ONLY`), their `--help` leaves them out, a measuring
+/// command's lists them, and the old place (before the command) still works with a warning.
+#[test]
+fn only_measuring_commands_take_strict_and_checkpoint() {
+    let text = readme();
+    let para = text
+        .split("Options of every command that measures")
+        .nth(1)
+        .and_then(|t| t.split("given after its name").next())
+        .expect("the README's paragraph on the measuring options");
+    for c in latlab::cli::READ_ONLY {
+        assert!(para.contains(&format!("`{c}`")), "the README does not name {c} among the commands without --strict");
+        let help = latlab(&[c, "--help"]);
+        assert!(help.contains("Usage:"), "{c} --help: {help}");
+        assert!(!help.contains("--strict") && !help.contains("--checkpoint"), "{c} --help lists a measuring option");
+    }
+    for c in [&["rt"][..], &["rt", "sweep"], &["udp"], &["display", "latency"], &["type"], &["selftest"], &["tune"]] {
+        let help = latlab(&[c, &["--help"]].concat());
+        assert!(help.contains("--strict") && help.contains("--checkpoint <DURATION>"), "{c:?} --help: {help}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
+        .current_dir(dir.path())
+        .env_remove("LATLAB_DB")
+        .args(["--checkpoint", "1", "--strict", "selftest", "--samples", "5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("give --checkpoint 1s"), "{err}");
+    assert!(err.contains("give it after the command (latlab selftest --strict)"), "{err}");
+}

@@ -47,15 +47,15 @@ fn runs(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap()
 }
 
-/// Start `latlab --checkpoint 0.2 ARGS` in `d` (a run that would last minutes), wait until a
+/// Start `latlab ARGS --checkpoint 200ms` in `d` (a run that would last minutes), wait until a
 /// checkpoint holds samples, SIGKILL it, and return the stored run's sample count.
 fn kill_after_a_checkpoint(d: &Path, args: &[&str]) -> i64 {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
         .env_remove("LATLAB_DB")
         .env(latlab_sys::leftovers::KEEP_ENV, "keep")
-        .args(["--checkpoint", "0.2"])
         .args(args)
+        .args(["--checkpoint", "200ms"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -140,14 +140,14 @@ fn a_run_killed_mid_way_is_kept_as_incomplete_up_to_its_last_checkpoint() {
     assert!(html.contains("(incomplete)") && html.contains("last checkpoint"));
     // The next run stores beside it, and a complete run replaces its own checkpoints.
     latlab(d)
-        .args(["--checkpoint", "0.05", "rt", "--duration", "300ms", "--rate", "2000", "--no-mlock"])
+        .args(["rt", "--checkpoint", "50ms", "--duration", "300ms", "--rate", "2000", "--no-mlock"])
         .assert()
         .success();
     let r = runs(d);
     assert_eq!(r.as_array().unwrap().len(), 3);
     assert_eq!((r[0]["status"].as_str(), r[1]["status"].as_str()), (Some("complete"), Some("incomplete")));
     assert_eq!(r[1]["samples"].as_i64().unwrap(), samples, "the killed run is left as it was");
-    latlab(d).args(["--checkpoint=-1", "runs"]).assert().code(2).stderr(predicate::str::contains("0 or more"));
+    latlab(d).args(["rt", "--checkpoint=-1"]).assert().code(2).stderr(predicate::str::contains("not a duration"));
 }
 
 #[test]
@@ -162,8 +162,18 @@ fn two_processes_store_runs_in_one_database_at_once() {
             std::process::Command::new(&bin)
                 .current_dir(d)
                 .env_remove("LATLAB_DB")
-                .args(["--checkpoint", "0.01"])
-                .args(["rt", "--duration", "100ms", "--rate", "2000", "--no-mlock", "--signal", "none"])
+                .args([
+                    "rt",
+                    "--checkpoint",
+                    "10ms",
+                    "--duration",
+                    "100ms",
+                    "--rate",
+                    "2000",
+                    "--no-mlock",
+                    "--signal",
+                    "none",
+                ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -357,7 +367,7 @@ fn what_a_killed_run_left_behind_is_found_and_removed_by_latlab_clean() {
     let mut net = root.then(|| {
         std::process::Command::new(&bin)
             .current_dir(d)
-            .args(["stall", "net", "--loads", "0,1", "--step", "60"])
+            .args(["stall", "net", "--loads", "0,1", "--step", "60s"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

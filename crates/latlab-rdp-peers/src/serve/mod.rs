@@ -57,11 +57,7 @@ impl RdpServeConfig {
     /// size (the admission limits are the gate's, checked with them).
     pub fn validate(&self) -> Result<(), latlab_model::ConfigError> {
         if !(1..=3_600_000).contains(&self.plan.phase_ms) {
-            return Err(format!(
-                "--phase-seconds {}: give 0 to 3600 seconds (above 0)",
-                self.plan.phase_ms as f64 / 1000.0
-            )
-            .into());
+            return Err(format!("--phase {} ms: give a phase above 0 and at most 1h", self.plan.phase_ms).into());
         }
         let (w, h) = (self.accept.width, self.accept.height);
         if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {

@@ -80,6 +80,9 @@ impl Experiment for RtDoctor {
         if cpu >= ncpu {
             return Err(format!("CPU {cpu} does not exist (this machine has CPUs 0–{})", ncpu - 1).into());
         }
+        if cfg.gaps_ns == 0 {
+            return Err("--gaps-for: give a time above 0".into());
+        }
         latlab_model::ab::check_rounds(cfg.rounds)
     }
 

@@ -100,7 +100,7 @@ impl PreloadConfig {
             return Err(format!("--idle-below must be a share in (0, 1], not {}", self.idle_below).into());
         }
         if self.check_every.is_zero() {
-            return Err("--check-ms must be at least 1".into());
+            return Err("--check-every must be at least 1ms".into());
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! Arguments of `latlab codec`: RDP bulk compression and RLE on files, corpora, bench.
 
-use super::named;
+use super::{at_least_one, named};
 use clap::{Args, Subcommand};
 use latlab_rdp::CompressionType;
 use latlab_rdp::bulk::Level;
@@ -35,13 +35,13 @@ pub enum CodecCommand {
 /// Input, output and geometry of `rle-encode` / `rle-decode`.
 #[derive(Debug, Args)]
 pub struct RleIo {
-    /// Bitmap width in pixels.
-    #[arg(long)]
+    /// Bitmap width in pixels [1 or more].
+    #[arg(long, value_parser = at_least_one)]
     pub width: usize,
-    /// Bitmap height in pixels.
-    #[arg(long)]
+    /// Bitmap height in pixels [1 or more].
+    #[arg(long, value_parser = at_least_one)]
     pub height: usize,
-    /// Colour depth.
+    /// Colour depth: 8, 15, 16 or 24.
     #[arg(long, value_parser = named(vec!["8", "15", "16", "24"], |s| s.parse::<u32>().ok()))]
     pub bpp: u32,
     /// File to read.
@@ -84,10 +84,10 @@ pub struct CodecCorpus {
     /// Packet file to write.
     #[arg(long = "out")]
     pub output: PathBuf,
-    /// Number of PDUs.
+    /// Number of PDUs [0 or more].
     #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS)]
     pub packets: usize,
-    /// Seed of the generator.
+    /// Seed of the generator [any number].
     #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_SEED)]
     pub seed: u64,
     /// Which corpus: session (a simulated session's real wire PDUs) or synthetic (raw
@@ -106,11 +106,11 @@ pub struct CodecBench {
     /// `codec corpus` writes, or a capture in the same framing).
     #[arg(long = "in")]
     pub input: Option<PathBuf>,
-    /// Number of PDUs in the corpus.
-    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS, conflicts_with = "input")]
+    /// Number of PDUs in the corpus [1 or more].
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PDUS, conflicts_with = "input", value_parser = at_least_one)]
     pub packets: usize,
-    /// Passes over the corpus (the best is reported).
-    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PASSES)]
+    /// Passes over the corpus (the best is reported) [1 or more].
+    #[arg(long, default_value_t = latlab_rdp::corpus::DEFAULT_PASSES, value_parser = at_least_one)]
     pub passes: usize,
     /// Compression level to bench: fast, balanced, best, or all (each, to show the trade-off).
     #[arg(long, default_value = "all", value_parser = named(level_or_all_names(), level_or_all))]

@@ -63,7 +63,7 @@ pub struct DisplayPipeline {
     #[arg(long)]
     pub short: bool,
     /// How long the main slide-show run lasts (`20s`; whole seconds) [default: the full or
-    /// --short version's].
+    /// --short version's] [at least 1s].
     #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
     pub duration: Option<u64>,
     /// The old spelling of --duration, in seconds.
@@ -93,7 +93,7 @@ pub struct ClientArgs {
     /// Receive threshold, bytes (seed 000: 2 KB default, up to 5 % of the buffer).
     #[arg(long, default_value_t = latlab_display_net::defaults::RCV_THRESHOLD)]
     pub threshold: usize,
-    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz.
+    /// Client CPU speed as a fraction of this one's (emulated), e.g. 0.13 for 233 MHz vs 1.8 GHz [above 0, at most 1].
     #[arg(long, default_value_t = latlab_display_net::ViewConfig::default().speed)]
     pub speed: f64,
     /// Cure: decrypt and decompress each PDU where it lies in the receive buffer (no copy
@@ -151,7 +151,7 @@ pub struct RdpArgs {
     #[arg(long, default_value = "xcrush", value_parser = latlab_display::rdp::config::parse_compression, requires = "rdp")]
     // Spelled out: clap's derive reads a plain `Option` as "may be left out", not as the value.
     pub rdp_compression: ::std::option::Option<latlab_rdp::CompressionType>,
-    /// Keys timed per condition.
+    /// Keys timed per condition [4–10000].
     #[arg(long, default_value_t = latlab_keyscreen::defaults::RDP_KEYS, requires = "rdp")]
     pub keys: usize,
     /// Where typing draws on the remote screen, X,Y,W,H (default: found from two warm-up keys
@@ -210,26 +210,26 @@ pub struct DisplayLatency {
     /// local or local-xrdp).
     #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
     pub conditions: Vec<latlab_keyscreen::condition::Condition>,
-    /// Typing speed, words a minute (5.29 characters a word, as the study counts).
+    /// Typing speed, words a minute (5.29 characters a word, as the study counts) [1–1000].
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
     pub wpm: u32,
-    /// Typing per condition (`20s`, `1m`): how many keys follow from it and --wpm [default:
-    /// 20s]. With --rdp, --keys sets the keys instead.
+    /// Typing per condition (`20s`, `1m`; above 0, at most 1h): how many keys follow from it and
+    /// --wpm [default: 20s]. With --rdp, --keys sets the keys instead.
     #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
     pub duration: Option<u64>,
     /// The old spelling of --duration, in seconds.
     #[arg(long, hide = true, conflicts_with = "duration")]
     pub seconds: Option<f64>,
-    /// Page Downs (large updates) per condition.
+    /// Page Downs (large updates) per condition [0 or more].
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_PAGES)]
     pub pages: u32,
-    /// Spinning processes of the cpu condition.
+    /// Spinning processes of the cpu condition [0–256].
     #[arg(long, default_value_t = latlab_keyscreen::defaults::LATENCY_SPINNERS)]
     pub spinners: usize,
     /// Their scheduling: other, batch, idle, niceN.
     #[arg(long, default_value = "other", value_parser = super::stall::parse_spin)]
     pub spin_policy: latlab_sys::spin::SpinSched,
-    /// The server's working set under mem, MiB (touched per key, paged out between keys).
+    /// The server's working set under mem, MiB (touched per key, paged out between keys) [1–16384].
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WORKING_SET_MIB)]
     pub working_set: u32,
     /// Never make a temporary swap file for mem.
@@ -263,14 +263,14 @@ pub struct DisplayCapacity {
     /// --rdp: 1,2,4,8].
     #[arg(long, value_delimiter = ',')]
     pub ramp: Vec<usize>,
-    /// How long each level runs (`10s`) [default: 10s].
+    /// How long each level runs (`10s`) [1s–1h] [default: 10s].
     #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
     pub duration: Option<u64>,
     /// The old spelling of --duration, in seconds.
     #[arg(long, hide = true, conflicts_with = "duration")]
     pub seconds: Option<f64>,
     /// A link shaped between network namespaces (e.g. 10mbit, 56kbit; needs root); none:
-    /// loopback.
+    /// loopback [9.6kbit to 10gbit].
     #[arg(long, value_parser = parse_link)]
     pub link: Option<u64>,
     /// Skip measuring each kind of user's own bandwidth first (one session of each kind, side by
@@ -323,16 +323,16 @@ pub struct DisplayServe {
     /// connection sequence, TLS and NLA included) [default: 5 s, with --rdp 10 s].
     #[arg(long, value_parser = parse_duration_ns)]
     pub hello_deadline: Option<u64>,
-    /// Time a session may go without the client taking (or, typing, sending) a byte.
+    /// Time a session may go without the client taking (or, typing, sending) a byte [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display_net::defaults::IDLE_TIMEOUT_SECS))]
     pub idle_timeout: u64,
-    /// Longest session a client may ask for.
+    /// Longest session a client may ask for [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur_secs(latlab_display_net::defaults::MAX_SESSION_SECS))]
     pub max_session: u64,
-    /// Sessions at once; a client past it is refused ("busy").
+    /// Sessions at once; a client past it is refused ("busy") [1 or more].
     #[arg(long, default_value_t = latlab_display_net::defaults::MAX_SESSIONS)]
     pub max_sessions: usize,
-    /// Connections waiting for their hello at once; past it the one waiting longest is closed.
+    /// Connections waiting for their hello at once; past it the one waiting longest is closed [1 or more].
     #[arg(long, default_value_t = latlab_display_net::defaults::MAX_WAITING)]
     pub max_waiting: usize,
     #[command(flatten)]
@@ -350,13 +350,16 @@ pub struct RdpServeArgs {
     /// editor: input to update) and workloads (typing, scroll, slideshow, banner_ticker…).
     #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = latlab_rdp_peers::defaults::RDP_SERVE_SCRIPT, requires = "rdp")]
     pub script: Vec<latlab_rdp_peers::serve::Phase>,
-    /// Seconds per phase.
-    #[arg(long, default_value_t = latlab_rdp_peers::defaults::RDP_SERVE_PHASE_SECS, requires = "rdp")]
-    pub phase_seconds: f64,
-    /// Desktop width, pixels.
+    /// How long each phase lasts (`30s`, `2m`; above 0, at most 1h) [default: 10s].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D", requires = "rdp")]
+    pub phase: Option<u64>,
+    /// Seconds per phase: the old spelling of --phase (hidden, warned).
+    #[arg(long, hide = true, requires = "rdp")]
+    pub phase_seconds: Option<f64>,
+    /// Desktop width, pixels [64–8192].
     #[arg(long, default_value_t = latlab_desktop::defaults::WIDTH as u16, requires = "rdp")]
     pub width: u16,
-    /// Desktop height, pixels.
+    /// Desktop height, pixels [64–8192].
     #[arg(long, default_value_t = latlab_desktop::defaults::HEIGHT as u16, requires = "rdp")]
     pub height: u16,
     /// Colour depth of the session: 16 or 24.
@@ -457,16 +460,16 @@ pub struct DisplayView {
     /// Check the screens are equal after every frame, not only at the end.
     #[arg(long)]
     pub check_frames: bool,
-    /// Screen width.
+    /// Screen width [64–4096].
     #[arg(long, default_value_t = latlab_desktop::defaults::WIDTH)]
     pub width: usize,
-    /// Screen height.
+    /// Screen height [64–4096].
     #[arg(long, default_value_t = latlab_desktop::defaults::HEIGHT)]
     pub height: usize,
     /// Colour depth: 8, 16, 24 or 32.
     #[arg(long, default_value_t = latlab_desktop::defaults::BPP)]
     pub bpp: u32,
-    /// Seed of the script.
+    /// Seed of the script [any number].
     #[arg(long, default_value_t = latlab_desktop::defaults::SEED)]
     pub seed: u64,
 }
@@ -477,7 +480,7 @@ pub struct DisplayOps {
     /// Operations, comma-separated (default: all).
     #[arg(long, value_delimiter = ',', value_parser = choice::<WorkloadKind>())]
     pub workloads: Vec<WorkloadKind>,
-    /// Virtual time measured per operation (`30s`; whole seconds) [default: 30s].
+    /// Virtual time measured per operation (`30s`; whole seconds) [at least 1s] [default: 30s].
     #[arg(long, value_parser = parse_duration_ns, value_name = "D")]
     pub duration: Option<u64>,
     /// The old spelling of --duration, in seconds.
@@ -492,10 +495,10 @@ pub struct DisplayOps {
     /// Send bitmap updates instead of orders and the bitmap cache (the study's NPPerfTune).
     #[arg(long)]
     pub bitmaps: bool,
-    /// Seed of the scripts.
+    /// Seed of the scripts [any number].
     #[arg(long, default_value_t = latlab_desktop::defaults::SEED)]
     pub seed: u64,
-    /// How long each operation runs on a real server (`--rdp`) [default: 10s].
+    /// How long each operation runs on a real server (`--rdp`) [500ms–1h] [default: 10s].
     #[arg(long, value_parser = parse_duration_ns, value_name = "D", requires = "rdp")]
     pub op_duration: Option<u64>,
     /// The old spelling of --op-duration, in seconds.
@@ -514,19 +517,20 @@ pub struct DisplayOps {
 #[derive(Debug, Args)]
 pub struct DisplayCache {
     /// Animation frame counts, comma-separated (default: around the geometry's capacity,
-    /// 65 frames for the seed's).
+    /// 65 frames for the seed's) [each 1 or more].
     #[arg(long, value_delimiter = ',')]
     pub frames: Vec<u32>,
     /// Policies, comma-separated (default: all; opt always runs).
     #[arg(long, value_delimiter = ',', value_parser = choice::<PolicyKind>())]
     pub policies: Vec<PolicyKind>,
-    /// Loops measured after one loop of warm-up.
+    /// Loops measured after one loop of warm-up [1 or more].
     #[arg(long, default_value_t = latlab_display::defaults::CACHE_LOOPS)]
     pub loops: u32,
     /// Cells in the 16×16, 32×32 and 64×64 caches (default: seed 003's 1.5 MB at 8 bpp).
     #[arg(long, value_name = "A,B,C", value_parser = parse_cells, default_value = latlab_desktop::defaults::SEED_CACHE_CELLS.map(|c| c.to_string()).join(","))]
     pub cells: [usize; 3],
-    /// Colour depth of the frames and the cache cells (a 64×64 cell is 4, 8 or 12 KB).
+    /// Colour depth of the frames and the cache cells: 8, 16, 24 or 32 (a 64×64 cell is 4 KB at 8
+    /// bpp, 16 KB at 32).
     #[arg(long, default_value_t = latlab_desktop::defaults::SEED_CACHE_BPP)]
     pub bpp: u32,
     /// Bulk compression.

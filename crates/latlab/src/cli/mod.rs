@@ -76,11 +76,111 @@ pub fn seconds_of(new: Option<u64>, old: Option<f64>, (new_name, old_name): (&st
     }
 }
 
-/// A checkpoint interval: a finite number of seconds, 0 or more.
+/// A checkpoint interval in seconds: a duration with its unit (`5s`, `500ms`; `0s` turns
+/// checkpoints off), or a bare number of seconds, the old spelling (said to be old, kept for one
+/// release).
 fn checkpoint_secs(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a number of seconds (0 or more; 0 turns checkpoints off)")),
+    if let Ok(v) = s.parse::<f64>() {
+        if v.is_finite() && v >= 0.0 {
+            eprintln!(
+                "warning: --checkpoint {s} (bare seconds) is the old spelling, kept for this release: give --checkpoint {}",
+                dur((v * 1e9) as u64)
+            );
+            return Ok(v);
+        }
+        return Err(format!("'{s}' is not a duration like 500ms or 5s (0s turns checkpoints off)"));
+    }
+    parse_duration_ns(s).map(|ns| ns as f64 / 1e9)
+}
+
+/// The commands that only read what is stored, or measure nothing the runner keeps: they take
+/// neither `--strict` nor `--checkpoint` (every other command does, after its name).
+pub const READ_ONLY: &[&str] =
+    &["runs", "show", "report", "export", "compare", "import", "clean", "completions", "man", "codec"];
+
+/// `--strict` and `--checkpoint`, given to every measuring command of `grammar` (and, through
+/// clap's globals, to its subcommands): a read-only command does not list them.
+pub fn with_measuring_options(grammar: clap::Command) -> clap::Command {
+    use clap::Arg;
+    let names: Vec<String> = grammar.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    names.iter().filter(|n| !READ_ONLY.contains(&n.as_str())).fold(grammar, |g, name| {
+        g.mut_subcommand(name, |c| {
+            c.arg(
+                Arg::new(STRICT)
+                    .long(STRICT)
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue)
+                    .help("Fail (exit 3) instead of warning when the machine refuses a requested capability (real-time priority, memory locking, cpu_dma_latency, …)"),
+            )
+            .arg(
+                Arg::new(CHECKPOINT)
+                    .long(CHECKPOINT)
+                    .global(true)
+                    .value_name("DURATION")
+                    .value_parser(checkpoint_secs)
+                    .default_value(dur((latlab_output::defaults::CHECKPOINT_SECS * 1e9) as u64))
+                    .help("How often a long run stores what it measured so far, as an `incomplete` run, so a kill or power cut loses at most this much [0s: no checkpoints]"),
+            )
+        })
+    })
+}
+
+const STRICT: &str = "strict";
+const CHECKPOINT: &str = "checkpoint";
+
+/// What a measuring command was told by `--strict` and `--checkpoint` (read from the deepest
+/// subcommand's matches, where clap puts a global's value), or before the command's name (the
+/// old place, hidden, said to be old).
+#[derive(Debug, Clone, Copy)]
+pub struct Measuring {
+    /// `--strict`.
+    pub strict: bool,
+    /// `--checkpoint`, in seconds.
+    pub checkpoint: f64,
+}
+
+impl Measuring {
+    /// Read from a parsed command line (`global`: the top level's hidden old spellings).
+    pub fn of(m: &clap::ArgMatches, global: &Global) -> Measuring {
+        let mut deepest = m;
+        while let Some((_, s)) = deepest.subcommand() {
+            deepest = s;
+        }
+        let given = |id: &str| deepest.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        let mut strict = deepest.try_get_one::<bool>(STRICT).ok().flatten().copied().unwrap_or(false);
+        let mut checkpoint = deepest
+            .try_get_one::<f64>(CHECKPOINT)
+            .ok()
+            .flatten()
+            .copied()
+            .unwrap_or(latlab_output::defaults::CHECKPOINT_SECS);
+        let name = m.subcommand_name().unwrap_or("COMMAND");
+        if READ_ONLY.contains(&name) {
+            for (given, option) in [(global.strict, "--strict"), (global.checkpoint.is_some(), "--checkpoint")] {
+                if given {
+                    eprintln!(
+                        "warning: {option} does nothing for latlab {name}, which measures nothing (it is a measuring command's option)"
+                    );
+                }
+            }
+            return Measuring { strict: false, checkpoint: latlab_output::defaults::CHECKPOINT_SECS };
+        }
+        if global.strict {
+            eprintln!(
+                "warning: --strict before the command is the old place, kept for this release: give it after the command (latlab {name} --strict)"
+            );
+            strict = true;
+        }
+        if let Some(c) = global.checkpoint {
+            eprintln!(
+                "warning: --checkpoint before the command is the old place, kept for this release: give it after the command (latlab {name} --checkpoint {})",
+                dur((c * 1e9) as u64)
+            );
+            if !given(CHECKPOINT) {
+                checkpoint = c;
+            }
+        }
+        Measuring { strict, checkpoint }
     }
 }
 
@@ -104,16 +204,14 @@ pub struct Global {
     #[arg(long, global = true, env = "LATLAB_DB", default_value = latlab_output::defaults::DB_FILE)]
     pub db: PathBuf,
 
-    /// Fail (exit 3) instead of warning when the machine refuses a requested capability
-    /// (real-time priority, memory locking, cpu_dma_latency, …).
-    #[arg(long, global = true)]
+    /// `--strict` before the command: the old place, hidden (a measuring command takes it after
+    /// its name; see [`with_measuring_options`]).
+    #[arg(long = "strict", id = "old_strict", hide = true)]
     pub strict: bool,
 
-    /// Seconds between a long run's checkpoints: what it measured so far is stored as an
-    /// `incomplete` run, so a kill or power cut loses at most this much (0: no checkpoints).
-    #[arg(long, global = true, value_name = "SECS", default_value_t = latlab_output::defaults::CHECKPOINT_SECS,
-          value_parser = checkpoint_secs)]
-    pub checkpoint: f64,
+    /// `--checkpoint` before the command: the old place, hidden.
+    #[arg(long = "checkpoint", id = "old_checkpoint", hide = true, value_parser = checkpoint_secs)]
+    pub checkpoint: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,6 +319,29 @@ latlab_model::choice! {
     }
 }
 
+/// A length of time with its unit (`30s`, `2m`), or a bare number of seconds: the old spelling,
+/// said to be old and kept for one release. In nanoseconds.
+pub fn duration_or_seconds(s: &str) -> Result<u64, String> {
+    if let Ok(v) = s.parse::<f64>() {
+        if v.is_finite() && v >= 0.0 {
+            eprintln!(
+                "warning: {s} (bare seconds) is the old spelling, kept for this release: give {}",
+                dur((v * 1e9) as u64)
+            );
+            return Ok((v * 1e9) as u64);
+        }
+    }
+    parse_duration_ns(s)
+}
+
+/// A count of 1 or more (a bad value exits 2 before anything runs).
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{s}': give a whole number, 1 or more")),
+    }
+}
+
 /// Parse a duration such as `200us`, `1ms`, `5s` into nanoseconds.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration like 200us, 1ms or 5s: {e}"))?;
@@ -304,7 +425,7 @@ pub struct TuneArgs {
     /// List the remedies: their study, what each changes, what it needs, how it is undone.
     #[arg(long)]
     pub list: bool,
-    /// Pairs of runs (baseline, remedy), interleaved so drift hits both arms.
+    /// Pairs of runs (baseline, remedy), interleaved so drift hits both arms [1–100].
     #[arg(long, default_value_t = latlab_output::defaults::TUNE_ROUNDS)]
     pub rounds: usize,
     /// The experiment's own options, after `--` (e.g. `latlab tune shield -- --duration 5s`);
@@ -372,7 +493,7 @@ mod tests {
         let Command::Stall(StallArgs { command: Some(StallCommand::Net(n)), .. }) = c.command else { panic!() };
         let d = latlab_stall::net::NetConfig::default();
         assert_eq!(
-            (n.rate, n.loads, n.step, n.probe_interval),
+            (n.rate, n.loads, n.step / 1_000_000_000, n.probe_interval),
             (d.rate_bps, d.loads, d.step_seconds, d.probe_interval_ns)
         );
     }
@@ -411,4 +532,65 @@ mod tests {
         assert_eq!(parse_duration_ns(&dur(latlab_rt::defaults::PERIOD_NS)), Ok(latlab_rt::defaults::PERIOD_NS));
         assert!(parse_duration_ns("fast").is_err());
     }
+}
+
+#[cfg(test)]
+mod ranges {
+    /// Every option that takes a number or a duration says in its help which values it takes
+    /// (a range, a floor or a ceiling): a user should not learn the range from an error.
+    #[test]
+    fn every_numeric_option_states_its_range_in_its_help() {
+        use std::any::TypeId;
+        let numeric = [
+            TypeId::of::<u8>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<f64>(),
+        ];
+        let mut missing = Vec::new();
+        fn walk(c: &clap::Command, path: String, numeric: &[TypeId], missing: &mut Vec<String>) {
+            for a in c.get_arguments() {
+                if a.is_hide_set() || a.get_long().is_none() {
+                    continue;
+                }
+                let t = a.get_value_parser().type_id();
+                if !numeric.iter().any(|n| t == *n) {
+                    continue;
+                }
+                let help = format!(
+                    "{} {}",
+                    a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                    a.get_long_help().map(|h| h.to_string()).unwrap_or_default()
+                );
+                if !super::states_a_range(&help) {
+                    missing.push(format!("{path} --{}: {help}", a.get_long().unwrap()));
+                }
+            }
+            for s in c.get_subcommands() {
+                walk(s, format!("{path} {}", s.get_name()), numeric, missing);
+            }
+        }
+        let whole = crate::registry::Registry::standard().grammar();
+        walk(&whole, "latlab".into(), &numeric, &mut missing);
+        missing.sort();
+        missing.dedup();
+        assert!(missing.is_empty(), "{} options without a range in their help:\n{}", missing.len(), missing.join("\n"));
+    }
+}
+
+/// Whether an option's help states the values it takes: `[1–100]`, `0 or more`, `at most …`,
+/// `above 0`, `from … to …`, or the values themselves (`16 or 24`).
+#[cfg(test)]
+fn states_a_range(help: &str) -> bool {
+    let h = help.to_lowercase();
+    let listed = h.split(" or ").count() > 1
+        && h.split(" or ").skip(1).all(|after| after.starts_with(|c: char| c.is_ascii_digit()));
+    listed
+        || ["–", "…", " to ", "or more", "at most", "at least", "above", "below", "shorter than", "(> ", "any number"]
+            .iter()
+            .any(|w| h.contains(w))
 }

@@ -9,30 +9,30 @@ use latlab_sys::platform::{Policy, Sched};
 /// `latlab monitor`'s arguments.
 #[derive(Debug, Args)]
 pub struct MonitorArgs {
-    /// Interval of the timer probe.
+    /// Interval of the timer probe [10µs–1s].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::INTERVAL_NS))]
     pub interval: u64,
-    /// Window length: each window's summary and buckets are stored as it closes.
+    /// Window length: each window's summary and buckets are stored as it closes [at least 1s and 10 intervals].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::WINDOW_NS))]
     pub window: u64,
-    /// Stop after this long (default: run until Ctrl-C).
+    /// Stop after this long (default: run until Ctrl-C) [above 0].
     #[arg(long, value_parser = parse_duration_ns)]
     pub duration: Option<u64>,
     /// Alternate idle and load, repeating, e.g. `idle=2h,load=3h30m`; the load is --load.
     #[arg(long, default_value = "")]
     pub schedule: String,
-    /// Spinners (or polygon threads) during the schedule's load (0: one per CPU).
+    /// Spinners (or polygon threads) during the schedule's load (0: one per CPU) [0–256].
     #[arg(long, default_value_t = 0)]
     pub load_spinners: usize,
     /// The load the schedule switches on: `spinners` (busy processes), `polygons` (seed 001's
     /// drawing threads), `link` (a paced TCP stream over loopback at --load-rate).
     #[arg(long, default_value = "spinners", value_parser = choice::<latlab_monitor::load::LoadKind>())]
     pub load: latlab_monitor::load::LoadKind,
-    /// Rate of the `link` load, e.g. 100mbit, 10mbit, 56kbit.
+    /// Rate of the `link` load, e.g. 100mbit, 10mbit, 56kbit [9.6kbit to 100gbit].
     #[arg(long, default_value = latlab_monitor::load::format_rate(latlab_monitor::defaults::LINK_LOAD_BPS), value_parser = latlab_monitor::load::parse_rate)]
     pub load_rate: u64,
     /// Real-time priority of the probe (SCHED_FIFO; refused without the privilege, then the
-    /// default policy, with a warning).
+    /// default policy, with a warning) [1–99].
     #[arg(long, default_value_t = latlab_monitor::defaults::RT_PRIORITY)]
     pub priority: i32,
     /// Pin the probe to this CPU.
@@ -49,19 +49,19 @@ pub struct MonitorArgs {
     /// The udp probe's peer: a `latlab udp serve` address (host:port).
     #[arg(long, value_name = "ADDR")]
     pub peer: Option<String>,
-    /// Interval of the udp probe.
+    /// Interval of the udp probe [1ms–10s].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_INTERVAL_NS))]
     pub udp_interval: u64,
-    /// How long a udp request waits for its reply before it is counted lost.
+    /// How long a udp request waits for its reply before it is counted lost [--udp-interval to 60s].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::UDP_WAIT_NS))]
     pub udp_wait: u64,
     /// Shared key of the peer (`udp serve --key`): every request carries an HMAC-SHA256.
     #[arg(long)]
     pub key: Option<String>,
-    /// A gap longer than this is an interruption of the idle probe.
+    /// A gap longer than this is an interruption of the idle probe [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_monitor::defaults::IDLE_THRESHOLD_NS))]
     pub idle_threshold: u64,
-    /// CPU the idle probe watches (default: the last one).
+    /// CPU the idle probe watches (default: the last one) [0 to the last CPU].
     #[arg(long)]
     pub idle_cpu: Option<usize>,
     /// Serve the windows in the OpenMetrics text format on http://ADDR/metrics (and

@@ -15,14 +15,14 @@ pub struct RtArgs {
     /// Options of the phases.
     #[command(flatten)]
     pub common: RtCommon,
-    /// Stimulus period of the phases (e.g. 200us, 1ms); the default is the paper's 5 kHz.
+    /// Stimulus period of the phases (e.g. 200us, 1ms); the default is the paper's 5 kHz [at least 1µs].
     #[arg(long, value_parser = parse_duration_ns, conflicts_with = "rate", default_value = dur(latlab_rt::defaults::PERIOD_NS))]
     pub period: u64,
-    /// Stimulus rate of the phases in Hz (instead of --period).
+    /// Stimulus rate of the phases in Hz (instead of --period) [above 0, at most 1000000].
     #[arg(long)]
     pub rate: Option<f64>,
     /// Length of each phase (e.g. 5s): the run measures an unloaded phase, then (with a load)
-    /// a loaded one, so it lasts about twice this, plus the load's baseline.
+    /// a loaded one, so it lasts about twice this, plus the load's baseline [at least one period].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::PHASE_NS))]
     pub duration: u64,
     /// Output: a Markdown summary, or cyclictest's `-h` histogram text (columns: unloaded
@@ -70,13 +70,13 @@ pub struct RtDoctorArgs {
     /// idle-states, irqs, timer-slack); the rest are inspected but not A/B'd.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
-    /// Length of each `latlab rt` phase in a toggle's A/B.
+    /// Length of each `latlab rt` phase in a toggle's A/B [at least one period].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::DOCTOR_PHASE_NS))]
     pub duration: u64,
-    /// Rounds of each A/B (baseline and remedy, interleaved; 2 or more give an interval).
+    /// Rounds of each A/B (baseline and remedy, interleaved; 2 or more give an interval) [1–100].
     #[arg(long, default_value_t = latlab_rt::defaults::DOCTOR_ROUNDS)]
     pub rounds: usize,
-    /// Length of the gap detector's run.
+    /// Length of the gap detector's run [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::HWLAT_NS))]
     pub gaps_for: u64,
     /// Print the findings as JSON instead of the list.
@@ -90,19 +90,19 @@ pub struct RtSweepArgs {
     /// Options shared with the phases.
     #[command(flatten)]
     pub common: RtCommon,
-    /// First rate, Hz.
+    /// First rate, Hz [above 0, at most 10000000].
     #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_START_HZ)]
     pub start: f64,
     /// Factor between rates (> 1).
     #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_FACTOR)]
     pub factor: f64,
-    /// Highest rate, Hz.
+    /// Highest rate, Hz [--start to 10000000].
     #[arg(long, default_value_t = latlab_rt::defaults::SWEEP_MAX_HZ)]
     pub max: f64,
-    /// Duration of each step (e.g. 1s, 500ms).
+    /// Duration of each step (e.g. 1s, 500ms) [at least 10ms].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::SWEEP_STEP_NS))]
     pub step: u64,
-    /// A level misses at a rate when more than this fraction of pulses went unserved.
+    /// A level misses at a rate when more than this fraction of pulses went unserved [0 to below 1].
     #[arg(long, default_value_t = latlab_rt::defaults::MISS_THRESHOLD)]
     pub miss_threshold: f64,
     /// Saturation: the load's progress below this fraction of its unloaded rate.

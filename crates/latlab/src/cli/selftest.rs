@@ -7,7 +7,7 @@ use latlab_selftest::{Selftest, SelftestConfig};
 /// `latlab selftest`'s arguments.
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
-    /// Wake-ups per sleep-accuracy case.
+    /// Wake-ups per sleep-accuracy case [1 or more].
     #[arg(long, default_value_t = latlab_selftest::SelftestConfig::default().sleep_samples)]
     pub samples: usize,
     /// SCHED_FIFO priority to ask for (1–99).

@@ -1,6 +1,6 @@
 //! Arguments of `latlab boot` and `latlab startup` (seed 004).
 
-use super::choice;
+use super::{choice, dur, duration_or_seconds, parse_duration_ns};
 use clap::{Args, Subcommand};
 use latlab_startup::trace::TracerChoice;
 
@@ -37,10 +37,10 @@ pub enum BootCommand {
     Measure {
         /// The boot file; none: the built-in boot (latlab's own file-heavy services).
         file: Option<std::path::PathBuf>,
-        /// Rounds (each a cold, a warm and a prefetched boot).
+        /// Rounds (each a cold, a warm and a prefetched boot) [1 or more].
         #[arg(long, default_value_t = latlab_startup::defaults::BOOT_RUNS)]
         runs: usize,
-        /// Prefetch threads.
+        /// Prefetch threads [1 or more].
         #[arg(long, default_value_t = latlab_startup::defaults::prefetch_threads())]
         threads: usize,
         /// Work out recommendations (delay what the target does not need, start its needs
@@ -140,13 +140,13 @@ pub struct StartupMeasure {
     /// A plan file from `startup record`.
     #[arg(long, conflicts_with = "plan_run")]
     pub plan: Option<std::path::PathBuf>,
-    /// The plan stored with this `startup record` run.
+    /// The plan stored with this `startup record` run [a stored run number, 1 or more].
     #[arg(long)]
     pub plan_run: Option<i64>,
-    /// Launches per state.
+    /// Launches per state [1 or more].
     #[arg(long, default_value_t = latlab_startup::defaults::RUNS)]
     pub runs: usize,
-    /// Prefetch threads (default: one per two CPUs).
+    /// Prefetch threads (default: one per two CPUs) [1 or more].
     #[arg(long)]
     pub threads: Option<usize>,
     /// Also measure cold + whole-file prefetch (each plan file read whole), against the
@@ -169,13 +169,13 @@ pub struct StartupIo {
     #[command(flatten)]
     pub launch: LaunchArgs,
     /// Time between reads of every process's counters (`50ms`; whole milliseconds)
-    /// [default: 50ms].
+    /// [at least 1ms] [default: 50ms].
     #[arg(long, value_parser = super::parse_duration_ns, value_name = "D")]
     pub interval: Option<u64>,
     /// The old spelling of --interval, in milliseconds.
     #[arg(long, hide = true, conflicts_with = "interval")]
     pub interval_ms: Option<u64>,
-    /// Processes shown (the totals count all).
+    /// Processes shown (the totals count all) [0 or more].
     #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
     pub top: usize,
 }
@@ -216,38 +216,43 @@ pub enum PreloadCommand {
         /// The library file.
         #[arg(long, default_value = latlab_startup::defaults::PRELOAD_LIBRARY)]
         library: std::path::PathBuf,
-        /// Most MiB read (default: a quarter of the memory available now).
+        /// Most MiB read (default: a quarter of the memory available now) [0 or more].
         #[arg(long)]
         budget_mib: Option<u64>,
         /// Plans read at most, from the top.
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_TOP)]
         top: usize,
         /// Idle: everything else uses less than this share of all CPUs (1: read now, never
-        /// wait).
+        /// wait) [above 0, at most 1].
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_IDLE_BELOW)]
         idle_below: f64,
-        /// How often idleness is judged, ms.
-        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_CHECK_MS)]
-        check_ms: u64,
-        /// Longest wait for idleness in all, seconds, before giving up.
-        #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_GIVE_UP_S)]
+        /// How often idleness is judged (`250ms`) [at least 1ms].
+        #[arg(long, value_parser = parse_duration_ns, value_name = "D",
+              default_value = dur(latlab_startup::defaults::PRELOAD_CHECK_MS * 1_000_000))]
+        check_every: u64,
+        /// How often idleness is judged, ms: the old spelling of --check-every (hidden, warned).
+        #[arg(long, hide = true)]
+        check_ms: Option<u64>,
+        /// Longest wait for idleness in all before giving up (`60s`) [0 or more].
+        #[arg(long, value_parser = duration_or_seconds, value_name = "D",
+              default_value = dur(latlab_startup::defaults::PRELOAD_GIVE_UP_S * 1_000_000_000))]
         give_up: u64,
-        /// Keep running as a service: a pass every this many seconds, the library reread each
-        /// time, until Ctrl-C (default: one pass).
-        #[arg(long, value_name = "SECS")]
+        /// Keep running as a service: a pass every D (`1h`), the library reread each time, until
+        /// Ctrl-C (default: one pass) [at least 1s].
+        #[arg(long, value_parser = duration_or_seconds, value_name = "D")]
         every: Option<u64>,
     },
     /// Measure it: built-in applications learned into a library; each round, a launch of the
     /// top-ranked one after memory pressure evicted it, without and with the preloader having
     /// run, then warm.
     Measure {
-        /// Rounds.
+        /// Rounds [1 or more].
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_RUNS)]
         runs: usize,
-        /// Built-in applications in the library.
+        /// Built-in applications in the library [1 or more].
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_APPS)]
         apps: usize,
-        /// Idle: everything else uses less than this share of all CPUs.
+        /// Idle: everything else uses less than this share of all CPUs [above 0, at most 1].
         #[arg(long, default_value_t = latlab_startup::defaults::PRELOAD_IDLE_BELOW)]
         idle_below: f64,
     },

@@ -36,7 +36,7 @@ pub struct TypeArgs {
     /// memory paged out before each key).
     #[arg(long, value_delimiter = ',', value_parser = super::display::parse_condition, default_value = "unloaded")]
     pub conditions: Vec<latlab_keyscreen::condition::Condition>,
-    /// Keys timed per application and condition.
+    /// Keys timed per application and condition [3–100000].
     #[arg(long, default_value_t = latlab_type::defaults::TYPE_KEYS)]
     pub keys: usize,
     /// Typing speed, words a minute (5.29 characters a word, as seed 003 and `display latency`
@@ -46,21 +46,21 @@ pub struct TypeArgs {
     /// Time from one key to the next (e.g. 100ms).
     #[arg(long, value_parser = parse_duration_ns)]
     pub interval: Option<u64>,
-    /// A key not on the screen this long after its intended time is lost (e.g. 2s).
+    /// A key not on the screen this long after its intended time is lost (e.g. 2s) [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = "2s")]
     pub timeout: u64,
     /// Screen reads a second on X11 (0: as fast as the X server answers); on Wayland frames
-    /// come at the compositor's pace.
+    /// come at the compositor's pace [0–100000].
     #[arg(long, default_value_t = latlab_type::defaults::TYPE_CAPTURE_HZ)]
     pub capture_hz: u32,
-    /// Spinning processes under `cpu`.
+    /// Spinning processes under `cpu` [0–256].
     #[arg(long, default_value_t = latlab_keyscreen::defaults::LATENCY_SPINNERS)]
     pub spinners: usize,
     /// Where typing draws in the window, X,Y,W,H (default: found from two warm-up keys).
     #[arg(long, value_name = "X,Y,W,H", value_parser = super::display::parse_roi)]
     pub roi: Option<[usize; 4]>,
     /// The display's refresh rate, Hz, when known: each figure's excess over one frame is
-    /// reported too.
+    /// reported too [above 0, at most 1000].
     #[arg(long)]
     pub refresh_hz: Option<f64>,
     /// Time keys at the ordinary policy, not SCHED_FIFO (used where granted, while keys are

@@ -16,10 +16,10 @@ pub struct UdpArgs {
     /// Use IPv6 loopback (::1).
     #[arg(long)]
     pub ipv6: bool,
-    /// Put an impairment relay between sender and reflector: hold and release every D.
+    /// Put an impairment relay between sender and reflector: hold and release every D [above 0].
     #[arg(long, value_parser = parse_duration_ns)]
     pub relay_hold_every: Option<u64>,
-    /// Relay: fixed extra delay.
+    /// Relay: fixed extra delay [0 or more].
     #[arg(long, value_parser = parse_duration_ns)]
     pub relay_delay: Option<u64>,
     /// Relay: uniform extra delay up to D.
@@ -53,7 +53,7 @@ pub struct UdpSend {
     #[arg(long, env = "LATLAB_UDP_KEY", hide_env_values = true)]
     pub key: Option<String>,
     /// Also send a stream at each of these intervals, side by side with the main one, and
-    /// compare their release patterns (seed 002: `1s,500ms,100ms`).
+    /// compare their release patterns (seed 002: `1s,500ms,100ms`) [each 10µs–60s].
     #[arg(long, value_delimiter = ',', value_parser = parse_duration_ns)]
     pub sweep_intervals: Vec<u64>,
 }
@@ -102,7 +102,7 @@ pub struct UdpRelayArgs {
     /// Address datagrams are forwarded to.
     #[arg(long)]
     pub to: String,
-    /// Fixed extra delay.
+    /// Fixed extra delay [0 or more].
     #[arg(long, value_parser = parse_duration_ns)]
     pub delay: Option<u64>,
     /// Uniform extra delay up to D.
@@ -111,13 +111,13 @@ pub struct UdpRelayArgs {
     /// Drop this fraction of packets (0–1).
     #[arg(long, default_value_t = latlab_udp::relay::Impairment::default().loss)]
     pub loss: f64,
-    /// Rate limit in bits per second.
+    /// Rate limit in bits per second [above 0].
     #[arg(long)]
     pub rate: Option<u64>,
-    /// Hold everything and release it every D (seed 002's pattern: 1.23s).
+    /// Hold everything and release it every D (seed 002's pattern: 1.23s) [above 0].
     #[arg(long, value_parser = parse_duration_ns)]
     pub hold_every: Option<u64>,
-    /// Seed of the random decisions.
+    /// Seed of the random decisions [any number].
     #[arg(long, default_value_t = latlab_udp::relay::Impairment::default().seed)]
     pub seed: u64,
 }

@@ -171,7 +171,13 @@ fn serve_rdp(db: &Path, s: crate::cli::DisplayServe) -> anyhow::Result<i32> {
         user: r.rdp_user,
         plan: latlab_rdp_peers::serve::Plan {
             script: r.script,
-            phase_ms: (r.phase_seconds * 1000.0) as u64,
+            phase_ms: (seconds_of(
+                r.phase,
+                r.phase_seconds,
+                ("phase", "phase-seconds"),
+                latlab_rdp_peers::defaults::RDP_SERVE_PHASE_SECS,
+            ) * 1000.0)
+                .round() as u64,
             flat_out: r.flat_out,
             orders: r.orders,
             compress: !r.no_compression,

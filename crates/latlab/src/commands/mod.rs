@@ -23,10 +23,10 @@ pub(crate) mod udp;
 use crate::cli::{Cli, Command};
 use crate::registry::Registry;
 
-pub fn dispatch(cli: Cli, registry: &Registry) -> anyhow::Result<i32> {
+pub fn dispatch(cli: Cli, registry: &Registry, measuring: crate::cli::Measuring) -> anyhow::Result<i32> {
     let db = cli.global.db.clone();
-    let strict = cli.global.strict;
-    crate::runner::set_checkpoint(cli.global.checkpoint);
+    let strict = measuring.strict;
+    crate::runner::set_checkpoint(measuring.checkpoint);
     match cli.command {
         Command::Suite(a) => suite::run(&db, strict, registry, a),
         Command::Rt(a) => match a.command {

@@ -17,7 +17,7 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
             NetConfig {
                 rate_bps: n.rate,
                 loads: n.loads,
-                step_seconds: n.step,
+                step_seconds: n.step / 1_000_000_000,
                 probe_interval_ns: n.probe_interval,
                 queue_packets: n.queue,
             },
@@ -64,7 +64,13 @@ pub fn pressure_config(p: crate::cli::StallPressure) -> PressureConfig {
         server_mib: p.server,
         demands: p.demands,
         trials: p.trials,
-        idle_ms: p.idle_ms,
+        idle_ms: match p.idle_ms {
+            Some(ms) => {
+                eprintln!("warning: --idle-ms {ms} is the old spelling, kept for this release: give --idle {ms}ms");
+                ms
+            }
+            None => p.idle / 1_000_000,
+        },
         allow_swapfile: !p.no_swapfile,
         swap_dir: p.swap_dir,
         hog_limit_mib: p.hog_limit,

@@ -125,17 +125,27 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
             out(&preload::ranking_text(&lib, preload::now_ms()))?;
             Ok(crate::exit::OK)
         }
-        PreloadCommand::Run { library, budget_mib, top, idle_below, check_ms, give_up, every } => {
+        PreloadCommand::Run { library, budget_mib, top, idle_below, check_every, check_ms, give_up, every } => {
+            let check_every = match check_ms {
+                Some(ms) => {
+                    eprintln!(
+                        "warning: --check-ms {ms} is the old spelling, kept for this release: give --check-every {ms}ms"
+                    );
+                    Duration::from_millis(ms)
+                }
+                None => Duration::from_nanos(check_every),
+            };
+            let every = every.map(|ns| ns / 1_000_000_000);
             let cfg = preloader::PreloadConfig {
                 idle_below,
-                check_every: Duration::from_millis(check_ms),
-                give_up_after: Duration::from_secs(give_up),
+                check_every,
+                give_up_after: Duration::from_nanos(give_up),
                 budget_pages: 0,
                 top,
             };
             cfg.validate().map_err(crate::runner::usage)?;
             if every == Some(0) {
-                return Err(crate::runner::usage("--every must be at least 1 second").into());
+                return Err(crate::runner::usage("--every must be at least 1s").into());
             }
             latlab_sys::interrupt::install()?;
             loop {

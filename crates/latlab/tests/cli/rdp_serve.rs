@@ -167,7 +167,7 @@ fn xfreerdp_is_served_the_script_and_its_session_stored_with_input_to_update() {
     let mut kids = Kids(Vec::new());
     let display = xvfb(&mut kids);
     let port = free_port();
-    let mut server = serve(d, port, &["--once", "--script", "echo,slideshow", "--phase-seconds", "4"]);
+    let mut server = serve(d, port, &["--once", "--script", "echo,slideshow", "--phase", "4s"]);
     kids.0.push(xfreerdp(&display, port, "latlab-ci"));
     type_into(&display, "hello latlab");
     let status = wait_exit(&mut server.0, 60);
@@ -200,7 +200,7 @@ fn xfreerdp_is_served_the_script_and_its_session_stored_with_input_to_update() {
     // A second start keeps the certificate.
     drop(server);
     let port = free_port();
-    let mut again = serve(d, port, &["--once", "--script", "cursor", "--phase-seconds", "1", "--hello-deadline", "1s"]);
+    let mut again = serve(d, port, &["--once", "--script", "cursor", "--phase", "1s", "--hello-deadline", "1s"]);
     // Nobody connects but a silent socket, closed at the deadline; then Ctrl-C.
     let _silent = TcpStream::connect(("127.0.0.1", port)).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
@@ -231,8 +231,8 @@ fn idle_connections_a_stalled_handshake_and_a_client_killed_mid_frame_leave_the_
         &[
             "--script",
             "slideshow",
-            "--phase-seconds",
-            "4",
+            "--phase",
+            "4s",
             "--max-waiting",
             "32",
             "--hello-deadline",
@@ -300,7 +300,7 @@ fn a_server_run_is_checkpointed_while_it_serves_and_ctrl_c_stores_it_and_its_ses
     let mut kids = Kids(Vec::new());
     let display = xvfb(&mut kids);
     let port = free_port();
-    let mut server = serve(d, port, &["--checkpoint", "0.2", "--script", "slideshow", "--phase-seconds", "120"]);
+    let mut server = serve(d, port, &["--checkpoint", "200ms", "--script", "slideshow", "--phase", "2m"]);
     let mut client = xfreerdp(&display, port, "cut");
     began(d, &mut client, "cut");
     // The server's run is checkpointed as it serves: its row is there, incomplete.

@@ -119,7 +119,7 @@ fn rt_without_privileges_warns_and_completes_at_the_default_policy() {
             .expect("the row");
         assert!(!row.contains("could not be lifted"), "{row}");
     }
-    let out = unprivileged(d, &["--strict", "rt", "--rate", "1000", "--duration", "100ms"]);
+    let out = unprivileged(d, &["rt", "--strict", "--rate", "1000", "--duration", "100ms"]);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -39,7 +39,7 @@ fn stall_and_idle_commands_and_clear_errors() {
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
             .current_dir(d)
             .env_remove("LATLAB_DB")
-            .args(["stall", "net", "--loads", "0,0.5", "--step", "1"])
+            .args(["stall", "net", "--loads", "0,0.5", "--step", "1s"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -89,7 +89,7 @@ fn stall_and_idle_commands_and_clear_errors() {
         assert!(err.contains("swap"), "{err}");
         assert_eq!(std::fs::read_dir(&swap_dir).unwrap().count(), 0, "the swap file was removed");
     }
-    let out = unprivileged(d, &["--db", "nobody.db", "stall", "net", "--loads", "0", "--step", "1"]);
+    let out = unprivileged(d, &["--db", "nobody.db", "stall", "net", "--loads", "0", "--step", "1s"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("error:"), "{out:?}");
 }

@@ -309,8 +309,8 @@ fn startup_preload_learns_ranks_preloads_and_measures() {
             lib.to_str().unwrap(),
             "--idle-below",
             "1",
-            "--check-ms",
-            "20",
+            "--check-every",
+            "20ms",
         ])
         .assert()
         .success()
@@ -318,8 +318,8 @@ fn startup_preload_learns_ranks_preloads_and_measures() {
     // As a service: a pass every second until Ctrl-C.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
-        .args(["startup", "preload", "run", "--library", lib.to_str().unwrap(), "--every", "1", "--idle-below", "1"])
-        .args(["--check-ms", "20"])
+        .args(["startup", "preload", "run", "--library", lib.to_str().unwrap(), "--every", "1s", "--idle-below", "1"])
+        .args(["--check-every", "20ms"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

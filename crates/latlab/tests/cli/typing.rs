@@ -218,7 +218,7 @@ fn a_long_type_run_is_checkpointed_and_ctrl_c_stores_it_interrupted() {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
         .env_remove("LATLAB_DB")
-        .args(["--checkpoint", "0.2", "type", "--keys", "100", "--interval", "100ms", "--conditions", "unloaded,cpu"])
+        .args(["type", "--checkpoint", "200ms", "--keys", "100", "--interval", "100ms", "--conditions", "unloaded,cpu"])
         .args(["--spinners", "1", "--", "xterm"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -174,6 +174,13 @@ pub trait Experiment: 'static {
     /// Measure.
     fn run(cfg: &Self::Config, ctx: &RunContext) -> Result<Outcome, ExperimentError>;
 
+    /// One sentence on what this run means for this machine, said first in its summary (the
+    /// headline figures follow it); none by default.
+    fn verdict(rec: &RunRecord) -> Option<String> {
+        let _ = rec;
+        None
+    }
+
     /// The study's figures this mode's record can draw (with the paper's points), which the
     /// report renders; none by default. Called for every stored record of
     /// [`NAME`](Self::NAME), so each figure belongs to one mode and checks its own tables.
@@ -219,6 +226,8 @@ pub trait SuiteEntry {
     fn run(&self, ctx: &RunContext) -> Result<Outcome, ExperimentError>;
     /// [`Experiment::figures`].
     fn figures(&self, rec: &RunRecord) -> Vec<crate::figure::Figure>;
+    /// [`Experiment::verdict`].
+    fn verdict(&self, rec: &RunRecord) -> Option<String>;
 }
 
 /// The suite entry of experiment `E` with `E::suite_configs(strict)`.
@@ -278,6 +287,9 @@ impl<E: Experiment> SuiteEntry for Short<E> {
     }
     fn figures(&self, rec: &RunRecord) -> Vec<crate::figure::Figure> {
         E::figures(rec)
+    }
+    fn verdict(&self, rec: &RunRecord) -> Option<String> {
+        E::verdict(rec)
     }
     /// Each configuration in turn; stops early on Ctrl-C, keeping what was measured.
     fn run(&self, ctx: &RunContext) -> Result<Outcome, ExperimentError> {

@@ -118,12 +118,46 @@ impl latlab_model::experiment::Experiment for Selftest {
     fn announce(_: &SelftestConfig) -> String {
         "selftest: measuring (Ctrl-C stops and keeps what was measured)".into()
     }
+    fn verdict(rec: &RunRecord) -> Option<String> {
+        verdict(rec)
+    }
     fn run(
         cfg: &SelftestConfig,
         ctx: &latlab_model::experiment::RunContext,
     ) -> Result<latlab_model::experiment::Outcome, latlab_model::experiment::ExperimentError> {
         Ok(run(cfg, Some(ctx.progress.clone()))?.into())
     }
+}
+
+/// What the run means for this machine, in one sentence: how fine a figure its timers and clock
+/// can be trusted for (thresholds in [`defaults`]), from the best scheduling it granted. `None`
+/// for a run stopped before the 100 µs case of that scheduling.
+pub fn verdict(rec: &RunRecord) -> Option<String> {
+    let m = |n: &str| rec.get_metric(n).map(|x| x.value.as_f64());
+    let fifo = m("sched.fifo.granted") == Some(1.0);
+    let (case, how) = if fifo {
+        ("fifo", "with SCHED_FIFO")
+    } else {
+        (
+            "other_slack1",
+            "with the default policy (real-time priority was refused: run as root or grant CAP_SYS_NICE for rt's figures)",
+        )
+    };
+    let p99 = m(&format!("sleep.{case}.100us.p99"))?;
+    let (res, cost) = (m("clock.resolution")?, m("clock.read_cost.mean")?);
+    let fit = if p99 <= defaults::VERDICT_FINE_P99_NS {
+        "fit for sub-millisecond figures"
+    } else if p99 <= defaults::VERDICT_COARSE_P99_NS {
+        "fit for millisecond figures, not for sub-millisecond ones"
+    } else {
+        "too late for even millisecond figures to be the system's own"
+    };
+    let clock = if res > defaults::VERDICT_CLOCK_NS || cost > defaults::VERDICT_CLOCK_NS {
+        format!("; its clock is coarse ({} resolution, {} a read)", fmt_ns(res), fmt_ns(cost))
+    } else {
+        format!("; the clock resolves {} at {} a read", fmt_ns(res), fmt_ns(cost))
+    };
+    Some(format!("This machine's timers are {fit}: a 100 µs wake-up is late by {} at p99 {how}{clock}.", fmt_ns(p99)))
 }
 
 /// Result of one periodic-sleep loop.
@@ -438,5 +472,31 @@ mod tests {
         assert_eq!(r.get_series("sleep.fifo.1ms").is_some(), fifo);
         assert!(r.paper.is_empty(), "selftest has no paper figure of its own (latlab rt has seed 001's)");
         assert_eq!(r.tables[0].rows.len(), 2);
+    }
+
+    #[test]
+    fn the_verdict_says_how_fine_a_figure_the_timers_allow_from_the_best_policy_granted() {
+        let rec = |fifo: i64, p99_fifo: i64, p99_other: i64, res: i64| {
+            let mut r = latlab_sys::record::begin("selftest");
+            r.metric("sched.fifo.granted", fifo, "bool");
+            r.metric("sleep.fifo.100us.p99", p99_fifo, "ns");
+            r.metric("sleep.other_slack1.100us.p99", p99_other, "ns");
+            r.metric("clock.resolution", res, "ns");
+            r.metric("clock.read_cost.mean", 25.0, "ns");
+            r
+        };
+        let v = verdict(&rec(1, 40_000, 900_000, 1)).unwrap();
+        assert!(v.starts_with("This machine's timers are fit for sub-millisecond figures"), "{v}");
+        assert!(v.contains("with SCHED_FIFO") && v.contains("40"), "{v}");
+        // FIFO refused: the default policy's case decides, and the refusal is said.
+        let v = verdict(&rec(0, 40_000, 900_000, 1)).unwrap();
+        assert!(v.contains("fit for millisecond figures, not for sub-millisecond ones"), "{v}");
+        assert!(v.contains("real-time priority was refused"), "{v}");
+        let v = verdict(&rec(0, 0, 3_000_000, 4_000_000)).unwrap();
+        assert!(v.contains("too late for even millisecond figures") && v.contains("clock is coarse"), "{v}");
+        // A run stopped before the 100 µs case has no verdict.
+        let mut r = latlab_sys::record::begin("selftest");
+        r.metric("clock.resolution", 1i64, "ns");
+        assert_eq!(verdict(&r), None);
     }
 }

@@ -79,6 +79,7 @@ fn run(registry: &registry::Registry, m: &clap::ArgMatches) -> anyhow::Result<i3
         let global = cli::Global::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;
         let measuring = cli::Measuring::of(m, &global);
         runner::set_checkpoint(measuring.checkpoint);
+        runner::set_verbose(measuring.verbose);
         return c.run(sub, &global.db, measuring.strict);
     }
     let cli = cli::Cli::from_arg_matches(m).map_err(|e| runner::usage(e.to_string()))?;

@@ -67,7 +67,9 @@ pub(crate) fn measure_with<E: Experiment>(
         // of the checkpointed experiment replaces its checkpoint's.
         let replaces = rec.id.or_else(|| if rec.experiment == E::NAME { checkpointed.take() } else { None });
         save_over(db, replaces, &mut rec)?;
-        text.push_str(&latlab_output::export::markdown_with(&rec, E::HEADLINE));
+        let verdict = if rec.experiment == E::NAME { E::verdict(&rec) } else { None };
+        let lead = latlab_output::export::Lead { headlines: E::HEADLINE, verdict, every_metric: verbose() };
+        text.push_str(&latlab_output::export::markdown_led(&rec, &lead));
         code = code.max(status_code(&rec));
     }
     out(outcome.stdout.as_deref().unwrap_or(&text))?;
@@ -77,6 +79,18 @@ pub(crate) fn measure_with<E: Experiment>(
 /// Set `--checkpoint` (once; the first call wins).
 pub fn set_checkpoint(secs: f64) {
     let _ = CHECKPOINT_SECS.set(secs);
+}
+
+/// Set `--verbose` (once; the first call wins): a measuring command's summary lists every metric.
+pub fn set_verbose(on: bool) {
+    let _ = VERBOSE.set(on);
+}
+
+/// `--verbose`, set once by [`dispatch`] or an experiment's own subcommand.
+static VERBOSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+fn verbose() -> bool {
+    VERBOSE.get().copied().unwrap_or(false)
 }
 
 /// `--checkpoint`, set once by [`dispatch`] or an experiment's own subcommand.

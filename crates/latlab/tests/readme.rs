@@ -154,7 +154,10 @@ fn only_measuring_commands_take_strict_and_checkpoint() {
     }
     for c in [&["rt"][..], &["rt", "sweep"], &["udp"], &["display", "latency"], &["type"], &["selftest"], &["tune"]] {
         let help = latlab(&[c, &["--help"]].concat());
-        assert!(help.contains("--strict") && help.contains("--checkpoint <DURATION>"), "{c:?} --help: {help}");
+        assert!(
+            help.contains("--strict") && help.contains("--checkpoint <DURATION>") && help.contains("--verbose"),
+            "{c:?} --help: {help}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))

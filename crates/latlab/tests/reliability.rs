@@ -221,7 +221,7 @@ fn udp_serve_outlives_a_junk_flood_while_a_probe_completes_and_says_what_it_drop
     let probe = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
         .current_dir(d)
         .env_remove("LATLAB_DB")
-        .args(["udp", "probe", &addr.to_string(), "--interval", "2ms", "--duration", "1s", "--wait", "500ms"])
+        .args(["udp", "probe", &addr.to_string(), "--interval", "2ms", "--duration", "1s", "--wait", "500ms", "-v"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -28,6 +28,23 @@ pub fn markdown(run: &RunRecord) -> String {
 
 /// [`markdown`] with the experiment's headline figures (`Experiment::HEADLINE`) in its answer.
 pub fn markdown_with(run: &RunRecord, headlines: &[(&str, &str)]) -> String {
+    markdown_led(run, &Lead { headlines, verdict: None, every_metric: true })
+}
+
+/// What leads a summary, and how much detail follows it.
+pub struct Lead<'a> {
+    /// The experiment's headline figures (`Experiment::HEADLINE`).
+    pub headlines: &'a [(&'a str, &'a str)],
+    /// Its verdict on this run, one sentence (`Experiment::verdict`), first in the answer.
+    pub verdict: Option<String>,
+    /// Every metric listed at the end (`show`, `export`, `--verbose`); otherwise their count
+    /// and where to find them.
+    pub every_metric: bool,
+}
+
+/// [`markdown`] led by `lead`.
+pub fn markdown_led(run: &RunRecord, lead: &Lead) -> String {
+    let headlines = lead.headlines;
     let mut o = String::new();
     let id = run.id.map(|i| format!(" #{i}")).unwrap_or_default();
     let mode = if run.mode().is_empty() { String::new() } else { format!(" {}", run.mode()) };
@@ -50,6 +67,9 @@ pub fn markdown_with(run: &RunRecord, headlines: &[(&str, &str)]) -> String {
     // The answer first: the figures, what the paper rows found, what to heed.
     let figures = run.headline_figures(headlines);
     let mut answer = Vec::new();
+    if let Some(v) = &lead.verdict {
+        answer.push(md_escape(v));
+    }
     if !figures.is_empty() {
         answer.push(format!("**{}**", md_escape(&figures.join(" · "))));
     }
@@ -141,6 +161,11 @@ pub fn markdown_with(run: &RunRecord, headlines: &[(&str, &str)]) -> String {
             );
         }
         o.push('\n');
+    }
+    if !lead.every_metric {
+        let show = run.id.map_or("`latlab show` lists them".to_string(), |id| format!("`latlab show {id}` lists them"));
+        let _ = writeln!(o, "## Metrics\n\n{} metrics: {show} (or give the command --verbose).", run.metrics.len());
+        return o;
     }
     let _ = writeln!(o, "## Metrics\n\n| metric | value |\n|---|---:|");
     for mt in &run.metrics {

@@ -10,7 +10,7 @@ mod markdown;
 mod windows;
 
 pub use csv::write_csv;
-pub use markdown::{markdown, markdown_with};
+pub use markdown::{Lead, markdown, markdown_led, markdown_with};
 pub use windows::windows_csv;
 
 /// One export format: a pure function of a run record (one file each: `json.rs`, `csv.rs`,

@@ -98,8 +98,8 @@ fn checkpoint_secs(s: &str) -> Result<f64, String> {
 pub const READ_ONLY: &[&str] =
     &["runs", "show", "report", "export", "compare", "import", "clean", "completions", "man", "codec"];
 
-/// `--strict` and `--checkpoint`, given to every measuring command of `grammar` (and, through
-/// clap's globals, to its subcommands): a read-only command does not list them.
+/// `--strict`, `--checkpoint` and `--verbose`, given to every measuring command of `grammar`
+/// (and, through clap's globals, to its subcommands): a read-only command does not list them.
 pub fn with_measuring_options(grammar: clap::Command) -> clap::Command {
     use clap::Arg;
     let names: Vec<String> = grammar.get_subcommands().map(|c| c.get_name().to_string()).collect();
@@ -121,12 +121,22 @@ pub fn with_measuring_options(grammar: clap::Command) -> clap::Command {
                     .default_value(dur((latlab_output::defaults::CHECKPOINT_SECS * 1e9) as u64))
                     .help("How often a long run stores what it measured so far, as an `incomplete` run, so a kill or power cut loses at most this much [0s: no checkpoints]"),
             )
+            .arg(
+                Arg::new(VERBOSE)
+                    .long(VERBOSE)
+                    .short('v')
+                    .env("LATLAB_VERBOSE")
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue)
+                    .help("List every metric at the end of the summary (without it: their count, and `latlab show` lists them)"),
+            )
         })
     })
 }
 
 const STRICT: &str = "strict";
 const CHECKPOINT: &str = "checkpoint";
+const VERBOSE: &str = "verbose";
 
 /// What a measuring command was told by `--strict` and `--checkpoint` (read from the deepest
 /// subcommand's matches, where clap puts a global's value), or before the command's name (the
@@ -137,6 +147,8 @@ pub struct Measuring {
     pub strict: bool,
     /// `--checkpoint`, in seconds.
     pub checkpoint: f64,
+    /// `--verbose`: the summary lists every metric.
+    pub verbose: bool,
 }
 
 impl Measuring {
@@ -163,7 +175,7 @@ impl Measuring {
                     );
                 }
             }
-            return Measuring { strict: false, checkpoint: latlab_output::defaults::CHECKPOINT_SECS };
+            return Measuring { strict: false, checkpoint: latlab_output::defaults::CHECKPOINT_SECS, verbose: false };
         }
         if global.strict {
             eprintln!(
@@ -180,7 +192,8 @@ impl Measuring {
                 checkpoint = c;
             }
         }
-        Measuring { strict, checkpoint }
+        let verbose = deepest.try_get_one::<bool>(VERBOSE).ok().flatten().copied().unwrap_or(false);
+        Measuring { strict, checkpoint, verbose }
     }
 }
 

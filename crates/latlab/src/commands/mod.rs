@@ -27,6 +27,7 @@ pub fn dispatch(cli: Cli, registry: &Registry, measuring: crate::cli::Measuring)
     let db = cli.global.db.clone();
     let strict = measuring.strict;
     crate::runner::set_checkpoint(measuring.checkpoint);
+    crate::runner::set_verbose(measuring.verbose);
     match cli.command {
         Command::Suite(a) => suite::run(&db, strict, registry, a),
         Command::Rt(a) => match a.command {

@@ -3,7 +3,7 @@
 use crate::cli::{RunsArgs, ShowArgs};
 use crate::runner::{open_existing, out};
 use latlab_model::record::{fmt_ns, fmt_unix_ns};
-use latlab_output::export::markdown_with;
+use latlab_output::export::{Lead, markdown_led};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -51,8 +51,9 @@ pub fn show(db: &Path, registry: &crate::registry::Registry, a: ShowArgs) -> any
     let rec = store.load(id)?;
     // Its experiment's headline figures lead the summary.
     let entries = registry.experiments(false);
-    let headlines: Vec<(&str, &str)> =
-        entries.iter().filter(|e| e.name() == rec.experiment).flat_map(|e| e.headline().iter().copied()).collect();
-    out(&markdown_with(&rec, &headlines))?;
+    let own = || entries.iter().filter(|e| e.name() == rec.experiment);
+    let headlines: Vec<(&str, &str)> = own().flat_map(|e| e.headline().iter().copied()).collect();
+    let verdict = own().find_map(|e| e.verdict(&rec));
+    out(&markdown_led(&rec, &Lead { headlines: &headlines, verdict, every_metric: true }))?;
     Ok(crate::exit::OK)
 }

@@ -39,7 +39,7 @@ fn stall_and_idle_commands_and_clear_errors() {
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latlab"))
             .current_dir(d)
             .env_remove("LATLAB_DB")
-            .args(["stall", "net", "--loads", "0,0.5", "--step", "1s"])
+            .args(["stall", "net", "--loads", "0,0.5", "--step", "1s", "-v"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

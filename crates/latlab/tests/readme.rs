@@ -168,6 +168,6 @@ fn only_measuring_commands_take_strict_and_checkpoint() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("give --checkpoint 1s"), "{err}");
+    assert!(err.contains("1 (bare seconds) is the old spelling, kept for this release: give 1s"), "{err}");
     assert!(err.contains("give it after the command (latlab selftest --strict)"), "{err}");
 }

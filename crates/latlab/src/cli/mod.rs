@@ -13,7 +13,10 @@ use std::path::PathBuf;
 
 mod codec;
 mod display;
+mod measuring;
 pub mod monitor;
+#[cfg(test)]
+mod ranges;
 mod rt;
 pub mod selftest;
 mod stall;
@@ -23,6 +26,7 @@ mod udp;
 
 pub use codec::*;
 pub use display::*;
+pub use measuring::{Measuring, READ_ONLY, with_measuring_options};
 pub use rt::*;
 pub use stall::*;
 pub use startup::*;
@@ -59,6 +63,11 @@ pub fn dur(ns: u64) -> String {
     humantime::format_duration(std::time::Duration::from_nanos(ns)).to_string()
 }
 
+/// Say that `old` is an old spelling, kept for this release, and what to give instead.
+pub fn old_spelling(old: &str, new: &str) {
+    eprintln!("warning: {old} is the old spelling, kept for this release: give {new}");
+}
+
 /// A length of time a command was given, in seconds: `--NEW D` (a duration with its unit:
 /// `500ms`, `20s`, `2m`), else the old spelling `--OLD N` (bare seconds, hidden from `--help`;
 /// said to be old, and kept for one release), else `default_s`.
@@ -66,134 +75,10 @@ pub fn seconds_of(new: Option<u64>, old: Option<f64>, (new_name, old_name): (&st
     match (new, old) {
         (Some(ns), _) => ns as f64 / 1e9,
         (None, Some(s)) => {
-            eprintln!(
-                "warning: --{old_name} {s} is the old spelling, kept for this release: give --{new_name} {}",
-                dur((s * 1e9) as u64)
-            );
+            old_spelling(&format!("--{old_name} {s}"), &format!("--{new_name} {}", dur((s * 1e9) as u64)));
             s
         }
         (None, None) => default_s,
-    }
-}
-
-/// A checkpoint interval in seconds: a duration with its unit (`5s`, `500ms`; `0s` turns
-/// checkpoints off), or a bare number of seconds, the old spelling (said to be old, kept for one
-/// release).
-fn checkpoint_secs(s: &str) -> Result<f64, String> {
-    if let Ok(v) = s.parse::<f64>() {
-        if v.is_finite() && v >= 0.0 {
-            eprintln!(
-                "warning: --checkpoint {s} (bare seconds) is the old spelling, kept for this release: give --checkpoint {}",
-                dur((v * 1e9) as u64)
-            );
-            return Ok(v);
-        }
-        return Err(format!("'{s}' is not a duration like 500ms or 5s (0s turns checkpoints off)"));
-    }
-    parse_duration_ns(s).map(|ns| ns as f64 / 1e9)
-}
-
-/// The commands that only read what is stored, or measure nothing the runner keeps: they take
-/// neither `--strict` nor `--checkpoint` (every other command does, after its name).
-pub const READ_ONLY: &[&str] =
-    &["runs", "show", "report", "export", "compare", "import", "clean", "completions", "man", "codec"];
-
-/// `--strict`, `--checkpoint` and `--verbose`, given to every measuring command of `grammar`
-/// (and, through clap's globals, to its subcommands): a read-only command does not list them.
-pub fn with_measuring_options(grammar: clap::Command) -> clap::Command {
-    use clap::Arg;
-    let names: Vec<String> = grammar.get_subcommands().map(|c| c.get_name().to_string()).collect();
-    names.iter().filter(|n| !READ_ONLY.contains(&n.as_str())).fold(grammar, |g, name| {
-        g.mut_subcommand(name, |c| {
-            c.arg(
-                Arg::new(STRICT)
-                    .long(STRICT)
-                    .global(true)
-                    .action(clap::ArgAction::SetTrue)
-                    .help("Fail (exit 3) instead of warning when the machine refuses a requested capability (real-time priority, memory locking, cpu_dma_latency, …)"),
-            )
-            .arg(
-                Arg::new(CHECKPOINT)
-                    .long(CHECKPOINT)
-                    .global(true)
-                    .value_name("DURATION")
-                    .value_parser(checkpoint_secs)
-                    .default_value(dur((latlab_output::defaults::CHECKPOINT_SECS * 1e9) as u64))
-                    .help("How often a long run stores what it measured so far, as an `incomplete` run, so a kill or power cut loses at most this much [0s: no checkpoints]"),
-            )
-            .arg(
-                Arg::new(VERBOSE)
-                    .long(VERBOSE)
-                    .short('v')
-                    .env("LATLAB_VERBOSE")
-                    .global(true)
-                    .action(clap::ArgAction::SetTrue)
-                    .help("List every metric at the end of the summary (without it: their count, and `latlab show` lists them)"),
-            )
-        })
-    })
-}
-
-const STRICT: &str = "strict";
-const CHECKPOINT: &str = "checkpoint";
-const VERBOSE: &str = "verbose";
-
-/// What a measuring command was told by `--strict` and `--checkpoint` (read from the deepest
-/// subcommand's matches, where clap puts a global's value), or before the command's name (the
-/// old place, hidden, said to be old).
-#[derive(Debug, Clone, Copy)]
-pub struct Measuring {
-    /// `--strict`.
-    pub strict: bool,
-    /// `--checkpoint`, in seconds.
-    pub checkpoint: f64,
-    /// `--verbose`: the summary lists every metric.
-    pub verbose: bool,
-}
-
-impl Measuring {
-    /// Read from a parsed command line (`global`: the top level's hidden old spellings).
-    pub fn of(m: &clap::ArgMatches, global: &Global) -> Measuring {
-        let mut deepest = m;
-        while let Some((_, s)) = deepest.subcommand() {
-            deepest = s;
-        }
-        let given = |id: &str| deepest.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-        let mut strict = deepest.try_get_one::<bool>(STRICT).ok().flatten().copied().unwrap_or(false);
-        let mut checkpoint = deepest
-            .try_get_one::<f64>(CHECKPOINT)
-            .ok()
-            .flatten()
-            .copied()
-            .unwrap_or(latlab_output::defaults::CHECKPOINT_SECS);
-        let name = m.subcommand_name().unwrap_or("COMMAND");
-        if READ_ONLY.contains(&name) {
-            for (given, option) in [(global.strict, "--strict"), (global.checkpoint.is_some(), "--checkpoint")] {
-                if given {
-                    eprintln!(
-                        "warning: {option} does nothing for latlab {name}, which measures nothing (it is a measuring command's option)"
-                    );
-                }
-            }
-            return Measuring { strict: false, checkpoint: latlab_output::defaults::CHECKPOINT_SECS, verbose: false };
-        }
-        if global.strict {
-            eprintln!(
-                "warning: --strict before the command is the old place, kept for this release: give it after the command (latlab {name} --strict)"
-            );
-            strict = true;
-        }
-        if let Some(c) = global.checkpoint {
-            eprintln!(
-                "warning: --checkpoint before the command is the old place, kept for this release: give it after the command (latlab {name} --checkpoint {})",
-                dur((c * 1e9) as u64)
-            );
-            if !given(CHECKPOINT) {
-                checkpoint = c;
-            }
-        }
-        let verbose = deepest.try_get_one::<bool>(VERBOSE).ok().flatten().copied().unwrap_or(false);
-        Measuring { strict, checkpoint, verbose }
     }
 }
 
@@ -223,7 +108,7 @@ pub struct Global {
     pub strict: bool,
 
     /// `--checkpoint` before the command: the old place, hidden.
-    #[arg(long = "checkpoint", id = "old_checkpoint", hide = true, value_parser = checkpoint_secs)]
+    #[arg(long = "checkpoint", id = "old_checkpoint", hide = true, value_parser = measuring::checkpoint_secs)]
     pub checkpoint: Option<f64>,
 }
 
@@ -337,10 +222,7 @@ latlab_model::choice! {
 pub fn duration_or_seconds(s: &str) -> Result<u64, String> {
     if let Ok(v) = s.parse::<f64>() {
         if v.is_finite() && v >= 0.0 {
-            eprintln!(
-                "warning: {s} (bare seconds) is the old spelling, kept for this release: give {}",
-                dur((v * 1e9) as u64)
-            );
+            old_spelling(&format!("{s} (bare seconds)"), &dur((v * 1e9) as u64));
             return Ok((v * 1e9) as u64);
         }
     }
@@ -545,65 +427,4 @@ mod tests {
         assert_eq!(parse_duration_ns(&dur(latlab_rt::defaults::PERIOD_NS)), Ok(latlab_rt::defaults::PERIOD_NS));
         assert!(parse_duration_ns("fast").is_err());
     }
-}
-
-#[cfg(test)]
-mod ranges {
-    /// Every option that takes a number or a duration says in its help which values it takes
-    /// (a range, a floor or a ceiling): a user should not learn the range from an error.
-    #[test]
-    fn every_numeric_option_states_its_range_in_its_help() {
-        use std::any::TypeId;
-        let numeric = [
-            TypeId::of::<u8>(),
-            TypeId::of::<u16>(),
-            TypeId::of::<u32>(),
-            TypeId::of::<u64>(),
-            TypeId::of::<usize>(),
-            TypeId::of::<i32>(),
-            TypeId::of::<i64>(),
-            TypeId::of::<f64>(),
-        ];
-        let mut missing = Vec::new();
-        fn walk(c: &clap::Command, path: String, numeric: &[TypeId], missing: &mut Vec<String>) {
-            for a in c.get_arguments() {
-                if a.is_hide_set() || a.get_long().is_none() {
-                    continue;
-                }
-                let t = a.get_value_parser().type_id();
-                if !numeric.iter().any(|n| t == *n) {
-                    continue;
-                }
-                let help = format!(
-                    "{} {}",
-                    a.get_help().map(|h| h.to_string()).unwrap_or_default(),
-                    a.get_long_help().map(|h| h.to_string()).unwrap_or_default()
-                );
-                if !super::states_a_range(&help) {
-                    missing.push(format!("{path} --{}: {help}", a.get_long().unwrap()));
-                }
-            }
-            for s in c.get_subcommands() {
-                walk(s, format!("{path} {}", s.get_name()), numeric, missing);
-            }
-        }
-        let whole = crate::registry::Registry::standard().grammar();
-        walk(&whole, "latlab".into(), &numeric, &mut missing);
-        missing.sort();
-        missing.dedup();
-        assert!(missing.is_empty(), "{} options without a range in their help:\n{}", missing.len(), missing.join("\n"));
-    }
-}
-
-/// Whether an option's help states the values it takes: `[1–100]`, `0 or more`, `at most …`,
-/// `above 0`, `from … to …`, or the values themselves (`16 or 24`).
-#[cfg(test)]
-fn states_a_range(help: &str) -> bool {
-    let h = help.to_lowercase();
-    let listed = h.split(" or ").count() > 1
-        && h.split(" or ").skip(1).all(|after| after.starts_with(|c: char| c.is_ascii_digit()));
-    listed
-        || ["–", "…", " to ", "or more", "at most", "at least", "above", "below", "shorter than", "(> ", "any number"]
-            .iter()
-            .any(|w| h.contains(w))
 }

@@ -66,7 +66,7 @@ pub fn pressure_config(p: crate::cli::StallPressure) -> PressureConfig {
         trials: p.trials,
         idle_ms: match p.idle_ms {
             Some(ms) => {
-                eprintln!("warning: --idle-ms {ms} is the old spelling, kept for this release: give --idle {ms}ms");
+                crate::cli::old_spelling(&format!("--idle-ms {ms}"), &format!("--idle {ms}ms"));
                 ms
             }
             None => p.idle / 1_000_000,

@@ -58,9 +58,9 @@ fn launch_spec(a: &LaunchArgs, fallback: Option<&[String]>) -> anyhow::Result<La
                 let d = Duration::try_from_secs_f64(s).map_err(|_| {
                     crate::runner::usage(format!("--timeout must be a positive duration such as 30s, not {t}"))
                 })?;
-                eprintln!(
-                    "warning: --timeout {t} (bare seconds) is the old spelling, kept for this release: give --timeout {}",
-                    crate::cli::dur(d.as_nanos() as u64)
+                crate::cli::old_spelling(
+                    &format!("--timeout {t} (bare seconds)"),
+                    &format!("--timeout {}", crate::cli::dur(d.as_nanos() as u64)),
                 );
                 d
             }
@@ -128,9 +128,7 @@ fn preload_cmd(db: &Path, c: PreloadCommand) -> anyhow::Result<i32> {
         PreloadCommand::Run { library, budget_mib, top, idle_below, check_every, check_ms, give_up, every } => {
             let check_every = match check_ms {
                 Some(ms) => {
-                    eprintln!(
-                        "warning: --check-ms {ms} is the old spelling, kept for this release: give --check-every {ms}ms"
-                    );
+                    crate::cli::old_spelling(&format!("--check-ms {ms}"), &format!("--check-every {ms}ms"));
                     Duration::from_millis(ms)
                 }
                 None => Duration::from_nanos(check_every),
@@ -214,7 +212,7 @@ fn io_interval_ms(i: &crate::cli::StartupIo) -> u64 {
     match (i.interval, i.interval_ms) {
         (Some(ns), _) => ns / 1_000_000,
         (None, Some(ms)) => {
-            eprintln!("warning: --interval-ms {ms} is the old spelling, kept for this release: give --interval {ms}ms");
+            crate::cli::old_spelling(&format!("--interval-ms {ms}"), &format!("--interval {ms}ms"));
             ms
         }
         (None, None) => latlab_startup::defaults::IO_INTERVAL_MS,

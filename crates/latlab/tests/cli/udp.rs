@@ -156,6 +156,7 @@ fn udp_between_two_network_namespaces() {
             "1s",
             "--wait",
             "500ms",
+            "--verbose",
         ])
         .output()
         .unwrap();

@@ -51,6 +51,7 @@
 //! let rle = latlab_rdp::rle::encode(&raw, 8, 4, 16).unwrap();
 //! assert_eq!(latlab_rdp::rle::decode(&rle, 8, 4, 16).unwrap(), raw);
 //! ```
+#![forbid(unsafe_code)]
 
 pub mod bitmap;
 pub mod bits;

@@ -8,6 +8,7 @@
 //! | `peer.rs` | a peer: probes to a reflector, replies with their round trip |
 //! | `socket.rs` | a UDP socket with kernel receive timestamps |
 //! | `wire.rs` | the probe packet on the wire |
+#![forbid(unsafe_code)]
 
 pub mod defaults;
 pub mod peer;

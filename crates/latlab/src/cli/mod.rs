@@ -220,11 +220,12 @@ latlab_model::choice! {
 /// A length of time with its unit (`30s`, `2m`), or a bare number of seconds: the old spelling,
 /// said to be old and kept for one release. In nanoseconds.
 pub fn duration_or_seconds(s: &str) -> Result<u64, String> {
-    if let Ok(v) = s.parse::<f64>() {
-        if v.is_finite() && v >= 0.0 {
-            old_spelling(&format!("{s} (bare seconds)"), &dur((v * 1e9) as u64));
-            return Ok((v * 1e9) as u64);
-        }
+    if let Ok(v) = s.parse::<f64>()
+        && v.is_finite()
+        && v >= 0.0
+    {
+        old_spelling(&format!("{s} (bare seconds)"), &dur((v * 1e9) as u64));
+        return Ok((v * 1e9) as u64);
     }
     parse_duration_ns(s)
 }

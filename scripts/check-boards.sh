@@ -155,7 +155,7 @@ for t in $targets; do
         cmp -s "$work/corpus.pkt" "$work/d.pkt" || { echo "check-boards: FAILED — $algo round trip differs on $t" >&2; exit 1; }
         echo "codec $algo: round trip identical ($(stat -c %s "$work/corpus.pkt") → $(stat -c %s "$work/c.pkt") bytes)"
     done
-    "$qemu" "$bin" --db "$db" boot analyze crates/latlab-startup/samples/xperf-boot-excerpt.xml > "$work/boot.md"
+    "$qemu" "$bin" --db "$db" boot analyze --verbose crates/latlab-startup/samples/xperf-boot-excerpt.xml > "$work/boot.md"
     grep -q "boot.autostart_ms\` | 4614" "$work/boot.md" || { echo "check-boards: FAILED — boot analyze did not read the seed's 4614 ms" >&2; exit 1; }
     echo "boot analyze: the seed's autoStartDuration 4614 ms read back"
     # The database written on the "board", reported on this machine.

@@ -1,5 +1,5 @@
 //! The server's mirror of the client's bitmap cache: three caches of 16×16, 32×32 and 64×64
-//! cells (the RDP cell sizes; 120/120/337 cells by default, seed 000's 1.5 MB budget; the
+//! cells (the RDP cell sizes; 120/120/337 cells by default, seed 000's slot lists, 3.07 MB at 16 bpp; the
 //! [`Geometry`] of `display cache` is seed 003's), each
 //! with its own eviction policy, the cell each resident bitmap occupies, and the reference
 //! trace the optimum is computed from.

@@ -6,8 +6,9 @@ pub const WIDTH: usize = 1024;
 pub const HEIGHT: usize = 768;
 /// Colour depth: seed 000's 16 bpp baseline.
 pub const BPP: u32 = 16;
-/// Cells per cache (16×16, 32×32, 64×64): seed 000's Network Projector, about 1.5 MB at
-/// 16 bpp as in seed 003's cache.
+/// Cells per cache (16×16, 32×32, 64×64): seed 000's Network Projector's slot lists "on a
+/// sample CEPC" (120, 120, 337). At the 16 bpp baseline that is 3.07 MB (61,440 + 245,760 +
+/// 2,760,704 B), twice seed 003's 1.5 MB 8 bpp cache ([`SEED_CACHE_CELLS`]).
 pub const CELLS: [usize; 3] = [120, 120, 337];
 /// The bitmap cache of `display cache`: seed 003's TSE client, "1.5MB of memory for a bitmap
 /// cache" with 119×119 8 bpp frames. RDP 4.0-era clients sized the three caches in bytes

@@ -72,53 +72,8 @@ impl OpsConfig {
     }
 }
 
-/// One channel's counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Channel {
-    /// PDUs.
-    pub packets: u64,
-    /// PDU bytes (TCP payload).
-    pub bytes: u64,
-    /// TCP segments on Ethernet.
-    pub segments: u64,
-    /// TCP/IP/Ethernet header bytes.
-    pub headers: u64,
-}
-
-impl Channel {
-    /// Count PDUs of these sizes.
-    pub fn of(sizes: &[u32]) -> Self {
-        let mut c = Channel::default();
-        for &s in sizes {
-            let (seg, hdr) = latlab_desktop::wire::framing(s as u64);
-            c.packets += 1;
-            c.bytes += s as u64;
-            c.segments += seg;
-            c.headers += hdr;
-        }
-        c
-    }
-    /// Add another channel's counts.
-    pub fn add(&mut self, c: &Channel) {
-        self.packets += c.packets;
-        self.bytes += c.bytes;
-        self.segments += c.segments;
-        self.headers += c.headers;
-    }
-    /// What omitting the IPv4 header would save of the bytes at the IP layer (the study's
-    /// measure: its trace counted IP packets).
-    pub fn ip_header_share(&self) -> f64 {
-        let ip = self.segments * latlab_desktop::defaults::IPV4_BYTES;
-        ip as f64
-            / (self.bytes
-                + self.segments * (latlab_desktop::defaults::IPV4_BYTES + latlab_desktop::defaults::TCP_BYTES))
-                .max(1) as f64
-    }
-    /// Header share of what crossed the wire (what removing the headers would save).
-    pub fn header_share(&self) -> f64 {
-        self.headers as f64 / (self.bytes + self.headers).max(1) as f64
-    }
-}
+mod channel;
+pub use channel::Channel;
 
 /// One operation's figures.
 #[derive(Debug, Clone)]
@@ -391,7 +346,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             "Word 39.82 KB/s, WordPerfect 17.13 KB/s (\"Word's menus are larger and include graphical icons\")",
             "one kind of menu (latlab's own)".into(),
             "the seed compares two word processors' menus; latlab's menu workload is one program's",
-            Judgement::not_comparable(
+            Judgement::not_comparable_by_design(
                 "latlab draws one kind of menu, not Word's and WordPerfect's; the finding compares two programs",
             ),
         );
@@ -514,13 +469,19 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             segments: all.segments - all_ctl.segments,
             headers: all.headers - all_ctl.headers,
         };
-        if display.packets > 0 {
-            let avg = display.bytes as f64 / display.packets as f64;
+        if display.segments > 0 {
+            // The seed's trace counted packets on the wire: the average is per TCP segment, of
+            // its IP-layer bytes (payload with the TCP and IPv4 headers), as the seed's
+            // header-removal figures count them; a PDU larger than the MSS is several packets.
+            let avg = display.ip_layer_bytes() as f64 / display.segments as f64;
             row(
                 "average display message",
                 "702 B",
-                format!("{avg:.0} B"),
-                "over the office operations run here (typing, mouse, menus, scrolling, caret), weighted by packets",
+                format!(
+                    "{avg:.0} B per packet ({} B per PDU)",
+                    sig(display.bytes as f64 / display.packets.max(1) as f64)
+                ),
+                "per TCP segment on the wire, IP-layer bytes (payload with TCP and IPv4 headers), as the seed's packet trace counted them; over the office operations run here (typing, mouse, menus, scrolling, caret)",
                 Judgement::within_factor(
                     avg,
                     702.0,

@@ -95,7 +95,8 @@ impl PipelineConfig {
             sweep_seconds: 2,
             workloads: vec![WorkloadKind::Typing { wpm: latlab_desktop::defaults::TYPING_WPM }],
             client_mhz: vec![crate::defaults::PAPER_FAST_MHZ, crate::defaults::PAPER_SLOW_MHZ],
-            codecs: vec![Codec::None, Codec::Lz4],
+            // The seed's other compressor (MPPC, RDP 5.0's 64 KB history) beside none.
+            codecs: vec![Codec::None, Codec::Rdp(CompressionType::Mppc64k)],
             cryptos: vec![Crypto::None],
             bitmaps: true,
             // The buffer and threshold sweeps are the full run's and `latlab tune`'s.
@@ -482,7 +483,9 @@ fn busy(r: &Run, speed: f64) -> f64 {
 struct Slowed {
     mhz: f64,
     speed: f64,
-    busy: Vec<(String, f64)>,
+    /// Each setting (`defaults`, `codec mppc64k`, `bitmaps`, …): the slowed CPU's busy share,
+    /// the share of frames dropped.
+    busy: Vec<(String, f64, f64)>,
 }
 
 /// Seed 000's sweeps where it ran them, on its slow client: does any setting free the CPU?
@@ -515,7 +518,8 @@ fn slow_sweep(
         let mut row = sweep_row(axis, value.clone(), &r);
         row.insert(4, pct(b));
         rows.push(row);
-        out.busy.push((if axis == "codec" || axis == "crypto" { format!("{axis} {value}") } else { value }, b));
+        let name = if axis == "codec" || axis == "crypto" { format!("{axis} {value}") } else { value };
+        out.busy.push((name, b, r.dropped()));
     }
     let mut columns = sweep_columns("axis");
     columns.insert(4, Column::new("slowed CPU busy", "%"));

@@ -86,6 +86,11 @@ pub struct Judgement {
     /// fails means latlab is wrong, not the machine); absent for every other verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_passed: Option<bool>,
+    /// A *not comparable* row whose reason is latlab's own design (its workload or method
+    /// differs from the study's on purpose), not this machine: counted and worded apart from
+    /// the rows this machine could not measure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_design: bool,
 }
 
 /// `rule; why`, or the rule alone when there is nothing to add (another part of the row
@@ -101,7 +106,7 @@ fn ratio(r: f64) -> String {
 
 impl Judgement {
     fn new(verdict: Verdict, basis: String) -> Self {
-        Judgement { verdict, basis, check_passed: None }
+        Judgement { verdict, basis, check_passed: None, by_design: false }
     }
 
     /// Reproduced when `here` is within `factor` of `paper`, either way.
@@ -168,6 +173,23 @@ impl Judgement {
         Self::new(Verdict::NotComparable, why.to_string())
     }
 
+    /// The words the report and the suite summary print for this row's verdict ("not
+    /// comparable by design" for a row latlab's own design keeps from comparing).
+    pub fn label(&self) -> &'static str {
+        if self.verdict == Verdict::NotComparable && self.by_design {
+            "not comparable by design"
+        } else {
+            self.verdict.as_str()
+        }
+    }
+
+    /// Not comparable because of latlab's own design (`why`: what latlab does differently
+    /// from the study, on purpose), not because of this machine: never counted among the rows
+    /// that measured the machine.
+    pub fn not_comparable_by_design(why: &str) -> Self {
+        Judgement { by_design: true, ..Self::new(Verdict::NotComparable, format!("by latlab's design: {why}")) }
+    }
+
     /// The row measures back a value latlab configured (`configured`): the check's own
     /// outcome (`check`, judged by any rule above) goes into the basis, with "passes" or
     /// "FAILS", and the verdict says it is not a finding about the machine. A check that could
@@ -224,6 +246,8 @@ pub struct Counts {
     pub self_check: usize,
     /// Simulations, the same on every machine.
     pub simulated: usize,
+    /// Not comparable because of latlab's own design (counted apart from `not_comparable`).
+    pub by_design: usize,
 }
 
 impl Counts {
@@ -234,6 +258,7 @@ impl Counts {
             match r.judgement.verdict {
                 Verdict::Reproduced => c.reproduced += 1,
                 Verdict::Differs => c.differs += 1,
+                Verdict::NotComparable if r.judgement.by_design => c.by_design += 1,
                 Verdict::NotComparable => c.not_comparable += 1,
                 Verdict::Unjudged => c.unjudged += 1,
                 Verdict::SelfCheck => c.self_check += 1,
@@ -272,6 +297,9 @@ pub fn tally<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> String {
     if c.simulated > 0 {
         apart.push(format!("{} simulated (the same on every machine)", c.simulated));
     }
+    if c.by_design > 0 {
+        apart.push(format!("{} not comparable by latlab's design", c.by_design));
+    }
     if c.unjudged > 0 {
         apart.push(format!("{} not judged (stored before verdicts)", c.unjudged));
     }
@@ -305,9 +333,9 @@ pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> Vec<Stri
         }
     }
     seeds.sort_by(|a, b| a.0.cmp(b.0));
-    let names = |v: &[&PaperRow], want: Verdict| -> Vec<String> {
+    let names = |v: &[&PaperRow], want: Verdict, by_design: bool| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for r in v.iter().filter(|r| r.judgement.verdict == want) {
+        for r in v.iter().filter(|r| r.judgement.verdict == want && r.judgement.by_design == by_design) {
             // The figure's name without what its value lists ("…: max / min / jitter").
             let name = match r.figure.split_once(": ") {
                 Some((head, tail)) if tail.contains(" / ") => head.to_string(),
@@ -322,9 +350,10 @@ pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> Vec<Stri
     seeds
         .into_iter()
         .map(|(seed, v)| {
-            let held = names(&v, Verdict::Reproduced);
-            let not = names(&v, Verdict::Differs);
-            let nc = names(&v, Verdict::NotComparable);
+            let held = names(&v, Verdict::Reproduced, false);
+            let not = names(&v, Verdict::Differs, false);
+            let nc = names(&v, Verdict::NotComparable, false);
+            let design = names(&v, Verdict::NotComparable, true);
             let mut parts = Vec::new();
             parts.push(if held.is_empty() {
                 "nothing held here".to_string()
@@ -336,6 +365,9 @@ pub fn study_lines<'a>(rows: impl IntoIterator<Item = &'a PaperRow>) -> Vec<Stri
             }
             if !nc.is_empty() {
                 parts.push(format!("could not be measured here: {}", nc.join("; ")));
+            }
+            if !design.is_empty() {
+                parts.push(format!("not comparable by latlab's design: {}", design.join("; ")));
             }
             let c = Counts::of(v.iter().copied());
             if c.self_check + c.simulated > 0 {

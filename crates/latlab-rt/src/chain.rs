@@ -142,6 +142,37 @@ pub struct LevelStats {
     pub served: u64,
     /// Latencies of served pulses, in pulse order.
     pub samples: Vec<i64>,
+    /// How the misses fell: runs of consecutive missed pulses, and the longest run. One long
+    /// run is the CPU taken from the level for that long; many runs of one are stray misses.
+    pub runs: MissRuns,
+}
+
+/// Runs of consecutive missed pulses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MissRuns {
+    /// Runs of one or more consecutive missed pulses.
+    pub count: u64,
+    /// Pulses in the longest run.
+    pub longest: u64,
+}
+
+impl MissRuns {
+    /// The runs in a pulse-by-pulse record of misses (`true`: missed).
+    pub fn of(missed: impl IntoIterator<Item = bool>) -> MissRuns {
+        let (mut r, mut current) = (MissRuns::default(), 0u64);
+        for m in missed {
+            if m {
+                if current == 0 {
+                    r.count += 1;
+                }
+                current += 1;
+                r.longest = r.longest.max(current);
+            } else {
+                current = 0;
+            }
+        }
+        r
+    }
 }
 
 /// The chain's results over a phase.
@@ -171,8 +202,8 @@ pub fn with_done(mut stats: ChainStats, done: &[i64]) -> ChainStats {
     stats
 }
 
-fn level_stats(samples: Vec<i64>, missed: u64) -> LevelStats {
-    LevelStats { summary: stats::summarize(&samples), missed, served: samples.len() as u64, samples }
+fn level_stats(samples: Vec<i64>, missed: u64, runs: MissRuns) -> LevelStats {
+    LevelStats { summary: stats::summarize(&samples), missed, served: samples.len() as u64, samples, runs }
 }
 
 /// Account a phase from the two per-pulse arrays (same length; `pulses` of them scheduled).
@@ -199,16 +230,18 @@ pub fn analyze(l1: &[i64], l2: Option<&[i64]>, pulses: usize) -> ChainStats {
                 }
             }
             // A hop is missing exactly when level 2 missed a pulse level 1 served.
-            (level_stats(l2s, missed), level_stats(hops, missed))
+            let runs = MissRuns::of((0..n.min(l2.len())).map(|k| l1[k] != MISSED && l2[k] == MISSED));
+            (level_stats(l2s, missed, runs), level_stats(hops, missed, runs))
         }
-        None => (level_stats(Vec::new(), 0), level_stats(Vec::new(), 0)),
+        None => (level_stats(Vec::new(), 0, MissRuns::default()), level_stats(Vec::new(), 0, MissRuns::default())),
     };
+    let l1_runs = MissRuns::of(l1[..n].iter().map(|&v| v == MISSED));
     let frac = |served: u64| if n == 0 { 0.0 } else { served as f64 / n as f64 };
     ChainStats {
         pulses: n as u64,
         l1_delivered: frac(l1s.len() as u64),
         l2_delivered: frac(l2_stats.served),
-        l1: level_stats(l1s, l1_missed),
+        l1: level_stats(l1s, l1_missed, l1_runs),
         l2: l2_stats,
         hop: hop_stats,
         l1_done: None,
@@ -320,6 +353,17 @@ mod tests {
         assert_eq!(s.l2.summary.unwrap().max, 60);
         assert_eq!(s.l2_delivered, 0.5);
         assert!((s.l1_delivered - 5.0 / 6.0).abs() < 1e-12);
+        assert_eq!(s.l2.runs, MissRuns { count: 2, longest: 1 });
+        assert_eq!(s.l1.runs, MissRuns { count: 1, longest: 1 });
+    }
+
+    #[test]
+    fn misses_are_counted_in_runs_of_consecutive_pulses() {
+        assert_eq!(MissRuns::of([false, true, true, true, false, true, false]), MissRuns { count: 2, longest: 3 });
+        assert_eq!(MissRuns::of([false; 4]), MissRuns::default());
+        let l1 = [10; 8];
+        let l2 = [40, MISSED, MISSED, MISSED, MISSED, 50, 45, MISSED];
+        assert_eq!(analyze(&l1, Some(&l2), 8).l2.runs, MissRuns { count: 2, longest: 4 });
     }
 
     #[test]

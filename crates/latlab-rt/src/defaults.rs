@@ -66,8 +66,9 @@ pub const SWEEP_STEP_NS: u64 = 1_000_000_000;
 /// Sweep step in `suite`: 0.5 s.
 pub const SUITE_SWEEP_STEP_NS: u64 = 500_000_000;
 
-/// A level "misses" at a rate when more than this fraction of pulses went unserved (the
-/// paper says "any" pulse; 0.1 % ignores one stray miss in a thousand).
+/// A level "misses" at a rate when more than this fraction of pulses went unserved, and more
+/// than one (the paper says "any" pulse; 0.1 % ignores one stray miss in a thousand, and one
+/// stray miss is ignored in a step shorter than a thousand pulses too).
 pub const MISS_THRESHOLD: f64 = 0.001;
 
 /// Saturation: the load's progress fell below this fraction of its unloaded rate ("the

@@ -6,7 +6,8 @@
 //!
 //! Metric names (documented in `docs/experiments/rt.md`): for phase `unloaded` / `loaded`
 //! and level `l1` / `l2` / `hop`: `<phase>.<level>.latency.{min,p50,p99,p999,max,mean,
-//! jitter,count}`, `<phase>.<level>.missed`; `<phase>.pulses`, `<phase>.l1.delivered`,
+//! jitter,count}`, `<phase>.<level>.missed`, `<phase>.<level>.{missed_runs,longest_missed_run}`;
+//! `<phase>.pulses`, `<phase>.l1.delivered`,
 //! `<phase>.l2.delivered`, `<phase>.l1.done.*` (level 1's work complete, from the stimulus),
 //! `loaded.load.progress`; `baseline.load.polygons_per_s`;
 //! `overhead.record_per_sample`; `sweep.mf_l1_hz`, `sweep.mf_l2_hz`, `sweep.sf_hz`,
@@ -180,6 +181,8 @@ fn phase_record(rec: &mut RunRecord, name: &str, p: &Phase, with_l2: bool, rows:
             ]);
         }
         rec.metric(&format!("{name}.{lvl}.missed"), ls.missed, "count");
+        rec.metric(&format!("{name}.{lvl}.missed_runs"), ls.runs.count, "count");
+        rec.metric(&format!("{name}.{lvl}.longest_missed_run"), ls.runs.longest, "count");
         // Where the latencies pile up, and the back wall they stay within (seed 001, Fig. 6c).
         if !ls.samples.is_empty() {
             let modes = latlab_model::stats::modes::modes(&ls.samples, d::MODE_MIN_SHARE);
@@ -292,6 +295,7 @@ fn sweep_pass(
             load_progress,
             l1_p99: ph.stats.l1.summary.map(|s| s.p99),
             l2_p99: ph.stats.l2.summary.map(|s| s.p99),
+            pulses: ph.stats.pulses,
         })
     });
     match err {

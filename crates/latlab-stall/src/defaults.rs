@@ -40,12 +40,13 @@ pub const NET_TIMELINE_STEP_NS: u64 = 200_000_000;
 /// (large enough that reading it back from swap is visible, small enough to page out on
 /// any machine).
 pub const MEM_WORKING_SET_MIB: usize = 256;
-/// Pages a keystroke touches in the warm-start servers (`stall mem`, `stall pressure`): 267,
-/// about 1,068 KB, Notepad's private committed memory in seed 003's table of a login's
-/// processes. A key touches a small fixed set of pages spread over the working set, as
+/// Pages a keystroke touches in the warm-start servers (`stall mem`, `stall pressure`): 37,
+/// 148 KB, Notepad's private committed memory in seed 003's table of applications (§3.2.2;
+/// its 1,068 KB is *mapped* memory, shareable code the seed leaves out of an application's
+/// own use). A key touches a small fixed set of pages spread over the working set, as
 /// Notepad's key path would, not the whole working set: the delay then does not grow with
 /// a working-set size latlab chose.
-pub const KEY_PAGES: usize = 267;
+pub const KEY_PAGES: usize = 37;
 /// Where a temporary swap file goes: latlab's one choice, a disk-backed directory.
 pub use latlab_sys::defaults::SWAP_DIR;
 /// Trials of `stall mem`: five pairs of keystrokes give a median that one slow disk read

@@ -182,7 +182,7 @@ pub fn run_idle(cfg: &IdleConfig) -> Result<RunRecord, crate::cpu::StallError> {
                 note: format!("CPU {cpu}, gaps over {} ns", cfg.threshold_ns),
                 // The seed set a whole OS (TSE) against another (Workstation); a command beside
                 // this machine's idle is a different comparison, measured by the same method.
-                judgement: Judgement::not_comparable(&format!(
+                judgement: Judgement::not_comparable_by_design(&format!(
                     "the seed compares two operating systems idle; here `{cmd}` is compared with this machine's idle by the same lost-time method, which shows the method, not a reproduction ({:+.1} % against the seed's +71 %)",
                     100.0 * more
                 )),

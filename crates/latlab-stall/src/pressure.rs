@@ -433,18 +433,40 @@ fn record(rec: &mut RunRecord, cfg: &PressureConfig, levels: &[Level]) {
             cfg.idle_ms,
             if remedy { "; with a remedy applied, so the finding is not expected to hold" } else { "" }
         ),
-        judgement: Judgement::finding(
-            as_.p50 > 10 * bs.p50.max(1),
-            "the warm start is many times slower above 100 % demand than below (held to ≥ 10×)",
-            &format!("{:.0}× slower", as_.p50 as f64 / bs.p50.max(1) as f64),
-            "the server's pages stayed in memory: the kernel reclaimed the hog's instead",
-        ),
+        // On the seed's absolute scale: its 50 ms below 100 % was a keystroke's round trip
+        // and screen update over TSE, not the server's own time (here below 1 ms), so a ratio
+        // to the in-memory key would judge the baseline, not the warm start.
+        judgement: Judgement::within_range(
+            as_.p50 as f64 / 1e6,
+            crate::mem::WARM_START_MS.0,
+            crate::mem::WARM_START_MS.1,
+            2.0,
+            "swap here is on this machine's disk, not a 1999 IDE disk, and Linux reads swap in clusters; or the server's pages stayed in memory and the kernel reclaimed the hog's",
+        )
+        .of("median warm start above 100 % demand, against the seed's 2,400–11,900 ms"),
     });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warm_start_row_is_judged_on_the_seeds_absolute_scale() {
+        let judge = |warm_ms: &[f64]| {
+            let lv = |demand: f64, w: Vec<i64>| Level { demand, hog_mib: 1, normal: w.clone(), warm: w };
+            let levels = [lv(0.8, vec![50_000; 3]), lv(1.5, warm_ms.iter().map(|m| (m * 1e6) as i64).collect())];
+            let mut rec = latlab_sys::record::begin("stall");
+            record(&mut rec, &PressureConfig::full(), &levels);
+            rec.paper[0].judgement.clone()
+        };
+        use latlab_model::verdict::Verdict;
+        // 23.5 ms is 470× the in-memory key and a hundredth of the seed's delay: differs.
+        let j = judge(&[23.5, 23.5, 23.5]);
+        assert_eq!(j.verdict, Verdict::Differs, "{}", j.basis);
+        assert_eq!(judge(&[4_000.0; 3]).verdict, Verdict::Reproduced);
+        assert_eq!(judge(&[1_300.0; 3]).verdict, Verdict::Reproduced, "within 2× of 2,400 ms");
+    }
 
     #[test]
     fn levels_are_named_and_sized_and_bad_settings_refused() {

@@ -237,7 +237,11 @@ impl Experiment for StartupPreload {
         ("preload.speedup", "preloader speedup"),
     ];
     fn suite_configs(_: bool) -> Vec<Self::Config> {
-        vec![crate::preload::measure::PreloadMeasureConfig { runs: d::SUITE_PRELOAD_RUNS, ..Default::default() }]
+        vec![crate::preload::measure::PreloadMeasureConfig {
+            runs: d::SUITE_PRELOAD_RUNS,
+            give_up_after: std::time::Duration::from_secs(d::SUITE_PRELOAD_GIVE_UP_S),
+            ..Default::default()
+        }]
     }
     fn validate(cfg: &Self::Config) -> Result<(), latlab_model::ConfigError> {
         if cfg.apps == 0 || cfg.runs == 0 {

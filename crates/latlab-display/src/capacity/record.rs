@@ -230,7 +230,7 @@ pub(super) fn record(
             format!("typists at {} wpm", crate::defaults::CAPACITY_WPM),
             0,
             "typists per 10 Mbit/s",
-            "latlab's editor sends a glyph and a caret per key with orders and a cache; Word 97 redrew more per key",
+            "latlab's editor sends a glyph and a caret per key, with orders and a cache; the seed does not say what Word or WordPerfect drew per key",
         ),
         (
             UserKind::Banner,
@@ -257,7 +257,7 @@ pub(super) fn record(
             "scrolling sessions".to_string(),
             0,
             "sessions per 10 Mbit/s",
-            "latlab's scroll moves the page with a screen-to-screen copy and draws three new lines; a 1999 browser redrew more",
+            "latlab's scroll moves the page with a screen-to-screen copy and draws three new lines; the seed does not say what its browsing and scrolling drew",
         ),
     ];
     for (kind, figure, setting, paper, paper_n, factor, who, decimals, quantity, why) in rows {
@@ -308,7 +308,7 @@ pub(super) fn record(
                 ),
                 note: "latlab's server keeps, per session, the pages of its screens its typing drew on (the first screen is shared by every session) and its encoder state; its fixed memory (the font, the shared first screen) is measured before the level (capacity.nN.server_pss_per_session); the seed counted a whole Windows login's processes".into(),
                 // A latlab session is not a Windows login: nothing here measures what the seed did.
-                judgement: Judgement::not_comparable(&format!(
+                judgement: Judgement::not_comparable_by_design(&format!(
                     "a latlab session is one screen's buffers and an encoder, not NT 4.0's five login processes; {per:.0} KiB against the seed's 2,212–3,244 KB says nothing about this machine"
                 )),
             },

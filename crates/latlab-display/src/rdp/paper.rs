@@ -85,7 +85,7 @@ pub fn rows(rec: &mut RunRecord, server: &str, ops: &[(Op, OpFigure)], stages: &
             "remote interaction \"noticeably more sluggish than local\" (subjective); latencies over 100 ms are noticeable [15]",
             format!("{server}, unloaded: p95 {} ms, {} % of keys over 100 ms", sig(p95), sig(100.0 * over)),
             "keys on absolute deadlines, each timed to its glyph on latlab's decoded screen; see rdp.latency.unloaded.p95 and rdp.latency.unloaded.over_threshold".into(),
-            Judgement::not_comparable(&format!(
+            Judgement::not_comparable_by_design(&format!(
                 "the seed's finding is remote against local at the console (subjective), and latlab measures no local typing on that server; the p95 here is {} ms, {} the cited 100 ms threshold",
                 sig(p95),
                 if p95 > 100.0 { "over" } else { "under" }
@@ -109,7 +109,7 @@ pub fn rows(rec: &mut RunRecord, server: &str, ops: &[(Op, OpFigure)], stages: &
                 sig(share(stages[5]))
             ),
             "latlab's own decompressors and bitmap decoder on the server's stream, TLS by rustls; see rdp.cpu.<stage> and rdp.cpu_per_mb.<stage>".into(),
-            Judgement::not_comparable(
+            Judgement::not_comparable_by_design(
                 "the seed's shares are of all profiler samples of a half-idle client during an animated slide show at 3.7 MB/s; here the denominator is latlab's busy time in its stages, and the real server's stream is what the run typed, paged and pointed at, so neither the workload nor the denominator matches",
             ),
         ));

@@ -129,7 +129,7 @@ pub fn markdown_led(run: &RunRecord, lead: &Lead) -> String {
                 md_escape(&p.paper_value),
                 md_escape(&p.paper_setting),
                 md_escape(&p.here_value),
-                p.judgement.verdict.as_str(),
+                p.judgement.label(),
                 md_escape(&p.judgement.basis),
                 md_escape(&p.note)
             );

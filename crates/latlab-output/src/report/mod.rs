@@ -349,7 +349,7 @@ pub fn render_with(
                 setting: p.paper_setting.clone(),
                 paper: p.paper_value.clone(),
                 here: p.here_value.clone(),
-                verdict: p.judgement.verdict.as_str().into(),
+                verdict: p.judgement.label().into(),
                 verdict_key: p.judgement.verdict,
                 basis: p.judgement.basis.clone(),
                 note: p.note.clone(),

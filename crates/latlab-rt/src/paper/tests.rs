@@ -32,6 +32,7 @@ fn level(samples: &[i64]) -> crate::chain::LevelStats {
         missed: 0,
         served: samples.len() as u64,
         samples: samples.to_vec(),
+        runs: Default::default(),
     }
 }
 
@@ -169,9 +170,9 @@ fn mf_isr_unloaded_to_loaded_and_sf_with_level_1() {
 #[test]
 fn a_level_that_served_no_pulse_still_answers_its_row_and_fails_it() {
     use crate::chain::{ChainStats, LevelStats};
-    let none = LevelStats { summary: None, missed: 400, served: 0, samples: Vec::new() };
+    let none = LevelStats { summary: None, missed: 400, served: 0, samples: Vec::new(), runs: Default::default() };
     let one = latlab_model::stats::summarize(&[20_000]);
-    let l1 = LevelStats { summary: one, missed: 399, served: 1, samples: vec![20_000] };
+    let l1 = LevelStats { summary: one, missed: 399, served: 1, samples: vec![20_000], runs: Default::default() };
     let stats = ChainStats {
         pulses: 400,
         l1,
@@ -188,4 +189,25 @@ fn a_level_that_served_no_pulse_still_answers_its_row_and_fails_it() {
     assert_eq!(app.judgement.verdict, Verdict::Differs);
     assert!(app.note.contains("all 400 pulses missed"), "{}", app.note);
     assert!(rec.paper.iter().any(|p| p.figure.starts_with("Fig. 11, ISR start, loaded")));
+}
+
+#[test]
+fn level_2s_misses_under_the_paced_load_are_said_as_they_fell_not_blamed_on_the_slice() {
+    // 14,997 pulses at 5 kHz; level 2 missed 98 of them in one run of 90 and 8 strays.
+    let n = 14_997;
+    let mut l2 = stats(&vec![3_000; n], &vec![9_000; n - 98]);
+    l2.l2.missed = 98;
+    l2.l2.runs = crate::chain::MissRuns { count: 9, longest: 90 };
+    l2.l1.missed = 2;
+    let cfg = RtConfig::default();
+    assert!(matches!(cfg.load, crate::config::LoadSpec::Polygons { pace: Some(_), .. }));
+    let mut rec = latlab_sys::record::begin("rt");
+    rows(&mut rec, &cfg, &[("loaded", l2)], None, None, &State::NotNeeded, None);
+    let row = rec.paper.iter().find(|p| p.figure.starts_with("Fig. 11, APP start, loaded, against CE .NET")).unwrap();
+    let basis = &row.judgement.basis;
+    assert_eq!(row.judgement.verdict, Verdict::Differs, "{basis}");
+    assert!(basis.contains("98 misses came in 9 run(s), the longest 90 pulse(s) in a row (18 ms)"), "{basis}");
+    assert!(basis.contains("level 1 on its CPU missed 2"), "{basis}");
+    assert!(basis.contains("cannot make level 2 miss") && basis.contains("unexplained"), "{basis}");
+    assert!(!basis.contains("waits for the running polygons slice"), "{basis}");
 }

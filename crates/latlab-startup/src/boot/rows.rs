@@ -61,7 +61,7 @@ pub fn autostart_row(rec: &mut RunRecord, spec: &BootSpec, runs: &[Vec<BootTimes
             ms_text(target.p50)
         ),
         note: "the same span xperf's autoStartDuration gives, from the first service's start until every service was ready; delayed services included".into(),
-        judgement: Judgement::not_comparable(
+        judgement: Judgement::not_comparable_by_design(
             "the seed's figure is Windows' own services; here a boot of other services is measured by the same method, which shows the method, not a reproduction",
         ),
     });
@@ -82,11 +82,11 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
     rec.paper.push(PaperRow {
         seed: "004".into(),
         figure: format!(
-            "Superfetch turns itself off on fast random reads{}",
+            "Superfetch's rule for fast random reads, as latlab infers it{}",
             if throttled { " (this device throttled)" } else { "" }
         ),
         paper_setting: "Windows Embedded Standard 7; random-read throughput as the Windows System Assessment Tool measures it".into(),
-        paper_value: "off above \"about 8 Mb/second\" of random reads: prefetching is for slow random access".into(),
+        paper_value: "the service \"is turned off when the random read access throughput is measured … to be more than about 8 Mb/second\" (designed \"for rotational media\"): a rule of Windows' design; that prefetching then gains little is latlab's inference from it, not the seed's measurement".into(),
         here_value: format!(
             "{} MB/s of 4 KiB direct random reads ({}); boot-plan prefetch gain here {}×",
             sig(rate / 1e6),
@@ -97,17 +97,17 @@ pub fn superfetch_rule_row(rec: &mut RunRecord, throttled: bool) {
         judgement: if off {
             Judgement::finding(
                 gain < 1.1,
-                "on a device above the threshold, prefetching gains little (held to under 10 %)",
+                "latlab's inference from the seed's rule: on a device above the threshold, prefetching gains little (held to under 10 %)",
                 &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 "prefetching still pays here: the boot's reads are many and small, and issuing them ahead overlaps them with the services' CPU work, however fast one read is",
             )
         } else {
             Judgement::finding(
                 gain >= 1.1,
-                "on a device below the threshold, prefetching pays (held to 10 % or more)",
+                "latlab's inference from the seed's rule: on a device below the threshold, prefetching pays (held to 10 % or more)",
                 &format!("{}× at {} MB/s", sig(gain), sig(rate / 1e6)),
                 if gain < 1.0 {
-                    "prefetching did not pay for this boot: its plan holds what the boot reads after its target too (delayed and unneeded services), so on a slow device reading it ahead competes with the target's own reads; and the boot's own reads already go out as few requests, with little CPU work to overlap them with"
+                    "prefetching did not pay for this boot: its own reads already go out as few requests, with little CPU work to overlap them with, so reading the plan ahead on a slow device only competes with them"
                 } else {
                     "this boot reads too little for prefetching to matter even on this slow device"
                 },

@@ -313,6 +313,9 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
         }
     }
     let [pressured, preloaded, warm] = p50;
+    // A pass that found the machine busy (or was stopped) ended before reading its plans: its
+    // launch is one after pressure with little or nothing preloaded.
+    let busy: Vec<&str> = reports.iter().filter_map(|r| r.ended_early.as_deref()).collect();
     if pressured > 0 && preloaded > 0 && warm > 0 {
         let gain = pressured as f64 / preloaded as f64;
         rec.metric("preload.speedup", gain, "×");
@@ -331,13 +334,20 @@ fn finish(rec: &mut RunRecord, times: &[Vec<i64>; 3], left: &[f64], reports: &[P
                 latlab_model::record::fmt_ns(warm as f64)
             ),
             note: "medians of interleaved rounds; the top-ranked of the library's applications; the preloader waits for an idle machine, then reads the top plans".into(),
-            judgement: Judgement::within_factor(
-                gain,
-                2.0,
-                1.5,
-                "the gain is what reading from storage costs this launch: the built-in application is small and mostly reads, the seed's processes did more work per byte read, and this machine's storage is not the seed's disk",
-            )
-            .of("start-time ratio without/with the preloader"),
+            judgement: match busy.first() {
+                Some(why) => Judgement::not_comparable(&format!(
+                    "{} of {} preloader passes ended before reading their plans ({why}), so those launches \"after it ran\" are launches after pressure with little or nothing preloaded",
+                    busy.len(),
+                    reports.len()
+                )),
+                None => Judgement::within_factor(
+                    gain,
+                    2.0,
+                    1.5,
+                    "the gain is what reading from storage costs this launch: the built-in application is small and mostly reads, the seed's processes did more work per byte read, and this machine's storage is not the seed's disk",
+                )
+                .of("start-time ratio without/with the preloader"),
+            },
         });
     }
     crate::measure::name_synthetic(rec, "latlab's built-in synthetic applications");

@@ -102,7 +102,8 @@ pub struct RtSweepArgs {
     /// Duration of each step (e.g. 1s, 500ms) [at least 10ms].
     #[arg(long, value_parser = parse_duration_ns, default_value = dur(latlab_rt::defaults::SWEEP_STEP_NS))]
     pub step: u64,
-    /// A level misses at a rate when more than this fraction of pulses went unserved [0 to below 1].
+    /// A level misses at a rate when more than this fraction of pulses went unserved, and more than
+    /// one [0 to below 1].
     #[arg(long, default_value_t = latlab_rt::defaults::MISS_THRESHOLD)]
     pub miss_threshold: f64,
     /// Saturation: the load's progress below this fraction of its unloaded rate.

@@ -183,7 +183,7 @@ fn summary(done: &[(RunRecord, &[(&str, &str)])], report: &Path, db: &Path) -> S
             p.paper_value,
             p.paper_setting,
             p.here_value,
-            p.judgement.verdict.as_str(),
+            p.judgement.label(),
             p.judgement.basis,
             p.note
         );

@@ -84,3 +84,13 @@ fn durations_parse_like_systemd_prints_them() {
     assert_eq!(parse_duration_ms("3 s"), None);
     assert_eq!(parse_duration_ms(""), None);
 }
+
+#[test]
+fn the_seeds_own_excerpt_is_a_check_of_the_reader_as_in_the_suite() {
+    let t = parse(EXCERPT).unwrap();
+    let rec = record("xperf-boot-excerpt.xml", &t, &analyze(&t));
+    let row = &rec.paper[0];
+    assert_eq!(row.judgement.verdict, latlab_model::verdict::Verdict::SelfCheck, "{}", row.judgement.basis);
+    assert_eq!(row.judgement.check_passed, Some(true));
+    assert!(!row.paper_value.contains("slowest"), "the seed says PlugPlay took 621 ms, not that it was the slowest");
+}

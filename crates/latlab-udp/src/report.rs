@@ -507,7 +507,8 @@ pub fn fill_sweep(rec: &mut RunRecord, cfg: &UdpConfig, swept: &[(u64, Trace, Pr
     };
     // Only the streams that lasted long enough to show the seed's pattern are judged.
     let lasted = cfg.duration_ns as f64 / 1e9;
-    let (judged, short): (Vec<&(u64, analysis::BurstReport)>, Vec<&(u64, analysis::BurstReport)>) =
+    type Stream<'a> = &'a (u64, analysis::BurstReport);
+    let (judged, short): (Vec<Stream>, Vec<Stream>) =
         found.iter().partition(|(iv, _)| time_to_show_the_pattern(*iv).is_some_and(|t| t <= lasted));
     let periods: Vec<f64> =
         judged.iter().filter_map(|(_, b)| b.detected().then_some(b.release_period_ns).flatten()).collect();

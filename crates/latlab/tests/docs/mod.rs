@@ -221,6 +221,7 @@ fn rt_outcome_names() -> Vec<BTreeSet<String>> {
             load_progress: Some(1.0),
             l1_p99: Some(1),
             l2_p99: Some(1),
+            pulses: 1000,
         })
         .to_vec();
     let (found, bounded, not_reached) = (Some(2000.0), Some(1000.0), None);

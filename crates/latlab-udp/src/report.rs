@@ -580,11 +580,11 @@ pub fn fill_sweep(rec: &mut RunRecord, cfg: &UdpConfig, swept: &[(u64, Trace, Pr
 /// The seed's clock: its send-to-completion times are whole milliseconds.
 const SEED_CLOCK_TICK_NS: f64 = 1e6;
 
-/// Whether a stream sent every `iv_ns` for `duration_ns` lasted long enough for the seed's
-/// pattern (packets released every [`OMNIA_GAP_MS`]) to show: a release holds two packets or
-/// more when two sends fall inside one release period, which at an interval below the period
-/// happens at a rate of 1/iv − 1/P; the detector needs three such releases to name a period.
-/// At or above the period it never shows. Returns the time needed, `None` for never.
+/// How long (seconds) a stream sent every `iv_ns` must last for the seed's pattern (packets
+/// released every [`OMNIA_GAP_MS`]) to show: a release holds two packets or more when two
+/// sends fall inside one release period, which at an interval below the period happens at a
+/// rate of 1/iv − 1/P; the detector needs three such releases to name a period. `None`: at or
+/// above the period it never shows.
 pub fn time_to_show_the_pattern(iv_ns: u64) -> Option<f64> {
     let (iv, p) = (iv_ns as f64 / 1e9, OMNIA_GAP_MS / 1e3);
     (iv < p).then(|| 3.0 / (1.0 / iv - 1.0 / p))

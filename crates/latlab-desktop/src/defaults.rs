@@ -57,7 +57,7 @@ pub const TCP_BYTES: u64 = 32;
 pub const ETHERNET_MSS: u64 = 1_448;
 /// Seed of the workload scripts: 1, so two runs with the same settings send the same bytes.
 pub const SEED: u64 = 1;
-/// Key repeat of the scrolling workload: Page Down every 50 ms (20 a second), the repeat rate
-/// seed 003 measured for a held key ("character repeat at a rate of 20cps"); its scrolling
-/// test held Page Down.
-pub const SCROLL_REPEAT_MS: u64 = 50;
+/// Key repeat of a held key: every 50 ms (20 a second), the repeat rate seed 003 measured
+/// ("character repeat at a rate of 20cps"). Its scrolling test held Page Down, its menu test
+/// the right arrow.
+pub const KEY_REPEAT_MS: u64 = 50;

@@ -38,9 +38,10 @@ pub enum WorkloadKind {
     },
     /// The pointer moving over an empty desktop.
     Mouse,
-    /// Opening menus and moving down their items.
+    /// A word processor's menus walked as seed 003's user walked them: Alt, then the right
+    /// arrow held, each top-level menu shown in turn.
     Menu,
-    /// The same with menus that unfold as they open (Office 97 / Windows 98 style menu
+    /// The same with menus that slide out as they open (Office 97 / Windows 98 style menu
     /// animation, seed 003 §3.3.3).
     AnimatedMenu,
     /// Scrolling a multi-page document.

@@ -34,10 +34,10 @@ pub const FIGURE_11: [Fig11Row; 4] = [
 ];
 
 /// Figure 11 for (level, phase): per system, its values as printed (max / min / jitter /
-/// latency, µs) and its max, the seed's measure of determinism.
-fn fig11(level: &str, phase: &str) -> [(&'static str, String, f64); 2] {
+/// latency, µs), its max (the seed's measure of determinism) and its latency.
+fn fig11(level: &str, phase: &str) -> [(&'static str, String, f64, f64); 2] {
     let row = FIGURE_11.iter().find(|(l, p, _)| *l == level && *p == phase).unwrap_or(&FIGURE_11[3]);
-    row.2.map(|(system, v)| (system, v.map(sig).join(" / "), v[0]))
+    row.2.map(|(system, v)| (system, v.map(sig).join(" / "), v[0], v[3]))
 }
 
 /// Figure 8, loaded, per system: MF-ISR, MF-APP and SF in Hz. The rows and the figure both
@@ -154,7 +154,7 @@ pub fn rows(
             ("l2", &s.l2, "APP start", format!("level 2: {} thread woken by {} from level 1", cfg.l2, cfg.signal)),
         ] {
             let paper_setting = if loaded { format!("{SETTING}, Polygons at APP priority") } else { SETTING.into() };
-            for (system, values, paper_max) in fig11(level, phase) {
+            for (system, values, paper_max, paper_latency) in fig11(level, phase) {
                 let figure = format!("Fig. 11, {paper_name}, {phase}, against {system}: max / min / jitter / latency");
                 let paper_value = format!("{system}: {values} µs");
                 let Some(sum) = ls.summary else {
@@ -191,6 +191,10 @@ pub fn rows(
                     None if max.verdict == Verdict::Reproduced => why.clone(),
                     None => String::new(),
                 };
+                // The max is one pulse: the typical latency is judged beside it, so one
+                // hypervisor spike never decides the row alone.
+                let typical = Judgement::within_factor(sum.p50 as f64 / 1e3, paper_latency, TOLERANCE, &why)
+                    .of(&format!("median against {system}'s latency, {} µs", sig(paper_latency)));
                 let j = Judgement::all(vec![
                     Judgement::finding(
                         missed <= threshold,
@@ -199,7 +203,18 @@ pub fn rows(
                         &why_missed,
                     ),
                     max,
+                    typical,
                 ]);
+                // Level 2 is woken by level 1: its worst pulse is at most level 1's worst wake
+                // plus the worst hop, and the note says which of the two it was made of.
+                let made_of = match (level, s.l1.summary, s.hop.summary) {
+                    ("l2", Some(l1), Some(hop)) => format!(
+                        "; level 2's max is at most level 1's worst wake ({}) plus the worst hop ({})",
+                        fmt_ns(l1.max as f64),
+                        fmt_ns(hop.max as f64)
+                    ),
+                    _ => String::new(),
+                };
                 rec.paper.push(PaperRow {
                     seed: "001".into(),
                     figure,
@@ -213,7 +228,7 @@ pub fn rows(
                         fmt_ns(sum.p50 as f64)
                     ),
                     note: format!(
-                        "{ours}, {} pulses at {}; latency from the intended stimulus time; the paper's 'latency' is compared with our median{}{}",
+                        "{ours}, {} pulses at {}; latency from the intended stimulus time; the paper's 'latency' is compared with our median{made_of}{}{}",
                         sum.count,
                         hz(rate),
                         if ls.missed > 0 { format!("; {} pulses missed", ls.missed) } else { String::new() },

@@ -60,6 +60,15 @@ pub const CPU_POLICIES: [&str; 4] = ["other", "nice19", "batch", "idle"];
 /// Offered loads of `stall net`, fractions of the link: nothing to beyond the link's rate,
 /// denser near 100 % where the queue fills.
 pub const NET_LOADS: [f64; 8] = [0.0, 0.25, 0.5, 0.75, 0.9, 0.96, 1.0, 1.2];
+/// The first load above 1 (more than the link carries) is the saturating step of Figure 6's
+/// row: latlab's pacer is then never the limit, writes block, and TCP sends what the link
+/// carries, as the seed's synthetic TCP load did (its 9.6 Mbit/s on 10 Mbit/s Ethernet is what
+/// a saturating TCP flow delivers there). Offered 96 % paced, the queue would depend on how
+/// bursty latlab's pacer is against TCP's headers (two runs here gave 26.5 and 9.83 ms).
+pub const NET_SATURATING_ABOVE: f64 = 1.0;
+/// Times the saturating step runs, each with new flows from TCP's slow start: three, so the
+/// row says how far its mean moves between repeats.
+pub const NET_REPEATS: u32 = 3;
 /// The memory group of `stall pressure`: 256 MiB, so the seed's "more than physical memory"
 /// is built inside a small group and never needs more of the machine than that plus swap.
 pub const PRESSURE_LIMIT_MIB: usize = 256;

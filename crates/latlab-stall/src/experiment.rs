@@ -171,7 +171,7 @@ impl Experiment for StallNet {
     const MODE: &'static str = "net";
     const ABOUT: &'static str = "RTT under network load between namespaces on an HTB-shaped link (seed 003)";
     const HEADLINE: &'static [(&'static str, &'static str)] =
-        &[("net.load0.rtt.p50", "RTT unloaded"), ("net.load96.rtt.p50", "RTT at 96 % offered")];
+        &[("net.load0.rtt.p50", "RTT unloaded"), ("net.load120.rtt.p50", "RTT, link saturated")];
     fn suite_configs(_: bool) -> Vec<NetConfig> {
         vec![NetConfig::short()]
     }
@@ -179,13 +179,14 @@ impl Experiment for StallNet {
         cfg.validate().map_err(|e| e.to_string().into())
     }
     fn steps(cfg: &NetConfig) -> u64 {
-        cfg.loads.len() as u64
+        cfg.plan().len() as u64
     }
     fn announce(cfg: &NetConfig) -> String {
         format!(
-            "stall net: {} load steps of {} s on a {} Mbit/s link between two network namespaces (removed afterwards)",
-            cfg.loads.len(),
+            "stall net: {} load steps of {} s (the saturating one {} times) on a {} Mbit/s link between two network namespaces (removed afterwards)",
+            cfg.plan().len(),
             cfg.step_seconds,
+            if cfg.saturating().is_some() { cfg.repeats } else { 0 },
             sig(cfg.rate_bps as f64 / 1e6)
         )
     }

@@ -25,16 +25,23 @@ pub(super) struct Document {
     /// Scroll: first line shown.
     top: usize,
     next_ms: u64,
-    /// Menu: open menu and highlighted item.
+    /// Menu: the menu bar selected (Alt pressed), the open menu and its highlighted item.
+    menu_bar: bool,
     menu: Option<(usize, usize)>,
     /// Animated menus: the quarters of the opening menu drawn so far (unfolding), if any.
     unfold: Option<usize>,
 }
 
 pub(crate) const LINE_H: usize = 16;
-/// Frames an animated menu takes to unfold: four, 80 ms at 20 ms a frame, inside the 150 ms
-/// between highlight moves.
+/// Frames an animated menu takes to slide out: four, 80 ms at 20 ms a frame (latlab's choice:
+/// the seed does not time Office 97's animation). With the right arrow held, the next menu
+/// replaces it after 50 ms, so a menu shows two or three of its steps, each a redraw of all
+/// it shows, which is what makes the animation cost more than a menu drawn once.
 const MENU_UNFOLD_STEPS: usize = 4;
+/// Alt's scancode (set 1): selects the menu bar.
+const ALT: u8 = 0x38;
+/// The right arrow's scancode (set 1, an extended key): the next top-level menu.
+const RIGHT: u8 = 0x4d;
 pub(crate) const MENUS: [&str; 6] = ["File", "Edit", "View", "Insert", "Format", "Help"];
 
 impl Document {
@@ -54,6 +61,7 @@ impl Document {
             caret_on: false,
             top: 0,
             next_ms: 0,
+            menu_bar: false,
             menu: None,
             unfold: None,
         }
@@ -92,19 +100,24 @@ impl Document {
             let x = b.x + 2 + MENUS[..m].iter().map(|s| (s.len() + 2) * adv).sum::<usize>();
             let full = 8 * 18 + 4;
             let a = Area::new(x, b.y, 160, (full * steps / MENU_UNFOLD_STEPS).max(1));
+            // A sliding menu shows its lower part first, moving down as it comes out: every
+            // step redraws all it shows.
+            let hidden = full - a.h;
             c.fill(a, GREY);
             c.fill(Area::new(a.x, a.y + a.h - 1, a.w, 1), DARK);
             c.fill(Area::new(a.x + a.w - 1, a.y, 1, a.h), DARK);
             for i in 0..8 {
-                let y = a.y + 2 + i * 18;
-                // An unfolding menu shows only the items its height reaches.
-                if y >= a.y + a.h {
-                    break;
+                let top = 2 + i * 18;
+                // Only the items the shown part reaches.
+                if top + 18 <= hidden {
+                    continue;
                 }
+                let y = a.y + top.saturating_sub(hidden);
+                let h = (top + 18 - hidden.max(top)).min(18);
                 let label = format!("{} {}", MENUS[m], WORDS[(m * 8 + i) % WORDS.len()]);
                 let (bg, fg) = if i == item { (SELECT, WHITE) } else { (GREY, BLACK) };
-                c.fill(Area::new(a.x + 2, y, a.w - 4, 18.min(a.y + a.h - y)), bg);
-                c.text(a.x as i64 + 8, y as i64 + 13, &label, 12, fg, a);
+                c.fill(Area::new(a.x + 2, y, a.w - 4, h.min(a.y + a.h - y)), bg);
+                c.text(a.x as i64 + 8, y as i64 + 13 - (hidden.saturating_sub(top)) as i64, &label, 12, fg, a);
             }
         }
     }
@@ -170,10 +183,10 @@ impl Workload for Document {
             }
             Mode::Scroll => {
                 // Page Down held on key repeat, as the seed's user scrolled: a key every
-                // SCROLL_REPEAT_MS, each moving the view a page (the rows shown, less one kept
+                // KEY_REPEAT_MS, each moving the view a page (the rows shown, less one kept
                 // for context) and redrawing every row.
                 while self.next_ms <= t {
-                    self.next_ms += crate::defaults::SCROLL_REPEAT_MS;
+                    self.next_ms += crate::defaults::KEY_REPEAT_MS;
                     let rows = self.rows();
                     self.top += rows.saturating_sub(1).max(1);
                     for j in 0..rows {
@@ -186,29 +199,34 @@ impl Workload for Document {
                 }
             }
             Mode::Menu { animated } => {
-                // An animated menu unfolds a quarter more each frame until whole.
+                // An animated menu slides out a quarter more each frame until whole, or until
+                // the next key replaces it.
                 if let Some(k) = self.unfold {
                     let k = k + 1;
                     self.draw_menu_part(c, self.menu, k);
                     self.unfold = (k < MENU_UNFOLD_STEPS).then_some(k);
                 }
-                // A menu opens, the highlight moves down every 150 ms, it closes after 8 items.
+                // Seed 003's test: Alt selects the menu bar, then the right arrow is held, and
+                // each key repeat shows the next top-level menu briefly (wrapping at the end
+                // of the bar), its first item highlighted.
                 while self.next_ms <= t {
-                    self.next_ms += 150;
-                    let next = match self.menu {
-                        None => Some((self.rng.below(MENUS.len() as u64) as usize, 0)),
-                        Some((m, i)) if i + 1 < 8 => Some((m, i + 1)),
-                        Some(_) => None,
-                    };
-                    if next.is_none() || self.menu.is_none() {
-                        // Repaint the document under a closed menu.
+                    self.next_ms += crate::defaults::KEY_REPEAT_MS;
+                    if !self.menu_bar {
+                        self.menu_bar = true;
+                        out.input.push(Input::Key { code: ALT, up: false });
+                        out.input.push(Input::Key { code: ALT, up: true });
+                        continue;
+                    }
+                    if self.menu.is_some() {
+                        // Repaint the document under the menu that closes.
                         let shown: Vec<String> = self.lines.iter().take(self.rows()).cloned().collect();
                         for (i, l) in shown.iter().enumerate().take(11) {
                             self.text_line(c, i, l);
                         }
                     }
+                    let next = Some((self.menu.map_or(0, |(m, _)| (m + 1) % MENUS.len()), 0));
                     self.menu = next;
-                    if animated && next.is_some_and(|n| n.1 == 0) {
+                    if animated {
                         // Opening: its first quarter now, the rest on the next frames.
                         self.draw_menu_part(c, next, 1);
                         self.unfold = Some(1);
@@ -216,13 +234,8 @@ impl Workload for Document {
                         self.unfold = None;
                         self.draw_menu(c, next);
                     }
-                    let (x, y) =
-                        (self.body.x as u16 + 40, self.body.y as u16 + 10 + 18 * next.map_or(0, |n| n.1) as u16);
-                    out.input.push(Input::Move { x, y });
-                    if next.is_some_and(|n| n.1 == 0) {
-                        out.input.push(Input::Button { flags: 0x9000, x, y });
-                        out.input.push(Input::Button { flags: 0x1000, x, y });
-                    }
+                    // A held key repeats its press; the release comes when it is let go.
+                    out.input.push(Input::Key { code: RIGHT, up: false });
                 }
             }
         }

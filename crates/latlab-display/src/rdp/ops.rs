@@ -83,7 +83,7 @@ pub fn ops(rec: &mut RunRecord, op_seconds: f64, s: &mut RdpSession, op: Op) -> 
         Op::Typing => (60e9 / (crate::defaults::CAPACITY_WPM as f64 * latlab_desktop::defaults::CHARS_PER_WORD)) as u64,
         Op::Mouse => 20_000_000,
         // Page Down held, at the key repeat the seed measured (20 a second).
-        Op::PageDown => latlab_desktop::defaults::SCROLL_REPEAT_MS * 1_000_000,
+        Op::PageDown => latlab_desktop::defaults::KEY_REPEAT_MS * 1_000_000,
         Op::Menu => 500_000_000,
     };
     let (mut i, mut typed) = (0u64, 0usize);

@@ -117,3 +117,45 @@ fn bad_settings_are_refused() {
     assert!(NetConfig { loads: vec![-1.0], ..NetConfig::full() }.validate().is_err());
     assert!(NetConfig::short().validate().is_ok());
 }
+
+#[test]
+fn the_saturating_step_repeats_and_its_repeats_are_one_row_with_their_spread() {
+    let cfg = NetConfig { loads: vec![0.0, 0.5, 1.2, 1.5], repeats: 3, step_seconds: 1, ..NetConfig::full() };
+    assert_eq!(cfg.saturating(), Some(1.2));
+    assert_eq!(cfg.plan(), vec![0.0, 0.5, 1.2, 1.2, 1.2, 1.5]);
+    assert_eq!(NetConfig { loads: vec![0.0, 1.0], ..cfg.clone() }.plan(), vec![0.0, 1.0], "1 is not above the link");
+    assert!(NetConfig { repeats: 0, ..cfg.clone() }.validate().is_err());
+    let step = |load: f64, ms: &[i64], up: u64| Step {
+        load,
+        rtt: ms.iter().map(|m| m * 1_000_000).collect(),
+        lost: 0,
+        up_bytes: up,
+        seconds: 1.0,
+    };
+    let steps = vec![
+        step(0.0, &[1, 1], 0),
+        step(0.5, &[2, 2], 625_000),
+        step(1.2, &[10, 10], 1_000_000),
+        step(1.2, &[20, 20], 1_000_000),
+        step(1.2, &[30, 30], 1_000_000),
+        step(1.5, &[40], 1_000_000),
+    ];
+    let mut rec = latlab_sys::record::begin("stall");
+    record(&mut rec, &cfg, &steps, &[]);
+    let m = |n: &str| rec.get_metric(n).unwrap_or_else(|| panic!("{n}")).value.as_f64();
+    assert_eq!(m("net.load120.rtt.mean"), 20e6, "the three repeats pooled");
+    assert_eq!((m("net.load120.rtt.mean_lowest_repeat"), m("net.load120.rtt.mean_highest_repeat")), (10e6, 30e6));
+    assert_eq!(m("net.load120.repeats"), 3.0);
+    assert_eq!(m("net.load120.up_mbps"), 8.0, "3 MB over the three 1 s repeats");
+    assert!(rec.get_metric("net.load50.repeats").is_none());
+    assert_eq!(rec.tables[0].rows.len(), 4, "one row a load");
+    let row = &rec.paper[0];
+    assert!(row.here_value.contains("20 ms") && row.here_value.contains("10–30 ms"), "{}", row.here_value);
+    // 20 ms against the seed's 35: within 2×.
+    assert_eq!(row.judgement.verdict, latlab_model::verdict::Verdict::Reproduced, "{:?}", row.judgement);
+    // Without a load above the link the row cannot be judged.
+    let mut rec = latlab_sys::record::begin("stall");
+    let cfg = NetConfig { loads: vec![0.0, 0.96], ..cfg };
+    record(&mut rec, &cfg, &steps[..2], &[]);
+    assert_eq!(rec.paper[0].judgement.verdict, latlab_model::verdict::Verdict::NotComparable);
+}

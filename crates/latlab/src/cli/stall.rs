@@ -126,6 +126,10 @@ pub struct StallNet {
     /// Bottleneck queue in packets (default: the kernel's, 1000 on veth) [1 or more].
     #[arg(long)]
     pub queue: Option<u32>,
+    /// Times the saturating step (the first load above 1) runs, each with new flows; the
+    /// row gives the spread of their means [1–20].
+    #[arg(long, default_value_t = latlab_stall::defaults::NET_REPEATS)]
+    pub repeats: u32,
 }
 
 /// `latlab idle`.

@@ -20,6 +20,7 @@ pub fn stall(db: &Path, a: StallArgs) -> anyhow::Result<i32> {
                 step_seconds: n.step / 1_000_000_000,
                 probe_interval_ns: n.probe_interval,
                 queue_packets: n.queue,
+                repeats: n.repeats,
             },
         ),
         Some(StallCommand::Mem(m)) => measure::<StallMem>(

@@ -5,10 +5,11 @@ pub const BANNER_CELLS_PER_FRAME: usize = 8;
 /// Share of the 64×64 cache the banner's loop fills in `display cache`: 95 %, so it fits
 /// alone beside the page's few other cells, as the seed's banner did.
 pub const BANNER_CACHE_SHARE: f64 = 0.95;
-/// How much LRU's payload rate (headers left out) must rise over its rate at the smallest swept frame count for
-/// `display cache` to say the cliff is there: 1.5×. Below the capacity the rate is flat (the
-/// page's own traffic, on virtual time); past it every frame misses, which adds at least half
-/// again even when the bulk compressor's history still holds a short loop's bitmaps.
+/// How much LRU's payload rate (headers left out) must rise over its rate at the smallest
+/// swept frame count for `display cache` to say the cliff is there: 1.5×. Below the capacity
+/// the rate is flat (the page's own traffic, on virtual time); past it every frame misses,
+/// which adds at least half again even when the bulk compressor's history still holds a short
+/// loop's bitmaps.
 pub const CLIFF_JUMP: f64 = 1.5;
 /// Seed 000's fast client, 1.8 GHz, in MHz: the unit of the calibrated client speeds.
 pub const PAPER_FAST_MHZ: f64 = 1800.0;

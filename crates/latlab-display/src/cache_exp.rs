@@ -153,8 +153,8 @@ fn per_policy(
 /// small PDU whose headers weigh as much as it does, so payload alone would overstate the
 /// cliff).
 fn bps(r: &SessionResult) -> f64 {
-    let c = crate::ops::Channel::of(&r.traffic.display_sizes);
-    (c.bytes + c.headers) as f64 / r.traffic.seconds.max(1e-9)
+    let wire: u64 = r.traffic.display_sizes.iter().map(|&n| n as u64 + latlab_desktop::wire::framing(n as u64).1).sum();
+    wire as f64 / r.traffic.seconds.max(1e-9)
 }
 
 /// Run the sweep into a record.

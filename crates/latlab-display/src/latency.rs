@@ -414,7 +414,10 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
                 let flows = if bulk {
                     let share = crate::defaults::LATENCY_BULK_SHARE;
                     let b = Bulk::start(&lab, (rate_bps as f64 * share) as u64)?;
-                    note += &format!("; a bulk flow each way offered at {:.0} % of the link (the link paces it)", share * 100.0);
+                    note += &format!(
+                        "; a bulk flow each way offered at {:.0} % of the link (the link paces it)",
+                        share * 100.0
+                    );
                     std::thread::sleep(std::time::Duration::from_millis(500));
                     Some(b)
                 } else {

@@ -260,9 +260,7 @@ pub fn run_ops(cfg: &OpsConfig, progress: Arc<AtomicU64>) -> Result<RunRecord, S
 }
 
 fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &Channel) {
-    use crate::paper::{
-        KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_003, TYPING_75WPM_CONTROL_KBS,
-    };
+    use crate::paper::{KEYSTROKE_WIRE_BYTES, MOUSE_ALL_KBS, SETTING_003, TYPING_75WPM_CONTROL_KBS};
     let get = |n: &str| figs.iter().find(|f| f.name == n);
     // Bytes on the link, TCP/IP and Ethernet headers included, as the seed's tcpdump counted
     // them (its 232 B a keystroke predicts the 1.56 KB/s it measured; payload alone is half).

@@ -248,6 +248,34 @@ pub fn release_period(bursts: &[Burst]) -> Option<f64> {
     }
 }
 
+/// Seed 002's other reading of the receiver's gaps: on the Omnia 7 they ran "~20+%" longer
+/// than the interval, and packets then arriving together made up for it, "so on average the
+/// same elapsed time".
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stretch {
+    /// Median receive gap of the pairs that did not arrive together (a receive gap of at least
+    /// [`COALESCED_FRACTION`] of the interval), ns.
+    pub held_p50: Option<i64>,
+    /// Mean receive gap of every pair, ns.
+    pub mean: Option<f64>,
+}
+
+/// The stretch of `pairs` sent one interval apart (pairs whose send gap is off the interval by
+/// more than half, around a loss or a stalled sender, are left out).
+pub fn stretch(pairs: impl Iterator<Item = Pair>, interval_ns: u64) -> Stretch {
+    let iv = interval_ns as i64;
+    let thresh = (interval_ns as f64 * COALESCED_FRACTION) as i64;
+    let (mut held, mut sum, mut n) = (Vec::new(), 0i128, 0i64);
+    for p in pairs.filter(|p| (p.s - iv).abs() <= iv / 2) {
+        sum += p.r as i128;
+        n += 1;
+        if p.r >= thresh {
+            held.push(p.r);
+        }
+    }
+    Stretch { held_p50: stats::percentile(&held, 50.0), mean: (n > 0).then(|| sum as f64 / n as f64) }
+}
+
 /// Pairs of consecutively received packets on the forward path (sender → reflector), in
 /// sequence order; a lost packet is skipped, so its neighbours form a pair.
 pub fn forward_pairs(t: &Trace) -> impl Iterator<Item = Pair> + '_ {
@@ -338,6 +366,24 @@ mod tests {
         (0..n - 1)
             .map(|k| Pair { k: k as u64, s: send[k + 1] - send[k], r: arrive[k + 1] - arrive[k], t: arrive[k] })
             .collect()
+    }
+
+    #[test]
+    fn the_stretch_is_the_held_gaps_median_and_every_gaps_mean() {
+        // The Omnia 7 at 1,000 ms: four gaps of 1,250 ms, then a packet arriving with the last.
+        let iv = 1_000_000_000i64;
+        let gaps = [1_250, 1_250, 1_250, 1_250, 0].map(|ms| ms * 1_000_000i64);
+        let pairs: Vec<Pair> =
+            (0..100).map(|k| Pair { k: k as u64, s: iv, r: gaps[k % 5], t: k as i64 * iv }).collect();
+        let s = stretch(pairs.iter().copied(), iv as u64);
+        assert_eq!(s.held_p50, Some(1_250_000_000));
+        assert_eq!(s.mean, Some(1e9));
+        // Gaps at the interval: held and mean alike; a pair around a loss (sent 2 intervals
+        // apart) is left out.
+        let mut even: Vec<Pair> = (0..10).map(|k| Pair { k, s: iv, r: iv, t: 0 }).collect();
+        even.push(Pair { k: 11, s: 2 * iv, r: 2 * iv, t: 0 });
+        assert_eq!(stretch(even.into_iter(), iv as u64), Stretch { held_p50: Some(iv), mean: Some(1e9) });
+        assert_eq!(stretch(std::iter::empty(), iv as u64), Stretch::default());
     }
 
     #[test]

@@ -187,7 +187,14 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts, lo
         Some(log) => live_playout(rec, cfg, log, &pdv_sorted),
         None => rec.config("playout", "not measured: the receiver is a remote reflector"),
     }
-    paper::paper_rows(rec, cfg, &b, &pdv_sorted);
+    let stretch = analysis::stretch(analysis::forward_pairs(t), iv);
+    if let Some(g) = stretch.held_p50 {
+        rec.metric("recv_gap.held_p50", g, "ns");
+    }
+    if let Some(m) = stretch.mean {
+        rec.metric("recv_gap.mean", m, "ns");
+    }
+    paper::paper_rows(rec, cfg, &b, &stretch, &pdv_sorted);
 }
 
 /// The receiver's live playout beside what playing on arrival gave the same packets, and

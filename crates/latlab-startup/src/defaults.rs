@@ -128,3 +128,8 @@ pub const PRELOAD_FIXTURE: FixtureSpec =
 /// The slowest `--throttle-mbps` a boot measurement takes: 0.01 MB/s (10 KB/s). Slower, the
 /// built-in boot's 1.5 MiB per service takes minutes per run: a mistyped unit, not a disk.
 pub const MIN_THROTTLE_BYTES_PER_S: u64 = 10_000;
+/// Pages two learning runs of one launch must share for seed 004's "you only have to execute
+/// each process one time" to hold: 95 % of the pages in either plan (the kernel's readahead
+/// may round a range differently between two cold launches; a plan that moved more than that
+/// would need more than one run).
+pub const RELEARN_PAGE_SHARE: f64 = 0.95;

@@ -329,7 +329,7 @@ impl Experiment for StartupRecord {
             Some(b) => format!("the built-in launch ({} under {})", describe_fixture(&b.spec), b.parent.display()),
             None => format!("`{}`", cfg.launch.command.join(" ")),
         };
-        format!("startup record: tracing {what}, then one launch from evicted files")
+        format!("startup record: tracing {what}, then one launch from evicted files; twice, to see whether one run is enough")
     }
     fn run(cfg: &RecordRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
         let (fixture, launch) = match &cfg.builtin {
@@ -341,6 +341,8 @@ impl Experiment for StartupRecord {
         };
         let rcfg = RecordConfig { launch, tracer: cfg.tracer };
         let learned = learn(&rcfg)?;
+        // Seed 004's "one time is enough": the same launch learned again.
+        let again = learn(&rcfg)?;
         std::fs::write(&cfg.output, learned.plan.to_json()).map_err(|e| {
             ExperimentError::failed(latlab_sys::ioerr::IoFailed::new(
                 format!("writing the plan to '{}'", cfg.output.display()),
@@ -355,6 +357,7 @@ impl Experiment for StartupRecord {
             cfg.output.display()
         );
         let mut rec = record_run(&rcfg, &learned);
+        crate::learn::once_is_enough(&mut rec, &learned.plan, &again.plan, cfg.builtin.is_some());
         rec.config("plan_file", cfg.output.display().to_string());
         if let Some(b) = &cfg.builtin {
             rec.config("builtin", describe_fixture(&b.spec));

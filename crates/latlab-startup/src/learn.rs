@@ -266,3 +266,92 @@ pub fn record_run(cfg: &RecordConfig, l: &Learned) -> RunRecord {
     rec.finish(RunStatus::Complete);
     rec
 }
+
+/// Seed 004: "You only have to execute each process one time as the plan does not change over
+/// time unless the files being accessed to start the process change". `again` is a second
+/// learning run of the same launch; `fixed_files` says the launch is latlab's built-in one,
+/// whose files are fixed by design, so only the pages (which the kernel's readahead decides)
+/// are judged.
+pub fn once_is_enough(rec: &mut RunRecord, first: &crate::plan::Plan, again: &crate::plan::Plan, fixed_files: bool) {
+    let a = first.agreement(again);
+    let share = a.page_share();
+    rec.metric("plan.relearn.files_both", a.files_both as u64, "count");
+    rec.metric("plan.relearn.files_either", a.files_either as u64, "count");
+    rec.metric("plan.relearn.page_share", share, "ratio");
+    let want = crate::defaults::RELEARN_PAGE_SHARE;
+    let pages = latlab_model::verdict::Judgement::finding(
+        share >= want,
+        &format!("a second learning run plans the same pages (held to ≥ {} % of the pages in either plan)", want * 100.0),
+        &format!("{:.1} %", share * 100.0),
+        "the launch reads different pages from one cold run to the next (its files changed, or the kernel's readahead moved)",
+    );
+    let judgement = if fixed_files {
+        pages
+    } else {
+        latlab_model::verdict::Judgement::all(vec![
+            latlab_model::verdict::Judgement::finding(
+                a.files_both == a.files_either,
+                "the same files",
+                &format!("{} of {} in both", a.files_both, a.files_either),
+                "the launch opens different files from one run to the next",
+            ),
+            pages,
+        ])
+    };
+    rec.paper.push(latlab_model::record::PaperRow {
+        seed: "004".into(),
+        figure: "Superfetch and processes: one run learns the plan".into(),
+        paper_setting: "Windows Embedded Standard 7, Superfetch's launch plans (up to 123 processes)".into(),
+        paper_value: "\"You only have to execute each process one time as the plan does not change over time\"".into(),
+        here_value: format!(
+            "a second learning run: {} of {} files and {:.1} % of the pages in both plans",
+            a.files_both,
+            a.files_either,
+            share * 100.0
+        ),
+        note: format!(
+            "two traced launches, each then launched from evicted files, its plan the pages left resident (plan.relearn.*){}",
+            if fixed_files {
+                "; latlab's built-in launch opens a fixed set of files, so only the pages are judged"
+            } else {
+                ""
+            }
+        ),
+        judgement,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Plan, PlanFile, SCHEMA};
+    use latlab_model::verdict::Verdict;
+
+    fn plan(ranges: &[(u64, u64)], extra: bool) -> Plan {
+        let mut files = vec![PlanFile { path: "/a".into(), size: 1 << 20, ranges: ranges.to_vec() }];
+        if extra {
+            files.push(PlanFile { path: "/b".into(), size: 4096, ranges: vec![(0, 1)] });
+        }
+        Plan { schema: SCHEMA.into(), command: vec!["/app".into()], page_size: 4096, files }
+    }
+
+    #[test]
+    fn one_learning_run_is_enough_when_the_second_plans_the_same() {
+        let verdict = |a: &Plan, b: &Plan, fixed: bool| {
+            let mut rec = latlab_sys::record::begin("startup");
+            once_is_enough(&mut rec, a, b, fixed);
+            (rec.paper[0].judgement.verdict, rec.get_metric("plan.relearn.page_share").unwrap().value.as_f64())
+        };
+        let a = plan(&[(0, 100)], false);
+        assert_eq!(verdict(&a, &a, false), (Verdict::Reproduced, 1.0));
+        // 97 of 100 pages: within 95 %.
+        assert_eq!(verdict(&a, &plan(&[(0, 97)], false), false).0, Verdict::Reproduced);
+        // 90 of 100: the plan moved.
+        assert_eq!(verdict(&a, &plan(&[(10, 90)], false), false), (Verdict::Differs, 0.9));
+        // A file of its own (1 page of 101): the pages hold, the files do not, unless the
+        // launch's files are latlab's by design.
+        let b = plan(&[(0, 100)], true);
+        assert_eq!(verdict(&a, &b, false).0, Verdict::Differs);
+        assert_eq!(verdict(&a, &b, true).0, Verdict::Reproduced);
+    }
+}

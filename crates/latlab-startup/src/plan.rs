@@ -71,6 +71,29 @@ impl Plan {
         self.files.iter().map(|f| f.size.div_ceil(self.page_size.max(1))).sum()
     }
 
+    /// How far another plan of the same launch agrees with this one: files in both and in
+    /// either, pages in both and in either (ranges intersected file by file).
+    pub fn agreement(&self, other: &Plan) -> Agreement {
+        let mut a = Agreement::default();
+        let pages = |f: &PlanFile| f.ranges.iter().map(|r| r.1).sum::<u64>();
+        for f in &self.files {
+            match other.files.iter().find(|g| g.path == f.path) {
+                Some(g) => {
+                    a.files_both += 1;
+                    let common = common_pages(&f.ranges, &g.ranges);
+                    a.pages_both += common;
+                    a.pages_either += pages(f) + pages(g) - common;
+                }
+                None => a.pages_either += pages(f),
+            }
+        }
+        let only_other: Vec<&PlanFile> =
+            other.files.iter().filter(|g| !self.files.iter().any(|f| f.path == g.path)).collect();
+        a.pages_either += only_other.iter().map(|g| pages(g)).sum::<u64>();
+        a.files_either = self.files.len() + only_other.len();
+        a
+    }
+
     /// As JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a plan always serializes")
@@ -149,6 +172,38 @@ pub fn from_residency(command: Vec<String>, files: &[&Path]) -> std::io::Result<
     Ok(Plan { schema: SCHEMA.into(), command, page_size: crate::pagecache::page_size() as u64, files: out })
 }
 
+/// How two plans of one launch agree ([`Plan::agreement`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// Files in both plans.
+    pub files_both: usize,
+    /// Files in either.
+    pub files_either: usize,
+    /// Pages in both.
+    pub pages_both: u64,
+    /// Pages in either.
+    pub pages_either: u64,
+}
+
+impl Agreement {
+    /// Pages in both over pages in either (1 when both plans are empty).
+    pub fn page_share(&self) -> f64 {
+        if self.pages_either == 0 { 1.0 } else { self.pages_both as f64 / self.pages_either as f64 }
+    }
+}
+
+/// Pages two ascending range lists (`[first, pages]`) have in common.
+fn common_pages(a: &[(u64, u64)], b: &[(u64, u64)]) -> u64 {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (a0, a1) = (a[i].0, a[i].0 + a[i].1);
+        let (b0, b1) = (b[j].0, b[j].0 + b[j].1);
+        n += a1.min(b1).saturating_sub(a0.max(b0));
+        if a1 <= b1 { i += 1 } else { j += 1 }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +227,26 @@ mod tests {
         assert_eq!(back, p);
         assert_eq!(p.pages(), 25);
         assert_eq!(p.whole_pages(), 101);
+    }
+
+    #[test]
+    fn two_plans_agree_file_by_file_and_page_by_page() {
+        let a = sample();
+        assert_eq!(
+            a.agreement(&a),
+            Agreement { files_both: 2, files_either: 2, pages_both: 25, pages_either: 25 }
+        );
+        // Again with the library's second range shifted by 5 pages and a file of its own.
+        let mut b = sample();
+        b.files[0].ranges = vec![(0, 4), (15, 20)];
+        b.files.push(PlanFile { path: "/usr/share/x".into(), size: 4096, ranges: vec![(0, 1)] });
+        let g = a.agreement(&b);
+        // libx: 4 + 15 in common of 4 + 25 in either; app.conf 1 of 1; x 0 of 1.
+        assert_eq!(g, Agreement { files_both: 2, files_either: 3, pages_both: 20, pages_either: 31 });
+        assert!((g.page_share() - 20.0 / 31.0).abs() < 1e-12);
+        assert_eq!(b.agreement(&a).pages_both, 20, "symmetric");
+        assert_eq!(common_pages(&[(0, 10)], &[(2, 3), (8, 5)]), 5);
+        assert_eq!(Agreement::default().page_share(), 1.0);
     }
 
     #[test]

@@ -97,6 +97,9 @@ for t in $targets; do
     esac
     command -v "$qemu" >/dev/null 2>&1 || { echo "check-boards: $qemu is missing (Debian: qemu-user-static)" >&2; exit 77; }
 done
+# One toolchain for every build below (scripts/cross.sh): the test binaries then reuse the
+# dependencies the binaries compiled.
+export CROSS_ALL_TARGETS="$targets"
 echo "== static binaries: $binaries"
 scripts/cross.sh "$binaries" build --profile "$profile" --locked -p latlab
 if [ "$tests" = 1 ]; then

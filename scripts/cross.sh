@@ -34,11 +34,14 @@ for target in $targets; do
     esac
 done
 
-# The toolchain that has every target's standard library.
+# The toolchain that has every target's standard library: of these targets, and of
+# $CROSS_ALL_TARGETS when set (scripts/check-boards.sh sets it to all of its targets, so the
+# binaries and the test binaries are built by one toolchain and share their dependencies'
+# builds; the default toolchain's mirror may serve aarch64's standard library and not armv7's).
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 has_all() {
     local t
-    for t in $targets; do
+    for t in $targets ${CROSS_ALL_TARGETS:-}; do
         rustup target list --installed "$@" 2>/dev/null | grep -qx "$t" \
             || RUST_BACKTRACE=0 timeout 300 rustup target add "$t" "$@" >/dev/null 2>&1 || return 1
     done

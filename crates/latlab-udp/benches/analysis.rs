@@ -51,6 +51,7 @@ fn main() {
         wait_ns: 1_000_000_000,
         playout: latlab_udp::defaults::PLAYOUT,
         sweep_intervals_ns: Vec::new(),
+        padded_size: None,
     };
     let t0 = Instant::now();
     let rec = latlab_udp::analyze(&cfg, &t, &ProbeCounts::default());

@@ -51,3 +51,9 @@ pub const PLAYOUT_SHRINK_TAU_NS: u64 = 30_000_000_000;
 /// How far above a late packet's need the delay grows: 10 %, so that the next packet of the
 /// same pattern, arriving a little later, is not late too.
 pub const PLAYOUT_GROW_MARGIN: f64 = 0.10;
+
+/// The padded stream of the suite's loopback run: datagrams of 1,200 bytes, dummy data after
+/// the header, as seed 002 padded its datagrams "to artificially increase the message size";
+/// under a 1,500-byte Ethernet MTU (1,472 bytes of UDP payload), so one datagram is still one
+/// packet on a real link.
+pub const PADDED_SIZE: usize = 1_200;

@@ -33,7 +33,7 @@ impl Experiment for Udp {
     ];
 
     /// 5 s at 1 ms on clean loopback (with streams at seed 002's 1,000, 500 and 100 ms
-    /// beside it), then the study's pattern: a 100 ms sender through a
+    /// beside it, and one at 1 ms padded to [`d::PADDED_SIZE`]), then the study's pattern: a 100 ms sender through a
     /// relay that holds packets and releases them every 1.23 s, for 7.5 s (six releases).
     fn suite_configs(_strict: bool) -> Vec<UdpConfig> {
         vec![
@@ -41,6 +41,7 @@ impl Experiment for Udp {
                 duration_ns: d::SUITE_DURATION_NS,
                 wait_ns: d::SUITE_WAIT_NS,
                 sweep_intervals_ns: d::STUDY_SWEEP_INTERVALS_NS.to_vec(),
+                padded_size: Some(d::PADDED_SIZE),
                 ..UdpConfig::default()
             },
             UdpConfig::study_pattern(d::SUITE_STUDY_DURATION_NS),

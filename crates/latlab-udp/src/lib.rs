@@ -77,6 +77,10 @@ pub struct UdpConfig {
     /// the same duration to the same kind of target (seed 002 sent at 1,000, 500 and 100 ms
     /// and found the same release period at each). Empty: no sweep.
     pub sweep_intervals_ns: Vec<u64>,
+    /// Also send a stream at the main interval whose datagrams are padded with dummy data to
+    /// this size, beside the main one (seed 002 padded its datagrams "to artificially increase
+    /// the message size" and saw no change). `None`: no such stream.
+    pub padded_size: Option<usize>,
 }
 
 impl Default for UdpConfig {
@@ -91,6 +95,7 @@ impl Default for UdpConfig {
             wait_ns: defaults::WAIT_NS,
             playout: defaults::PLAYOUT,
             sweep_intervals_ns: Vec::new(),
+            padded_size: None,
         }
     }
 }
@@ -115,6 +120,7 @@ impl UdpConfig {
             wait_ns: defaults::STUDY_WAIT_NS,
             playout: defaults::PLAYOUT,
             sweep_intervals_ns: Vec::new(),
+            padded_size: None,
         }
     }
 
@@ -152,6 +158,16 @@ impl UdpConfig {
             return Err(format!(
                 "{} sweep intervals is more than the {MAX_SWEEP_STREAMS} streams a run sends at once",
                 self.sweep_intervals_ns.len()
+            )
+            .into());
+        }
+        if let Some(n) = self.padded_size
+            && !(latlab_udp_probe::wire::HEADER..=latlab_udp_probe::wire::MAX_SIZE).contains(&n)
+        {
+            return Err(format!(
+                "padded size {n} must be between the {}-byte header and {} bytes",
+                latlab_udp_probe::wire::HEADER,
+                latlab_udp_probe::wire::MAX_SIZE
             )
             .into());
         }
@@ -232,8 +248,12 @@ pub fn run_checkpointed(
     };
     // The sweep streams start before the main one and send beside it, each to its own
     // reflector (and relay) on loopback so the main stream's live playout sees only its own.
-    let sweep =
-        cfg.sweep_intervals_ns.iter().map(|&iv| sweep_stream(cfg, iv, &pc)).collect::<std::io::Result<Vec<_>>>()?;
+    let sweep = cfg
+        .sweep_intervals_ns
+        .iter()
+        .map(|&iv| sweep_stream(cfg, iv, pc.size, &pc))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let padded = cfg.padded_size.map(|n| sweep_stream(cfg, cfg.interval_ns, n, &pc)).transpose()?;
     let count = cfg.count();
     let so_far = rec.clone();
     let mut look = |t: analysis::Trace| {
@@ -266,6 +286,12 @@ pub fn run_checkpointed(
     if !swept.is_empty() {
         report::fill_sweep(&mut rec, cfg, &swept);
     }
+    if let Some(s) = padded {
+        let out = s.thread.join().map_err(|_| std::io::Error::other("the padded stream's thread panicked"))?;
+        drop(s.ends);
+        let (t, _) = out?;
+        report::fill_padded(&mut rec, cfg, &trace, &t);
+    }
     if let Some(r) = reflector_stats {
         let (rx, replied, malformed, unauth, limited) = r;
         rec.metric("reflector.received", rx, "count");
@@ -291,7 +317,12 @@ struct SweepStream {
     ends: (Option<reflector::Running>, Option<relay::Relay>),
 }
 
-fn sweep_stream(cfg: &UdpConfig, interval_ns: u64, main: &probe::ProbeConfig) -> std::io::Result<SweepStream> {
+fn sweep_stream(
+    cfg: &UdpConfig,
+    interval_ns: u64,
+    size: usize,
+    main: &probe::ProbeConfig,
+) -> std::io::Result<SweepStream> {
     let (target, ends) = match &cfg.mode {
         Mode::Loopback { ipv6, relay } => {
             let bind: SocketAddr = if *ipv6 { "[::1]:0".parse().unwrap() } else { "127.0.0.1:0".parse().unwrap() };
@@ -308,6 +339,7 @@ fn sweep_stream(cfg: &UdpConfig, interval_ns: u64, main: &probe::ProbeConfig) ->
     let pc = probe::ProbeConfig {
         target,
         interval_ns,
+        size,
         count: (cfg.duration_ns / interval_ns).max(1) as usize,
         ..main.clone()
     };

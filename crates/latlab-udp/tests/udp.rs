@@ -21,6 +21,7 @@ fn clean_loopback_has_no_bursts() {
         wait_ns: 500_000_000,
         playout: latlab_udp::playout::PlayoutMode::Arrival,
         sweep_intervals_ns: vec![20_000_000, 10_000_000],
+        padded_size: Some(1_200),
     };
     let r = latlab_udp::run(&cfg, Arc::new(AtomicU64::new(0))).unwrap();
     assert_eq!(metric(&r, "packets.sent"), 1000.0, "the sweep streams are counted apart");
@@ -33,6 +34,13 @@ fn clean_loopback_has_no_bursts() {
     let row = r.paper.iter().find(|p| p.figure == "release period against send interval").unwrap();
     assert!(row.judgement.verdict.is_about_machine(), "{:?}", row.judgement);
     assert!(row.here_value.contains("20 ms: ") && row.here_value.contains("10 ms: "), "{}", row.here_value);
+    // The padded stream: the main interval, 1,200-byte datagrams, its own metrics, and seed
+    // 002's row about dummy data judged about this machine.
+    assert_eq!((metric(&r, "padded.sent"), metric(&r, "padded.size")), (1000.0, 1200.0));
+    assert!(r.get_metric("padded.coalesced_ratio").is_some());
+    let row = r.paper.iter().find(|p| p.figure == "dummy data in the datagrams").unwrap();
+    assert!(row.judgement.verdict.is_about_machine(), "{:?}", row.judgement);
+    assert!(row.here_value.contains("padded to 1200 B"), "{}", row.here_value);
     assert_eq!(metric(&r, "burst.detected"), 0.0, "{:?}", r.tables[0].rows);
     assert!(r.metrics.iter().all(|m| latlab_model::record::valid_name(&m.name)));
     for name in [

@@ -56,6 +56,11 @@ pub struct UdpSend {
     /// compare their release patterns (seed 002: `1s,500ms,100ms`) [each 10µs–60s].
     #[arg(long, value_delimiter = ',', value_parser = parse_duration_ns)]
     pub sweep_intervals: Vec<u64>,
+    /// Also send a stream at the same interval with datagrams padded with dummy data to this
+    /// size, and compare its arrivals with the main stream's (seed 002: padding changed
+    /// nothing) [64–8972].
+    #[arg(long, value_name = "BYTES")]
+    pub padded_size: Option<usize>,
 }
 
 /// Subcommands of `latlab udp`.

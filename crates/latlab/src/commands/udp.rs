@@ -26,6 +26,7 @@ fn config(send: &UdpSend, mode: Mode) -> UdpConfig {
         wait_ns: send.wait,
         playout: latlab_udp::defaults::PLAYOUT,
         sweep_intervals_ns: send.sweep_intervals.clone(),
+        padded_size: send.padded_size,
     }
 }
 

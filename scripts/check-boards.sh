@@ -126,13 +126,16 @@ if [ "$build_only" = 1 ]; then
     exit 0
 fi
 # The crate's tests of `target` whose name is `crate`, under qemu, from the crate's directory
-# as cargo runs them; the rest of the arguments go to the test binary.
+# as cargo runs them; the rest of the arguments go to the test binary. The codecs' property
+# tests draw 64 cases each here, not proptest's 256 (PROPTEST_CASES overrides): under qemu
+# they check the word size and the architecture, and the 256 run natively in `cargo test`
+# (at the boards' opt-level 0 for dependencies, NCRUSH's 256 round trips took 75 s on armv7).
 run_tests() {
     local target=$1 crate=$2 runner=$3 exe
     shift 3
     exe=$(awk -F'\t' -v t="$target" -v c="$crate" '$1 == t && $2 == c { print $3 }' "$work/tests.tsv")
     [ -n "$exe" ] || { echo "check-boards: FAILED — no test binary of $crate for $target" >&2; return 1; }
-    (cd "crates/$crate" && "$runner" "$exe" "$@")
+    (cd "crates/$crate" && PROPTEST_CASES="${PROPTEST_CASES:-64}" "$runner" "$exe" "$@")
 }
 for t in $targets; do
     case "$t" in

@@ -303,6 +303,8 @@ impl RunRecord {
     /// Add a metric.
     pub fn metric(&mut self, name: &str, value: impl Into<Value>, unit: &str) {
         debug_assert!(valid_name(name), "metric name {name:?} is not a dotted lowercase path");
+        // A run stores each name once: a second metric of one name is refused by the store.
+        debug_assert!(!self.metrics.iter().any(|m| m.name == name), "metric {name:?} recorded twice");
         self.metrics.push(Metric { name: name.into(), value: value.into(), unit: unit.into() });
     }
 

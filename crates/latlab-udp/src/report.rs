@@ -192,7 +192,7 @@ pub fn fill(rec: &mut RunRecord, cfg: &UdpConfig, t: &Trace, c: &ProbeCounts, lo
         rec.metric("recv_gap.held_p50", g, "ns");
     }
     if let Some(m) = stretch.mean {
-        rec.metric("recv_gap.mean", m, "ns");
+        rec.metric("recv_gap.interval_pairs_mean", m, "ns");
     }
     paper::paper_rows(rec, cfg, &b, &stretch, &pdv_sorted);
 }

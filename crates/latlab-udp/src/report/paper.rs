@@ -174,7 +174,7 @@ pub(super) fn paper_rows(
                 100.0 * kept
             ),
             note: format!(
-                "{what}; receive gaps from the reflector's kernel timestamps (recv_gap.held_p50: pairs whose gap was at least {} % of the interval; recv_gap.mean: every pair sent one interval apart)",
+                "{what}; receive gaps from the reflector's kernel timestamps (recv_gap.held_p50: pairs whose gap was at least {} % of the interval; recv_gap.interval_pairs_mean: every pair sent one interval apart)",
                 sig(100.0 * analysis::COALESCED_FRACTION)
             ),
             judgement: if replayed {

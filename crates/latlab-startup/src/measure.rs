@@ -317,9 +317,13 @@ pub fn builtin(
     let (fx, launch) = builtin_launch(app, parent, spec)?;
     let rcfg = RecordConfig { launch: launch.clone(), tracer: crate::trace::TracerChoice::Auto };
     let learned = learn(&rcfg)?;
+    // Seed 004's "one time is enough": the same launch learned again.
+    let again = learn(&rcfg)?;
     progress.fetch_add(1, Ordering::Relaxed);
     let mut rec = record_run(&rcfg, &learned);
+    crate::learn::once_is_enough(&mut rec, &learned.plan, &again.plan, true);
     rec.config("builtin", describe_fixture(&spec));
+    name_synthetic(&mut rec, "latlab's built-in synthetic application");
     let mcfg = MeasureConfig { launch, runs, threads, whole };
     let plan = Arc::new(learned.plan.clone());
     let m = measure(&mcfg, &plan, progress)?;

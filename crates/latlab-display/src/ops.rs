@@ -357,11 +357,7 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
     }
     // A typical user's peak: "the maximum utilization among all of the operations", at most
     // 60–200 KB/s, from scrolling (the seed's Word and WordPerfect).
-    let peak = OFFICE
-        .iter()
-        .filter_map(|n| get(n))
-        .map(|f| (f.name, all_kbs(f)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let peak = OFFICE.iter().filter_map(|n| get(n)).map(|f| (f.name, all_kbs(f))).max_by(|a, b| a.1.total_cmp(&b.1));
     if let Some((name, kbs)) = peak.filter(|_| OFFICE.iter().all(|n| get(n).is_some())) {
         let (lo, hi) = crate::paper::ops_range("scroll").unwrap_or_default();
         row(

@@ -329,7 +329,9 @@ impl Experiment for StartupRecord {
             Some(b) => format!("the built-in launch ({} under {})", describe_fixture(&b.spec), b.parent.display()),
             None => format!("`{}`", cfg.launch.command.join(" ")),
         };
-        format!("startup record: tracing {what}, then one launch from evicted files; twice, to see whether one run is enough")
+        format!(
+            "startup record: tracing {what}, then one launch from evicted files; twice, to see whether one run is enough"
+        )
     }
     fn run(cfg: &RecordRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
         let (fixture, launch) = match &cfg.builtin {

@@ -281,7 +281,10 @@ pub fn once_is_enough(rec: &mut RunRecord, first: &crate::plan::Plan, again: &cr
     let want = crate::defaults::RELEARN_PAGE_SHARE;
     let pages = latlab_model::verdict::Judgement::finding(
         share >= want,
-        &format!("a second learning run plans the same pages (held to ≥ {} % of the pages in either plan)", want * 100.0),
+        &format!(
+            "a second learning run plans the same pages (held to ≥ {} % of the pages in either plan)",
+            want * 100.0
+        ),
         &format!("{:.1} %", share * 100.0),
         "the launch reads different pages from one cold run to the next (its files changed, or the kernel's readahead moved)",
     );

@@ -232,10 +232,7 @@ mod tests {
     #[test]
     fn two_plans_agree_file_by_file_and_page_by_page() {
         let a = sample();
-        assert_eq!(
-            a.agreement(&a),
-            Agreement { files_both: 2, files_either: 2, pages_both: 25, pages_either: 25 }
-        );
+        assert_eq!(a.agreement(&a), Agreement { files_both: 2, files_either: 2, pages_both: 25, pages_either: 25 });
         // Again with the library's second range shifted by 5 pages and a file of its own.
         let mut b = sample();
         b.files[0].ranges = vec![(0, 4), (15, 20)];

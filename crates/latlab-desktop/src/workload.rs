@@ -64,6 +64,9 @@ pub enum WorkloadKind {
         /// Frames in the banner's loop.
         banner_frames: u32,
     },
+    /// The Start menu walked depth first with the pointer, every cascade menu opened (seed
+    /// 003's "human-driven depth-first traversal of the Start Button menu tree").
+    StartMenu,
     /// The line-drawn Bézier screensaver.
     Screensaver,
     /// An animated slide show: a slide every 2 s wiped in, then a 480×360 picture window
@@ -85,6 +88,7 @@ impl WorkloadKind {
             WorkloadKind::BannerTicker { banner: true, ticker: true, .. } => "banner_ticker",
             WorkloadKind::BannerTicker { banner: true, .. } => "banner",
             WorkloadKind::BannerTicker { .. } => "ticker",
+            WorkloadKind::StartMenu => "start_menu",
             WorkloadKind::Screensaver => "screensaver",
             WorkloadKind::Slideshow => "slideshow",
         }
@@ -106,6 +110,7 @@ impl WorkloadKind {
                 ticker: name != "banner",
                 banner_frames: crate::defaults::BANNER_FRAMES,
             },
+            "start_menu" => WorkloadKind::StartMenu,
             "screensaver" => WorkloadKind::Screensaver,
             "slideshow" => WorkloadKind::Slideshow,
             _ => return None,
@@ -120,16 +125,18 @@ impl WorkloadKind {
                 | WorkloadKind::Mouse
                 | WorkloadKind::Menu
                 | WorkloadKind::AnimatedMenu
+                | WorkloadKind::StartMenu
                 | WorkloadKind::Scroll
         )
     }
 
     /// Every workload name.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "typing",
         "mouse",
         "menu",
         "menu_animated",
+        "start_menu",
         "scroll",
         "cursor",
         "animation",
@@ -153,6 +160,7 @@ impl WorkloadKind {
             WorkloadKind::BannerTicker { banner, ticker, banner_frames } => {
                 Box::new(BannerTicker::new(seed, banner, ticker, banner_frames))
             }
+            WorkloadKind::StartMenu => Box::new(StartMenu::new(seed)),
             WorkloadKind::Screensaver => Box::new(Screensaver::new(seed)),
             WorkloadKind::Slideshow => Box::new(Slideshow::new(seed)),
         }
@@ -265,10 +273,12 @@ pub(crate) fn window(c: &mut Canvas, a: Area, title: &str, menus: &[&str]) -> Ar
 
 mod animated;
 mod document;
+mod start_menu;
 pub use animated::{ANIMATION_AT, ANIMATION_SIDE, BANNER, TICKER_H};
 use animated::{Animation, BannerTicker, Mouse, Screensaver, Slideshow};
 use document::{Document, Mode};
 pub(crate) use document::{LINE_H, MENUS};
+use start_menu::StartMenu;
 
 #[cfg(test)]
 mod tests {

@@ -127,7 +127,9 @@ fn ops_paper() -> Vec<(&'static str, &'static str, [Option<f64>; 2])> {
     };
     vec![
         ("typing", "typing", op("typing")),
-        ("menu", "menu", [Some(START_MENU_DISPLAY_KBS), None]),
+        // The word processors' menus: the seed gives their traffic in all, not their display.
+        ("menu", "menus", [None, None]),
+        ("start_menu", "Start menu", [Some(START_MENU_DISPLAY_KBS), None]),
         ("scroll", "scroll", op("scroll")),
         ("cursor", "cursor", op("cursor")),
         ("screensaver", "screensaver", op("screensaver")),

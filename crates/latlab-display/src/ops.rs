@@ -383,6 +383,32 @@ fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Channel, all: &
             ]),
         );
     }
+    // The Start menu: "a simple human-driven depth-first traversal of the Start Button menu
+    // tree", 3.12 KB/s in all, of which the mouse's 1.95 alone: about 1.17 KB/s of highlight
+    // moves and cascade menus.
+    if let Some(f) = get("start_menu") {
+        let (all, display) = (all_kbs(f), kbs(f));
+        row(
+            "Start menu navigation, depth first with the pointer",
+            &format!(
+                "{} KB/s in all, {} KB/s of it the highlight and the cascade menus (less the mouse's {} KB/s alone)",
+                sig(crate::paper::START_MENU_ALL_KBS),
+                sig(crate::paper::START_MENU_DISPLAY_KBS),
+                sig(MOUSE_ALL_KBS)
+            ),
+            format!("{} KB/s in all, {} KB/s display", sig(all), sig(display)),
+            &format!(
+                "Windows 98's Start menu (8 items, 5 with cascade menus) walked depth first, {} ms on each item, the pointer gliding between them; bytes on the link",
+                latlab_desktop::defaults::START_MENU_STEP_MS
+            ),
+            Judgement::all(vec![
+                Judgement::within_factor(all, crate::paper::START_MENU_ALL_KBS, 2.0, "latlab's pointer moves only between items, where the seed's user's hand moved the whole time (its mouse alone was 1.95 KB/s)")
+                    .of("all traffic"),
+                Judgement::within_factor(display, crate::paper::START_MENU_DISPLAY_KBS, 2.0, "latlab's menus are text without icons, and the pace on each item is latlab's")
+                    .of("display"),
+            ]),
+        );
+    }
     // Word against WordPerfect menus: two programs' menus, of which latlab has one kind.
     if get("menu").is_some() {
         row(

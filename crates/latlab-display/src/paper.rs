@@ -53,8 +53,11 @@ pub const OPS_DISPLAY_KBS: [(&str, f64, Option<f64>); 4] = [
 ];
 
 /// Seed 003: the Start menu's display share, KB/s (the one display-only menu figure; the
-/// menu rows compare the word processors' menus, all traffic).
+/// word processors' menu rows are all traffic): 3.12 KB/s in all less the 1.95 of the mouse
+/// alone.
 pub const START_MENU_DISPLAY_KBS: f64 = 1.17;
+/// Seed 003: the Start menu's depth-first traversal, all traffic, KB/s.
+pub const START_MENU_ALL_KBS: f64 = 3.12;
 
 /// The paper's display value for `op` as quoted: "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
 /// or "96.42 KB/s".

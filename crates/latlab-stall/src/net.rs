@@ -482,6 +482,12 @@ fn timeline_table(bins: &[Bin], bin_ns: u64) -> Table {
 /// Name of the timeline table in a `stall` run of the network experiment.
 pub use latlab_model::record::FLENT_TIMELINE as TIMELINE;
 
+/// The lowest and highest of the repeats' mean round trips (ms): the spread Figure 6's row
+/// states and the metrics record.
+fn lowest_and_highest(means: &[f64]) -> (f64, f64) {
+    means.iter().fold((f64::MAX, f64::MIN), |(a, b), &m| (a.min(m), b.max(m)))
+}
+
 fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sample]) {
     let mut rows = Vec::new();
     let pct = |l: f64| (l * 100.0).round() as u64;
@@ -504,7 +510,7 @@ fn record(rec: &mut RunRecord, cfg: &NetConfig, steps: &[Step], samples: &[Sampl
     for (s, means) in &pooled {
         let p = format!("net.load{}", pct(s.load));
         if means.len() > 1 {
-            let (lo, hi) = means.iter().fold((f64::MAX, f64::MIN), |(a, b), &m| (a.min(m), b.max(m)));
+            let (lo, hi) = lowest_and_highest(means);
             rec.metric(&format!("{p}.repeats"), means.len() as u64, "count");
             rec.metric(&format!("{p}.rtt.mean_lowest_repeat"), lo * 1e6, "ns");
             rec.metric(&format!("{p}.rtt.mean_highest_repeat"), hi * 1e6, "ns");

@@ -16,7 +16,7 @@ pub(super) fn figure_6(rec: &mut RunRecord, cfg: &NetConfig, pooled: &[(Step, Ve
     let (here, judgement) = match (find(Some(0.0)), find(sat)) {
         (Some((idle, _)), Some((s, means))) => match (ms(&idle.rtt), ms(&s.rtt)) {
             (Some((m0, sd0)), Some((m1, sd1))) => {
-                let (lo, hi) = means.iter().fold((f64::MAX, f64::MIN), |(a, b), &m| (a.min(m), b.max(m)));
+                let (lo, hi) = super::lowest_and_highest(means);
                 let delivered = s.up_bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6;
                 (
                     format!(

@@ -58,6 +58,11 @@ pub const OPS_DISPLAY_KBS: [(&str, f64, Option<f64>); 4] = [
 pub const START_MENU_DISPLAY_KBS: f64 = 1.17;
 /// Seed 003: the Start menu's depth-first traversal, all traffic, KB/s.
 pub const START_MENU_ALL_KBS: f64 = 3.12;
+/// Seed 003: "the average display message size in our trace from Section 3.3.1 was 702 bytes"
+/// (the average-message row, and the modem's argument).
+pub const AVG_DISPLAY_MESSAGE_B: f64 = 702.0;
+/// Seed 003, Figure 6: "the 35ms delay induced at 9.6Mbps load" (ms).
+pub const FIGURE_6_DELAY_MS: f64 = 35.0;
 
 /// The paper's display value for `op` as quoted: "Word 6.26 KB/s, WordPerfect 11.66 KB/s",
 /// or "96.42 KB/s".

@@ -277,7 +277,7 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             seed: "003".into(),
             figure: "Fig. 6 latency added by a loaded link".into(),
             paper_setting: "10 Mbit/s Ethernet with 9.6 Mbit/s of synthetic TCP traffic; ping, 64 B".into(),
-            paper_value: "35 ms round trip added".into(),
+            paper_value: format!("{} ms round trip added", sig(crate::paper::FIGURE_6_DELAY_MS)),
             here_value: format!(
                 "keystroke p50 {} ms with TCP flows each way that the link paces (offered {:.0} % of 10 Mbit/s), {} ms without: {added:+.1} ms; p50 of each third of the keys {} ms",
                 sig(p50_ms(b)),
@@ -287,7 +287,7 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
             note: format!("{method}; the added latency is latency.10mbit_bulk.p50 − latency.10mbit.p50; HTB with its default FIFO queue between namespaces; the flows offer more than the link carries, so it saturates as the seed's did"),
             judgement: Judgement::within_factor(
                 added,
-                35.0,
+                crate::paper::FIGURE_6_DELAY_MS,
                 3.0,
                 "a saturating flow adds the queue it keeps in front of the link: HTB's default FIFO here, with Linux's TCP holding a local sender's backlog in its socket; the study's hub and NICs queued otherwise",
             )
@@ -305,7 +305,10 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
         rec.paper.push(PaperRow {
             seed: "003".into(),
             figure: "§4.3 over a 56 kbit/s modem, few operations appear smooth".into(),
-            paper_setting: "a 56 kbit/s modem (7 bytes per ms), TSE's 702-byte average display message; argued, not measured".into(),
+            paper_setting: format!(
+                "a 56 kbit/s modem (7 bytes per ms), TSE's {}-byte average display message; argued, not measured",
+                sig(crate::paper::AVG_DISPLAY_MESSAGE_B)
+            ),
             paper_value: "\"few, if any, operations over such a connection will appear smooth\"".into(),
             here_value: format!(
                 "keys shown within {SMOOTH_MS:.0} ms: {} % (p50 {} ms); pages: {page_smooth} of {} within {SMOOTH_MS:.0} ms{}",
@@ -325,7 +328,10 @@ fn paper_rows(rec: &mut RunRecord, cfg: &LatencyConfig, by: &ByName) {
                 key_smooth < 0.5 && page_smooth * 2 < page_ms.len().max(1),
                 &format!("most keys and most pages take longer than {SMOOTH_MS:.0} ms (held to: fewer than half of each within it)"),
                 &format!("{} % of keys and {page_smooth} of {} pages within it", sig(100.0 * key_smooth), page_ms.len()),
-                "a key's echo here is one cached glyph, a few dozen bytes, not TSE's 702-byte average message: at 7 bytes a millisecond it still shows within 100 ms",
+                &format!(
+                    "a key's echo here is one cached glyph, a few dozen bytes, not TSE's {}-byte average message: at 7 bytes a millisecond it still shows within 100 ms",
+                    sig(crate::paper::AVG_DISPLAY_MESSAGE_B)
+                ),
             ),
         });
     }

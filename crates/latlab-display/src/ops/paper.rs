@@ -270,7 +270,7 @@ pub(super) fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Chan
             let avg = display.ip_layer_bytes() as f64 / display.segments as f64;
             row(
                 "average display message",
-                "702 B",
+                &format!("{} B", sig(crate::paper::AVG_DISPLAY_MESSAGE_B)),
                 format!(
                     "{avg:.0} B per packet ({} B per PDU)",
                     sig(display.bytes as f64 / display.packets.max(1) as f64)
@@ -278,7 +278,7 @@ pub(super) fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Chan
                 "per TCP segment on the wire, IP-layer bytes (payload with TCP and IPv4 headers), as the seed's packet trace counted them; over the office operations run here (typing, mouse, menus, scrolling, caret)",
                 Judgement::within_factor(
                     avg,
-                    702.0,
+                    crate::paper::AVG_DISPLAY_MESSAGE_B,
                     2.0,
                     "the mix of operations differs: the seed's average is over its whole office trace",
                 ),

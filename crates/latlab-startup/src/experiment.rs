@@ -378,11 +378,15 @@ pub struct IoRun {
     pub interval_ms: u64,
     /// Processes listed.
     pub top: usize,
+    /// Observe the built-in launch instead of `launch`: its data set written under `parent`,
+    /// evicted from memory so the launch reads it from the disk, and removed afterwards
+    /// (`runs`, `threads` and `whole` are not used).
+    pub builtin: Option<BuiltinRun>,
 }
 
 impl Default for IoRun {
     fn default() -> Self {
-        Self { launch: LaunchSpec::default(), interval_ms: d::IO_INTERVAL_MS, top: d::IO_TOP }
+        Self { launch: LaunchSpec::default(), interval_ms: d::IO_INTERVAL_MS, top: d::IO_TOP, builtin: None }
     }
 }
 
@@ -395,28 +399,56 @@ impl Experiment for StartupIo {
     const DOCS: &'static str = "docs/experiments/boot.md";
     const MODE: &'static str = "io";
     const ABOUT: &'static str = "disk I/O per process of a scenario (seed 004)";
+    /// The built-in launch from a cold cache: the disk summary of Figures 3 and 5 on a launch
+    /// every machine has.
     fn suite_configs(_: bool) -> Vec<IoRun> {
-        vec![IoRun::default()]
+        let b = BuiltinRun { spec: d::SUITE_FIXTURE, ..BuiltinRun::default() };
+        vec![IoRun { builtin: Some(b), ..IoRun::default() }]
     }
     fn validate(cfg: &IoRun) -> Result<(), latlab_model::ConfigError> {
         if cfg.interval_ms == 0 {
             return Err("--interval must be at least 1ms".into());
         }
-        cfg.launch.validate()
+        match cfg.builtin {
+            Some(_) if !cfg.launch.command.is_empty() => {
+                Err("--builtin observes latlab's own launch: give no command after `--`".into())
+            }
+            Some(_) => Ok(()),
+            None => cfg.launch.validate(),
+        }
     }
     fn steps(_: &IoRun) -> u64 {
-        0
+        1
     }
     fn announce(cfg: &IoRun) -> String {
-        format!("startup io: `{}`, every process's counters each {} ms", cfg.launch.command.join(" "), cfg.interval_ms)
+        let what = match &cfg.builtin {
+            Some(b) => format!(
+                "the built-in launch ({} under {}) from evicted files",
+                describe_fixture(&b.spec),
+                b.parent.display()
+            ),
+            None => format!("`{}`", cfg.launch.command.join(" ")),
+        };
+        format!("startup io: {what}, every process's counters each {} ms", cfg.interval_ms)
     }
-    fn run(cfg: &IoRun, _: &RunContext) -> Result<Outcome, ExperimentError> {
+    fn run(cfg: &IoRun, ctx: &RunContext) -> Result<Outcome, ExperimentError> {
         use crate::io::files::{files_table, observe_with_files};
         use crate::io::io_run;
+        let (fixture, launch) = match &cfg.builtin {
+            Some(b) => {
+                let (fx, launch) = crate::measure::builtin_launch(&b.app, &b.parent, b.spec)?;
+                let files: Vec<PathBuf> =
+                    std::fs::read_dir(&fx.dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+                crate::learn::evict_all(&files);
+                (Some(fx), launch)
+            }
+            None => (None, cfg.launch.clone()),
+        };
         let begun = latlab_sys::record::begin("startup");
         let (tracker, l, reaped, files) =
-            observe_with_files(&cfg.launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
-        let spec = &cfg.launch;
+            observe_with_files(&launch, Duration::from_millis(cfg.interval_ms)).map_err(ExperimentError::failed)?;
+        ctx.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let spec = &launch;
         let mut rec = io_run(
             begun,
             &spec.command,
@@ -428,6 +460,10 @@ impl Experiment for StartupIo {
             cfg.top,
         );
         files_table(&mut rec, &files, cfg.top);
+        if let Some(b) = &cfg.builtin {
+            rec.config("builtin", describe_fixture(&b.spec));
+        }
+        drop(fixture);
         Ok(rec.into())
     }
 }

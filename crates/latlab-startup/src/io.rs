@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub mod files;
+pub mod row;
 
 /// One process's counters at one moment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -378,6 +379,9 @@ pub fn io_run(
     rec.metric("io.launch.read_bytes", launch.read_bytes, "bytes");
     rec.metric("io.launch.write_bytes", launch.write_bytes, "bytes");
     rec.metric("io.launch.major_faults", launch.major_faults, "count");
+    let standing = row::standing(&rows);
+    // Figures 3 and 5: processes outside the launch that moved more bytes than it, plus one.
+    rec.metric("io.launch.rank", standing.above.len() as u64 + 1, "count");
     if t.unreadable > 0 {
         rec.warn(format!(
             "{} processes could not be read (permission denied: other users' need root or CAP_SYS_PTRACE, and a sandbox may hide some even from root): they are missing",
@@ -387,6 +391,7 @@ pub fn io_run(
     if rows.len() > top {
         rec.warn(format!("the table shows the {top} costliest of {} processes; the totals count all", rows.len()));
     }
+    row::disk_summary_row(&mut rec, &standing);
     rec.tables.push(Table {
         name: "processes".into(),
         title: "Disk I/O per process during the scenario, costliest first".into(),

@@ -15,7 +15,7 @@ use latlab_model::record::RunRecord;
 use latlab_rt::experiment::Rt;
 use latlab_stall::experiment::{Idle, StallCpu, StallMem, StallNet, StallPressure};
 use latlab_startup::boot::experiment::{Boot, BootMeasure};
-use latlab_startup::experiment::{StartupBuiltin, StartupPreload};
+use latlab_startup::experiment::{StartupBuiltin, StartupIo, StartupPreload};
 use latlab_sys::remedy::{About, Remedy};
 use latlab_udp::experiment::Udp;
 use std::path::Path;
@@ -63,6 +63,7 @@ impl Registry {
             .with::<Boot>()
             .with::<BootMeasure>()
             .with::<StartupBuiltin>()
+            .with::<StartupIo>()
             .with::<StartupPreload>()
             .with_cli::<crate::cli::monitor::MonitorArgs>()
     }

@@ -178,6 +178,10 @@ pub struct StartupIo {
     /// Processes shown (the totals count all) [0 or more].
     #[arg(long, default_value_t = latlab_startup::defaults::IO_TOP)]
     pub top: usize,
+    /// Observe the built-in file-heavy launch (a data set written to /var/tmp, evicted so it
+    /// is read from the disk, and removed afterwards) instead of a command: the suite's run.
+    #[arg(long)]
+    pub builtin: bool,
 }
 
 /// `latlab startup preload`.

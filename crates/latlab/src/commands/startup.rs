@@ -28,7 +28,14 @@ pub fn run(db: &Path, a: StartupArgs) -> anyhow::Result<i32> {
         StartupCommand::Measure(m) => measure_cmd(db, m),
         StartupCommand::Io(i) => measure::<StartupIo>(
             db,
-            IoRun { launch: launch_spec(&i.launch, None)?, interval_ms: io_interval_ms(&i), top: i.top },
+            IoRun {
+                launch: launch_spec(&i.launch, None)?,
+                interval_ms: io_interval_ms(&i),
+                top: i.top,
+                builtin: i
+                    .builtin
+                    .then(|| BuiltinRun { spec: latlab_startup::defaults::SUITE_FIXTURE, ..BuiltinRun::default() }),
+            },
         ),
         StartupCommand::Preload(p) => preload_cmd(db, p.command),
         StartupCommand::FixtureApp { dir } => {

@@ -37,6 +37,9 @@ struct Cell {
 pub struct DecodeTimes {
     /// Parsing orders and RLE-decoding bitmaps.
     pub decode_ns: u64,
+    /// Of `decode_ns`, decoding bitmaps (RLE or raw, into top-down rows): seed 000's "bitmap
+    /// decompression".
+    pub bitmap_ns: u64,
     /// Storing cache cells.
     pub cache_ns: u64,
     /// Drawing into the framebuffer.
@@ -146,6 +149,19 @@ impl Decoder {
 
     /// Pixels of a bitmap (RLE or raw, bottom-up on the wire), top-down.
     fn bitmap(&mut self, compressed: Option<bool>, data: &[u8], w: usize, h: usize) -> Result<Vec<u8>, DecodeError> {
+        let t = self.now();
+        let px = self.bitmap_untimed(compressed, data, w, h);
+        self.times.bitmap_ns += self.lap(t);
+        px
+    }
+
+    fn bitmap_untimed(
+        &mut self,
+        compressed: Option<bool>,
+        data: &[u8],
+        w: usize,
+        h: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
         let ps = self.fb.ps;
         // A bitmap is never larger than the screen it is drawn on: a hostile size must not
         // make the client allocate gigabytes before the data is found short.

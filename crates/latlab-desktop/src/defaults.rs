@@ -46,6 +46,10 @@ pub const VIDEO_W: usize = 480;
 pub const VIDEO_H: usize = 360;
 /// Its frame period: 40 ms (25 fps, PAL video).
 pub const VIDEO_FRAME_MS: u64 = 40;
+/// The lightweight slide show's time on each slide, ms: the animated show's 2 s, so the two
+/// differ only in the animation (seed 000's "lightweight PowerPoint slide shows" are slides
+/// without it; the seed gives neither show's pace).
+pub const LIGHT_SLIDE_MS: u64 = 2000;
 /// Ethernet II header (14) and frame check sequence (4) per frame; preamble and inter-frame
 /// gap are not bytes a capture shows, so they are left out, as in the study's traces.
 pub const ETHERNET_BYTES: u64 = 18;

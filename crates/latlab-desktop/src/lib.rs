@@ -11,6 +11,7 @@
 //! | `editor.rs` | The typist's editor: the document a key edits and the damage it draws |
 //! | `encoder.rs` | The server's display encoder |
 //! | `fb.rs` | The framebuffer both ends keep |
+//! | `pdu_stats.rs` | Per-PDU sizes and decompression times (seed 000's instrumentation) |
 //! | `pixels.rs` | The memory a screen's pixels live in |
 //! | `policy.rs` | Eviction policies for the bitmap-cache mirror (`policy/`: ARC, LIRS) |
 //! | `rdp_stream/` | A real RDP server's stream read into the framebuffer: fast-path, slow-path, counted |
@@ -25,6 +26,7 @@ pub mod defaults;
 pub mod editor;
 pub mod encoder;
 pub mod fb;
+pub mod pdu_stats;
 pub mod pixels;
 pub mod policy;
 pub mod rdp_stream;

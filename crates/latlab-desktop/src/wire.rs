@@ -227,6 +227,8 @@ pub struct Receiver {
     data: Vec<u8>,
     /// Stage times, when timing is on.
     pub times: WireTimes,
+    /// Each compressed PDU's sizes and decompression time, when timing is on.
+    pub pdus: crate::pdu_stats::PduStats,
     timed: bool,
 }
 
@@ -251,6 +253,7 @@ impl Receiver {
             check_mac: true,
             data: Vec::new(),
             times: WireTimes::default(),
+            pdus: crate::pdu_stats::PduStats::default(),
             timed,
         }
     }
@@ -331,7 +334,11 @@ impl Receiver {
             _ => return Err(WireError::Framing("compression flags disagree with the session")),
         };
         if let Some(t) = t {
-            self.times.decompress_ns += latlab_sys::clock::thread_cpu_now().saturating_sub(t);
+            let ns = latlab_sys::clock::thread_cpu_now().saturating_sub(t);
+            self.times.decompress_ns += ns;
+            if flags.is_some() {
+                self.pdus.record(data.len(), plain.len(), ns);
+            }
         }
         update.clear();
         match uh & 0x0F {

@@ -72,6 +72,10 @@ pub enum WorkloadKind {
     /// An animated slide show: a slide every 2 s wiped in, then a 480×360 picture window
     /// animating at 25 fps (seed 000's demanding animation).
     Slideshow,
+    /// A lightweight slide show: the same slides, each drawn at once and left up for
+    /// [`crate::defaults::LIGHT_SLIDE_MS`], nothing animating (seed 000's "lightweight
+    /// PowerPoint slide shows").
+    LightSlideshow,
 }
 
 impl WorkloadKind {
@@ -91,6 +95,7 @@ impl WorkloadKind {
             WorkloadKind::StartMenu => "start_menu",
             WorkloadKind::Screensaver => "screensaver",
             WorkloadKind::Slideshow => "slideshow",
+            WorkloadKind::LightSlideshow => "slideshow_light",
         }
     }
 
@@ -113,6 +118,7 @@ impl WorkloadKind {
             "start_menu" => WorkloadKind::StartMenu,
             "screensaver" => WorkloadKind::Screensaver,
             "slideshow" => WorkloadKind::Slideshow,
+            "slideshow_light" => WorkloadKind::LightSlideshow,
             _ => return None,
         })
     }
@@ -131,7 +137,7 @@ impl WorkloadKind {
     }
 
     /// Every workload name.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "typing",
         "mouse",
         "menu",
@@ -145,6 +151,7 @@ impl WorkloadKind {
         "banner_ticker",
         "screensaver",
         "slideshow",
+        "slideshow_light",
     ];
 
     /// A fresh workload from `seed`.
@@ -162,7 +169,8 @@ impl WorkloadKind {
             }
             WorkloadKind::StartMenu => Box::new(StartMenu::new(seed)),
             WorkloadKind::Screensaver => Box::new(Screensaver::new(seed)),
-            WorkloadKind::Slideshow => Box::new(Slideshow::new(seed)),
+            WorkloadKind::Slideshow => Box::new(Slideshow::new(seed, true)),
+            WorkloadKind::LightSlideshow => Box::new(Slideshow::new(seed, false)),
         }
     }
 }

@@ -29,6 +29,7 @@
 //! | `gate.rs` | `display serve`'s limits and its protocol at latlab's front door (`latlab_sys::door`) |
 //! | `hello.rs` | the hello line |
 //! | `report.rs` | what the server did |
+//! | `seen.rs` | what the client saw: CPU per stage, counts, per-PDU decompression |
 //! | `send.rs` | writing without blocking |
 //! | `server.rs` | serving a session |
 //! | `typist.rs` | typing and timing each key |
@@ -41,20 +42,20 @@ mod echo;
 mod gate;
 mod hello;
 mod report;
+mod seen;
 mod send;
 mod server;
 mod typist;
 mod watch;
 
-pub use client::{
-    ClientReport, ClientTimes, Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on, view_scripted,
-};
+pub use client::{Cures, MIN_RCVBUF, ViewConfig, input_script, view, view_on, view_scripted};
 pub use desk::EchoDesk;
 pub use echo::KeyTimes;
 pub use gate::{Limits, SessionBounds, serve_bounded};
 pub use hello::{hello_line, parse_hello};
 pub use latlab_sys::door::DoorStats;
 pub use report::ServerReport;
+pub use seen::{ClientReport, ClientTimes};
 pub use server::serve_connection;
 pub use typist::{KeyRecord, TypingReport, TypistConfig, type_on};
 

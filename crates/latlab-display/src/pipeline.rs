@@ -151,7 +151,7 @@ impl PipelineConfig {
         if self.main_only {
             return 1;
         }
-        (1 + self.workloads.len()
+        (2 + self.workloads.len()
             + self.slow_sweep.map_or(0, |m| usize::from(!self.client_mhz.contains(&m)) + self.axis_runs())
             + self.client_mhz.len()
             + self.axis_runs()
@@ -283,6 +283,8 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
     rec.metric("pipeline.bytes_copied_per_byte", t.bytes_copied as f64 / main.client.bytes.max(1) as f64, "ratio");
     rec.metric("pipeline.dropped_fraction", main.dropped(), "ratio");
     rec.metric("pipeline.client.busy_fraction", busy(&main, vc.speed), "ratio");
+    rec.metric("pipeline.bitmap.cpu_share", pdu::bitmap_share(&main), "ratio");
+    pdu::pdu_metrics(&mut rec, "pipeline.pdu", &main);
     // Seed 000 counted the client's bitmap-cache misses: the encoder's, whole session.
     let (hits, misses) = (main.server.cache_hits, main.server.cache_misses);
     rec.metric("pipeline.cache.misses_per_s", misses as f64 / (cfg.seconds.max(1) as f64), "1/s");
@@ -318,6 +320,13 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         rec.metric(&format!("pipeline.{}.wire_bytes_per_s", w.name()), r.wire_bps(), "B/s");
         rows.push(workload_row(w.name(), &r));
     }
+    // Seed 000's lightweight slide show: the same slides, nothing animating.
+    stop_check()?;
+    let light = go(&cfg.session(WorkloadKind::LightSlideshow, cfg.seconds), Pace::RealTime, &vc, &progress)?;
+    rec.metric("pipeline.light.client_cpu_fraction", light.client_cpu(), "ratio");
+    rec.metric("pipeline.light.bitmap.cpu_share", pdu::bitmap_share(&light), "ratio");
+    pdu::pdu_metrics(&mut rec, "pipeline.light.pdu", &light);
+    rows.push(workload_row("slideshow_light", &light));
     rec.tables.push(Table {
         name: "pipeline.workloads".into(),
         title: "Client and server CPU per workload, real time, default settings".into(),
@@ -466,6 +475,7 @@ pub fn run_pipeline(cfg: &PipelineConfig, progress: Arc<AtomicU64>) -> Result<Ru
         let codec_is_rdp6 = cfg.codec == Codec::Rdp(CompressionType::Ncrush);
         let saving = uncompressed.as_ref().filter(|_| codec_is_rdp6).map(|u| (u, &main));
         paper_rows(&mut rec, &main, &cal, &by_mhz, slowed.as_ref(), saving);
+        pdu::pdu_rows(&mut rec, &main, Some(&light), &cal, &by_mhz);
     } else {
         rec.config("paper_rows", "left out: the main run is not the seed's client at full speed");
     }
@@ -550,6 +560,8 @@ fn stop_check() -> Result<(), NetError> {
 
 mod paper;
 use paper::paper_rows;
+
+mod pdu;
 
 mod rows;
 use rows::{pct, r2, sweep_columns, sweep_row, workload_row};

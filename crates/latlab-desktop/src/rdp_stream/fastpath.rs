@@ -95,6 +95,8 @@ pub struct FastPathReader {
     pub decompress_ns: u64,
     /// Bytes before and after decompression, of compressed updates.
     pub compressed_bytes: (u64, u64),
+    /// Each compressed packet's sizes and decompression time.
+    pub pdus: crate::pdu_stats::PduStats,
 }
 
 impl FastPathReader {
@@ -108,6 +110,7 @@ impl FastPathReader {
             plain: Vec::new(),
             decompress_ns: 0,
             compressed_bytes: (0, 0),
+            pdus: crate::pdu_stats::PduStats::default(),
         }
     }
 
@@ -186,7 +189,9 @@ impl FastPathReader {
             let n = out.len();
             self.plain.extend_from_slice(out);
             if f & 0x20 != 0 {
-                self.decompress_ns += thread_cpu_now().saturating_sub(t);
+                let ns = thread_cpu_now().saturating_sub(t);
+                self.decompress_ns += ns;
+                self.pdus.record(data.len(), n, ns);
                 self.compressed_bytes.0 += data.len() as u64;
                 self.compressed_bytes.1 += n as u64;
             }

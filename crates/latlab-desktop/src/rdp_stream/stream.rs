@@ -101,6 +101,11 @@ impl DisplayStream {
         self.fast.decompress_ns
     }
 
+    /// Each compressed packet's sizes and decompression time so far.
+    pub fn pdus(&self) -> &crate::pdu_stats::PduStats {
+        &self.fast.pdus
+    }
+
     /// The compression the server actually uses, once it sent a compressed packet.
     pub fn compression_used(&self) -> Option<&'static str> {
         self.fast.used.map(|c| c.name())

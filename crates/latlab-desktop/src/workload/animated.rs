@@ -242,6 +242,9 @@ impl Workload for Screensaver {
 // ---- the animated slide show ------------------------------------------------------------
 
 pub(super) struct Slideshow {
+    /// Wiped in, with the picture window animating (the demanding show); or each slide drawn
+    /// at once and left still (the lightweight one).
+    animated: bool,
     rng: Rng,
     slide: u64,
     step: u64,
@@ -250,8 +253,8 @@ pub(super) struct Slideshow {
 }
 
 impl Slideshow {
-    pub(super) fn new(seed: u64) -> Self {
-        Self { rng: Rng::new(seed), slide: u64::MAX, step: u64::MAX, video: u64::MAX, texture: Vec::new() }
+    pub(super) fn new(seed: u64, animated: bool) -> Self {
+        Self { animated, rng: Rng::new(seed), slide: u64::MAX, step: u64::MAX, video: u64::MAX, texture: Vec::new() }
     }
 
     /// A photographic picture as big as the screen: smooth colour waves and per-pixel grain,
@@ -330,11 +333,15 @@ impl Slideshow {
 impl Workload for Slideshow {
     fn frame(&mut self, t: u64, c: &mut Canvas, _: &mut FrameOut) {
         // A slide every 2 s; its first 500 ms wipe it in from the left in 10 steps; then the
-        // picture window animates at the video rate until the next slide.
-        let slide = t / 2000;
-        let step = ((t % 2000) / 50).min(10);
+        // picture window animates at the video rate until the next slide. The lightweight
+        // show draws each slide whole at once (as the wipe's last step) and leaves it up.
+        let (slide, step) = if self.animated {
+            (t / 2000, ((t % 2000) / 50).min(10))
+        } else {
+            (t / crate::defaults::LIGHT_SLIDE_MS, 10)
+        };
         if slide == self.slide && step == self.step {
-            if step == 10 {
+            if step == 10 && self.animated {
                 let k = (t % 2000 - 500) / crate::defaults::VIDEO_FRAME_MS;
                 if k != self.video {
                     self.video = k;

@@ -46,6 +46,17 @@ pub const VIDEO_W: usize = 480;
 pub const VIDEO_H: usize = 360;
 /// Its frame period: 40 ms (25 fps, PAL video).
 pub const VIDEO_FRAME_MS: u64 = 40;
+/// The Office Assistant's frame period, ms: its animations were sequences of frames shown
+/// about a tenth of a second each (seed 003's ClipIt; the seed gives no rate).
+pub const ASSISTANT_FRAME_MS: u64 = 100;
+/// How often the idle assistant blinks, ms (the seed: "blinks his eyes periodically", no
+/// period given).
+pub const ASSISTANT_BLINK_MS: u64 = 4000;
+/// When the save animation starts, ms: at `display ops`' warm-up's end (2 s), so the run
+/// counts all of it.
+pub const ASSISTANT_SAVE_AT_MS: u64 = 2000;
+/// The save animation's length, ms: "lasts for approximately 7 seconds" (seed 003).
+pub const ASSISTANT_SAVE_MS: u64 = 7000;
 /// The lightweight slide show's time on each slide, ms: the animated show's 2 s, so the two
 /// differ only in the animation (seed 000's "lightweight PowerPoint slide shows" are slides
 /// without it; the seed gives neither show's pace).

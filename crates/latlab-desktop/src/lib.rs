@@ -18,7 +18,7 @@
 //! | `render.rs` | The server's drawing surface |
 //! | `session.rs` | One display session on virtual time, server and client in one thread |
 //! | `wire.rs` | The display stream on the wire, shaped as RDP fast-path, and its Ethernet framing |
-//! | `workload.rs` | Scripted, seeded UI workloads on virtual time (`workload/`: animated, document, the Start menu) |
+//! | `workload.rs` | Scripted, seeded UI workloads on virtual time (`workload/`: animated, the Office Assistant, document, the Start menu) |
 
 pub mod cache;
 pub mod decoder;

@@ -67,6 +67,10 @@ pub enum WorkloadKind {
     /// The Start menu walked depth first with the pointer, every cascade menu opened (seed
     /// 003's "human-driven depth-first traversal of the Start Button menu tree").
     StartMenu,
+    /// The Office Assistant (seed 003's ClipIt) idle, blinking now and then.
+    Assistant,
+    /// The Office Assistant playing its save animation once.
+    AssistantSave,
     /// The line-drawn Bézier screensaver.
     Screensaver,
     /// An animated slide show: a slide every 2 s wiped in, then a 480×360 picture window
@@ -93,6 +97,8 @@ impl WorkloadKind {
             WorkloadKind::BannerTicker { banner: true, .. } => "banner",
             WorkloadKind::BannerTicker { .. } => "ticker",
             WorkloadKind::StartMenu => "start_menu",
+            WorkloadKind::Assistant => "assistant",
+            WorkloadKind::AssistantSave => "assistant_save",
             WorkloadKind::Screensaver => "screensaver",
             WorkloadKind::Slideshow => "slideshow",
             WorkloadKind::LightSlideshow => "slideshow_light",
@@ -116,6 +122,8 @@ impl WorkloadKind {
                 banner_frames: crate::defaults::BANNER_FRAMES,
             },
             "start_menu" => WorkloadKind::StartMenu,
+            "assistant" => WorkloadKind::Assistant,
+            "assistant_save" => WorkloadKind::AssistantSave,
             "screensaver" => WorkloadKind::Screensaver,
             "slideshow" => WorkloadKind::Slideshow,
             "slideshow_light" => WorkloadKind::LightSlideshow,
@@ -137,7 +145,7 @@ impl WorkloadKind {
     }
 
     /// Every workload name.
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 16] = [
         "typing",
         "mouse",
         "menu",
@@ -145,6 +153,8 @@ impl WorkloadKind {
         "start_menu",
         "scroll",
         "cursor",
+        "assistant",
+        "assistant_save",
         "animation",
         "banner",
         "ticker",
@@ -168,6 +178,8 @@ impl WorkloadKind {
                 Box::new(BannerTicker::new(seed, banner, ticker, banner_frames))
             }
             WorkloadKind::StartMenu => Box::new(StartMenu::new(seed)),
+            WorkloadKind::Assistant => Box::new(Assistant::new(false)),
+            WorkloadKind::AssistantSave => Box::new(Assistant::new(true)),
             WorkloadKind::Screensaver => Box::new(Screensaver::new(seed)),
             WorkloadKind::Slideshow => Box::new(Slideshow::new(seed, true)),
             WorkloadKind::LightSlideshow => Box::new(Slideshow::new(seed, false)),
@@ -280,10 +292,12 @@ pub(crate) fn window(c: &mut Canvas, a: Area, title: &str, menus: &[&str]) -> Ar
 }
 
 mod animated;
+mod assistant;
 mod document;
 mod start_menu;
 pub use animated::{ANIMATION_AT, ANIMATION_SIDE, BANNER, TICKER_H};
 use animated::{Animation, BannerTicker, Mouse, Screensaver, Slideshow};
+use assistant::Assistant;
 use document::{Document, Mode};
 pub(crate) use document::{LINE_H, MENUS};
 use start_menu::StartMenu;

@@ -84,9 +84,20 @@ pub fn ops_range(op: &str) -> Option<(f64, f64)> {
     OPS_DISPLAY_KBS.iter().find(|o| o.0 == op).map(|(_, a, b)| (*a, b.unwrap_or(*a)))
 }
 
+/// Seed 003 §3.3.3: Office 97's assistant ClipIt idle ("blinks his eyes periodically"), KB/s.
+pub const ASSISTANT_IDLE_KBS: f64 = 0.30;
+/// Its save animation's peak, KB/s ("lasts for approximately 7 seconds").
+pub const ASSISTANT_SAVE_KBS: f64 = 5.00;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_assistant_saves_as_display_ops_starts_counting() {
+        // The save animation starts at the warm-up's end, so the run counts all of it.
+        assert_eq!(crate::defaults::OPS_WARMUP_MS, latlab_desktop::defaults::ASSISTANT_SAVE_AT_MS);
+    }
 
     #[test]
     fn the_papers_values_read_as_the_seed_prints_them() {

@@ -125,19 +125,19 @@ pub(super) fn pdu_rows(rec: &mut RunRecord, main: &Run, light: Option<&Run>, cal
                 Judgement::all(vec![
                     Judgement::finding(
                         l_rate < m_rate,
-                        "fewer PDUs",
+                        "fewer PDUs (held to fewer a second)",
                         &format!("{} against {} a second", sig(l_rate), sig(m_rate)),
                         "",
                     ),
                     Judgement::finding(
                         l_raw < m_raw,
-                        "smaller PDUs",
+                        "smaller PDUs (held to a smaller median raw PDU)",
                         &format!("raw p50 {} against {}", kb(l_raw), kb(m_raw)),
                         "",
                     ),
                     Judgement::finding(
                         lp.ratio() > m.ratio(),
-                        "a better compression ratio",
+                        "a better compression ratio (held to more decompressed bytes per raw byte)",
                         &format!("{} against {}", sig(lp.ratio()), sig(m.ratio())),
                         "latlab's still slides compress no better than its animated show",
                     ),
@@ -164,7 +164,7 @@ pub(super) fn pdu_rows(rec: &mut RunRecord, main: &Run, light: Option<&Run>, cal
             ),
             Judgement::finding(
                 lb > mb,
-                "bitmap decompression takes a larger share of the client's CPU in the lightweight show",
+                "bitmap decompression takes a larger share of the client's CPU in the lightweight show (held to its share there above the animated show's)",
                 &format!("{} % against {} %", sig(lb), sig(mb)),
                 "latlab's animated show sends its video frames as bitmaps, so bitmap decoding weighs at least as much there",
             ),

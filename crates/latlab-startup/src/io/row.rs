@@ -70,7 +70,7 @@ pub fn disk_summary_row(rec: &mut RunRecord, s: &Standing) {
     } else {
         Judgement::finding(
             !s.above.is_empty(),
-            "other processes use the disk more than the scenario's own during it (Figure 3: 4 did; after they were turned off, Figure 5, the scenario's process came first)",
+            "other processes use the disk more than the scenario's own during it (held to at least one process outside the launch moving more bytes than it; Figure 3: 4 did; after they were turned off, Figure 5, the scenario's process came first)",
             &format!("{} did", s.above.len()),
             "no other process moved more bytes than the launch: this machine is as the study's was after the fix (Figure 5)",
         )

@@ -71,6 +71,8 @@ pub struct Traffic {
     pub update_bytes: u64,
     /// Every display PDU's size on the wire.
     pub display_sizes: Vec<u32>,
+    /// When each was sent, virtual ms after the warm-up.
+    pub display_at_ms: Vec<u32>,
     /// Input PDUs (client to server).
     pub input_pdus: u64,
     /// Their bytes.
@@ -207,6 +209,7 @@ pub fn run_with(
                 traffic.display_bytes += wire.len() as u64;
                 traffic.update_bytes += plain as u64;
                 traffic.display_sizes.push(wire.len() as u32);
+                traffic.display_at_ms.push((t - cfg.warmup_ms) as u32);
             }
             sink(&wire);
             rx.read(&wire, &mut update)?;

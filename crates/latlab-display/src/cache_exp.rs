@@ -302,7 +302,40 @@ struct BannerPass {
     lone: [f64; 2],
     lru_both: f64,
     frames: u32,
+    /// The pair's LRU trace, bytes on the link per second.
+    trace: Vec<f64>,
 }
+
+/// Bytes on the link in each whole second of a session's counted time (a last part-second is
+/// left out).
+fn per_second(r: &SessionResult) -> Vec<f64> {
+    let n = r.traffic.seconds.floor() as usize;
+    let mut bins = vec![0.0; n];
+    for (&size, &at) in r.traffic.display_sizes.iter().zip(&r.traffic.display_at_ms) {
+        if let Some(b) = bins.get_mut(at as usize / 1000) {
+            *b += (size as u64 + latlab_desktop::wire::framing(size as u64).1) as f64;
+        }
+    }
+    bins
+}
+
+/// Figure 3's plateaus: the mean of the seconds above the trace's mean, and that over the
+/// mean (`None` for fewer than [`PLATEAU_MIN_SECONDS`] seconds, or a flat trace).
+pub(crate) fn plateaus(trace: &[f64]) -> Option<(f64, f64)> {
+    if trace.len() < PLATEAU_MIN_SECONDS {
+        return None;
+    }
+    let mean = trace.iter().sum::<f64>() / trace.len() as f64;
+    let high: Vec<f64> = trace.iter().copied().filter(|&b| b > mean).collect();
+    if high.is_empty() || mean <= 0.0 {
+        return None;
+    }
+    let level = high.iter().sum::<f64>() / high.len() as f64;
+    Some((level, level / mean))
+}
+
+/// The fewest seconds a trace needs before its plateaus mean anything.
+const PLATEAU_MIN_SECONDS: usize = 4;
 
 impl BannerPass {
     fn excess(&self) -> f64 {
@@ -334,6 +367,7 @@ fn banner_pass(
         rows.push(vec![w.name().into(), "lru".into(), ((lone[i] * 10.0).round() / 10.0).into()]);
     }
     let mut lru_both = 0.0;
+    let mut trace = Vec::new();
     // Belady's optimum replays the first policy's (LRU's) request stream, as in the sweep.
     let mut oracle = None;
     for p in cfg.policies() {
@@ -348,11 +382,12 @@ fn banner_pass(
         let b = bps(&r);
         if p == PolicyKind::Lru {
             lru_both = b;
+            trace = per_second(&r);
         }
         rec.metric(&format!("{prefix}banner_ticker.{}.bytes_per_s", p.name()), b, "B/s");
         rows.push(vec!["banner_ticker".into(), p.name().into(), ((b * 10.0).round() / 10.0).into()]);
     }
-    let pass = BannerPass { lone, lru_both, frames };
+    let pass = BannerPass { lone, lru_both, frames, trace };
     rec.metric(&format!("{prefix}banner_ticker.lru.excess_ratio"), pass.excess(), "×");
     if prefix == "cache." {
         rec.tables.push(Table {
@@ -389,7 +424,7 @@ fn banner_ticker(
     rec: &mut RunRecord,
     progress: &AtomicU64,
 ) -> Result<(), SessionError> {
-    let BannerPass { lone, lru_both, frames } = banner_pass(cfg, cfg.banner_geometry, "cache.", rec, progress)?;
+    let BannerPass { lone, lru_both, frames, trace } = banner_pass(cfg, cfg.banner_geometry, "cache.", rec, progress)?;
     rec.paper.push(PaperRow {
         seed: "003".into(),
         figure: "animated banner + news ticker".into(),
@@ -427,12 +462,53 @@ fn banner_ticker(
             banner_ticker_judgement(lru_both, lone[1], lone[0]),
         ),
     });
+    if let Some((level, over)) = plateaus(&trace) {
+        rec.metric("cache.banner_ticker.lru.plateau_bytes_per_s", level, "B/s");
+        rec.metric("cache.banner_ticker.lru.plateau_ratio", over, "×");
+        let [_, _, mean] = crate::paper::BANNER_TICKER_MBPS;
+        let paper = crate::paper::BANNER_TICKER_PLATEAU_MBPS;
+        rec.paper.push(PaperRow {
+            seed: "003".into(),
+            figure: "Figure 3: the banner + ticker trace's plateaus".into(),
+            paper_setting: "web page, NT 4.0 TSE, LRU cache".into(),
+            paper_value: format!(
+                "plateaus of higher activity average {paper:.2} Mbit/s against the trace's {mean:.2} ({}×), periodic with the ticker",
+                sig(paper / mean)
+            ),
+            here_value: format!(
+                "plateaus {} Mbit/s, {}× the trace's {} Mbit/s (LRU, {} one-second bins)",
+                sig(level * 8e-6),
+                sig(over),
+                sig(lru_both * 8e-6),
+                trace.len()
+            ),
+            note: "the pair's LRU session at the seed's geometry, its display bytes on the link per second; a plateau is a second above the trace's mean, as the seed's \"plateaus of higher activity\" stand above its average; see cache.banner_ticker.lru.plateau_bytes_per_s and cache.banner_ticker.lru.plateau_ratio".into(),
+            judgement: Judgement::simulated(
+                "latlab's bitmap cache model, frame by frame",
+                Judgement::all(vec![
+                    Judgement::within_factor(level * 8e-6, paper, 2.0, "the pair's level is the row above's")
+                        .of("the plateaus' level"),
+                    Judgement::within_factor(over, paper / mean, 1.5, "latlab's ticker and banner beat against each other with a period of their own")
+                        .of("plateau over mean"),
+                ]),
+            ),
+        });
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plateaus_are_the_seconds_above_the_mean_and_need_a_trace() {
+        // Mean 2; the seconds above it are 3 and 3: level 3, 1.5× the mean.
+        assert_eq!(plateaus(&[1.0, 3.0, 1.0, 3.0]), Some((3.0, 1.5)));
+        assert_eq!(plateaus(&[1.0, 3.0, 1.0]), None, "too short");
+        assert_eq!(plateaus(&[2.0; 6]), None, "flat: no plateau");
+        assert_eq!(plateaus(&[0.0; 6]), None);
+    }
 
     #[test]
     fn the_sweep_straddles_the_capacity() {

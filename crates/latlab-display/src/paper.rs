@@ -37,6 +37,9 @@ pub const STAGE_SHARES: [(&str, f64, (f64, f64)); 3] =
 /// Seed 003, §3.3.3: an animated banner alone, a news ticker alone, and both on one page,
 /// Mbit/s of display traffic (Internet Explorer on NT 4.0 TSE, LRU bitmap cache).
 pub const BANNER_TICKER_MBPS: [f64; 3] = [0.01, 0.07, 1.60];
+/// Seed 003, Figure 3: "The plateaus of higher activity average 1.89Mbps" (the trace's
+/// sustained average being 1.60), Mbit/s.
+pub const BANNER_TICKER_PLATEAU_MBPS: f64 = 1.89;
 
 /// Seed 003, Figure 4: a looping animation against the 1.5 MB LRU bitmap cache — (loop length
 /// in frames, Mbit/s): 0.01 up to 65 frames, 1.00 from 66 (119×119 8 bpp frames, NT 4.0 TSE).

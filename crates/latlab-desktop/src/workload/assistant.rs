@@ -91,7 +91,11 @@ fn save_pose(t: u64) -> Pose {
         (1.0 - p) * 10.0
     };
     let toss = ((p - 0.5) / 0.4).clamp(0.0, 1.0);
-    let eyes = if p < 0.5 || p >= 0.9 { (0.0, 0.0) } else { (toss * 6.0, -30.0 * (toss * std::f32::consts::PI).sin() + toss * 60.0) };
+    let eyes = if p < 0.5 || p >= 0.9 {
+        (0.0, 0.0)
+    } else {
+        (toss * 6.0, -30.0 * (toss * std::f32::consts::PI).sin() + toss * 60.0)
+    };
     Pose { fold, lids: 0.0, eyes }
 }
 

@@ -561,7 +561,7 @@ fn stop_check() -> Result<(), NetError> {
 mod paper;
 use paper::paper_rows;
 
-mod pdu;
+pub(crate) mod pdu;
 
 mod rows;
 use rows::{pct, r2, sweep_columns, sweep_row, workload_row};

@@ -147,6 +147,11 @@ impl RdpSession {
         &self.display.counts
     }
 
+    /// Each compressed packet's sizes and decompression time so far.
+    pub fn compressed_pdus(&self) -> &latlab_desktop::pdu_stats::PduStats {
+        self.display.pdus()
+    }
+
     /// The compression the server actually uses, once it sent a compressed update.
     pub fn compression_used(&self) -> Option<&'static str> {
         self.display.compression_used()

@@ -14,6 +14,7 @@
 //! | `load.rs`, `spin.rs` | the polygons load; spinning processes |
 //! | `netlab.rs` | network namespaces and a shaped link |
 //! | `pageout.rs` | memory pressure on a process's own pages |
+//! | `procmem.rs` | a process's memory: PSS and its private pages |
 //! | `cgroup.rs`, `change.rs`, `shield.rs` | cgroups, undoable machine changes, CPU shielding |
 //! | `owner.rs`, `leftovers.rs` | whose an object is; finding and clearing what killed runs left |
 //! | `door.rs` | the front door of latlab's servers: one admission gate and serve loop for any protocol |
@@ -40,6 +41,7 @@ pub mod netlab;
 pub mod owner;
 pub mod pageout;
 pub mod platform;
+pub mod procmem;
 pub mod record;
 pub mod remedy;
 pub mod shield;

@@ -63,8 +63,7 @@ impl Drop for ServerProc {
 
 /// The server's resident memory as PSS, KiB (`/proc/PID/smaps_rollup`).
 pub fn pss_kib(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
-    s.lines().find_map(|l| l.strip_prefix("Pss:").and_then(|v| v.split_whitespace().next()?.parse().ok()))
+    latlab_sys::procmem::memory(pid).map(|m| m.pss_kib)
 }
 
 /// CPU time (user + system) and major faults of a process, from `/proc/PID/stat`.

@@ -8,9 +8,13 @@ use latlab_desktop::pdu_stats::PduStats;
 /// The per-PDU metrics of one run under `prefix` (`pipeline.pdu` or `pipeline.light.pdu`).
 pub(super) fn pdu_metrics(rec: &mut RunRecord, prefix: &str, r: &Run) {
     let p = &r.client.compressed;
-    let per_s = p.count() as f64 / (r.client.wall_ns.max(1) as f64 / 1e9);
+    rec.metric(&format!("{prefix}.per_s"), p.count() as f64 / (r.client.wall_ns.max(1) as f64 / 1e9), "1/s");
+    stats_metrics(rec, prefix, p);
+}
+
+/// The per-PDU metrics of `p` under `prefix`: count, sizes raw and decompressed, times, ratio.
+pub(crate) fn stats_metrics(rec: &mut RunRecord, prefix: &str, p: &PduStats) {
     rec.metric(&format!("{prefix}.count"), p.count(), "count");
-    rec.metric(&format!("{prefix}.per_s"), per_s, "1/s");
     if p.count() == 0 {
         return;
     }

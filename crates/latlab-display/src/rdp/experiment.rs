@@ -68,6 +68,8 @@ struct Totals {
     slowpath: u64,
     not_drawn: u64,
     updates: std::collections::BTreeMap<&'static str, (u64, u64)>,
+    /// Each compressed packet's sizes and decompression time.
+    pdus: latlab_desktop::pdu_stats::PduStats,
 }
 
 impl Totals {
@@ -87,6 +89,7 @@ impl Totals {
         (self.display, self.fastpath, self.slowpath) =
             (self.display + c.display_bytes, self.fastpath + c.fastpath_bytes, self.slowpath + c.slowpath_bytes);
         self.not_drawn += c.not_drawn;
+        self.pdus.add(s.compressed_pdus());
         for (k, (n, b)) in &c.updates {
             let e = self.updates.entry(k).or_default();
             (e.0, e.1) = (e.0 + n, e.1 + b);
@@ -105,6 +108,7 @@ impl Totals {
         rec.metric("rdp.fastpath_bytes", self.fastpath, "B");
         rec.metric("rdp.slowpath_bytes", self.slowpath, "B");
         rec.metric("rdp.updates_not_drawn", self.not_drawn, "count");
+        crate::pipeline::pdu::stats_metrics(rec, "rdp.pdu", &self.pdus);
         for (k, (n, b)) in &self.updates {
             rec.metric(&format!("rdp.updates.{k}.count"), *n, "count");
             rec.metric(&format!("rdp.updates.{k}.bytes"), *b, "B");
@@ -301,6 +305,15 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     // What was measured, for `latlab runs`: the server.
     rec.config("subject", product.clone().unwrap_or_else(|| target.to_string()));
     crate::rdp::paper::rows(&mut rec, &named, &op_figures, &totals.stages);
+    // The local server's terminals, after the typing: what each instance costs.
+    let local_pids = match (&shadow, &xrdp) {
+        (Some(l), _) => Some(l.pids()),
+        (_, Some(x)) => Some(x.pids()),
+        _ => None,
+    };
+    if let Some(pids) = local_pids {
+        crate::rdp::instances::rows(&mut rec, &named, &crate::rdp::instances::measure(&pids));
+    }
     drop(shadow);
     drop(xrdp);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });

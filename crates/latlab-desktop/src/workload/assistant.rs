@@ -91,7 +91,7 @@ fn save_pose(t: u64) -> Pose {
         (1.0 - p) * 10.0
     };
     let toss = ((p - 0.5) / 0.4).clamp(0.0, 1.0);
-    let eyes = if p < 0.5 || p >= 0.9 {
+    let eyes = if !(0.5..0.9).contains(&p) {
         (0.0, 0.0)
     } else {
         (toss * 6.0, -30.0 * (toss * std::f32::consts::PI).sin() + toss * 60.0)

@@ -13,7 +13,7 @@ const APP: &str = "xterm";
 /// The seed's floor, KiB ("at least 1MB").
 const AT_LEAST_KIB: u64 = 1024;
 
-/// The memory of every instance of [`APP`] among `pids` (the server's processes).
+/// The memory of every instance of the application (xterm) among `pids` (the server's processes).
 pub fn measure(pids: &[u32]) -> Vec<ProcMemory> {
     pids.iter()
         .filter(|&&p| latlab_sys::procmem::comm(p).is_some_and(|c| c == APP))

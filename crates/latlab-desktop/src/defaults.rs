@@ -46,6 +46,14 @@ pub const VIDEO_W: usize = 480;
 pub const VIDEO_H: usize = 360;
 /// Its frame period: 40 ms (25 fps, PAL video).
 pub const VIDEO_FRAME_MS: u64 = 40;
+/// How far a typist's key gaps spread about the interval asked for, each way, as a fraction
+/// of it: gaps of 0.5–1.5× spread a key over a whole interval, so a server that updates on a
+/// timer of any period up to the interval is met at every phase of it (typed every 250 ms, a
+/// fixed interval met FreeRDP's 62.5 ms capture at one phase: p50 59 ms against about 37 with
+/// the keys jittered).
+pub const KEY_GAP_SPREAD: f64 = 0.5;
+/// The key gaps' seed: the same run, the same gaps.
+pub const KEY_GAP_SEED: u64 = 1;
 /// The Office Assistant's frame period, ms: its animations were sequences of frames shown
 /// about a tenth of a second each (seed 003's ClipIt; the seed gives no rate).
 pub const ASSISTANT_FRAME_MS: u64 = 100;

@@ -251,10 +251,13 @@ pub fn key_gap_ns(wpm: u32) -> u64 {
     (60e9 / (wpm.max(1) as f64 * crate::defaults::CHARS_PER_WORD)).round() as u64
 }
 
-/// The typist's script: `seconds` of words from `seed` at `wpm`, a key every gap.
-pub fn script(seed: u64, wpm: u32, seconds: f64) -> Vec<Keystroke> {
+/// The typist's script: `seconds` of words from `seed` at `wpm`, the keys spaced by `gaps`
+/// about the rate's interval (as many keys as the rate gives in `seconds`).
+pub fn script(seed: u64, wpm: u32, seconds: f64, gaps: crate::gaps::KeyGaps) -> Vec<Keystroke> {
     let gap = key_gap_ns(wpm);
     let n = ((seconds * 1e9) / gap as f64).floor().max(1.0) as u64;
+    let mut gaps = gaps.gaps(gap);
+    let mut at_ns = 0;
     let mut rng = Rng::new(seed ^ 0x7479_7069_7374);
     let mut text = String::new();
     let mut out = Vec::with_capacity(n as usize);
@@ -265,7 +268,10 @@ pub fn script(seed: u64, wpm: u32, seconds: f64) -> Vec<Keystroke> {
             text = text.chars().rev().collect();
         }
         let ch = text.pop().unwrap_or(' ');
-        out.push(Keystroke { at_ns: k * gap, code: scancode(ch).unwrap_or(0x39), ch });
+        out.push(Keystroke { at_ns, code: scancode(ch).unwrap_or(0x39), ch });
+        if k + 1 < n {
+            at_ns += gaps.next_ns();
+        }
     }
     out
 }
@@ -337,7 +343,7 @@ mod tests {
         let mut c = Canvas::new(320, 240);
         ed.start(&mut c);
         let (rows, cols) = ed.layout().size();
-        let script = script(9, 100, 1e3);
+        let script = script(9, 100, 1e3, crate::gaps::KeyGaps::Fixed);
         let cells = cells_of(ed.layout(), &script);
         let mut checked = 0;
         // Three screens of typing: every key's area is blank just before its key.
@@ -360,7 +366,7 @@ mod tests {
         let mut ed = Editor::new(4, 480, 360);
         let mut c = Canvas::new(480, 360);
         ed.start(&mut c);
-        for k in script(4, 75, 3.0) {
+        for k in script(4, 75, 3.0, crate::gaps::KeyGaps::Fixed) {
             ed.key(k.code, &mut c);
         }
         assert_eq!(ed.key(PAGE_DOWN, &mut c), KeyEffect::Page);
@@ -377,14 +383,21 @@ mod tests {
 
     #[test]
     fn the_script_types_at_the_rate_asked_and_every_key_has_a_scancode() {
-        let s = script(1, 75, 10.0);
+        use crate::gaps::KeyGaps;
+        let s = script(1, 75, 10.0, KeyGaps::Fixed);
         let gap = key_gap_ns(75);
         assert_eq!(gap, 151_228_733, "60 s / (75 × 5.29)");
         assert_eq!(s.len() as u64, 10_000_000_000 / gap);
         assert!(s.windows(2).all(|w| w[1].at_ns - w[0].at_ns == gap));
+        // Jittered: the same keys, their gaps within the spread, the rate kept.
+        let j = script(1, 75, 10.0, KeyGaps::default());
+        assert_eq!(j.iter().map(|k| k.ch).collect::<String>(), s.iter().map(|k| k.ch).collect::<String>());
+        assert!(j.windows(2).all(|w| (gap / 2..=gap * 3 / 2 + 1).contains(&(w[1].at_ns - w[0].at_ns))));
+        let last = j.last().unwrap().at_ns as f64;
+        assert!((last / s.last().unwrap().at_ns as f64 - 1.0).abs() < 0.1, "{last}");
         assert!(s.iter().all(|k| char_of(k.code) == Some(k.ch)));
         assert!(s.iter().any(|k| k.ch == ' ') && s.iter().any(|k| k.ch != ' '));
-        assert_eq!(script(1, 75, 10.0), s, "seeded");
+        assert_eq!(script(1, 75, 10.0, KeyGaps::Fixed), s, "seeded");
         assert_eq!(char_of(PAGE_DOWN), None);
     }
 }

@@ -11,6 +11,7 @@
 //! | `editor.rs` | The typist's editor: the document a key edits and the damage it draws |
 //! | `encoder.rs` | The server's display encoder |
 //! | `fb.rs` | The framebuffer both ends keep |
+//! | `gaps.rs` | The gaps between a typist's keys: fixed, or jittered about the asked rate |
 //! | `pdu_stats.rs` | Per-PDU sizes and decompression times (seed 000's instrumentation) |
 //! | `pixels.rs` | The memory a screen's pixels live in |
 //! | `policy.rs` | Eviction policies for the bitmap-cache mirror (`policy/`: ARC, LIRS) |
@@ -26,6 +27,7 @@ pub mod defaults;
 pub mod editor;
 pub mod encoder;
 pub mod fb;
+pub mod gaps;
 pub mod pdu_stats;
 pub mod pixels;
 pub mod policy;

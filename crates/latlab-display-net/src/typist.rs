@@ -38,6 +38,8 @@ pub struct TypistConfig {
     pub fifo: bool,
     /// Seed of the typed text.
     pub seed: u64,
+    /// How the keys are spaced about the rate's interval.
+    pub gaps: latlab_desktop::gaps::KeyGaps,
 }
 
 impl TypistConfig {
@@ -113,11 +115,11 @@ pub fn type_on(
     tc: &TypistConfig,
 ) -> Result<TypingReport, NetError> {
     tc.validate()?;
-    let keys = script(tc.seed, tc.wpm, tc.seconds);
+    let keys = script(tc.seed, tc.wpm, tc.seconds, tc.gaps);
     let gap = key_gap_ns(tc.wpm);
     // The server's clock of the session: long enough for the typing and the pages.
     let mut cfg = cfg.clone();
-    cfg.duration_ms = (keys.len() as u64 * gap / 1_000_000).max(1);
+    cfg.duration_ms = ((keys.last().map_or(0, |k| k.at_ns) + gap) / 1_000_000).max(1);
     let layout = Layout::for_screen(cfg.width, cfg.height);
     let cells = cells_of(layout, &keys);
     let pages: Vec<(Area, Vec<u8>)> =
@@ -312,6 +314,7 @@ mod tests {
             page_timeout_ms: 60_000,
             fifo: false,
             seed: 3,
+            gaps: latlab_desktop::gaps::KeyGaps::default(),
         }
     }
 
@@ -326,7 +329,7 @@ mod tests {
     #[test]
     fn every_key_and_page_shows_and_the_stages_are_in_order() {
         let (s, r) = run(0);
-        let keys = script(3, 300, 1.5);
+        let keys = script(3, 300, 1.5, typist().gaps);
         assert_eq!(r.keys.len(), keys.len());
         assert_eq!(r.pages.len(), 2);
         assert_eq!(s.keys, (keys.len() + 2) as u64);

@@ -242,6 +242,10 @@ fn run_sessions(
                         page_timeout_ms: crate::defaults::LATENCY_PAGE_TIMEOUT_MS,
                         fifo: false,
                         seed: session.seed,
+                        gaps: latlab_desktop::gaps::KeyGaps::Jittered {
+                            spread: latlab_desktop::defaults::KEY_GAP_SPREAD,
+                            seed: session.seed,
+                        },
                     };
                     let vc = ViewConfig { threshold: crate::defaults::LATENCY_RCV_THRESHOLD, ..ViewConfig::default() };
                     match latlab_display_net::type_on(stream, &session, 0, &vc, &tc) {

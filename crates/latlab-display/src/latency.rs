@@ -105,6 +105,7 @@ impl LatencyConfig {
                 page_timeout_ms: crate::defaults::LATENCY_PAGE_TIMEOUT_MS,
                 fifo: true,
                 seed: latlab_desktop::defaults::SEED,
+                gaps: latlab_desktop::gaps::KeyGaps::default(),
             },
             session,
             spinners: latlab_keyscreen::defaults::LATENCY_SPINNERS,

@@ -41,8 +41,11 @@ pub trait Surface {
 pub struct TypingPlan {
     /// Keys timed.
     pub keys: usize,
-    /// From one key's intended time to the next.
+    /// From one key's intended time to the next: the mean of the gaps.
     pub interval_ns: u64,
+    /// How the gaps are drawn about the interval (jittered, so a server updating on a timer
+    /// is met at every phase of it).
+    pub gaps: latlab_desktop::gaps::KeyGaps,
     /// A key not seen this long after its intended time is lost.
     pub timeout_ns: u64,
     /// The screen counts as settled after this long without an update.
@@ -242,9 +245,10 @@ impl Watch {
 /// Something done to the server before each key (paging it out, for `mem`).
 pub type BeforeKey<'a> = &'a mut dyn FnMut() -> Result<(), crate::ScreenError>;
 
-/// Type `plan.keys` letters and time each to its glyph. With `before_key`, one key at a time:
-/// each waits for the one before it to be seen (or lost), then `before_key` runs, then the key
-/// goes `plan.interval_ns` later (its deadline, from which it is timed).
+/// Type `plan.keys` letters and time each to its glyph, each key's deadline a gap of
+/// `plan.gaps` after the one before it. With `before_key`, one key at a time: each waits for
+/// the one before it to be seen (or lost), then `before_key` runs, then the key goes a gap
+/// later (its deadline, from which it is timed).
 pub fn measure<S: Surface + ?Sized>(
     s: &mut S,
     plan: &TypingPlan,
@@ -263,7 +267,8 @@ pub fn measure<S: Surface + ?Sized>(
     let mut seen: Vec<Seen> = Vec::new();
     let mut lat = vec![None; plan.keys];
     let mut watch = Watch::default();
-    let mut base = monotonic_now() + plan.interval_ns;
+    let mut gaps = plan.gaps.gaps(plan.interval_ns);
+    let mut next = monotonic_now() + gaps.next_ns();
     let mut line_start = 0;
     // Keys typed: all of them, or those before a stop was asked for (Ctrl-C).
     let mut typed = plan.keys;
@@ -281,16 +286,20 @@ pub fn measure<S: Surface + ?Sized>(
             backspaces(s, per_line).map_err(err)?;
             settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
             line_start = k;
-            base = monotonic_now() + plan.interval_ns;
+            next = monotonic_now() + gaps.next_ns();
         }
         let pos = k - line_start;
         let deadline = match before_key.as_mut() {
-            None => base + pos as u64 * plan.interval_ns,
+            None => {
+                let d = next;
+                next += gaps.next_ns();
+                d
+            }
             Some(f) => {
                 let until = monotonic_now() + plan.timeout_ns;
                 watch.wait(s, &mut det, &mut seen, until).map_err(err)?;
                 f()?;
-                monotonic_now() + plan.interval_ns
+                monotonic_now() + gaps.next_ns()
             }
         };
         det.expect(k as u64, cells.cell(pos), deadline);

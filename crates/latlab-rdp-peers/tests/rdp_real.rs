@@ -31,6 +31,7 @@ fn types_into_xterm_through_the_shadow_server_and_finds_every_glyph() {
     let plan = TypingPlan {
         keys: 30,
         interval_ns: 60_000_000,
+        gaps: latlab_desktop::gaps::KeyGaps::default(),
         timeout_ns: 2_000_000_000,
         settle_ns: 300_000_000,
         roi: None,

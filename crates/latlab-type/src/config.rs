@@ -66,8 +66,10 @@ pub struct TypeConfig {
     pub conditions: Vec<Condition>,
     /// Keys timed per application and condition.
     pub keys: usize,
-    /// From one key's intended time to the next, ns.
+    /// From one key's intended time to the next, ns: the mean of the gaps.
     pub interval_ns: u64,
+    /// How the keys are spaced about the interval (jittered unless `--fixed-interval`).
+    pub gaps: latlab_desktop::gaps::KeyGaps,
     /// The typing rate asked for (`--wpm`), which set `interval_ns`; checked here.
     pub wpm: Option<f64>,
     /// A key not on the screen this long after its intended time is lost, ns.
@@ -107,6 +109,7 @@ impl Default for TypeConfig {
             conditions: vec![Condition::Unloaded],
             keys: crate::defaults::TYPE_KEYS,
             interval_ns: crate::defaults::TYPE_INTERVAL_NS,
+            gaps: latlab_desktop::gaps::KeyGaps::default(),
             wpm: None,
             timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
             capture_hz: crate::defaults::TYPE_CAPTURE_HZ,
@@ -186,6 +189,7 @@ impl TypeConfig {
         TypingPlan {
             keys: self.keys,
             interval_ns: self.interval_ns,
+            gaps: self.gaps,
             timeout_ns: self.timeout_ns,
             settle_ns: latlab_keyscreen::defaults::RDP_SETTLE_NS,
             roi: self.roi,

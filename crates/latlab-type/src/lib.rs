@@ -132,6 +132,7 @@ pub fn run(cfg: &TypeConfig, progress: Progress) -> Result<RunRecord, TypeError>
     );
     rec.config("keys", cfg.keys);
     rec.config("interval_ms", cfg.interval_ns as f64 / 1e6);
+    rec.config("key_gaps", cfg.gaps.describe());
     rec.config("timeout_ms", cfg.timeout_ns as f64 / 1e6);
     rec.config("spinners", cfg.spinners);
     let mut rows = Vec::new();

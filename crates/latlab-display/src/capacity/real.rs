@@ -50,6 +50,7 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
     let plan = TypingPlan {
         keys: ((cfg.seconds * 1e9) as u64 / gap).max(1) as usize,
         interval_ns: gap,
+        gaps: latlab_desktop::gaps::KeyGaps::default(),
         timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
         settle_ns: latlab_keyscreen::defaults::RDP_SETTLE_NS,
         roi: None,

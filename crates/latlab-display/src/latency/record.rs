@@ -13,6 +13,7 @@ pub fn record(rec: &mut RunRecord, cfg: &LatencyConfig, levels: &[Level]) {
     rec.mode = "latency".into();
     rec.config("conditions", cfg.conditions.iter().map(Condition::name).collect::<Vec<_>>());
     rec.config("wpm", cfg.typist.wpm);
+    rec.config("key_gaps", cfg.typist.gaps.describe());
     rec.config("chars_per_word", latlab_desktop::defaults::CHARS_PER_WORD);
     rec.config("seconds_per_condition", cfg.typist.seconds);
     rec.config("pages_per_condition", cfg.typist.pages);

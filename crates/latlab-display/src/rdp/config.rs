@@ -71,6 +71,8 @@ pub struct RdpConfig {
     pub keys: usize,
     /// Typing rate, words a minute.
     pub wpm: u32,
+    /// How the keys are spaced about the rate's interval (jittered unless `--fixed-interval`).
+    pub gaps: latlab_desktop::gaps::KeyGaps,
     /// Spinning processes of `cpu`.
     pub spinners: usize,
     /// Colour depth asked for.
@@ -106,6 +108,7 @@ impl Default for RdpConfig {
             conditions: vec![Condition::Unloaded, Condition::Cpu],
             keys: latlab_keyscreen::defaults::RDP_KEYS,
             wpm: crate::defaults::LATENCY_WPM,
+            gaps: latlab_desktop::gaps::KeyGaps::default(),
             spinners: latlab_keyscreen::defaults::LATENCY_SPINNERS,
             bpp: crate::defaults::RDP_BPP,
             compression: Some(CompressionType::Xcrush),

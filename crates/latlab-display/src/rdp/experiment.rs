@@ -146,6 +146,7 @@ fn plan(cfg: &RdpConfig) -> TypingPlan {
     TypingPlan {
         keys: cfg.keys,
         interval_ns: cfg.interval_ns(),
+        gaps: cfg.gaps,
         timeout_ns: latlab_keyscreen::defaults::RDP_KEY_TIMEOUT_NS,
         settle_ns: latlab_keyscreen::defaults::RDP_SETTLE_NS,
         roi: cfg.roi.map(|[x, y, w, h]| Area::new(x, y, w, h)),
@@ -186,6 +187,7 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
     let mut rec = begin("display");
     rec.mode = "rdp".into();
     rec.config("rdp_mode", format!("{:?}", cfg.mode).to_lowercase());
+    rec.config("key_gaps", cfg.gaps.describe());
     let product = shadow.as_ref().map(|_| LocalShadow::product()).or(xrdp.as_ref().map(|_| LocalXrdp::product()));
     let local_creds = xrdp.as_ref().map(|x| Credentials::from(x.credentials()));
     let mut remembered = None;

@@ -210,9 +210,14 @@ pub struct DisplayLatency {
     /// local or local-xrdp).
     #[arg(long, value_delimiter = ',', value_parser = parse_condition)]
     pub conditions: Vec<latlab_keyscreen::condition::Condition>,
-    /// Typing speed, words a minute (5.29 characters a word, as the study counts) [1–1000].
+    /// Typing speed, words a minute (5.29 characters a word, as the study counts) [1–1000]:
+    /// the mean rate; each gap between keys is drawn uniformly from half to one and a half
+    /// times the rate's interval, so a server that updates on a timer is met at every phase.
     #[arg(long, default_value_t = latlab_display::defaults::LATENCY_WPM)]
     pub wpm: u32,
+    /// Every gap between keys exactly the rate's interval.
+    #[arg(long)]
+    pub fixed_interval: bool,
     /// Typing per condition (`20s`, `1m`; above 0, at most 1h): how many keys follow from it and
     /// --wpm [default: 20s]. With --rdp, --keys sets the keys instead.
     #[arg(long, value_parser = parse_duration_ns, value_name = "D")]

@@ -43,9 +43,14 @@ pub struct TypeArgs {
     /// count them; 1 to 2000); sets the interval between keys.
     #[arg(long, conflicts_with = "interval")]
     pub wpm: Option<f64>,
-    /// Time from one key to the next (e.g. 100ms).
+    /// Time from one key to the next (e.g. 100ms): the mean; each gap is drawn uniformly from
+    /// half to one and a half times it, so a screen that updates on a timer is met at every
+    /// phase of it (the record's `key_gaps` says so).
     #[arg(long, value_parser = parse_duration_ns)]
     pub interval: Option<u64>,
+    /// Every gap exactly the interval (keys at a fixed phase of any timer that divides it).
+    #[arg(long)]
+    pub fixed_interval: bool,
     /// A key not on the screen this long after its intended time is lost (e.g. 2s) [above 0].
     #[arg(long, value_parser = parse_duration_ns, default_value = "2s")]
     pub timeout: u64,
@@ -116,6 +121,9 @@ impl ExperimentCli for TypeArgs {
         }
         if let Some(i) = a.interval {
             cfg.interval_ns = i;
+        }
+        if a.fixed_interval {
+            cfg.gaps = latlab_desktop::gaps::KeyGaps::Fixed;
         }
         cfg.timeout_ns = a.timeout;
         cfg.capture_hz = a.capture_hz;

@@ -70,6 +70,9 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
                     cfg.conditions = l.conditions;
                 }
                 (cfg.wpm, cfg.spinners, cfg.pages) = (l.wpm, l.spinners, l.pages);
+                if l.fixed_interval {
+                    cfg.gaps = latlab_desktop::gaps::KeyGaps::Fixed;
+                }
                 cfg.allow_swapfile = !l.no_swapfile;
                 measure::<DisplayRdp>(db, cfg)
             }
@@ -212,6 +215,9 @@ pub fn latency_config(l: crate::cli::DisplayLatency) -> LatencyConfig {
     }
     let seconds = seconds_of(l.duration, l.seconds, ("duration", "seconds"), cfg.typist.seconds);
     (cfg.typist.wpm, cfg.typist.seconds, cfg.typist.pages, cfg.typist.fifo) = (l.wpm, seconds, l.pages, !l.no_fifo);
+    if l.fixed_interval {
+        cfg.typist.gaps = latlab_desktop::gaps::KeyGaps::Fixed;
+    }
     (cfg.spinners, cfg.spin_sched, cfg.working_set_mib) = (l.spinners, l.spin_policy, l.working_set);
     cfg.allow_swapfile = !l.no_swapfile;
     (cfg.session.codec, cfg.session.crypto) = (l.codec, l.crypto);

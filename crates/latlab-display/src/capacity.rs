@@ -50,6 +50,9 @@ pub struct CapacityConfig {
     pub until_limit: bool,
     /// A real server to ramp instead of latlab's own (`--rdp`).
     pub real: Option<RealServer>,
+    /// With a real server, one login every this many ms (a level's sessions arrive paced,
+    /// then type together once all are in); latlab's own server takes a level's logins at once.
+    pub login_every_ms: u64,
 }
 
 /// A real multi-session server the ramp can run against.
@@ -98,6 +101,7 @@ impl CapacityConfig {
             pin: true,
             until_limit: true,
             real: None,
+            login_every_ms: crate::defaults::CAPACITY_RDP_LOGIN_EVERY_MS,
         }
     }
 
@@ -316,12 +320,14 @@ fn in_process(listener: TcpListener, n: usize) -> std::thread::JoinHandle<()> {
 fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
     let mut f = Figures { sessions: kinds.len(), ..Figures::default() };
     let mut bytes = 0u64;
+    let mut all = Vec::new();
     for s in sessions {
         let (lat, lost) = key_latencies(s);
         f.lost_keys += lost;
         if let Some(s) = latlab_model::stats::summarize(&lat) {
             f.worst_p95_ns = Some(f.worst_p95_ns.unwrap_or(0).max(s.p95 as u64));
         }
+        all.extend(lat);
         match s {
             Outcome::Typed(t) => bytes += t.client.bytes,
             Outcome::Watched(c) => bytes += c.bytes,
@@ -333,6 +339,7 @@ fn figures(kinds: &[UserKind], sessions: &[Outcome], wall_ns: u64) -> Figures {
             Outcome::Failed(_) => f.failed += 1,
         }
     }
+    f.level_p95_ns = latlab_model::stats::percentile(&all, 95.0).map(|p| p.max(0) as u64);
     f.down_bps = bytes as f64 / (wall_ns.max(1) as f64 / 1e9);
     f
 }
@@ -410,7 +417,8 @@ pub fn run_capacity(
     let (users, limit) = answer(&figs, cfg.link_bps, server_cpus);
     let link = cfg.link_bps.map_or("loopback".to_string(), |r| format!("a {} Mbit/s link", sig(r as f64 / 1e6)));
     let mix = mix_name(&cfg.mix);
-    let said = say("this server", users, &format!("users of this mix ({mix}) on {link}"), limit);
+    let broke = limit::broke_at(&figs, cfg.link_bps, users);
+    let said = say("this server", users, broke, &format!("users of this mix ({mix}) on {link}"), limit);
     record(&mut rec, cfg, &mix, &levels, &per_kind, users, limit, &said);
     drop(server);
     drop(lab);
@@ -438,19 +446,36 @@ fn ramp(
             break;
         }
     }
+    // A first level that broke answers nothing: step down, halving, until a level holds.
+    if let [first] = levels.as_slice()
+        && broken(&first.figures, cfg.link_bps).is_some()
+    {
+        for n in limit::step_down(first.figures.sessions) {
+            if latlab_sys::interrupt::stop_requested() {
+                break;
+            }
+            let lvl = level(n)?;
+            let held = broken(&lvl.figures, cfg.link_bps).is_none();
+            levels.push(lvl);
+            progress.fetch_add(1, Ordering::Relaxed);
+            if held {
+                break;
+            }
+        }
+    }
     Ok(levels)
 }
 
-/// The answer in words: `server` takes `users` `who` before a typist's p95 passes 100 ms, and
-/// what limits it.
-fn say(server: &str, users: usize, who: &str, limit: Limit) -> String {
+/// The answer in words: `server` takes `users` `who` before the level's p95 passes 100 ms
+/// (the level at `broke` did not: the answer lies between), and what limits it.
+fn say(server: &str, users: usize, broke: Option<usize>, who: &str, limit: Limit) -> String {
     let ms = latlab_keyscreen::defaults::NOTICEABLE_MS;
-    match limit {
-        Limit::NotReached => format!(
-            "{server} took {users} {who}, the highest level tried, with every typist's 95th percentile under {ms} ms; no limit was found up to there"
+    match (limit, broke) {
+        (Limit::NotReached, _) | (_, None) => format!(
+            "{server} took {users} {who}, the highest level tried, with the level's 95th percentile under {ms} ms; no limit was found up to there"
         ),
-        l => format!(
-            "{server} takes {users} {who} before the 95th percentile passes {ms} ms, and the limit is {}",
+        (l, Some(b)) => format!(
+            "{server} takes {users} {who} before the level's 95th percentile passes {ms} ms ({b} did not: the limit lies between), and the limit is {}",
             l.name()
         ),
     }
@@ -578,7 +603,7 @@ mod pin;
 mod real;
 mod record;
 mod server;
-pub use limit::{Figures, Limit, answer, broken};
+pub use limit::{Figures, Limit, answer, broken, outlier};
 pub use mix::{Mix, UserKind, assign, mix_name, parse_mix};
 use pin::pin_server;
 use record::record;

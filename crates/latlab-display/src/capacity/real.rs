@@ -17,6 +17,7 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
     let mut x = LocalXrdp::start()?;
     let mut rec = latlab_sys::record::begin("display");
     rec.config("server_product", LocalXrdp::product());
+    rec.config("login_every_ms", cfg.login_every_ms);
     // xrdp, sesman and every session sesman starts later (forked from it, so inheriting its
     // CPUs) on a CPU of their own; the clients on the others.
     let (_pinned, server_cpus) = if cfg.pin {
@@ -34,15 +35,15 @@ pub(super) fn run(cfg: &CapacityConfig, progress: Arc<AtomicU64>) -> Result<(Run
     })?;
     let figs: Vec<Figures> = levels.iter().map(|l| l.figures.clone()).collect();
     let (users, limit) = answer(&figs, None, server_cpus);
-    let said = say("xrdp here", users, "typists", limit);
+    let said = say("xrdp here", users, limit::broke_at(&figs, None, users), "typists", limit);
     super::record::record(&mut rec, cfg, "typist=1", &levels, &[], users, limit, &said);
     drop(x);
     rec.finish(if latlab_sys::interrupt::stop_requested() { RunStatus::Interrupted } else { RunStatus::Complete });
     Ok((rec, said))
 }
 
-/// One level: `n` sessions log in at once (accounts 0..n), and once every one is in and its
-/// shell has the focus, all type together for the level's seconds.
+/// One level: `n` sessions log in one every `cfg.login_every_ms` (accounts 0..n), and once
+/// every one is in and its shell has the focus, all type together for the level's seconds.
 fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result<Level, crate::DisplayError> {
     let target = Target::parse(&x.target())?;
     let settings = ClientSettings { desktop: SCREEN, bpp: crate::defaults::RDP_BPP, compression: None };
@@ -57,9 +58,10 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
         max_per_line: latlab_keyscreen::defaults::RDP_KEYS_PER_LINE,
         snapshot_dir: None,
     };
+    let pace = Duration::from_millis(cfg.login_every_ms);
     let login = Duration::from_secs_f64(
         crate::defaults::CAPACITY_RDP_LOGIN_SECS + crate::defaults::CAPACITY_RDP_LOGIN_SECS_PER_SESSION * n as f64,
-    );
+    ) + pace * n as u32;
     let arrived = AtomicUsize::new(0);
     let go = AtomicBool::new(false);
     let own0 = cpu_and_faults(std::process::id());
@@ -69,6 +71,8 @@ fn level(cfg: &CapacityConfig, x: &LocalXrdp, n: usize, base_kib: u64) -> Result
                 let creds = x.credentials_of(i).expect("an account per session");
                 let (target, settings, plan, arrived, go) = (&target, &settings, &plan, &arrived, &go);
                 scope.spawn(move || {
+                    // Paced arrivals: session i logs in i paces after the first.
+                    std::thread::sleep(pace * i as u32);
                     let mut counted = false;
                     let r = typist(x, target, settings, plan, creds.into(), login, || {
                         arrived.fetch_add(1, Ordering::AcqRel);

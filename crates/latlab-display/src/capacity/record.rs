@@ -131,7 +131,9 @@ pub(super) fn record(
             r1(f.down_bps / n as f64 / 1000.0).into(),
             r1(up / 1000.0).into(),
             f.major_faults.map_or(serde_json::Value::Null, serde_json::Value::from),
-            why.unwrap_or_else(|| "held".into()).into(),
+            why.or_else(|| outlier(f, cfg.link_bps).map(|o| format!("held; {o}")))
+                .unwrap_or_else(|| "held".into())
+                .into(),
         ]);
         for s in &l.sessions {
             if let Outcome::Failed(e) | Outcome::NoLogin(e) = s {

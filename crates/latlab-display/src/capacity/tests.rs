@@ -7,6 +7,7 @@ const MS: u64 = 1_000_000;
 fn level(n: usize, p95_ms: u64) -> Figures {
     Figures {
         sessions: n,
+        level_p95_ns: Some(p95_ms * MS),
         worst_p95_ns: Some(p95_ms * MS),
         down_bps: 1000.0 * n as f64,
         server_cores: Some(0.1 * n as f64),
@@ -40,7 +41,7 @@ fn the_ramp_stops_at_the_first_level_over_100_ms_and_names_the_limit() {
     l16.server_cores = Some(1.9);
     levels.push(l16);
     assert_eq!(answer(&levels, None, 2), (8, Limit::Cpu));
-    assert!(broken(&levels[3], None).unwrap().contains("p95 was 140 ms"));
+    assert!(broken(&levels[3], None).unwrap().contains("the level's p95 was 140 ms"));
     // The same with major faults: memory.
     levels[3].major_faults = Some(120);
     assert_eq!(answer(&levels, None, 2).1, Limit::Memory);
@@ -74,7 +75,7 @@ fn lost_keys_failed_sessions_and_a_full_link_break_a_level() {
     assert!(broken(&f, Some(35_000)).unwrap().contains("the link carried"));
     assert_eq!(answer(&[level(1, 5), f], Some(35_000), 2), (1, Limit::Link));
     // No typist in the level: latency cannot break it.
-    let watchers = Figures { worst_p95_ns: None, ..level(4, 0) };
+    let watchers = Figures { level_p95_ns: None, worst_p95_ns: None, ..level(4, 0) };
     assert_eq!(broken(&watchers, None), None);
 }
 
@@ -162,4 +163,35 @@ fn the_full_ramp_doubles_on_to_the_cap_and_the_suites_stops_at_its_last_level() 
     );
     assert_eq!(RealServer::parse("local-xrdp"), Ok(RealServer::LocalXrdp));
     assert!(RealServer::parse("10.0.0.1").unwrap_err().to_string().contains("--rdp local-xrdp"));
+}
+
+#[test]
+fn one_typist_s_outlier_does_not_decide_the_level_and_is_named() {
+    // One typist of 100 at p95 126 ms, the level's p95 1.8 ms: the level holds, the outlier is said.
+    let mut f = level(100, 2);
+    (f.level_p95_ns, f.worst_p95_ns) = (Some(1_800_000), Some(126 * MS));
+    assert_eq!(broken(&f, None), None);
+    let o = outlier(&f, None).unwrap();
+    assert!(o.contains("126 ms") && o.contains("1.8 ms"), "{o}");
+    // A level over the threshold as a whole breaks, and has no outlier to name.
+    f.level_p95_ns = Some(120 * MS);
+    assert!(broken(&f, None).is_some());
+    assert_eq!(outlier(&f, None), None);
+}
+
+#[test]
+fn a_first_level_that_breaks_steps_down_and_the_answer_has_its_bounds() {
+    assert_eq!(limit::step_down(100).collect::<Vec<_>>(), vec![50, 25, 12, 6, 3, 1]);
+    assert_eq!(limit::step_down(1).count(), 0);
+    // The ramp 100, 200: 100 broke (its server 10 cores busy), so 50 was tried and held: 50,
+    // between 50 and 100, the limit read from the level that broke.
+    let levels = [level(100, 140), level(50, 20)];
+    assert_eq!(answer(&levels, None, 2), (50, Limit::Cpu));
+    assert_eq!(limit::broke_at(&levels, None, 50), Some(100));
+    // Down to one that broke too: nothing held.
+    let none = [level(4, 140), level(2, 150), level(1, 160)];
+    assert_eq!(answer(&none, None, 2), (0, Limit::Unclear));
+    assert_eq!(limit::broke_at(&none, None, 0), Some(1));
+    // A ramp up that never broke has no upper bound.
+    assert_eq!(limit::broke_at(&[level(1, 5), level(2, 6)], None, 2), None);
 }

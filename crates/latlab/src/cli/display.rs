@@ -305,6 +305,10 @@ pub struct DisplayCapacity {
     #[arg(long, value_name = "SERVER", value_parser = latlab_display::capacity::RealServer::parse,
           conflicts_with_all = ["mix", "link", "no_per_kind", "codec", "crypto", "bpp"])]
     pub rdp: Option<latlab_display::capacity::RealServer>,
+    /// With --rdp, one login every D (`3s`; a level's sessions arrive paced, as a morning's
+    /// do, then type together once all are in) [default: 3s; 0s: all at once].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "D", requires = "rdp")]
+    pub login_every: Option<u64>,
 }
 
 fn parse_link(s: &str) -> Result<u64, String> {

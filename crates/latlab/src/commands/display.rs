@@ -83,6 +83,9 @@ pub fn run(db: &Path, a: DisplayArgs) -> anyhow::Result<i32> {
             let seconds = seconds_of(c.duration, c.seconds, ("duration", "seconds"), cfg.seconds);
             (cfg.mix, cfg.seconds, cfg.link_bps) = (c.mix, seconds, c.link);
             (cfg.per_kind, cfg.pin, cfg.until_limit) = (!c.no_per_kind, !c.no_pin, !c.ramp_only);
+            if let Some(ns) = c.login_every {
+                cfg.login_every_ms = ns / 1_000_000;
+            }
             if let Some(real) = c.rdp {
                 // A real server's sessions are typists, with nothing of latlab's own to measure first.
                 cfg.real = Some(real);

@@ -426,61 +426,6 @@ pub fn run_capacity(
     Ok((rec, said))
 }
 
-/// Run the levels of `cfg`'s ramp with `level` (given a level's sessions) until one breaks, or
-/// Ctrl-C.
-fn ramp(
-    cfg: &CapacityConfig,
-    progress: &AtomicU64,
-    mut level: impl FnMut(usize) -> Result<Level, crate::DisplayError>,
-) -> Result<Vec<Level>, crate::DisplayError> {
-    let mut levels: Vec<Level> = Vec::new();
-    for n in cfg.levels() {
-        if latlab_sys::interrupt::stop_requested() {
-            break;
-        }
-        let lvl = level(n)?;
-        let stop = broken(&lvl.figures, cfg.link_bps).is_some();
-        levels.push(lvl);
-        progress.fetch_add(1, Ordering::Relaxed);
-        if stop {
-            break;
-        }
-    }
-    // A first level that broke answers nothing: step down, halving, until a level holds.
-    if let [first] = levels.as_slice()
-        && broken(&first.figures, cfg.link_bps).is_some()
-    {
-        for n in limit::step_down(first.figures.sessions) {
-            if latlab_sys::interrupt::stop_requested() {
-                break;
-            }
-            let lvl = level(n)?;
-            let held = broken(&lvl.figures, cfg.link_bps).is_none();
-            levels.push(lvl);
-            progress.fetch_add(1, Ordering::Relaxed);
-            if held {
-                break;
-            }
-        }
-    }
-    Ok(levels)
-}
-
-/// The answer in words: `server` takes `users` `who` before the level's p95 passes 100 ms
-/// (the level at `broke` did not: the answer lies between), and what limits it.
-fn say(server: &str, users: usize, broke: Option<usize>, who: &str, limit: Limit) -> String {
-    let ms = latlab_keyscreen::defaults::NOTICEABLE_MS;
-    match (limit, broke) {
-        (Limit::NotReached, _) | (_, None) => format!(
-            "{server} took {users} {who}, the highest level tried, with the level's 95th percentile under {ms} ms; no limit was found up to there"
-        ),
-        (l, Some(b)) => format!(
-            "{server} takes {users} {who} before the level's 95th percentile passes {ms} ms ({b} did not: the limit lies between), and the limit is {}",
-            l.name()
-        ),
-    }
-}
-
 /// A session's bytes down (display) and up (input): payload, and on the link with the
 /// TCP/IP/Ethernet headers of each PDU's segments ([`latlab_desktop::wire::framing`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -604,6 +549,7 @@ mod real;
 mod record;
 mod server;
 pub use limit::{Figures, Limit, answer, broken, outlier};
+use limit::{ramp, say};
 pub use mix::{Mix, UserKind, assign, mix_name, parse_mix};
 use pin::pin_server;
 use record::record;

@@ -1,5 +1,9 @@
 //! What a level of the ramp measured, when latency broke, and what limits the server: its
-//! CPU, the link or neither.
+//! CPU, the link or neither; the ramp that runs levels until one breaks, and the answer in
+//! words.
+
+use super::{CapacityConfig, Level};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why the ramp stopped, or what limits it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,4 +132,59 @@ pub fn broke_at(levels: &[Figures], link_bps: Option<u64>, held: usize) -> Optio
 /// The levels to try below a first level of `n` that broke: halving down to one.
 pub fn step_down(n: usize) -> impl Iterator<Item = usize> {
     std::iter::successors(Some(n / 2), |&m| Some(m / 2)).take_while(|&m| m >= 1)
+}
+
+/// Run the levels of `cfg`'s ramp with `level` (given a level's sessions) until one breaks, or
+/// Ctrl-C.
+pub(super) fn ramp(
+    cfg: &CapacityConfig,
+    progress: &AtomicU64,
+    mut level: impl FnMut(usize) -> Result<Level, crate::DisplayError>,
+) -> Result<Vec<Level>, crate::DisplayError> {
+    let mut levels: Vec<Level> = Vec::new();
+    for n in cfg.levels() {
+        if latlab_sys::interrupt::stop_requested() {
+            break;
+        }
+        let lvl = level(n)?;
+        let stop = broken(&lvl.figures, cfg.link_bps).is_some();
+        levels.push(lvl);
+        progress.fetch_add(1, Ordering::Relaxed);
+        if stop {
+            break;
+        }
+    }
+    // A first level that broke answers nothing: step down, halving, until a level holds.
+    if let [first] = levels.as_slice()
+        && broken(&first.figures, cfg.link_bps).is_some()
+    {
+        for n in step_down(first.figures.sessions) {
+            if latlab_sys::interrupt::stop_requested() {
+                break;
+            }
+            let lvl = level(n)?;
+            let held = broken(&lvl.figures, cfg.link_bps).is_none();
+            levels.push(lvl);
+            progress.fetch_add(1, Ordering::Relaxed);
+            if held {
+                break;
+            }
+        }
+    }
+    Ok(levels)
+}
+
+/// The answer in words: `server` takes `users` `who` before the level's p95 passes 100 ms
+/// (the level at `broke` did not: the answer lies between), and what limits it.
+pub(super) fn say(server: &str, users: usize, broke: Option<usize>, who: &str, limit: Limit) -> String {
+    let ms = latlab_keyscreen::defaults::NOTICEABLE_MS;
+    match (limit, broke) {
+        (Limit::NotReached, _) | (_, None) => format!(
+            "{server} took {users} {who}, the highest level tried, with the level's 95th percentile under {ms} ms; no limit was found up to there"
+        ),
+        (l, Some(b)) => format!(
+            "{server} takes {users} {who} before the level's 95th percentile passes {ms} ms ({b} did not: the limit lies between), and the limit is {}",
+            l.name()
+        ),
+    }
 }

@@ -235,7 +235,7 @@ impl Experiment for DisplayCapacity {
     }
     fn announce(cfg: &CapacityConfig) -> String {
         format!(
-            "display capacity: {} sessions{} of {} s each on {}, stopping when a typist's p95 passes {} ms",
+            "display capacity: {} sessions{} of {} s each on {}, stopping when the level's p95 passes {} ms",
             cfg.ramp.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
             if cfg.until_limit {
                 format!(", then doubling up to {}", cfg.levels().last().copied().unwrap_or(1))
@@ -244,7 +244,10 @@ impl Experiment for DisplayCapacity {
             },
             cfg.seconds,
             match (cfg.real, cfg.link_bps) {
-                (Some(_), _) => "xrdp started here, one account per session, over loopback".into(),
+                (Some(_), _) => format!(
+                    "xrdp started here, one account per session, logging in one every {} ms, over loopback",
+                    cfg.login_every_ms
+                ),
                 (None, None) => "loopback".into(),
                 (None, Some(r)) => format!("a {r} bit/s link between namespaces"),
             },

@@ -56,3 +56,8 @@ pub const TYPE_STDERR_TAIL_LINES: usize = 5;
 /// of Backspaces to clear a line, 5 ms a key): the capture rate reported is the rate while the
 /// screen was watched, the figure's resolution.
 pub const TYPE_WATCH_GAP_NS: u64 = 20_000_000;
+
+/// A key not shown within 1 s while the server kept sending updates is starved: the server
+/// put the screen's other changes before it (remote-desktop users' "input starved behind
+/// graphics", FreeRDP's and xrdp's trackers).
+pub const STARVED_NS: u64 = 1_000_000_000;

@@ -407,8 +407,29 @@ fn typing(
         t.receive_ns + t.decrypt_ns + t.decompress_ns + t.decode_ns + t.blit_ns + t.slow_path_ns
     };
     let cpu0 = cpu(s);
+    // What the server kept sending while the keys were typed: the screen's other changes.
+    let updates = |s: &RdpSession| s.counts().updates.values().map(|(n, _)| n).sum::<u64>();
+    let (bytes0, updates0, t0) = (s.counts().display_bytes, updates(s), latlab_sys::clock::monotonic_now());
     let r = measure(s, plan, before_key).map_err(|e| ExperimentError::failed(format!("{name}: {e}")))?;
+    let secs = (latlab_sys::clock::monotonic_now() - t0) as f64 / 1e9;
     let p = format!("rdp.latency.{name}");
+    let (down_bps, updates_per_s) =
+        ((s.counts().display_bytes - bytes0) as f64 / secs, (updates(s) - updates0) as f64 / secs);
+    rec.metric(&format!("{p}.down_bytes_per_s"), down_bps, "B/s");
+    rec.metric(&format!("{p}.updates_per_s"), updates_per_s, "1/s");
+    // Input starvation: keys not shown within 1 s (or never) while updates kept flowing.
+    let slow = r.latencies_ns.iter().filter(|&&v| v > latlab_keyscreen::defaults::STARVED_NS).count() as u64 + r.lost;
+    let starved = if updates_per_s > 0.0 { slow } else { 0 };
+    rec.metric(&format!("{p}.starved"), starved, "count");
+    if starved > 0 {
+        rec.warn(format!(
+            "input starvation under {name}: {starved} of {} keys not shown within {} s while the server kept sending {:.0} updates a second ({:.0} KB/s)",
+            plan.keys,
+            latlab_keyscreen::defaults::STARVED_NS / 1_000_000_000,
+            updates_per_s,
+            down_bps / 1000.0
+        ));
+    }
     // Where a key's time goes: the network's round trip (the smallest the kernel saw), latlab's
     // own client CPU per key (every stage, warm-up and erasing included), the rest the server.
     rec.metric(&format!("{p}.client_cpu_per_key"), (cpu(s) - cpu0) as f64 / plan.keys as f64, "ns");

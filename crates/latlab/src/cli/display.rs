@@ -306,7 +306,7 @@ pub struct DisplayCapacity {
           conflicts_with_all = ["mix", "link", "no_per_kind", "codec", "crypto", "bpp"])]
     pub rdp: Option<latlab_display::capacity::RealServer>,
     /// With --rdp, one login every D (`3s`; a level's sessions arrive paced, as a morning's
-    /// do, then type together once all are in) [default: 3s; 0s: all at once].
+    /// do, then type together once all are in) [0s or more; 0s: all at once] [default: 3s].
     #[arg(long, value_parser = parse_duration_ns, value_name = "D", requires = "rdp")]
     pub login_every: Option<u64>,
 }

@@ -9,7 +9,7 @@ use latlab_desktop::wire::{Codec, Crypto};
 use latlab_desktop::workload::WorkloadKind;
 use latlab_display_net::{ClientReport, NetError, Pace, ServerReport, ViewConfig, pair};
 use latlab_model::numfmt::sig;
-use latlab_model::record::{Column, PaperRow, RunRecord, RunStatus, Table, TablePlot};
+use latlab_model::record::{Column, RunRecord, RunStatus, Table, TablePlot};
 use latlab_model::verdict::Judgement;
 use latlab_rdp::CompressionType;
 use latlab_rdp::security::Protection;

@@ -33,6 +33,30 @@ pub struct PaperRow {
     pub judgement: Judgement,
 }
 
+/// The rows of one study measured in one setting: each row made from its own five parts.
+#[derive(Debug, Clone, Copy)]
+pub struct StudyRows<'a> {
+    /// Which study.
+    pub seed: &'a str,
+    /// The setting the paper measured in, the same for every row.
+    pub setting: &'a str,
+}
+
+impl StudyRows<'_> {
+    /// One row: the figure, the paper's value, this run's, the note and the judgement.
+    pub fn row(&self, figure: &str, paper: &str, here: String, note: &str, judgement: Judgement) -> PaperRow {
+        PaperRow {
+            seed: self.seed.into(),
+            figure: figure.into(),
+            paper_setting: self.setting.into(),
+            paper_value: paper.into(),
+            here_value: here,
+            note: note.into(),
+            judgement,
+        }
+    }
+}
+
 /// How a study's finding came out on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -14,18 +14,10 @@ pub(super) fn paper_rows(rec: &mut RunRecord, figs: &[OpFigures], all_ctl: &Chan
     let on_link = |c: &Channel| (c.bytes + c.headers) as f64;
     let kbs = |f: &OpFigures| on_link(&f.display) / f.seconds / 1000.0;
     let all_kbs = |f: &OpFigures| (on_link(&f.display) + on_link(&f.control)) / f.seconds / 1000.0;
-    let setting = SETTING_003;
+    let of = latlab_model::verdict::StudyRows { seed: "003", setting: SETTING_003 };
     let mut rows: Vec<PaperRow> = Vec::new();
     let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
-        rows.push(PaperRow {
-            seed: "003".into(),
-            figure: figure.into(),
-            paper_setting: setting.into(),
-            paper_value: paper.into(),
-            here_value: here,
-            note: note.into(),
-            judgement,
-        })
+        rows.push(of.row(figure, paper, here, note, judgement))
     };
     // (name, figure, paper, the paper's range in KB/s, note, what explains a difference,
     // whether the seed's figure is all traffic rather than display alone)

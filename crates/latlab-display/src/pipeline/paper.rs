@@ -66,17 +66,9 @@ pub(super) fn paper_rows(
     slowed: Option<&Slowed>,
     saving: Option<(&Run, &Run)>,
 ) {
-    let setting = crate::paper::SETTING_000;
+    let of = latlab_model::verdict::StudyRows { seed: "000", setting: crate::paper::SETTING_000 };
     let mut row = |figure: &str, paper: &str, here: String, note: &str, judgement: Judgement| {
-        rec.paper.push(PaperRow {
-            seed: "000".into(),
-            figure: figure.into(),
-            paper_setting: setting.into(),
-            paper_value: paper.into(),
-            here_value: here,
-            note: note.into(),
-            judgement,
-        })
+        rec.paper.push(of.row(figure, paper, here, note, judgement))
     };
     let capacity = 1e9 / main.ns_per_byte().max(1e-9);
     let at_peak = 100.0 * PAPER_PEAK_BYTES_PER_S / capacity;

@@ -61,17 +61,9 @@ const SIMULATED: &str = "latlab's own server compressing latlab's own slides wit
 /// The rows, from the animated show `main` and the lightweight `light`; `cal` and `by_mhz`
 /// for Mstscax.dll's share on the calibrated clients.
 pub(super) fn pdu_rows(rec: &mut RunRecord, main: &Run, light: Option<&Run>, cal: &Calibration, by_mhz: &[(f64, Run)]) {
-    let setting = crate::paper::SETTING_000;
+    let of = latlab_model::verdict::StudyRows { seed: "000", setting: crate::paper::SETTING_000 };
     let mut row = |figure: &str, paper: &str, here: String, note: String, judgement: Judgement| {
-        rec.paper.push(PaperRow {
-            seed: "000".into(),
-            figure: figure.into(),
-            paper_setting: setting.into(),
-            paper_value: paper.into(),
-            here_value: here,
-            note,
-            judgement,
-        })
+        rec.paper.push(of.row(figure, paper, here, &note, judgement))
     };
     let m = &main.client.compressed;
     if m.count() > 0 {

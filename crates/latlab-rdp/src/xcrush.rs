@@ -9,8 +9,14 @@
 //! (2.2.2.4.1.1: `MatchLength` u16, `MatchOutputOffset` u16 — where in this block's output
 //! the match goes — and `MatchHistoryOffset` u32 — where in the level-1 history it comes
 //! from), then the literals that fill the gaps (`L1_COMPRESSED`, 0x01). `L1_PACKET_AT_FRONT`
-//! (0x04) reinitializes the level-1 history (zeros, offset 0) before the block (3.1.8.2.3);
-//! the outer `PACKET_FLUSHED` does the same. The block is appended to the level-1 history.
+//! (0x04) puts the block at the history's start (offset 0). The spec (3.1.8.2.3) also has the
+//! history filled with zeros, but servers go on matching into its old contents after it:
+//! FreeRDP's shadow server did, once a scrolling screen had filled the 2 MB history, and
+//! latlab's client read zeros where a bitmap update's rectangles should have been; other
+//! clients' decompressors reset only the offset. So the decompressor keeps the contents; its
+//! own compressor zeros them and never matches into them, so either reading suits it. The
+//! outer `PACKET_FLUSHED` reinitializes the history (zeros, offset 0). The block is appended
+//! to the level-1 history.
 //! Level-2 flags without `PACKET_COMPRESSED` mean the level-1 data follow as is (with
 //! `PACKET_FLUSHED`, the level-2 history is reset too).
 //!
@@ -32,7 +38,7 @@ pub const L1_HISTORY: usize = 2_000_000;
 pub const L1_COMPRESSED: u8 = 0x01;
 /// No level-1 compression: the data are literals.
 pub const L1_NO_COMPRESSION: u8 = 0x02;
-/// Reinitialize the level-1 history first.
+/// The block goes at the level-1 history's start.
 pub const L1_PACKET_AT_FRONT: u8 = 0x04;
 /// The level-1 output was compressed again by the level-2 (RDP 5.0) compressor.
 pub const L1_INNER_COMPRESSION: u8 = 0x10;
@@ -232,8 +238,8 @@ impl XcrushDecompressor {
         let (l1f, l2f) = (src[0], src[1]);
         let Self { l2, hist, pos } = self;
         let data: &[u8] = if l1f & L1_INNER_COMPRESSION != 0 { l2.decompress(&src[2..], l2f)? } else { &src[2..] };
+        // At front: the offset only (the old contents stay matchable; see the file's head).
         if l1f & L1_PACKET_AT_FRONT != 0 {
-            hist.fill(0);
             *pos = 0;
         }
         let start = *pos;
@@ -328,9 +334,13 @@ mod tests {
         // A run: one literal, then a match from the byte just written (overlapping).
         let p = d.decompress(&block(L1_COMPRESSED, &[(7, 1, 26)], b"z"), C).unwrap().to_vec();
         assert_eq!(p, b"zzzzzzzz");
-        // AT_FRONT: history restarts at 0 (zeros).
-        let p = d.decompress(&block(L1_COMPRESSED | L1_PACKET_AT_FRONT, &[(3, 0, 100)], b"ab"), C).unwrap().to_vec();
-        assert_eq!(p, b"\0\0\0ab");
+        // AT_FRONT: the block goes at offset 0 and the old contents stay: a match into them
+        // ("wor" of "hello world") reads them, as FreeRDP's shadow server's stream needs.
+        let p = d.decompress(&block(L1_COMPRESSED | L1_PACKET_AT_FRONT, &[(3, 0, 6)], b"ab"), C).unwrap().to_vec();
+        assert_eq!(p, b"worab");
+        // PACKET_FLUSHED zeros them.
+        let p = d.decompress(&block(L1_COMPRESSED, &[(3, 0, 20)], b""), C | PACKET_FLUSHED).unwrap().to_vec();
+        assert_eq!(p, b"\0\0\0");
         // Not compressed: passed through, history untouched.
         assert_eq!(d.decompress(b"raw", TYPE).unwrap(), b"raw");
     }

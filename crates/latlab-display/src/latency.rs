@@ -135,6 +135,9 @@ impl LatencyConfig {
         if self.conditions.is_empty() {
             return Err("give at least one condition".into());
         }
+        if self.conditions.contains(&Condition::Busy) {
+            return Err("condition busy: measured on a real server so far (`display latency --rdp local --conditions busy`, or your own server with an animation running)".into());
+        }
         self.typist.validate()?;
         self.session.validate().map_err(|e| e.to_string())?;
         if self.spinners > 256 {
@@ -410,6 +413,9 @@ pub fn run_level(cfg: &LatencyConfig, condition: Condition) -> Level {
                     .map_err(|e| crate::DisplayError::failed("swap for the mem condition", e))?;
                 note = format!("swap: {swap}");
                 session(cfg, None, cfg.working_set_mib)
+            }
+            Condition::Busy => {
+                Err(crate::DisplayError::Study("condition busy: measured with --rdp (refused before measuring)".into()))
             }
             Condition::Link { rate_bps, bulk } => {
                 let lab = NetLab::create(rate_bps, None)?;

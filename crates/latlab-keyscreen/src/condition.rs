@@ -1,5 +1,6 @@
 //! The conditions key to screen is timed under: unloaded, CPU load, memory paged out, a shaped
-//! link with or without competing bulk flows; their names and how they are parsed.
+//! link with or without competing bulk flows, a busy screen; their names and how they are
+//! parsed.
 
 /// One condition a key is timed under.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -10,6 +11,10 @@ pub enum Condition {
     Cpu,
     /// The server's working set paged out between keys.
     Mem,
+    /// The remote screen busy: something on it changing continuously while the keys are
+    /// typed (seed 003's animated page beside the typing; remote-desktop users' "input
+    /// starved behind graphics").
+    Busy,
     /// A link shaped by HTB between two network namespaces.
     Link {
         /// Its rate, bit/s.
@@ -20,13 +25,14 @@ pub enum Condition {
 }
 
 impl Condition {
-    /// The name in metrics and on the command line: `unloaded`, `cpu`, `mem`, `10mbit`,
+    /// The name in metrics and on the command line: `unloaded`, `cpu`, `mem`, `busy`, `10mbit`,
     /// `56kbit`, `10mbit_bulk`.
     pub fn name(&self) -> String {
         match self {
             Condition::Unloaded => "unloaded".into(),
             Condition::Cpu => "cpu".into(),
             Condition::Mem => "mem".into(),
+            Condition::Busy => "busy".into(),
             Condition::Link { rate_bps, bulk } => {
                 let r = if rate_bps % 1_000_000 == 0 {
                     format!("{}mbit", rate_bps / 1_000_000)
@@ -45,6 +51,7 @@ impl Condition {
             "unloaded" => Condition::Unloaded,
             "cpu" => Condition::Cpu,
             "mem" => Condition::Mem,
+            "busy" => Condition::Busy,
             _ => {
                 let (rate, bulk) = match s.strip_suffix("_bulk").or_else(|| s.strip_suffix("+bulk")) {
                     Some(r) => (r, true),
@@ -56,7 +63,7 @@ impl Condition {
                     (n, 1000)
                 } else {
                     return Err(format!(
-                        "unknown condition '{s}': use unloaded, cpu, mem, or a link rate such as 10mbit, 56kbit, 10mbit_bulk"
+                        "unknown condition '{s}': use unloaded, cpu, mem, busy, or a link rate such as 10mbit, 56kbit, 10mbit_bulk"
                     ).into());
                 };
                 let n: u64 = num.parse().map_err(|_| format!("'{s}': the rate must be a whole number"))?;

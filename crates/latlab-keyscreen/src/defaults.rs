@@ -57,6 +57,13 @@ pub const TYPE_STDERR_TAIL_LINES: usize = 5;
 /// screen was watched, the figure's resolution.
 pub const TYPE_WATCH_GAP_NS: u64 = 20_000_000;
 
+/// The busy screen's xterm (`--conditions busy` on `--rdp local`): columns, rows, and its left
+/// edge in pixels. 60×40 characters of the fixed 6×13 font (360×520 pixels, about a quarter of
+/// the 1024×768 screen) right of the 100-column shell and document, so no key's cell is under it.
+pub const BUSY_XTERM: (u32, u32, u32) = (60, 40, 640);
+/// A line into the busy xterm every 40 ms: it scrolls at 25 lines a second, a video's frame
+/// rate, for as long as the keys are typed.
+pub const BUSY_LINE_MS: u64 = 40;
 /// A key not shown within 1 s while the server kept sending updates is starved: the server
 /// put the screen's other changes before it (remote-desktop users' "input starved behind
 /// graphics", FreeRDP's and xrdp's trackers).

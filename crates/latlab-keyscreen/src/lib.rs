@@ -10,7 +10,7 @@
 //! | `error.rs` | The crate's error: what could not be started, read or typed, and why |
 //! | `keys.rs` | The keys typed, as PC/AT scancodes (set 1) |
 //! | `launch.rs` | The programs started for a surface: Xvfb, sway, the application, as whom |
-//! | `local.rs` | A real RDP server on this machine: FreeRDP's shadow server or xrdp, started and stopped |
+//! | `local.rs` | A real RDP server on this machine: FreeRDP's shadow server or xrdp, started and stopped (`local/`: its busy screen) |
 //! | `started.rs` | A program latlab started: its error output kept to say why it ended, its tree ended when dropped |
 //! | `typist.rs` | The typist and its timing on any `Surface` |
 //! | `typometer.rs` | Keystroke-to-screen detection by pixels (typometer's method) |

@@ -8,6 +8,9 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod busy;
+pub use busy::Busy;
+
 /// A local account latlab made for a run: its user name and password (never printed).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Account {
@@ -62,6 +65,9 @@ pub fn missing() -> Option<String> {
 /// Where the pointer goes to give the shell keyboard focus (with no window manager, X gives
 /// the keyboard to the window under the pointer).
 pub const SHELL_AT: (u16, u16) = (300, 100);
+/// The shell's window on the screen latlab's servers show, x, y, width, height: its 100
+/// columns of the 6-pixel font and the rows above the document's window (at y = 400).
+pub const SHELL_AREA: (usize, usize, usize, usize) = (0, 0, 610, 396);
 /// Where the pointer goes to give the document (`less`) keyboard focus.
 pub const DOCUMENT_AT: (u16, u16) = (300, 600);
 

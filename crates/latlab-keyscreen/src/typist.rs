@@ -78,8 +78,20 @@ pub struct TypingResult {
 /// Pump until no update came for `quiet_ns` (or `max_ns` passed, or Ctrl-C asked the run to
 /// stop); returns whether it settled.
 pub fn settle<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64) -> Result<bool, S::Error> {
+    settle_in(s, None, quiet_ns, max_ns)
+}
+
+/// [`settle`], counting only updates that changed `area` (all of the screen for `None`): a
+/// screen busy elsewhere (an animation beside the field typed into) still settles.
+pub fn settle_in<S: Surface + ?Sized>(
+    s: &mut S,
+    area: Option<Area>,
+    quiet_ns: u64,
+    max_ns: u64,
+) -> Result<bool, S::Error> {
     let start = monotonic_now();
     let mut last = start;
+    let mut seen = area.map(|a| s.screen().hash_area(a));
     loop {
         if stop_requested() {
             return Ok(false);
@@ -91,7 +103,15 @@ pub fn settle<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64) -> Res
         if now - start >= max_ns {
             return Ok(false);
         }
-        s.pump_until((now + 5_000_000).min(start + max_ns), &mut |_, t| last = t)?;
+        s.pump_until((now + 5_000_000).min(start + max_ns), &mut |fb, t| match area {
+            None => last = t,
+            Some(a) => {
+                let h = fb.hash_area(a);
+                if seen != Some(h) {
+                    (seen, last) = (Some(h), t);
+                }
+            }
+        })?;
     }
 }
 
@@ -99,15 +119,35 @@ pub fn settle<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64) -> Res
 /// for quiet. A loaded server may take longer than the quiet period to answer at all, so
 /// quiet alone would catch the screen before the change.
 pub fn settle_change<S: Surface + ?Sized>(s: &mut S, quiet_ns: u64, max_ns: u64) -> Result<bool, S::Error> {
+    settle_change_in(s, None, quiet_ns, max_ns)
+}
+
+/// [`settle_change`] where only `area` counts (see [`settle_in`]).
+fn settle_change_in<S: Surface + ?Sized>(
+    s: &mut S,
+    area: Option<Area>,
+    quiet_ns: u64,
+    max_ns: u64,
+) -> Result<bool, S::Error> {
     let until = monotonic_now() + max_ns;
     let before = s.pictures();
-    while s.pictures() == before {
+    let mut was = area.map(|a| s.screen().hash_area(a));
+    let mut changed = false;
+    while !changed {
         if monotonic_now() >= until || stop_requested() {
             return Ok(false);
         }
-        s.pump_until(monotonic_now() + 5_000_000, &mut |_, _| {})?;
+        s.pump_until(monotonic_now() + 5_000_000, &mut |fb, _| match area {
+            None => changed = true,
+            Some(a) => {
+                let h = fb.hash_area(a);
+                changed |= was != Some(h);
+                was = Some(h);
+            }
+        })?;
+        changed |= area.is_none() && s.pictures() != before;
     }
-    settle(s, quiet_ns, until.saturating_sub(monotonic_now()).max(quiet_ns))
+    settle_in(s, area, quiet_ns, until.saturating_sub(monotonic_now()).max(quiet_ns))
 }
 
 /// Wait for the server's first picture: a server may draw nothing for a while after the
@@ -163,13 +203,13 @@ fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cell
     let quiet = plan.settle_ns;
     let max = plan.timeout_ns.max(quiet * 4);
     first_picture(s).map_err(Fatal)?;
-    settle(s, quiet, max * 4).map_err(err)?;
+    settle_in(s, plan.roi, quiet, max * 4).map_err(err)?;
     let roi = plan.roi.unwrap_or(Area::new(0, 0, s.screen().width, s.screen().height));
     let before = s.screen().clone();
     let mut shots: Vec<Framebuffer> = Vec::new();
     for k in [keys::letter(11), keys::letter(12)] {
         s.type_keys(&[k]).map_err(err)?;
-        settle_change(s, quiet, max).map_err(err)?;
+        settle_change_in(s, plan.roi, quiet, max).map_err(err)?;
         shots.push(s.screen().clone());
     }
     if let Some(dir) = &plan.snapshot_dir {
@@ -184,14 +224,14 @@ fn learn_once<S: Surface + ?Sized>(s: &mut S, plan: &TypingPlan) -> Result<(Cell
         Err(e) => {
             let why = format!("{e}; {}", s.describe());
             backspaces(s, 2).map_err(err)?;
-            settle_change(s, quiet, max).map_err(err)?;
+            settle_change_in(s, plan.roi, quiet, max).map_err(err)?;
             return Err(Again(why));
         }
     };
     let mut caret = Vec::new();
     shots[1].read(cells.cell(2), &mut caret);
     backspaces(s, 2).map_err(err)?;
-    settle_change(s, quiet, max).map_err(err)?;
+    settle_change_in(s, plan.roi, quiet, max).map_err(err)?;
     if s.screen().diff(&before, cells.cell(0)).is_some() {
         if let Some(dir) = &plan.snapshot_dir {
             let p = dir.join(format!("{}-erased.ppm", s.kind()));
@@ -284,7 +324,7 @@ pub fn measure<S: Surface + ?Sized>(
             watch.wait(s, &mut det, &mut seen, until).map_err(err)?;
             det.check(s.screen(), monotonic_now().max(until), &mut seen);
             backspaces(s, per_line).map_err(err)?;
-            settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
+            settle_in(s, plan.roi, plan.settle_ns, plan.timeout_ns).map_err(err)?;
             line_start = k;
             next = monotonic_now() + gaps.next_ns();
         }
@@ -320,7 +360,7 @@ pub fn measure<S: Surface + ?Sized>(
     s.watch(None);
     // Leave the field as it was found.
     backspaces(s, typed - line_start).map_err(err)?;
-    settle(s, plan.settle_ns, plan.timeout_ns).map_err(err)?;
+    settle_in(s, plan.roi, plan.settle_ns, plan.timeout_ns).map_err(err)?;
     Ok(out)
 }
 

@@ -138,6 +138,9 @@ impl TypeConfig {
         if self.through_rdp && self.backend == Backend::Wayland {
             return Err("--through-rdp runs xfreerdp on X11: leave out --display wayland".into());
         }
+        if self.conditions.contains(&Condition::Busy) {
+            return Err("condition busy: a busy remote screen is measured with `display latency --rdp local` (or your own server with an animation running); `latlab type` measures applications on this machine (unloaded, cpu, mem)".into());
+        }
         if let Some(c) = self.conditions.iter().find(|c| matches!(c, Condition::Link { .. })) {
             return Err(format!(
                 "condition {}: `latlab type` measures applications on this machine (unloaded, cpu, mem); shape a link with `display latency --rdp`",

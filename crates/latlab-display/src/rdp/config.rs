@@ -132,6 +132,12 @@ impl RdpConfig {
             match c {
                 Condition::Unloaded | Condition::Cpu | Condition::Link { bulk: false, .. } => {}
                 Condition::Mem if matches!(self.server, Server::Local | Server::LocalXrdp) => {}
+                // latlab starts the animation on FreeRDP's shadow server; on a remote server
+                // the user starts one (docs/experiments/rdp.md); xrdp's sessions not yet.
+                Condition::Busy if !matches!(self.server, Server::LocalXrdp) => {}
+                Condition::Busy => {
+                    return Err("--conditions busy: latlab starts the busy screen on --rdp local (FreeRDP's shadow server); on xrdp's sessions not yet. On your own server, start an animation on its screen and give --rdp HOST".into());
+                }
                 Condition::Mem => {
                     return Err("--conditions mem pages the server's processes out before each key, so it needs \
                                 the server on this machine: --rdp local or --rdp local-xrdp"

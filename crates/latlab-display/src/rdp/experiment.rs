@@ -251,7 +251,23 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     ),
                     _ => None,
                 };
+                // The busy screen: latlab's animation on the shadow server; on a remote server,
+                // whatever the user left running there (the updates below say how busy it was).
                 focus(cfg, &mut s, local::SHELL_AT)?;
+                let _busy = match (c, &shadow) {
+                    (Condition::Busy, Some(l)) => {
+                        rec.config("busy", latlab_keyscreen::local::Busy::describe());
+                        Some(l.busy().map_err(ExperimentError::failed)?)
+                    }
+                    (Condition::Busy, None) => {
+                        rec.config(
+                            "busy",
+                            "the server's own screen: latlab starts nothing on a remote server (start an animation there first)",
+                        );
+                        None
+                    }
+                    _ => None,
+                };
                 if c == Condition::Mem {
                     let pids = || match (&shadow, &xrdp) {
                         (Some(l), _) => l.pids(),
@@ -260,8 +276,20 @@ pub fn run(cfg: &RdpConfig, ctx: &RunContext) -> Result<Outcome, ExperimentError
                     };
                     paged_typing(&mut rec, cfg, &mut s, &pids)?;
                 } else {
-                    typing(&mut rec, &plan(cfg), &mut s, &c.name(), None)?;
-                    if cfg.pages > 0 && cfg.mode == RdpMode::Latency && !latlab_sys::interrupt::stop_requested() {
+                    // On a busy screen only the shell's region counts when learning where keys
+                    // draw and when waiting for quiet (latlab's server: the shell's window).
+                    let busy_roi = (c == Condition::Busy && shadow.is_some()).then(|| {
+                        let (x, y, w, h) = local::SHELL_AREA;
+                        Area::new(x, y, w, h)
+                    });
+                    let p = TypingPlan { roi: plan(cfg).roi.or(busy_roi), ..plan(cfg) };
+                    typing(&mut rec, &p, &mut s, &c.name(), None)?;
+                    // Page Down is timed to the screen's quiet, which a busy screen never is.
+                    if cfg.pages > 0
+                        && cfg.mode == RdpMode::Latency
+                        && c != Condition::Busy
+                        && !latlab_sys::interrupt::stop_requested()
+                    {
                         focus(cfg, &mut s, local::DOCUMENT_AT)?;
                         pages(&mut rec, cfg, &mut s, &c.name())?;
                     }

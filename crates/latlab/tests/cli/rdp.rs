@@ -177,7 +177,7 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
             "--keys",
             "24",
             "--conditions",
-            "unloaded,10mbit",
+            "unloaded,10mbit,busy",
             "--pages",
             "2",
         ])
@@ -195,6 +195,12 @@ fn key_to_screen_and_bytes_per_operation_on_freerdps_shadow_server() {
         assert_eq!(metric(&rec, "rdp.latency.10mbit.lost"), 0.0);
         assert!(metric(&rec, "rdp.latency.10mbit.p50") > 0.0);
     }
+    // A busy screen (an xterm scrolling beside the shell): every key still found, the server
+    // kept sending more than when idle, and starvation is counted.
+    assert_eq!(metric(&rec, "rdp.latency.busy.lost"), 0.0, "every glyph found beside the animation");
+    assert!(metric(&rec, "rdp.latency.busy.updates_per_s") > metric(&rec, "rdp.latency.unloaded.updates_per_s"));
+    assert!(metric(&rec, "rdp.latency.busy.starved") >= 0.0);
+    assert!(rec["config"]["busy"].as_str().unwrap().contains("every 40 ms"));
     assert!(metric(&rec, "rdp.updates.bitmap.count") > 0.0, "latlab decoded the server's bitmaps");
     let cfg = &rec["config"];
     assert_eq!(cfg["desktop"], "1024x768");

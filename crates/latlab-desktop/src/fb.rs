@@ -138,6 +138,11 @@ impl Framebuffer {
         let d = self.clip(dst);
         let w = d.w.min(self.width.saturating_sub(sx));
         let h = d.h.min(self.height.saturating_sub(sy));
+        // A source right of or below the screen copies nothing (its rows' offsets would lie
+        // past the pixels: a ScrBlt from a hostile stream found that).
+        if w == 0 || h == 0 {
+            return;
+        }
         let ps = self.ps;
         let rows: Box<dyn Iterator<Item = usize>> = if sy < d.y { Box::new((0..h).rev()) } else { Box::new(0..h) };
         for r in rows {
@@ -244,6 +249,16 @@ impl Framebuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_from_beyond_the_screen_copies_nothing() {
+        let mut fb = Framebuffer::new(32, 48, 16);
+        fb.fill(Area::new(0, 0, 32, 48), 7);
+        let before = fb.hash();
+        fb.copy_within(Area::new(0, 0, 8, 8), 40, 3);
+        fb.copy_within(Area::new(0, 0, 8, 8), 3, 60);
+        assert_eq!(fb.hash(), before);
+    }
 
     #[test]
     fn an_areas_hash_sees_changes_inside_it_only() {

@@ -141,35 +141,30 @@ pub(super) fn ramp(
     progress: &AtomicU64,
     mut level: impl FnMut(usize) -> Result<Level, crate::DisplayError>,
 ) -> Result<Vec<Level>, crate::DisplayError> {
+    // Run `counts` in turn until one whose breaking is `until` (or Ctrl-C).
     let mut levels: Vec<Level> = Vec::new();
-    for n in cfg.levels() {
-        if latlab_sys::interrupt::stop_requested() {
-            break;
-        }
-        let lvl = level(n)?;
-        let stop = broken(&lvl.figures, cfg.link_bps).is_some();
-        levels.push(lvl);
-        progress.fetch_add(1, Ordering::Relaxed);
-        if stop {
-            break;
-        }
-    }
-    // A first level that broke answers nothing: step down, halving, until a level holds.
-    if let [first] = levels.as_slice()
-        && broken(&first.figures, cfg.link_bps).is_some()
-    {
-        for n in step_down(first.figures.sessions) {
+    let mut run = |counts: Vec<usize>, until: bool, levels: &mut Vec<Level>| -> Result<(), crate::DisplayError> {
+        for n in counts {
             if latlab_sys::interrupt::stop_requested() {
                 break;
             }
             let lvl = level(n)?;
-            let held = broken(&lvl.figures, cfg.link_bps).is_none();
+            let stop = broken(&lvl.figures, cfg.link_bps).is_some() == until;
             levels.push(lvl);
             progress.fetch_add(1, Ordering::Relaxed);
-            if held {
+            if stop {
                 break;
             }
         }
+        Ok(())
+    };
+    run(cfg.levels(), true, &mut levels)?;
+    // A first level that broke answers nothing: step down, halving, until a level holds.
+    if let [first] = levels.as_slice()
+        && broken(&first.figures, cfg.link_bps).is_some()
+    {
+        let down = step_down(first.figures.sessions).collect();
+        run(down, false, &mut levels)?;
     }
     Ok(levels)
 }
